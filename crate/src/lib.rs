@@ -1,0 +1,31 @@
+//! specdec: the Rust core of specdec-playground.
+//!
+//! Everything the lecture computes without a neural network lives here as plain functions on
+//! `f64` and token ids, so that the same code runs natively (tests, the `specdec` CLI) and in
+//! the browser (the wasm module). The module map follows the lecture:
+//!
+//! - [`theory`]: the closed forms of §2.5 (expected tokens per step, speedup, operations, optimal γ).
+//! - [`roofline`]: the time model of one decoding step (§1.2, demos 1/4/5) with GPU and model presets.
+//! - [`sampling`]: speculative sampling (Algorithm 1 of Leviathan et al.), its wrong variants, and
+//!   multi-draft verification (naive sampling and SpecInfer's multi-step speculative sampling).
+//! - [`toy`]: the vocabulary-5 toy LM and exact enumeration of any decoding strategy (§2.3, §4.5).
+//! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask.
+//! - [`plot`]: SVG charts drawn with plotters.
+//! - [`views`]: one function per page widget, turning validated parameters into numbers + SVG.
+//! - `wasm` (wasm32 only): the thin binding layer, the only module that knows JavaScript exists.
+//!
+//! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
+
+pub mod error;
+pub mod plot;
+pub mod roofline;
+pub mod sampling;
+pub mod theory;
+pub mod toy;
+pub mod tree;
+pub mod views;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::Error;

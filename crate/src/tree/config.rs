@@ -1,0 +1,110 @@
+//! Expansion configurations ⟨k₁, k₂, …⟩ as typed by a person: `<2,2,1>`, `⟨2,2,1⟩` or `2,2,1`,
+//! with spaces anywhere. Every malformed form gets a message that says what is wrong with it.
+
+use crate::error::Error;
+
+/// The most nodes a tree may have unless a caller asks for another budget.
+pub const DEFAULT_NODE_BUDGET: usize = 512;
+
+/// The widths k₁ … k_n of an expansion tree; valid by construction.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ExpansionConfig {
+    widths: Vec<usize>,
+}
+
+impl ExpansionConfig {
+    pub fn widths(&self) -> &[usize] {
+        &self.widths
+    }
+
+    /// Speculated nodes: Σ_i Π_{j ≤ i} k_j.
+    pub fn nodes(&self) -> u64 {
+        node_count(&self.widths.iter().map(|&k| k as u64).collect::<Vec<_>>())
+    }
+}
+
+/// Σ_i Π_{j ≤ i} k_j, saturating instead of overflowing (a hostile `<9999,9999,…>`).
+fn node_count(widths: &[u64]) -> u64 {
+    let (mut level, mut total) = (1u64, 0u64);
+    for &k in widths {
+        level = level.saturating_mul(k);
+        total = total.saturating_add(level);
+    }
+    total
+}
+
+/// Parses a configuration and checks it against a node budget (the root is not counted).
+pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error> {
+    let bad = |why: String| Error::Parse { what: "tree config", text: text.to_string(), why };
+    let t = text.trim();
+    let inner = match (t.chars().next(), t.chars().last()) {
+        (Some('<'), Some('>')) | (Some('⟨'), Some('⟩')) if t.chars().count() >= 2 => {
+            let mut cs = t.chars();
+            cs.next();
+            cs.next_back();
+            cs.as_str()
+        }
+        (Some('<' | '⟨'), _) => return Err(bad("the opening bracket is not closed".into())),
+        (_, Some('>' | '⟩')) => return Err(bad("a closing bracket has no opening one".into())),
+        _ => t,
+    };
+    if inner.trim().is_empty() {
+        return Err(bad("it has no levels; write widths such as <2,2,1>".into()));
+    }
+    let mut widths = Vec::new();
+    for (i, part) in inner.split(',').enumerate() {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad(format!("level {} is empty", i + 1)));
+        }
+        let k: u64 = part.parse().map_err(|_| bad(format!("level {} ({part:?}) is not a whole number", i + 1)))?;
+        if k == 0 {
+            return Err(bad(format!("level {} has width 0; every level needs at least one child", i + 1)));
+        }
+        widths.push(k);
+    }
+    if widths.len() > 64 {
+        return Err(bad(format!("{} levels is too deep (at most 64)", widths.len())));
+    }
+    let nodes = node_count(&widths);
+    if nodes > budget as u64 {
+        return Err(Error::TooLarge { what: format!("tree config {t}"), nodes, budget });
+    }
+    // Within the budget every width fits in usize.
+    Ok(ExpansionConfig { widths: widths.into_iter().map(|k| k as usize).collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expect: Result<&[usize], &str>) {
+        match (parse_config(input, DEFAULT_NODE_BUDGET), expect) {
+            (Ok(c), Ok(w)) => assert_eq!(c.widths(), w, "{input}"),
+            (Err(e), Err(msg)) => assert!(e.to_string().contains(msg), "{input}: {e}"),
+            (got, want) => panic!("{input}: got {got:?}, want {want:?}"),
+        }
+    }
+
+    #[test]
+    fn accepted_forms() {
+        check("<2,2,1>", Ok(&[2, 2, 1]));
+        check("⟨2,2,1⟩", Ok(&[2, 2, 1]));
+        check(" < 3 , 1,1 ,1 > ", Ok(&[3, 1, 1, 1]));
+        check("2,2,2,2", Ok(&[2, 2, 2, 2]));
+        check("<1,1,3,1,1,1,1,1>", Ok(&[1, 1, 3, 1, 1, 1, 1, 1]));
+    }
+
+    #[test]
+    fn rejected_forms_say_why() {
+        check("<2,,1>", Err("level 2 is empty"));
+        check("<0>", Err("width 0"));
+        check("<>", Err("no levels"));
+        check("<2,x>", Err("(\"x\") is not a whole number"));
+        check("<2,-1>", Err("not a whole number"));
+        check("<2,2", Err("not closed"));
+        check("2,2>", Err("no opening"));
+        check("<99,99,99,99>", Err("over the budget of 512"));
+        check("<999999999999,999999999999,999999999999>", Err("over the budget"));
+    }
+}

@@ -1,0 +1,238 @@
+//! The exactness lab (lecture §2.3, §2.6, demos 02.1–02.5): every sampler variant's exact TV to
+//! the target over the first 4 tokens of the toy LM, the distributions side by side, Monte Carlo
+//! against its 1/√n noise floor, and α against temperature for two shapes of distribution.
+
+use crate::error::{check_range, Error};
+use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::sampling::speculative::Variant;
+use crate::sampling::tv;
+use crate::toy::enumerate::{exact_distribution, Strategy};
+use crate::toy::montecarlo::{empirical, noise_floor, tv_curve};
+use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
+use crate::toy::{ToyConfig, ToyLm};
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct ExactnessParams {
+    pub gamma: u32,
+    pub variant: String,
+    pub toy: ToyConfig,
+    /// Monte Carlo runs (only [`monte_carlo_view`] uses it).
+    pub runs: u32,
+}
+
+impl Default for ExactnessParams {
+    fn default() -> Self {
+        ExactnessParams { gamma: 3, variant: "correct".into(), toy: ToyConfig::default(), runs: 20_000 }
+    }
+}
+
+/// The largest γ the lab enumerates (the cost grows as 5^min(γ, 4) per call).
+pub const MAX_GAMMA: u32 = 8;
+pub const MAX_RUNS: u32 = 200_000;
+
+struct Checked {
+    gamma: u32,
+    variant: Variant,
+    lm: ToyLm,
+    runs: usize,
+    seed: u64,
+}
+
+fn check(params: &ExactnessParams) -> Result<Checked, Error> {
+    check_range("gamma", f64::from(params.gamma), 1.0, f64::from(MAX_GAMMA), "1 ≤ γ ≤ 8")?;
+    check_range("runs", f64::from(params.runs), 100.0, f64::from(MAX_RUNS), "100 ≤ runs ≤ 200000")?;
+    let variant = Variant::parse(&params.variant)?;
+    let toy = params.toy.validate()?;
+    Ok(Checked { gamma: params.gamma, variant, lm: ToyLm::new(&toy), runs: params.runs as usize, seed: toy.seed })
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VariantTv {
+    pub variant: &'static str,
+    pub tv: f64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExactnessView {
+    pub gamma: u32,
+    pub variant: &'static str,
+    /// Exact TV to the target of every variant at this γ, the correct one first.
+    pub tvs: Vec<VariantTv>,
+    /// β = Σ min(p, q) of the 25 contexts, and their mean.
+    pub beta_by_context: Vec<f64>,
+    pub mean_beta: f64,
+    pub svg_tv: String,
+    pub svg_dist: String,
+    pub svg_temperature: String,
+}
+
+pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> {
+    let c = check(params)?;
+    let target = exact_distribution(&c.lm, Strategy::Target);
+    let mut selected = target.clone();
+    let tvs: Vec<VariantTv> = Variant::ALL
+        .into_iter()
+        .map(|v| {
+            let d = exact_distribution(&c.lm, Strategy::Speculative { gamma: c.gamma, variant: v });
+            let t = tv(&d, &target);
+            if v == c.variant {
+                selected = d;
+            }
+            VariantTv { variant: v.name(), tv: t }
+        })
+        .collect();
+    let beta = c.lm.acceptance_by_context();
+    Ok(ExactnessView {
+        gamma: c.gamma,
+        variant: c.variant.name(),
+        mean_beta: beta.iter().sum::<f64>() / beta.len() as f64,
+        beta_by_context: beta,
+        svg_tv: tv_bars(&tvs, c.gamma, c.variant),
+        svg_dist: side_by_side(&target, &selected, c.variant),
+        svg_temperature: temperature_chart(),
+        tvs,
+    })
+}
+
+fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant) -> String {
+    let label = format!("Exact total variation to the target of each sampler at gamma {gamma}");
+    render(560, 280, &label, |cv| {
+        let title = format!("Exact TV to the target, first 4 tokens, γ = {gamma}");
+        let labels = Labels { title: &title, x: "", y: "TV (log)" };
+        let ch = Chart::new(cv, (60, 40, 540, 200), Scale::categories(tvs.len()), Scale::log(1e-17, 1.0), &labels);
+        for (i, t) in tvs.iter().enumerate() {
+            let x = i as f64;
+            let color = if t.variant == selected.name() { colors::ORANGE } else if t.tv <= 1e-12 { colors::TEAL } else { colors::GREY };
+            // Exact zero has no logarithm: draw it on the axis floor.
+            ch.bar(x + 0.15, x + 0.85, t.tv.max(1e-17), color);
+            ch.note(x + 0.5, t.tv.max(1e-17), &format!("{:.2e}", t.tv), colors::INK, Align::Middle);
+        }
+        let names: Vec<String> = tvs.iter().map(|t| t.variant.replacen('-', "-\n", 1)).collect();
+        ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        ch.hline(1e-12, colors::RED);
+        ch.note(tvs.len() as f64, 1e-12, "1e-12: exact", colors::RED, Align::End);
+    })
+}
+
+fn side_by_side(target: &[f64], other: &[f64], variant: Variant) -> String {
+    let mut rank: Vec<usize> = (0..target.len()).collect();
+    rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
+    let shown = 40;
+    let top = rank.iter().take(shown).map(|&i| target[i].max(other[i])).fold(0.0, f64::max) * 1.1;
+    let label = format!("The {shown} most likely 4-token outputs under the target and under {}", variant.name());
+    render(560, 280, &label, |cv| {
+        let labels = Labels { title: "Most likely first-4-token outputs: target vs sampler", x: "output sequence (by target probability)", y: "probability" };
+        let ch = Chart::new(cv, (60, 40, 540, 230), Scale::linear(0.0, shown as f64), Scale::linear(0.0, top), &labels);
+        for (i, &s) in rank.iter().take(shown).enumerate() {
+            ch.bar(i as f64 + 0.1, i as f64 + 0.9, target[s], colors::BLUE);
+        }
+        let pts: Vec<(f64, f64)> = rank.iter().take(shown).enumerate().map(|(i, &s)| (i as f64 + 0.5, other[s])).collect();
+        ch.dots(&pts, colors::ORANGE, 3);
+        cv.legend((300, 275), &[("target p", colors::BLUE), (variant.name(), colors::ORANGE)]);
+    })
+}
+
+fn temperature_chart() -> String {
+    let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
+    render(560, 260, "Acceptance rate against temperature for a flat and a peaked distribution", |cv| {
+        let labels = Labels { title: "α against temperature (demo 02.5)", x: "temperature T", y: "α = Σ min(p_T, q_T)" };
+        let ch = Chart::new(cv, (60, 40, 540, 210), Scale::linear(0.0, 3.0), Scale::linear(0.0, 1.0), &labels);
+        for (shape, color) in SHAPES.iter().zip([colors::TEAL, colors::PURPLE]) {
+            let a = acceptance_vs_temperature(shape, &temps);
+            let pts: Vec<(f64, f64)> = temps.iter().copied().zip(a).collect();
+            ch.polyline(&pts, color, 2);
+        }
+        cv.legend((300, 255), &[("flat: α rises", colors::TEAL), ("peaked + tail: α falls", colors::PURPLE)]);
+    })
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MonteCarloView {
+    pub runs: u32,
+    pub variant: &'static str,
+    /// TV(empirical of the sampler, exact target) after all runs.
+    pub tv_sampler: f64,
+    /// TV between two seeds of the target itself: the noise floor in the lecture's terms.
+    pub tv_two_seeds: f64,
+    /// Expected TV of one n-run sample from its own distribution (first order).
+    pub floor: f64,
+    pub curve: Vec<(usize, f64)>,
+    pub svg: String,
+}
+
+/// Monte Carlo beside the exact numbers (demo 02.3). Runs are the only slow part of the lab, so
+/// the page calls this after the exact view has drawn.
+pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Error> {
+    let c = check(params)?;
+    let target = exact_distribution(&c.lm, Strategy::Target);
+    let checkpoints = log_checkpoints(c.runs);
+    let strategy = Strategy::Speculative { gamma: c.gamma, variant: c.variant };
+    let curve = tv_curve(&c.lm, strategy, &target, &checkpoints, c.seed);
+    let own = tv_curve(&c.lm, Strategy::Target, &target, &checkpoints, c.seed ^ 0x5eed);
+    let a = empirical(&c.lm, Strategy::Target, c.runs, c.seed.wrapping_add(1));
+    let b = empirical(&c.lm, Strategy::Target, c.runs, c.seed.wrapping_add(2));
+    let floor_curve: Vec<(f64, f64)> = checkpoints.iter().map(|&n| (n as f64, noise_floor(&target, n))).collect();
+    let svg = render(560, 280, "Monte Carlo total variation against the number of runs", |cv| {
+        let labels = Labels { title: "Monte Carlo: TV to the exact target against runs", x: "runs (log)", y: "TV (log)" };
+        let ch = Chart::new(cv, (60, 40, 540, 230), Scale::log(checkpoints[0] as f64, c.runs as f64), Scale::log(1e-3, 1.0), &labels);
+        ch.polyline(&floor_curve, colors::GREY, 2);
+        let pts = |v: &[(usize, f64)]| v.iter().map(|&(n, t)| (n as f64, t)).collect::<Vec<_>>();
+        ch.polyline(&pts(&own), colors::BLUE, 2);
+        ch.polyline(&pts(&curve), colors::ORANGE, 2);
+        cv.legend((70, 275), &[("1/√n noise floor", colors::GREY), ("target's own samples", colors::BLUE), (c.variant.name(), colors::ORANGE)]);
+    });
+    Ok(MonteCarloView {
+        runs: c.runs as u32,
+        variant: c.variant.name(),
+        tv_sampler: curve.last().map_or(0.0, |l| l.1),
+        tv_two_seeds: tv(&a, &b),
+        floor: noise_floor(&target, c.runs),
+        curve,
+        svg,
+    })
+}
+
+/// 100, 200, 500, 1000, … up to and including `runs`.
+fn log_checkpoints(runs: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (2..7).flat_map(|e| [1, 2, 5].map(|m| m * 10usize.pow(e))).filter(|&n| n < runs).collect();
+    v.push(runs);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correct_variant_is_exact_and_listed_first() {
+        let v = exactness_view(&ExactnessParams::default()).unwrap();
+        assert_eq!(v.tvs[0].variant, "correct");
+        assert!(v.tvs[0].tv <= 1e-12);
+        assert!(v.tvs[1..].iter().all(|t| t.tv > 0.02), "{:?}", v.tvs);
+        assert!(v.svg_tv.contains("greedy-\n") && v.svg_tv.contains("\nrule\n"), "names under the bars");
+    }
+
+    #[test]
+    fn monte_carlo_sits_on_the_floor_for_the_correct_sampler() {
+        let v = monte_carlo_view(&ExactnessParams::default()).unwrap();
+        assert_eq!(v.curve.last().unwrap().0, 20_000);
+        assert!(v.tv_sampler < 1.25 * v.floor, "{} vs {}", v.tv_sampler, v.floor);
+        // Lecture: 0.023 (sampler) against 0.028 (two seeds): the same order.
+        assert!(v.tv_two_seeds > 0.015 && v.tv_two_seeds < 0.05, "{}", v.tv_two_seeds);
+    }
+
+    #[test]
+    fn wrong_variant_plateaus_above_the_floor() {
+        let p = ExactnessParams { variant: "greedy-rule".into(), runs: 5_000, ..ExactnessParams::default() };
+        let v = monte_carlo_view(&p).unwrap();
+        assert!(v.tv_sampler > 3.0 * v.floor, "{} vs {}", v.tv_sampler, v.floor);
+    }
+
+    #[test]
+    fn bad_params_are_errors() {
+        assert!(exactness_view(&ExactnessParams { gamma: 0, ..ExactnessParams::default() }).is_err());
+        assert!(exactness_view(&ExactnessParams { variant: "magic".into(), ..ExactnessParams::default() }).is_err());
+        assert!(monte_carlo_view(&ExactnessParams { runs: 10_000_000, ..ExactnessParams::default() }).is_err());
+    }
+}

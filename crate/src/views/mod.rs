@@ -1,0 +1,12 @@
+//! One function per page widget: validated parameters in, numbers and SVG out.
+//!
+//! Parameters are plain serde structs with a default for every field, so a widget, an embed
+//! URL or a test can give only what it changes. Each `*_view` validates first (returning the
+//! core's [`Error`](crate::Error) for a bad value) and then cannot fail. The wasm layer only
+//! converts these structs to and from JavaScript.
+
+pub mod exactness;
+pub mod multidraft;
+pub mod roofline;
+pub mod theory;
+pub mod tree;

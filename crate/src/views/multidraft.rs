@@ -1,0 +1,240 @@
+//! Multi-draft verification (lecture §4.5, demos 04.4–04.5, exercise 6): naive sampling against
+//! multi-step speculative sampling for one position with one candidate per draft model, given
+//! the candidates or averaged over them; and, on the toy LM, what happens to MSS when a node's
+//! children are drawn i.i.d., without replacement, or deterministically as the top k.
+
+use crate::error::{check_range, Error};
+use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
+use crate::sampling::{parse_dist, tv, Dist};
+use crate::toy::{ToyConfig, ToyLm, VOCAB};
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct MultiDraftParams {
+    /// The target's distribution, comma-separated.
+    pub p: String,
+    /// One distribution per draft model, separated by `;`.
+    pub drafts: String,
+    /// The token each draft drew (0-based, comma-separated); empty = average over the draws.
+    pub given: String,
+    /// Children per node on the toy LM panel.
+    pub k: u32,
+    pub toy: ToyConfig,
+}
+
+impl Default for MultiDraftParams {
+    /// The slide example: LLM uniform over 4 tokens, SSM1 always t1, SSM2 uniform and drew t2.
+    fn default() -> Self {
+        MultiDraftParams {
+            p: "0.25,0.25,0.25,0.25".into(),
+            drafts: "1,0,0,0; 0.25,0.25,0.25,0.25".into(),
+            given: "0,1".into(),
+            k: 2,
+            toy: ToyConfig::default(),
+        }
+    }
+}
+
+/// The same position verified both ways.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comparison {
+    pub naive: Verdict,
+    pub mss: Verdict,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChildrenRow {
+    pub children: &'static str,
+    /// Mean and worst TV of MSS's output to p over the toy's 25 contexts.
+    pub tv_mean: f64,
+    pub tv_max: f64,
+    pub mss_acceptance: f64,
+    pub naive_acceptance: f64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MultiDraftView {
+    pub p: Dist,
+    pub given: Option<Comparison>,
+    pub averaged: Comparison,
+    pub children: Vec<ChildrenRow>,
+    pub svg: String,
+    pub svg_children: String,
+}
+
+/// Enumeration visits Π |supp q_j| draws; beyond this the page would stall.
+const MAX_DRAWS: usize = 200_000;
+
+pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Error> {
+    let p = parse_dist("p", &params.p)?;
+    let qs = parse_drafts(&params.drafts, p.len())?;
+    let given = parse_given(&params.given, &qs)?;
+    check_range("k", f64::from(params.k), 1.0, VOCAB as f64, "1 ≤ k ≤ 5")?;
+    let lm = ToyLm::new(&params.toy.validate()?);
+    let given = given.map(|xs| {
+        let cands: Vec<(usize, &[f64])> = xs.iter().zip(&qs).map(|(&x, q)| (x, q.as_slice())).collect();
+        Comparison { naive: verify_given(&p, &cands, Mode::Naive), mss: verify_given(&p, &cands, Mode::Mss) }
+    });
+    let averaged = Comparison { naive: verify_exact(&p, &qs, Mode::Naive), mss: verify_exact(&p, &qs, Mode::Mss) };
+    let children = children_rows(&lm, params.k as usize);
+    Ok(MultiDraftView {
+        svg: comparison_chart(&p, given.as_ref(), &averaged),
+        svg_children: children_chart(&children, params.k),
+        p,
+        given,
+        averaged,
+        children,
+    })
+}
+
+/// Parses `q1; q2; …`, each a distribution over the same tokens as p.
+pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
+    let bad = |why: String| Error::Parse { what: "drafts", text: text.to_string(), why };
+    let qs = text.split(';').map(|q| parse_dist("draft", q)).collect::<Result<Vec<_>, _>>()?;
+    if qs.is_empty() || qs.len() > 8 {
+        return Err(bad(format!("needs 1 to 8 drafts, got {}", qs.len())));
+    }
+    if let Some((j, q)) = qs.iter().enumerate().find(|(_, q)| q.len() != len) {
+        return Err(bad(format!("draft {} has {} entries but p has {len}", j + 1, q.len())));
+    }
+    let draws: usize = qs.iter().map(|q| q.iter().filter(|&&x| x > 0.0).count()).product();
+    if draws > MAX_DRAWS {
+        return Err(bad(format!("{draws} combinations of draws to enumerate (at most {MAX_DRAWS})")));
+    }
+    Ok(qs)
+}
+
+/// Parses the drawn tokens: empty means none given; otherwise one per draft, each possible.
+pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let bad = |why: String| Error::Parse { what: "given tokens", text: text.to_string(), why };
+    let xs = text
+        .split(',')
+        .map(|t| t.trim().parse::<usize>().map_err(|_| bad(format!("{:?} is not a token index", t.trim()))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if xs.len() != qs.len() {
+        return Err(bad(format!("{} tokens for {} drafts", xs.len(), qs.len())));
+    }
+    for (j, (&x, q)) in xs.iter().zip(qs).enumerate() {
+        if x >= q.len() {
+            return Err(bad(format!("token {x} is outside 0..{}", q.len())));
+        }
+        if q[x] <= 0.0 {
+            return Err(bad(format!("draft {} gives token {x} probability 0, so it cannot have drawn it", j + 1)));
+        }
+    }
+    Ok(Some(xs))
+}
+
+fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
+    let contexts: Vec<[usize; 2]> = (0..VOCAB * VOCAB).map(|i| [i / VOCAB, i % VOCAB]).collect();
+    let n = contexts.len() as f64;
+    Children::ALL
+        .into_iter()
+        .map(|c| {
+            let (mut tv_sum, mut tv_max, mut mss, mut naive) = (0.0, 0.0f64, 0.0, 0.0);
+            for ctx in &contexts {
+                let (p, q) = (lm.p(ctx), lm.q(ctx));
+                let m = children_exact(p, q, k, c, Mode::Mss);
+                let t = tv(&m.output, p);
+                tv_sum += t;
+                tv_max = tv_max.max(t);
+                mss += m.acceptance;
+                naive += children_exact(p, q, k, c, Mode::Naive).acceptance;
+            }
+            ChildrenRow { children: c.name(), tv_mean: tv_sum / n, tv_max, mss_acceptance: mss / n, naive_acceptance: naive / n }
+        })
+        .collect()
+}
+
+fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison) -> String {
+    let mut bars: Vec<(String, f64, plotters::style::RGBColor)> = Vec::new();
+    if let Some(g) = given {
+        bars.push(("naive\ngiven".into(), g.naive.acceptance, colors::PURPLE));
+        bars.push(("MSS\ngiven".into(), g.mss.acceptance, colors::TEAL));
+    }
+    bars.push(("naive\naveraged".into(), averaged.naive.acceptance, colors::PURPLE));
+    bars.push(("MSS\naveraged".into(), averaged.mss.acceptance, colors::TEAL));
+    let output = given.map_or(&averaged.mss.output, |g| &g.mss.output);
+    let label = "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p";
+    render(560, 300, label, |cv| {
+        let labels = Labels { title: "P(a draft token is accepted)", x: "", y: "probability" };
+        let ch = Chart::new(cv, (60, 40, 290, 230), Scale::categories(bars.len()), Scale::linear(0.0, 1.05), &labels);
+        for (i, (_, v, color)) in bars.iter().enumerate() {
+            let x = i as f64;
+            ch.bar(x + 0.15, x + 0.85, *v, *color);
+            ch.note(x + 0.5, *v, &format!("{:.2}%", v * 100.0), colors::INK, Align::Middle);
+        }
+        ch.categories(&bars.iter().map(|b| b.0.as_str()).collect::<Vec<_>>());
+        let top = p.iter().chain(output).fold(0.0f64, |a, &b| a.max(b)) * 1.15;
+        let title = if given.is_some() { "MSS output | given vs p" } else { "MSS output vs p" };
+        let labels = Labels { title, x: "", y: "" };
+        let ch = Chart::new(cv, (330, 40, 540, 230), Scale::categories(p.len()), Scale::linear(0.0, top.max(0.01)), &labels);
+        for (i, (&pi, &oi)) in p.iter().zip(output).enumerate() {
+            let x = i as f64;
+            ch.bar(x + 0.1, x + 0.48, pi, colors::BLUE);
+            ch.bar(x + 0.52, x + 0.9, oi, colors::TEAL);
+        }
+        if p.len() <= 12 {
+            let names: Vec<String> = (0..p.len()).map(|i| format!("t{i}")).collect();
+            ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        cv.legend((330, 280), &[("p", colors::BLUE), ("MSS output", colors::TEAL)]);
+    })
+}
+
+fn children_chart(rows: &[ChildrenRow], k: u32) -> String {
+    let label = format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways");
+    render(560, 280, &label, |cv| {
+        let title = format!("Toy LM, {k} children per node: MSS bias (TV) and acceptance");
+        let labels = Labels { title: &title, x: "", y: "" };
+        let ch = Chart::new(cv, (60, 40, 540, 220), Scale::categories(rows.len()), Scale::linear(0.0, 1.05), &labels);
+        for (i, r) in rows.iter().enumerate() {
+            let x = i as f64;
+            ch.bar(x + 0.1, x + 0.35, r.tv_mean, colors::RED);
+            ch.bar(x + 0.38, x + 0.63, r.mss_acceptance, colors::TEAL);
+            ch.bar(x + 0.66, x + 0.9, r.naive_acceptance, colors::PURPLE);
+            ch.note(x + 0.225, r.tv_mean, &format!("{:.3}", r.tv_mean), colors::RED, Align::Middle);
+        }
+        ch.categories(&rows.iter().map(|r| r.children).collect::<Vec<_>>());
+        cv.legend((70, 270), &[("mean TV(MSS output, p)", colors::RED), ("MSS acceptance", colors::TEAL), ("naive acceptance", colors::PURPLE)]);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slide_example_by_default() {
+        let v = multi_draft_view(&MultiDraftParams::default()).unwrap();
+        let g = v.given.unwrap();
+        assert_eq!((g.naive.acceptance, g.mss.acceptance), (0.5, 1.0));
+        assert_eq!((v.averaged.naive.acceptance, v.averaged.mss.acceptance), (0.4375, 0.8125));
+    }
+
+    #[test]
+    fn children_top_k_is_biased_on_the_toy() {
+        let v = multi_draft_view(&MultiDraftParams::default()).unwrap();
+        let row = |name| v.children.iter().find(|r| r.children == name).unwrap();
+        assert!(row("iid").tv_max <= 1e-12 && row("without-replacement").tv_max <= 1e-12);
+        // Lecture: TV 0.205 for top-k on its toy; same kind here.
+        assert!(row("top-k").tv_mean > 0.05, "{:?}", row("top-k"));
+        for r in &v.children {
+            assert!(r.mss_acceptance + 1e-12 >= r.naive_acceptance, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn bad_inputs_say_what_is_wrong() {
+        let with = |p: &str, d: &str, g: &str| MultiDraftParams { p: p.into(), drafts: d.into(), given: g.into(), ..MultiDraftParams::default() };
+        let err = |m: MultiDraftParams| multi_draft_view(&m).unwrap_err().to_string();
+        assert!(err(with("0.5,0.5", "1,0,0", "")).contains("draft 1 has 3 entries but p has 2"));
+        assert!(err(with("0.5,0.5", "1,0", "1")).contains("probability 0"));
+        assert!(err(with("0.5,0.5", "1,0", "0,0")).contains("2 tokens for 1 drafts"));
+        assert!(err(with("0.5,0.5", "1,0", "x")).contains("not a token index"));
+    }
+}

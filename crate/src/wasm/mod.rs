@@ -1,0 +1,103 @@
+//! The wasm binding: the only module that knows JavaScript exists.
+//!
+//! Each export takes one plain object of parameters (missing fields take their defaults),
+//! converts it with serde-wasm-bindgen, calls one `views::*` function, and returns a plain
+//! object; a rejected input becomes a thrown `Error` whose message names the bad value. A Rust
+//! panic aborts the instance: the hook installed at start-up records its message first, so the
+//! page can show it (`last_panic`) before it starts a fresh instance.
+
+use crate::views;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::sync::Mutex;
+use wasm_bindgen::prelude::*;
+
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = format!("internal error (a bug): {info}");
+        web_sys::console::error_1(&JsValue::from_str(&msg));
+        if let Ok(mut slot) = LAST_PANIC.lock() {
+            *slot = Some(msg);
+        }
+    }));
+}
+
+/// The message of the panic that aborted this instance, if any.
+#[wasm_bindgen]
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok().and_then(|s| s.clone())
+}
+
+fn into_error(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// Parameters in, view out: the whole of every export.
+fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(params: JsValue, view: impl FnOnce(&P) -> Result<V, E>) -> Result<JsValue, JsError> {
+    let params: P = if params.is_undefined() || params.is_null() {
+        serde_wasm_bindgen::from_value(js_sys::Object::new().into())
+    } else {
+        serde_wasm_bindgen::from_value(params)
+    }
+    .map_err(|e| into_error(format!("bad parameters: {e}")))?;
+    let out = view(&params).map_err(into_error)?;
+    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(into_error)
+}
+
+#[wasm_bindgen]
+pub fn roofline(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::roofline::roofline_view)
+}
+
+#[wasm_bindgen]
+pub fn theory(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::theory::theory_view)
+}
+
+#[wasm_bindgen]
+pub fn exactness(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::exactness_view)
+}
+
+#[wasm_bindgen]
+pub fn monte_carlo(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::monte_carlo_view)
+}
+
+#[wasm_bindgen]
+pub fn multi_draft(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::multidraft::multi_draft_view)
+}
+
+#[wasm_bindgen]
+pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::tree::tree_view)
+}
+
+/// The presets the page offers in its menus.
+#[wasm_bindgen]
+pub fn presets() -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    struct Presets {
+        gpus: &'static [crate::roofline::Gpu],
+        models: &'static [crate::roofline::Model],
+        variants: Vec<&'static str>,
+        version: &'static str,
+    }
+    let p = Presets {
+        gpus: crate::roofline::GPUS,
+        models: crate::roofline::MODELS,
+        variants: crate::sampling::speculative::Variant::ALL.iter().map(|v| v.name()).collect(),
+        version: env!("CARGO_PKG_VERSION"),
+    };
+    p.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(into_error)
+}
+
+/// Panics on purpose, so the page's recovery from a Rust panic can be tested.
+#[wasm_bindgen]
+pub fn debug_panic() {
+    panic!("debug_panic was called");
+}

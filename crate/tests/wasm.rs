@@ -1,0 +1,78 @@
+//! The wasm API in a real browser (headless Chromium via wasm-bindgen-test): the exports take
+//! plain objects, return plain objects with the lecture's numbers, and turn bad input into a
+//! thrown error naming the bad value.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::Reflect;
+use serde_json::json;
+use specdec::wasm;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn obj(v: serde_json::Value) -> JsValue {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
+}
+
+fn get(v: &JsValue, path: &[&str]) -> JsValue {
+    path.iter().fold(v.clone(), |acc, k| Reflect::get(&acc, &JsValue::from_str(k)).unwrap())
+}
+
+fn num(v: &JsValue, path: &[&str]) -> f64 {
+    get(v, path).as_f64().unwrap_or_else(|| panic!("{path:?} is not a number"))
+}
+
+fn error_message(e: wasm_bindgen::JsError) -> String {
+    let v: JsValue = e.into();
+    get(&v, &["message"]).as_string().unwrap()
+}
+
+use serde::Serialize;
+
+#[wasm_bindgen_test]
+fn theory_reports_table_1() {
+    let v = wasm::theory(obj(json!({"alpha": 0.8, "gamma": 5, "c": 0.0, "c_hat": 0.0}))).unwrap();
+    assert_eq!(format!("{:.2}", num(&v, &["speedup"])), "3.69");
+    assert_eq!(format!("{:.2}", num(&v, &["operations"])), "1.63");
+    assert!(get(&v, &["svg"]).as_string().unwrap().starts_with("<svg"));
+}
+
+#[wasm_bindgen_test]
+fn roofline_defaults_are_the_lecture_example() {
+    let v = wasm::roofline(JsValue::UNDEFINED).unwrap();
+    assert_eq!(format!("{:.2}", num(&v, &["step", "time_ms"])), "26.90");
+    assert_eq!(get(&v, &["step", "bound"]).as_string().unwrap(), "memory");
+}
+
+#[wasm_bindgen_test]
+fn exactness_correct_sampler_is_exact_in_the_browser() {
+    let v = wasm::exactness(obj(json!({"gamma": 4}))).unwrap();
+    let first = get(&v, &["tvs"]);
+    let first = Reflect::get_u32(&first, 0).unwrap();
+    assert_eq!(get(&first, &["variant"]).as_string().unwrap(), "correct");
+    assert!(num(&first, &["tv"]) <= 1e-12);
+}
+
+#[wasm_bindgen_test]
+fn multi_draft_slide_example() {
+    let v = wasm::multi_draft(JsValue::NULL).unwrap();
+    assert_eq!(num(&v, &["given", "mss", "acceptance"]), 1.0);
+    assert_eq!(num(&v, &["averaged", "naive", "acceptance"]), 0.4375);
+}
+
+#[wasm_bindgen_test]
+fn token_tree_and_its_errors() {
+    let v = wasm::token_tree(obj(json!({"mode": "config", "config": "⟨2,2,1⟩"}))).unwrap();
+    assert_eq!(num(&v, &["nodes"]), 10.0);
+    let e = wasm::token_tree(obj(json!({"mode": "config", "config": "<2,,1>"}))).unwrap_err();
+    assert!(error_message(e).contains("level 2 is empty"));
+}
+
+#[wasm_bindgen_test]
+fn bad_parameter_types_are_reported() {
+    let e = wasm::theory(obj(json!({"alpha": "high"}))).unwrap_err();
+    assert!(error_message(e).contains("bad parameters"));
+    let e = wasm::theory(obj(json!({"alpha": 2.0}))).unwrap_err();
+    assert!(error_message(e).contains("alpha = 2"));
+}

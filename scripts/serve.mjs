@@ -1,0 +1,60 @@
+// A small static server for the playground: www/ at the root and the generated pkg/ under
+// /pkg/, with the headers the page needs (wasm MIME type for streaming compilation, a CSP that
+// allows WebAssembly but no eval or inline script). Used by `scripts/serve.sh` and the tests.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const roots = { '/pkg/': join(repo, 'pkg'), '/': join(repo, 'www') };
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.json': 'application/json',
+};
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:";
+
+function resolvePath(urlPath) {
+  let path = decodeURIComponent(urlPath);
+  if (path === '/favicon.ico') path = '/favicon.svg';
+  if (path.endsWith('/')) path += 'index.html';
+  for (const [prefix, dir] of Object.entries(roots)) {
+    if (path.startsWith(prefix)) {
+      const file = normalize(join(dir, path.slice(prefix.length)));
+      return file.startsWith(dir + sep) ? file : null;
+    }
+  }
+  return null;
+}
+
+/** Starts the server; resolves to { server, url }. Port 0 picks a free one. */
+export function serve({ host = '127.0.0.1', port = 8000 } = {}) {
+  const server = createServer(async (req, res) => {
+    const file = resolvePath(new URL(req.url, 'http://x').pathname);
+    try {
+      if (!file) throw Object.assign(new Error('outside the site'), { code: 'ENOENT' });
+      const body = await readFile(file);
+      res.writeHead(200, {
+        'content-type': types[extname(file)] ?? 'application/octet-stream',
+        'content-security-policy': CSP,
+        'cache-control': 'no-cache',
+      });
+      res.end(body);
+    } catch (e) {
+      res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain' });
+      res.end(e.code === 'ENOENT' || e.code === 'EISDIR' ? 'not found\n' : 'server error\n');
+    }
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => ok({ server, url: `http://${host}:${server.address().port}/` }));
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT ?? 8000);
+  serve({ port }).then(({ url }) => console.log(`specdec-playground: serving on ${url}  (Ctrl-C to stop)`), (e) => {
+    console.error(`specdec-playground: cannot listen on 127.0.0.1:${port}: ${e.message}`);
+    process.exit(1);
+  });
+}

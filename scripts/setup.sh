@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need on a fresh machine, and nothing that is already
+# there. Sourced by serve.sh and test.sh; run alone with `bash scripts/setup.sh [--browser]`.
+#   - the wasm32 Rust target (rustup)
+#   - wasm-bindgen-cli at exactly the version pinned in crate/Cargo.toml (cargo install)
+#   - with --browser: Debian's chromium + chromium-driver (apt) and the npm packages of tests/
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "need root to run: $*" >&2; return 1; fi
+}
+
+ensure_rust() {
+  command -v cargo >/dev/null || { echo "cargo is missing: install Rust with rustup first" >&2; exit 1; }
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want have
+  want="$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' "$repo/crate/Cargo.toml")"
+  have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" || true
+  if [ "$have" != "$want" ]; then
+    say "installing wasm-bindgen-cli $want (found: ${have:-none}); this takes a few minutes"
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+}
+
+ensure_browser() {
+  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
+    say "installing Debian's chromium and chromium-driver"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver
+  fi
+  command -v node >/dev/null || { echo "node is missing: install Node.js 20 or later" >&2; exit 1; }
+  local stamp="$repo/tests/node_modules/.lock-stamp"
+  if ! [ -f "$stamp" ] || ! cmp -s "$repo/tests/package-lock.json" "$stamp"; then
+    say "installing the browser tests' npm packages (from the lock file)"
+    (cd "$repo/tests" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+    cp "$repo/tests/package-lock.json" "$stamp"
+  fi
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  ensure_rust
+  if [ "${1:-}" = "--browser" ]; then ensure_browser; fi
+fi

@@ -1,0 +1,39 @@
+// Shared by the browser tests, the benchmark and the screenshot tool: start the static server on
+// a free port and launch Debian's Chromium (never a downloaded browser) with WebGPU enabled;
+// playwright gives it a fresh temporary profile.
+import { chromium } from 'playwright-core';
+import { serve } from '../scripts/serve.mjs';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+export async function start() {
+  const { server, url } = await serve({ port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', '--disable-quic',
+    ],
+  });
+  return {
+    url,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/** Opens `path`, collecting console errors and page errors; waits for <html data-ready>. */
+export async function open(env, path, { width = 1280, height = 900 } = {}) {
+  const page = await env.browser.newPage({ viewport: { width, height } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  await page.goto(env.url + path);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  return { page, errors };
+}

@@ -1,0 +1,44 @@
+// Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
+// document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
+import { ready, panicOnNextCall, call } from './engine.js';
+import { mount } from './widget.js';
+import roofline from './widgets/roofline.js';
+import theory from './widgets/theory.js';
+import exactness from './widgets/exactness.js';
+import multidraft from './widgets/multidraft.js';
+import tree from './widgets/tree.js';
+
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree };
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  const embedded = document.querySelector('[data-embed]');
+  if (embedded) {
+    const name = params.get('widget') ?? embedded.dataset.widget ?? '';
+    if (!Object.hasOwn(WIDGETS, name)) {
+      embedded.innerHTML = `<div role="alert" class="alert shown">Unknown widget “${String(name).slice(0, 40).replace(/[<>&"]/g, '')}”. `
+        + `Choose one of: ${Object.keys(WIDGETS).join(', ')}.</div>`;
+      document.documentElement.dataset.ready = 'true';
+      return;
+    }
+    embedded.dataset.widget = name;
+    embedded.dataset.params = 'plain';
+  }
+  try {
+    await ready;
+  } catch (e) {
+    document.querySelectorAll('[data-widget]').forEach((el) => {
+      el.innerHTML = `<div role="alert" class="alert shown">Could not load the WebAssembly engine: ${e.message}</div>`;
+    });
+    throw e;
+  }
+  for (const el of document.querySelectorAll('[data-widget]')) {
+    const w = WIDGETS[el.dataset.widget];
+    if (w) mount(el, w);
+  }
+  document.documentElement.dataset.ready = 'true';
+  // A handle for tests and for the curious, in the console.
+  window.specdec = { call, panicOnNextCall };
+}
+
+main();

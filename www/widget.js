@@ -1,0 +1,180 @@
+// What every widget shares: controls built from a declarative list, state from defaults ←
+// markup attributes ← URL parameters, an alert area for bad input, drawing, and sharing.
+//
+// A widget module exports { name, title, intro, controls, render(state, ui) } where render calls
+// the engine and returns HTML (SVG included). Errors thrown by render are shown in the widget's
+// role="alert" element; the last good drawing stays, and the next good render clears the alert.
+
+import { call, PanicError } from './engine.js';
+
+const params = new URLSearchParams(location.search);
+
+function clampNumber(c, raw) {
+  const v = Number(raw);
+  if (raw === '' || raw === null || !Number.isFinite(v)) {
+    return { error: `${c.label}: “${raw}” is not a number; using ${c.value}`, value: c.value };
+  }
+  if (v < c.min || v > c.max) {
+    const to = Math.min(c.max, Math.max(c.min, v));
+    return { error: `${c.label}: ${v} is outside ${c.min}…${c.max}; using ${to}`, value: to };
+  }
+  return { value: v };
+}
+
+function readInitial(root, widget) {
+  const state = {};
+  const notes = [];
+  const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
+  for (const c of widget.controls) {
+    let raw = root.dataset[c.key];
+    const fromUrl = params.get(prefix + c.key) ?? (prefix ? null : params.get(c.key));
+    if (fromUrl !== null) raw = fromUrl;
+    if (raw === undefined || raw === null) {
+      state[c.key] = c.value;
+    } else if (c.type === 'range' || c.type === 'number') {
+      const r = clampNumber(c, raw);
+      state[c.key] = r.value;
+      if (r.error) notes.push(r.error);
+    } else if (c.type === 'select') {
+      const ok = c.options.some(([v]) => v === raw);
+      state[c.key] = ok ? raw : c.value;
+      if (!ok) notes.push(`${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}`);
+    } else {
+      state[c.key] = String(raw).slice(0, 500);
+    }
+  }
+  return { state, notes };
+}
+
+function controlHtml(c, value, id) {
+  const label = `<label for="${id}">${c.label}</label>`;
+  if (c.type === 'select') {
+    const opts = c.options.map(([v, t]) => `<option value="${v}"${v === value ? ' selected' : ''}>${t}</option>`).join('');
+    return `${label}<select id="${id}" data-key="${c.key}">${opts}</select>`;
+  }
+  if (c.type === 'text') {
+    return `${label}<input id="${id}" data-key="${c.key}" type="text" spellcheck="false" value="${escapeHtml(String(value))}">`;
+  }
+  const out = `<output data-for="${c.key}">${format(c, value)}</output>`;
+  return `${label}<input id="${id}" data-key="${c.key}" type="${c.type}" min="${c.min}" max="${c.max}" step="${c.step}" value="${value}">${c.type === 'range' ? out : ''}`;
+}
+
+function format(c, v) {
+  return c.format ? c.format(v) : String(v);
+}
+
+export function escapeHtml(s) {
+  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);
+}
+
+let counter = 0;
+
+/** Mounts `widget` into `root`; resolves after the first drawing (good or an alert). */
+export function mount(root, widget) {
+  const { state, notes } = readInitial(root, widget);
+  const hidden = root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${widget.name}.controls`) === '0';
+  counter += 1;
+  const ids = widget.controls.map((c) => `w${counter}-${c.key}`);
+  root.classList.add('widget');
+  root.innerHTML = `
+    <header><h2>${widget.title}</h2><button type="button" class="share" title="Copy a link to this state">Share</button></header>
+    <p class="intro">${widget.intro}</p>
+    <form class="controls"${hidden ? ' hidden' : ''}>
+      ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
+    </form>
+    <div class="alert" role="alert" aria-live="polite"></div>
+    <div class="view"></div>`;
+  const alertBox = root.querySelector('[role="alert"]');
+  const view = root.querySelector('.view');
+  const ui = {
+    root,
+    state,
+    set(key, value) {
+      state[key] = value;
+      const input = root.querySelector(`[data-key="${key}"]`);
+      if (input) input.value = value;
+      const out = root.querySelector(`output[data-for="${key}"]`);
+      const c = widget.controls.find((x) => x.key === key);
+      if (out && c) out.textContent = format(c, value);
+    },
+    call,
+    redraw: () => draw(),
+  };
+  let initialNotes = notes;
+
+  function draw() {
+    try {
+      view.innerHTML = widget.render(state, ui);
+      alertBox.textContent = initialNotes.join(' · ');
+      alertBox.classList.toggle('shown', initialNotes.length > 0);
+      initialNotes = [];
+      root.dataset.state = 'ok';
+      widget.after?.(state, ui, view);
+    } catch (e) {
+      const msg = e instanceof PanicError ? e.message : e?.message ?? String(e);
+      alertBox.textContent = msg;
+      alertBox.classList.add('shown');
+      root.dataset.state = 'error';
+    }
+    root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
+  }
+
+  root.querySelector('form').addEventListener('submit', (ev) => ev.preventDefault());
+  root.querySelector('form').addEventListener('input', (ev) => {
+    const key = ev.target.dataset.key;
+    const c = widget.controls.find((x) => x.key === key);
+    if (!c) return;
+    let v = ev.target.value;
+    if (c.type === 'range' || c.type === 'number') {
+      const r = clampNumber(c, v);
+      if (r.error) {
+        alertBox.textContent = r.error;
+        alertBox.classList.add('shown');
+        root.dataset.state = 'error';
+        return;
+      }
+      v = r.value;
+    }
+    ui.set(key, v);
+    draw();
+    if (root.dataset.params !== 'none') syncUrl(widget, state, root);
+  });
+  root.querySelector('.share').addEventListener('click', async () => {
+    const url = shareUrl(widget, state);
+    try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
+    alertBox.textContent = `Link to this state: ${url}`;
+    alertBox.classList.add('shown');
+  });
+  window.addEventListener('specdec:restarted', () => draw());
+  draw();
+  return ui;
+}
+
+function shareUrl(widget, state) {
+  const u = new URL('embed.html', location.href);
+  u.search = '';
+  u.searchParams.set('widget', widget.name);
+  for (const c of widget.controls) u.searchParams.set(c.key, String(state[c.key]));
+  return u.toString();
+}
+
+function syncUrl(widget, state, root) {
+  const u = new URL(location.href);
+  const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
+  for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
+  history.replaceState(null, '', u);
+}
+
+/** A small HTML table from rows of cells; the first row is the header. */
+export function table(rows, cls = '') {
+  const [head, ...body] = rows;
+  const th = head.map((h) => `<th>${h}</th>`).join('');
+  const tb = body.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
+  return `<table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table>`;
+}
+
+export function fmt(x, digits = 3) {
+  if (x === null || x === undefined) return '∞';
+  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(2);
+  return x.toFixed(digits);
+}

@@ -1,0 +1,31 @@
+// Multi-draft verification (lecture §4.5; demos 04.4–04.5; exercise 6).
+import { fmt, table } from '../widget.js';
+
+export default {
+  name: 'multidraft',
+  title: 'Several drafts, one position: naive sampling vs MSS',
+  intro: 'Each draft model proposes one token for the same position. Naive sampling draws from the LLM and hopes to land on a '
+    + 'candidate; multi-step speculative sampling (MSS) tries the candidates in turn, passing the residual norm(max(0, r − q_j)) on. '
+    + 'Preloaded: the slide example (LLM uniform over 4 tokens, SSM1 always t1, SSM2 uniform and drew t2). Tokens are numbered from 0.',
+  controls: [
+    { key: 'p', label: 'LLM p', type: 'text', value: '0.25,0.25,0.25,0.25' },
+    { key: 'drafts', label: 'drafts q₁; q₂; …', type: 'text', value: '1,0,0,0; 0.25,0.25,0.25,0.25' },
+    { key: 'given', label: 'drawn tokens (empty: average)', type: 'text', value: '0,1' },
+    { key: 'k', label: 'children k (toy LM)', type: 'range', min: 1, max: 4, step: 1, value: 2 },
+  ],
+  render(s, ui) {
+    const v = ui.call('multi_draft', { p: s.p, drafts: s.drafts, given: s.given, k: Number(s.k) });
+    const pct = (x) => `${(100 * x).toFixed(2)}%`;
+    const rows = [['', 'naive', 'MSS']];
+    if (v.given) rows.push(['given the drawn tokens', pct(v.given.naive.acceptance), pct(v.given.mss.acceptance)]);
+    rows.push(['averaged over the drafts', pct(v.averaged.naive.acceptance), pct(v.averaged.mss.acceptance)]);
+    const kids = [['children of a node', 'MSS bias: mean TV', 'worst TV', 'MSS accepts', 'naive accepts']].concat(
+      v.children.map((r) => [r.children, fmt(r.tv_mean), fmt(r.tv_max), pct(r.mss_acceptance), pct(r.naive_acceptance)]));
+    return `${table(rows, 'acceptance')}
+      <div class="plots">${v.svg}</div>
+      <p class="numbers">On the toy LM, a node's k children drawn from the draft: i.i.d. and without replacement keep MSS exact;
+        the deterministic top-k looks better and is biased.</p>
+      ${table(kids, 'children')}
+      <div class="plots">${v.svg_children}</div>`;
+  },
+};

@@ -1,0 +1,37 @@
+// Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
+import { fmt } from '../widget.js';
+
+const pow2 = (v) => 2 ** Number(v);
+
+export default {
+  name: 'roofline',
+  title: 'Why verification is almost free: the roofline',
+  intro: 'One decoding step in which each of B requests processes k tokens against a context of L. '
+    + 'At batch 1 the step is memory-bound and k barely matters; at large batch the compute roof arrives early. '
+    + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α.',
+  controls: [
+    { key: 'gpu', label: 'GPU', type: 'select', value: 'a100-40gb', options: [
+      ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4']] },
+    { key: 'target', label: 'target', type: 'select', value: 'opt-13b', options: [
+      ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B']] },
+    { key: 'draft', label: 'draft', type: 'select', value: 'opt-125m', options: [
+      ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B']] },
+    { key: 'batch', label: 'batch B = 2^', type: 'range', min: 0, max: 8, step: 1, value: 5, format: (v) => `${v} → ${pow2(v)}` },
+    { key: 'context', label: 'context L = 2^', type: 'range', min: 7, max: 15, step: 1, value: 9, format: (v) => `${v} → ${pow2(v)}` },
+    { key: 'k', label: 'k tokens', type: 'range', min: 1, max: 64, step: 1, value: 4 },
+    { key: 'overhead', label: 'overhead (ms)', type: 'range', min: 0, max: 5, step: 0.1, value: 1.5 },
+    { key: 'alpha', label: 'α (heat map)', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
+  ],
+  render(s, ui) {
+    const v = ui.call('roofline', {
+      gpu: s.gpu, target: s.target, draft: s.draft, batch: pow2(s.batch), context: pow2(s.context),
+      k: Number(s.k), overhead_ms: Number(s.overhead), alpha: Number(s.alpha),
+    });
+    const st = v.step;
+    return `<p class="numbers" data-testid="roofline-numbers">
+        <b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
+        intensity ${st.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
+        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>
+      <div class="plots">${v.svg}${v.svg_heat}</div>`;
+  },
+};

@@ -1,0 +1,23 @@
+// Speedup explorer (lecture §2.5; Leviathan et al. Table 1, Figure 3; exercise 1).
+import { fmt } from '../widget.js';
+
+export default {
+  name: 'theory',
+  title: 'How much faster: E, speedup and operations',
+  intro: 'With acceptance α i.i.d. per token, a call yields E = (1 − α^{γ+1})/(1 − α) tokens, capped by 1/(1 − α). '
+    + 'The speedup E/(γc + 1) peaks at an optimal γ; the operations factor shows that speculation spends compute to save time.',
+  controls: [
+    { key: 'alpha', label: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
+    { key: 'gamma', label: 'γ', type: 'range', min: 0, max: 30, step: 1, value: 5 },
+    { key: 'c', label: 'c', type: 'range', min: 0, max: 1, step: 0.005, value: 0.05 },
+    { key: 'c_hat', label: 'ĉ', type: 'range', min: 0, max: 1, step: 0.005, value: 0 },
+  ],
+  render(s, ui) {
+    const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });
+    return `<p class="numbers" data-testid="theory-numbers">
+        E = <b>${fmt(v.expected_tokens)}</b> tokens per call (cap ${fmt(v.cap, 2)}),
+        speedup <b>${fmt(v.speedup, 2)}×</b>, operations <b>${fmt(v.operations, 2)}×</b>;
+        optimal γ = <b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)</p>
+      <div class="plots">${v.svg}${v.svg_optimal}</div>`;
+  },
+};

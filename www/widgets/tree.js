@@ -1,0 +1,25 @@
+// Token-tree builder (lecture §4.2–4.3; exercise 5; the slide example).
+import { table, escapeHtml } from '../widget.js';
+
+export default {
+  name: 'tree',
+  title: 'Token trees: merge, expand, linearise, mask',
+  intro: 'Type several drafts’ sequences (tokens separated by spaces, sequences by |) to merge them, or an expansion configuration '
+    + 'such as ⟨2,2,1⟩. The tree is laid out depth-first; each token may attend only to its ancestors, and its position id is its depth.',
+  controls: [
+    { key: 'mode', label: 'build from', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
+    { key: 'paths', label: 'sequences', type: 'text', value: 'learning algorithm | learning system design | translation model' },
+    { key: 'root', label: 'root', type: 'text', value: 'machine' },
+    { key: 'config', label: 'configuration', type: 'text', value: '<2,2,1>' },
+    { key: 'highlight', label: 'highlight node #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
+  ],
+  render(s, ui) {
+    const v = ui.call('token_tree', { mode: s.mode, paths: s.paths, root: s.root, config: s.config, highlight: Number(s.highlight) });
+    const rows = [['#', 'token', 'depth (position)', 'sees']].concat(v.order.map((t, i) => [
+      i, escapeHtml(t), v.depths[i], v.mask[i].map((b, j) => (b ? escapeHtml(v.order[j]) : '')).filter(Boolean).join(' ')]));
+    return `<p class="numbers"><b>${v.nodes}</b> speculated nodes vs <b>${v.sequence_tokens}</b> tokens decoded path by path
+        (${(v.sequence_tokens / Math.max(1, v.nodes)).toFixed(2)}×)</p>
+      <div class="plots">${v.svg_tree}${v.svg_mask}</div>
+      <details${v.order.length <= 16 ? ' open' : ''}><summary>Depth-first order</summary>${table(rows, 'order')}</details>`;
+  },
+};
