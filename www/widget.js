@@ -2,8 +2,10 @@
 // markup attributes ← URL parameters, an alert area for bad input, drawing, and sharing.
 //
 // A widget module exports { name, title, intro, controls, render(state, ui) } where render calls
-// the engine and returns HTML (SVG included). Errors thrown by render are shown in the widget's
-// role="alert" element; the last good drawing stays, and the next good render clears the alert.
+// the engine and returns an array of HTML chunks (SVG included). Only chunks whose text changed
+// are replaced, so moving one slider re-parses only the pictures it changed. Errors thrown by
+// render are shown in the widget's role="alert" element; the last good drawing stays, and the
+// next good render clears the alert.
 
 import { call, PanicError } from './engine.js';
 
@@ -102,12 +104,16 @@ export function mount(root, widget) {
   };
   let initialNotes = notes;
 
-  function draw() {
+  // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
+  // message in view until the person's next change.
+  function draw({ keepAlert = false } = {}) {
     try {
-      view.innerHTML = widget.render(state, ui);
-      alertBox.textContent = initialNotes.join(' · ');
-      alertBox.classList.toggle('shown', initialNotes.length > 0);
-      initialNotes = [];
+      update(view, widget.render(state, ui));
+      if (!keepAlert) {
+        alertBox.textContent = initialNotes.join(' · ');
+        alertBox.classList.toggle('shown', initialNotes.length > 0);
+        initialNotes = [];
+      }
       root.dataset.state = 'ok';
       widget.after?.(state, ui, view);
     } catch (e) {
@@ -145,9 +151,29 @@ export function mount(root, widget) {
     alertBox.textContent = `Link to this state: ${url}`;
     alertBox.classList.add('shown');
   });
-  window.addEventListener('specdec:restarted', () => draw());
+  window.addEventListener('specdec:restarted', () => draw({ keepAlert: true }));
   draw();
   return ui;
+}
+
+const shown = new WeakMap(); // part element → the HTML it shows
+
+/** Replaces the children of `view` whose HTML chunk changed; adds or removes the rest. */
+function update(view, chunks) {
+  const parts = [...view.children];
+  chunks.forEach((html, i) => {
+    let part = parts[i];
+    if (!part) {
+      part = document.createElement('div');
+      part.className = 'part';
+      view.appendChild(part);
+    }
+    if (shown.get(part) !== html) {
+      part.innerHTML = html;
+      shown.set(part, html);
+    }
+  });
+  parts.slice(chunks.length).forEach((p) => p.remove());
 }
 
 function shareUrl(widget, state) {

@@ -30,40 +30,113 @@ pub struct Model {
 
 /// Datasheet dense fp16 tensor peaks × 0.6, the lecture's efficiency factor.
 pub const GPUS: &[Gpu] = &[
-    Gpu { name: "a100-40gb", label: "A100-40GB", bandwidth_gb_s: 1555.0, peak_tflop_s: 0.6 * 312.0 },
-    Gpu { name: "a100-80gb", label: "A100-80GB", bandwidth_gb_s: 2039.0, peak_tflop_s: 0.6 * 312.0 },
-    Gpu { name: "h100-sxm", label: "H100 SXM", bandwidth_gb_s: 3350.0, peak_tflop_s: 0.6 * 989.0 },
-    Gpu { name: "h200", label: "H200", bandwidth_gb_s: 4800.0, peak_tflop_s: 0.6 * 989.0 },
-    Gpu { name: "rtx-4090", label: "RTX 4090", bandwidth_gb_s: 1008.0, peak_tflop_s: 0.6 * 165.2 },
-    Gpu { name: "l4", label: "L4", bandwidth_gb_s: 300.0, peak_tflop_s: 0.6 * 121.0 },
+    Gpu {
+        name: "a100-40gb",
+        label: "A100-40GB",
+        bandwidth_gb_s: 1555.0,
+        peak_tflop_s: 0.6 * 312.0,
+    },
+    Gpu {
+        name: "a100-80gb",
+        label: "A100-80GB",
+        bandwidth_gb_s: 2039.0,
+        peak_tflop_s: 0.6 * 312.0,
+    },
+    Gpu {
+        name: "h100-sxm",
+        label: "H100 SXM",
+        bandwidth_gb_s: 3350.0,
+        peak_tflop_s: 0.6 * 989.0,
+    },
+    Gpu {
+        name: "h200",
+        label: "H200",
+        bandwidth_gb_s: 4800.0,
+        peak_tflop_s: 0.6 * 989.0,
+    },
+    Gpu {
+        name: "rtx-4090",
+        label: "RTX 4090",
+        bandwidth_gb_s: 1008.0,
+        peak_tflop_s: 0.6 * 165.2,
+    },
+    Gpu {
+        name: "l4",
+        label: "L4",
+        bandwidth_gb_s: 300.0,
+        peak_tflop_s: 0.6 * 121.0,
+    },
 ];
 
 pub const MODELS: &[Model] = &[
-    Model { name: "opt-125m", label: "OPT-125M", params: 125e6, layers: 12, d: 768 },
-    Model { name: "opt-350m", label: "OPT-350M", params: 350e6, layers: 24, d: 1024 },
-    Model { name: "opt-1.3b", label: "OPT-1.3B", params: 1.3e9, layers: 24, d: 2048 },
-    Model { name: "opt-6.7b", label: "OPT-6.7B", params: 6.7e9, layers: 32, d: 4096 },
-    Model { name: "opt-13b", label: "OPT-13B", params: 13e9, layers: 40, d: 5120 },
-    Model { name: "opt-30b", label: "OPT-30B", params: 30e9, layers: 48, d: 7168 },
+    Model {
+        name: "opt-125m",
+        label: "OPT-125M",
+        params: 125e6,
+        layers: 12,
+        d: 768,
+    },
+    Model {
+        name: "opt-350m",
+        label: "OPT-350M",
+        params: 350e6,
+        layers: 24,
+        d: 1024,
+    },
+    Model {
+        name: "opt-1.3b",
+        label: "OPT-1.3B",
+        params: 1.3e9,
+        layers: 24,
+        d: 2048,
+    },
+    Model {
+        name: "opt-6.7b",
+        label: "OPT-6.7B",
+        params: 6.7e9,
+        layers: 32,
+        d: 4096,
+    },
+    Model {
+        name: "opt-13b",
+        label: "OPT-13B",
+        params: 13e9,
+        layers: 40,
+        d: 5120,
+    },
+    Model {
+        name: "opt-30b",
+        label: "OPT-30B",
+        params: 30e9,
+        layers: 48,
+        d: 7168,
+    },
 ];
 
 /// The lecture's fixed overhead per step, in milliseconds.
 pub const DEFAULT_OVERHEAD_MS: f64 = 1.5;
 
 pub fn gpu(name: &str) -> Result<Gpu, Error> {
-    GPUS.iter().copied().find(|g| g.name == name).ok_or_else(|| Error::Unknown {
-        what: "GPU",
-        name: name.to_string(),
-        known: GPUS.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
-    })
+    GPUS.iter()
+        .copied()
+        .find(|g| g.name == name)
+        .ok_or_else(|| Error::Unknown {
+            what: "GPU",
+            name: name.to_string(),
+            known: GPUS.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+        })
 }
 
 pub fn model(name: &str) -> Result<Model, Error> {
-    MODELS.iter().copied().find(|m| m.name == name).ok_or_else(|| Error::Unknown {
-        what: "model",
-        name: name.to_string(),
-        known: MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
-    })
+    MODELS
+        .iter()
+        .copied()
+        .find(|m| m.name == name)
+        .ok_or_else(|| Error::Unknown {
+            what: "model",
+            name: name.to_string(),
+            known: MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
+        })
 }
 
 impl Model {
@@ -100,10 +173,27 @@ pub struct Workload {
 impl Workload {
     pub fn new(batch: u32, context: u32, k: u32, overhead_ms: f64) -> Result<Workload, Error> {
         check_range("batch", f64::from(batch), 1.0, 4096.0, "1 ≤ batch ≤ 4096")?;
-        check_range("context", f64::from(context), 0.0, 1_048_576.0, "0 ≤ context ≤ 1048576")?;
+        check_range(
+            "context",
+            f64::from(context),
+            0.0,
+            1_048_576.0,
+            "0 ≤ context ≤ 1048576",
+        )?;
         check_range("k", f64::from(k), 1.0, 1024.0, "1 ≤ k ≤ 1024")?;
-        check_range("overhead_ms", overhead_ms, 0.0, 1000.0, "0 ≤ overhead ≤ 1000 ms")?;
-        Ok(Workload { batch, context, k, overhead_ms })
+        check_range(
+            "overhead_ms",
+            overhead_ms,
+            0.0,
+            1000.0,
+            "0 ≤ overhead ≤ 1000 ms",
+        )?;
+        Ok(Workload {
+            batch,
+            context,
+            k,
+            overhead_ms,
+        })
     }
 }
 
@@ -129,7 +219,11 @@ pub fn step(gpu: &Gpu, model: &Model, w: &Workload) -> Step {
     let bytes = 2.0 * model.params + b * (l + k - 1.0) * model.kv_bytes_per_token();
     let compute_ms = flops / (gpu.peak_tflop_s * 1e12) * 1e3;
     let memory_ms = bytes / (gpu.bandwidth_gb_s * 1e9) * 1e3;
-    let bound = if compute_ms > memory_ms { Bound::Compute } else { Bound::Memory };
+    let bound = if compute_ms > memory_ms {
+        Bound::Compute
+    } else {
+        Bound::Memory
+    };
     Step {
         flops,
         bytes,
@@ -161,7 +255,17 @@ pub struct Cell {
 
 impl Pair {
     fn time_ms(&self, model: &Model, batch: u32, context: u32, k: u32) -> f64 {
-        step(&self.gpu, model, &Workload { batch, context, k, overhead_ms: self.overhead_ms }).time_ms
+        step(
+            &self.gpu,
+            model,
+            &Workload {
+                batch,
+                context,
+                k,
+                overhead_ms: self.overhead_ms,
+            },
+        )
+        .time_ms
     }
 
     /// c = draft step time / target step time, both one token per request (lecture demo 4).
@@ -183,11 +287,20 @@ impl Pair {
 
     /// The γ in `0..=max_gamma` with the best speedup (γ = 0: do not speculate).
     pub fn optimal_gamma(&self, batch: u32, context: u32, alpha: f64, max_gamma: u32) -> Cell {
-        let mut best = Cell { batch, context, gamma: 0, speedup: 1.0 };
+        let mut best = Cell {
+            batch,
+            context,
+            gamma: 0,
+            speedup: 1.0,
+        };
         for gamma in 1..=max_gamma {
             let s = self.speculative_speedup(batch, context, alpha, gamma);
             if s > best.speedup + 1e-12 {
-                best = Cell { gamma, speedup: s, ..best };
+                best = Cell {
+                    gamma,
+                    speedup: s,
+                    ..best
+                };
             }
         }
         best
@@ -197,7 +310,12 @@ impl Pair {
     pub fn heat_map(&self, batches: &[u32], contexts: &[u32], alpha: f64) -> Vec<Vec<Cell>> {
         batches
             .iter()
-            .map(|&b| contexts.iter().map(|&l| self.optimal_gamma(b, l, alpha, 16)).collect())
+            .map(|&b| {
+                contexts
+                    .iter()
+                    .map(|&l| self.optimal_gamma(b, l, alpha, 16))
+                    .collect()
+            })
             .collect()
     }
 }
@@ -251,11 +369,19 @@ mod tests {
     fn opt_125m_reads_quarter_gigabyte_in_0_16_ms() {
         let m = model("opt-125m").unwrap();
         assert_eq!(2.0 * m.params, 0.25e9);
-        assert_eq!(round(2.0 * m.params / (a100().bandwidth_gb_s * 1e9) * 1e3, 2), 0.16);
+        assert_eq!(
+            round(2.0 * m.params / (a100().bandwidth_gb_s * 1e9) * 1e3, 2),
+            0.16
+        );
     }
 
     fn pair(overhead_ms: f64) -> Pair {
-        Pair { gpu: a100(), draft: model("opt-125m").unwrap(), target: opt13b(), overhead_ms }
+        Pair {
+            gpu: a100(),
+            draft: model("opt-125m").unwrap(),
+            target: opt13b(),
+            overhead_ms,
+        }
     }
 
     #[test]
@@ -268,9 +394,15 @@ mod tests {
     fn demo_5_long_context_favours_large_batch_short_context_kills_it() {
         let map = pair(1.5).heat_map(&[1, 256], &[128, 32768], 0.8);
         let (small_short, big_short, big_long) = (map[0][0], map[1][0], map[1][1]);
-        assert!(small_short.gamma >= 1 && small_short.speedup > 1.5, "{small_short:?}");
+        assert!(
+            small_short.gamma >= 1 && small_short.speedup > 1.5,
+            "{small_short:?}"
+        );
         assert!(big_short.speedup < 1.1, "{big_short:?}");
-        assert!(big_long.speedup > 2.0 && big_long.gamma >= 3, "{big_long:?}");
+        assert!(
+            big_long.speedup > 2.0 && big_long.gamma >= 3,
+            "{big_long:?}"
+        );
     }
 
     #[test]

@@ -23,10 +23,21 @@ pub const MAX_GAMMA: u32 = 256;
 impl Params {
     pub fn new(alpha: f64, gamma: u32, c: f64, c_hat: f64) -> Result<Params, Error> {
         check_range("alpha", alpha, 0.0, 1.0, "0 ≤ α ≤ 1")?;
-        check_range("gamma", f64::from(gamma), 0.0, f64::from(MAX_GAMMA), "0 ≤ γ ≤ 256")?;
+        check_range(
+            "gamma",
+            f64::from(gamma),
+            0.0,
+            f64::from(MAX_GAMMA),
+            "0 ≤ γ ≤ 256",
+        )?;
         check_range("c", c, 0.0, 1e6, "0 ≤ c")?;
         check_range("c_hat", c_hat, 0.0, 1e6, "0 ≤ ĉ")?;
-        Ok(Params { alpha, gamma, c, c_hat })
+        Ok(Params {
+            alpha,
+            gamma,
+            c,
+            c_hat,
+        })
     }
 }
 
@@ -98,7 +109,10 @@ mod tests {
     #[test]
     fn optimal_gamma_figure_3() {
         // α 0.8: optimal γ 14, 11, 8, 6 for c 0.01, 0.02, 0.05, 0.1; speedup 4.2× → 2.5×.
-        let got: Vec<u32> = [0.01, 0.02, 0.05, 0.1].iter().map(|&c| optimal_gamma(0.8, c, 64).0).collect();
+        let got: Vec<u32> = [0.01, 0.02, 0.05, 0.1]
+            .iter()
+            .map(|&c| optimal_gamma(0.8, c, 64).0)
+            .collect();
         assert_eq!(got, vec![14, 11, 8, 6]);
         assert_eq!(round(optimal_gamma(0.8, 0.01, 64).1, 1), 4.2);
         assert_eq!(round(optimal_gamma(0.8, 0.1, 64).1, 1), 2.5);

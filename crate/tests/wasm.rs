@@ -12,15 +12,20 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn obj(v: serde_json::Value) -> JsValue {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap()
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap()
 }
 
 fn get(v: &JsValue, path: &[&str]) -> JsValue {
-    path.iter().fold(v.clone(), |acc, k| Reflect::get(&acc, &JsValue::from_str(k)).unwrap())
+    path.iter().fold(v.clone(), |acc, k| {
+        Reflect::get(&acc, &JsValue::from_str(k)).unwrap()
+    })
 }
 
 fn num(v: &JsValue, path: &[&str]) -> f64 {
-    get(v, path).as_f64().unwrap_or_else(|| panic!("{path:?} is not a number"))
+    get(v, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path:?} is not a number"))
 }
 
 fn error_message(e: wasm_bindgen::JsError) -> String {
@@ -32,7 +37,10 @@ use serde::Serialize;
 
 #[wasm_bindgen_test]
 fn theory_reports_table_1() {
-    let v = wasm::theory(obj(json!({"alpha": 0.8, "gamma": 5, "c": 0.0, "c_hat": 0.0}))).unwrap();
+    let v = wasm::theory(obj(
+        json!({"alpha": 0.8, "gamma": 5, "c": 0.0, "c_hat": 0.0}),
+    ))
+    .unwrap();
     assert_eq!(format!("{:.2}", num(&v, &["speedup"])), "3.69");
     assert_eq!(format!("{:.2}", num(&v, &["operations"])), "1.63");
     assert!(get(&v, &["svg"]).as_string().unwrap().starts_with("<svg"));

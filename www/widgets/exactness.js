@@ -1,5 +1,6 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../widget.js';
+import { runJob, CancelledError } from '../engine.js';
 
 const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
 
@@ -10,8 +11,7 @@ function params(s) {
   };
 }
 
-// Monte Carlo is the one slow part: it runs after the exact drawing, once the controls rest.
-let timers = new WeakMap();
+const pending = new WeakMap(); // widget root → { timer, job }
 
 export default {
   name: 'exactness',
@@ -32,29 +32,40 @@ export default {
     const v = ui.call('exactness', params(s));
     const rows = [['sampler', `exact TV (γ = ${v.gamma})`, '']].concat(v.tvs.map((t) => [
       t.variant, fmt(t.tv), t.tv <= 1e-12 ? '<span class="ok">exact</span>' : '<span class="bad">biased</span>']));
-    return `<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
-        (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)})</p>
-      ${table(rows, 'tvs')}
-      <div class="plots">${v.svg_tv}${v.svg_dist}
-        <figure class="mc" aria-busy="true"><p class="numbers mc-numbers">Monte Carlo: waiting…</p><div class="mc-plot"></div></figure>
-        ${v.svg_temperature}</div>`;
+    return [
+      `<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
+        (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)})</p>${table(rows, 'tvs')}`,
+      `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
+      `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">Monte Carlo: waiting…</figcaption>
+        <button type="button" class="mc-cancel" hidden>Cancel</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
+      `<div class="plots">${v.svg_temperature}</div>`,
+    ];
   },
+  // Monte Carlo is the one slow part: it runs in the worker once the controls rest for 120 ms,
+  // and a newer request cancels an older one.
   after(s, ui, view) {
-    clearTimeout(timers.get(ui.root));
-    timers.set(ui.root, setTimeout(() => {
-      const fig = view.querySelector('.mc');
-      if (!fig) return;
-      try {
-        const m = ui.call('monte_carlo', params(s));
-        fig.querySelector('.mc-numbers').innerHTML = `${m.runs.toLocaleString()} runs of <b>${m.variant}</b>:
-          TV to the exact target <b>${fmt(m.tv_sampler)}</b>; two seeds of the target itself differ by ${fmt(m.tv_two_seeds)}
-          (expected floor ${fmt(m.floor)}).`;
+    const p = pending.get(ui.root) ?? {};
+    clearTimeout(p.timer);
+    p.job?.cancel();
+    const fig = view.querySelector('.mc');
+    const caption = fig.querySelector('.mc-numbers');
+    const cancel = fig.querySelector('.mc-cancel');
+    const bar = fig.querySelector('progress');
+    const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
+    p.timer = setTimeout(() => {
+      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; });
+      p.job = job;
+      busy(true);
+      cancel.onclick = () => job.cancel();
+      job.promise.then((m) => {
+        caption.innerHTML = `${m.runs.toLocaleString('en')} runs of <b>${m.variant}</b>: TV to the exact target <b>${fmt(m.tv_sampler)}</b>;
+          two seeds of the target itself differ by ${fmt(m.tv_two_seeds)} (expected floor ${fmt(m.floor)}).`;
         fig.querySelector('.mc-plot').innerHTML = m.svg;
-      } catch (e) {
-        fig.querySelector('.mc-numbers').textContent = `Monte Carlo failed: ${e.message}`;
-      }
-      fig.setAttribute('aria-busy', 'false');
-      ui.root.dataset.mc = String(Number(ui.root.dataset.mc || 0) + 1);
-    }, 120));
+        ui.root.dataset.mc = String(Number(ui.root.dataset.mc || 0) + 1);
+      }, (e) => {
+        caption.textContent = e instanceof CancelledError ? 'Monte Carlo: cancelled.' : `Monte Carlo failed: ${e.message}`;
+      }).finally(() => busy(false));
+    }, 120);
+    pending.set(ui.root, p);
   },
 };

@@ -21,11 +21,12 @@ export default {
     rows.push(['averaged over the drafts', pct(v.averaged.naive.acceptance), pct(v.averaged.mss.acceptance)]);
     const kids = [['children of a node', 'MSS bias: mean TV', 'worst TV', 'MSS accepts', 'naive accepts']].concat(
       v.children.map((r) => [r.children, fmt(r.tv_mean), fmt(r.tv_max), pct(r.mss_acceptance), pct(r.naive_acceptance)]));
-    return `${table(rows, 'acceptance')}
-      <div class="plots">${v.svg}</div>
-      <p class="numbers">On the toy LM, a node's k children drawn from the draft: i.i.d. and without replacement keep MSS exact;
-        the deterministic top-k looks better and is biased.</p>
-      ${table(kids, 'children')}
-      <div class="plots">${v.svg_children}</div>`;
+    return [
+      table(rows, 'acceptance'),
+      `<div class="plots">${v.svg}</div>`,
+      `<p class="numbers">On the toy LM, a node's k children drawn from the draft: i.i.d. and without replacement keep MSS exact;
+        the deterministic top-k looks better and is biased.</p>${table(kids, 'children')}`,
+      `<div class="plots">${v.svg_children}</div>`,
+    ];
   },
 };

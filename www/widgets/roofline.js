@@ -28,10 +28,12 @@ export default {
       k: Number(s.k), overhead_ms: Number(s.overhead), alpha: Number(s.alpha),
     });
     const st = v.step;
-    return `<p class="numbers" data-testid="roofline-numbers">
-        <b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
+    return [
+      `<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
         intensity ${st.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
-        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>
-      <div class="plots">${v.svg}${v.svg_heat}</div>`;
+        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`,
+      `<div class="plots">${v.svg}</div>`,
+      `<div class="plots">${v.svg_heat}</div>`,
+    ];
   },
 };

@@ -14,10 +14,13 @@ export default {
   ],
   render(s, ui) {
     const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });
-    return `<p class="numbers" data-testid="theory-numbers">
+    return [`<p class="numbers">
         E = <b>${fmt(v.expected_tokens)}</b> tokens per call (cap ${fmt(v.cap, 2)}),
         speedup <b>${fmt(v.speedup, 2)}×</b>, operations <b>${fmt(v.operations, 2)}×</b>;
-        optimal γ = <b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)</p>
-      <div class="plots">${v.svg}${v.svg_optimal}</div>`;
+        optimal γ = ${Number(s.c) === 0 && Number(s.alpha) > 0
+          ? '— (c = 0: every extra draft helps, up to the cap)'
+          : `<b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)`}</p>`,
+      `<div class="plots">${v.svg}</div>`,
+      `<div class="plots">${v.svg_optimal}</div>`];
   },
 };

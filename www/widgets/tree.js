@@ -17,9 +17,11 @@ export default {
     const v = ui.call('token_tree', { mode: s.mode, paths: s.paths, root: s.root, config: s.config, highlight: Number(s.highlight) });
     const rows = [['#', 'token', 'depth (position)', 'sees']].concat(v.order.map((t, i) => [
       i, escapeHtml(t), v.depths[i], v.mask[i].map((b, j) => (b ? escapeHtml(v.order[j]) : '')).filter(Boolean).join(' ')]));
-    return `<p class="numbers"><b>${v.nodes}</b> speculated nodes vs <b>${v.sequence_tokens}</b> tokens decoded path by path
-        (${(v.sequence_tokens / Math.max(1, v.nodes)).toFixed(2)}×)</p>
-      <div class="plots">${v.svg_tree}${v.svg_mask}</div>
-      <details${v.order.length <= 16 ? ' open' : ''}><summary>Depth-first order</summary>${table(rows, 'order')}</details>`;
+    return [
+      `<p class="numbers"><b>${v.nodes}</b> speculated nodes vs <b>${v.sequence_tokens}</b> tokens decoded path by path
+        (${(v.sequence_tokens / Math.max(1, v.nodes)).toFixed(2)}×)</p>`,
+      `<div class="plots">${v.svg_tree}${v.svg_mask}</div>`,
+      `<details${v.order.length <= 16 ? ' open' : ''}><summary>Depth-first order</summary>${table(rows, 'order')}</details>`,
+    ];
   },
 };

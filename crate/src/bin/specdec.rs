@@ -70,12 +70,16 @@ impl Opts {
                 continue;
             }
             let Some(name) = arg.strip_prefix("--") else {
-                return Err(Usage(format!("{command}: unexpected argument {arg:?} (options look like --name value)")));
+                return Err(Usage(format!(
+                    "{command}: unexpected argument {arg:?} (options look like --name value)"
+                )));
             };
             let (name, value) = match name.split_once('=') {
                 Some((n, v)) => (n.to_string(), v.to_string()),
                 None => {
-                    let v = it.next().ok_or_else(|| Usage(format!("{command}: --{name} needs a value")))?;
+                    let v = it
+                        .next()
+                        .ok_or_else(|| Usage(format!("{command}: --{name} needs a value")))?;
                     (name.to_string(), v.clone())
                 }
             };
@@ -83,7 +87,11 @@ impl Opts {
                 return Err(Usage(format!("{command}: --{name} given twice")));
             }
         }
-        Ok(Opts { command: command.to_string(), values, json })
+        Ok(Opts {
+            command: command.to_string(),
+            values,
+            json,
+        })
     }
 
     fn take(&mut self, name: &str) -> Option<String> {
@@ -91,12 +99,18 @@ impl Opts {
     }
 
     fn required(&mut self, name: &str) -> Result<String, Usage> {
-        self.take(name).ok_or_else(|| Usage(format!("{}: missing --{name}", self.command)))
+        self.take(name)
+            .ok_or_else(|| Usage(format!("{}: missing --{name}", self.command)))
     }
 
     fn number<T: std::str::FromStr>(&mut self, name: &str, default: Option<T>) -> Result<T, Usage> {
         match self.take(name) {
-            Some(text) => text.trim().parse().map_err(|_| Usage(format!("{}: bad value for --{name}: {text:?} is not a valid number here", self.command))),
+            Some(text) => text.trim().parse().map_err(|_| {
+                Usage(format!(
+                    "{}: bad value for --{name}: {text:?} is not a valid number here",
+                    self.command
+                ))
+            }),
             None => default.ok_or_else(|| Usage(format!("{}: missing --{name}", self.command))),
         }
     }
@@ -136,7 +150,12 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok((false, report)) => {
-            let width = report.rows.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+            let width = report
+                .rows
+                .iter()
+                .map(|(k, _)| k.chars().count())
+                .max()
+                .unwrap_or(0);
             for (k, v) in report.rows {
                 println!("{k:width$}  {v}");
             }
@@ -161,18 +180,35 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "sample-dist" => cmd_sample_dist(o)?,
         "multi-draft" => cmd_multi_draft(o)?,
         "tree" => cmd_tree(o)?,
-        other => return Err(Usage(format!("unknown command {other:?} (try specdec --help)"))),
+        other => {
+            return Err(Usage(format!(
+                "unknown command {other:?} (try specdec --help)"
+            )))
+        }
     };
     o.finish()?;
     Ok(report)
 }
 
 fn cmd_theory(o: &mut Opts) -> Result<Report, Usage> {
-    let p = Params::new(o.number("alpha", None)?, o.number("gamma", None)?, o.number("c", Some(0.0))?, o.number("c-hat", Some(0.0))?)?;
-    let (e, s, ops) = (theory::expected_tokens(p.alpha, p.gamma), theory::speedup(p.alpha, p.gamma, p.c), theory::operations(p.alpha, p.gamma, p.c_hat));
+    let p = Params::new(
+        o.number("alpha", None)?,
+        o.number("gamma", None)?,
+        o.number("c", Some(0.0))?,
+        o.number("c-hat", Some(0.0))?,
+    )?;
+    let (e, s, ops) = (
+        theory::expected_tokens(p.alpha, p.gamma),
+        theory::speedup(p.alpha, p.gamma, p.c),
+        theory::operations(p.alpha, p.gamma, p.c_hat),
+    );
     Ok(Report {
         json: json!({"expected_tokens": e, "speedup": s, "operations": ops}),
-        rows: vec![row("expected tokens per call", format!("{e:.4}")), row("speedup", format!("{s:.4}×")), row("operations", format!("{ops:.4}×"))],
+        rows: vec![
+            row("expected tokens per call", format!("{e:.4}")),
+            row("speedup", format!("{s:.4}×")),
+            row("operations", format!("{ops:.4}×")),
+        ],
     })
 }
 
@@ -182,13 +218,21 @@ fn cmd_optimal_gamma(o: &mut Opts) -> Result<Report, Usage> {
     let max = o.number("max-gamma", Some(64u32))?;
     Params::new(alpha, max, c, 0.0)?;
     let (g, s) = theory::optimal_gamma(alpha, c, max);
-    Ok(Report { json: json!({"gamma": g, "speedup": s}), rows: vec![row("optimal γ", g), row("speedup", format!("{s:.4}×"))] })
+    Ok(Report {
+        json: json!({"gamma": g, "speedup": s}),
+        rows: vec![row("optimal γ", g), row("speedup", format!("{s:.4}×"))],
+    })
 }
 
 fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
     let gpu = roofline::gpu(&o.required("gpu")?)?;
     let model = roofline::model(&o.required("model")?)?;
-    let w = Workload::new(o.number("batch", None)?, o.number("context", None)?, o.number("k", None)?, o.number("overhead-ms", Some(roofline::DEFAULT_OVERHEAD_MS))?)?;
+    let w = Workload::new(
+        o.number("batch", None)?,
+        o.number("context", None)?,
+        o.number("k", None)?,
+        o.number("overhead-ms", Some(roofline::DEFAULT_OVERHEAD_MS))?,
+    )?;
     let s = roofline::step(&gpu, &model, &w);
     let bound = serde_json::to_value(s.bound).expect("an enum serialises");
     Ok(Report {
@@ -196,13 +240,23 @@ fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
         rows: vec![
             row("time per step", format!("{:.2} ms", s.time_ms)),
             row("bound", bound.as_str().unwrap_or_default()),
-            row("arithmetic intensity", format!("{:.1} FLOP/byte (knee {:.1})", s.intensity, gpu.knee())),
-            row("compute / memory", format!("{:.2} ms / {:.2} ms", s.compute_ms, s.memory_ms)),
+            row(
+                "arithmetic intensity",
+                format!("{:.1} FLOP/byte (knee {:.1})", s.intensity, gpu.knee()),
+            ),
+            row(
+                "compute / memory",
+                format!("{:.2} ms / {:.2} ms", s.compute_ms, s.memory_ms),
+            ),
         ],
     })
 }
 
-fn pair(o: &mut Opts, draft_default: Option<&str>, target_default: Option<&str>) -> Result<Pair, Usage> {
+fn pair(
+    o: &mut Opts,
+    draft_default: Option<&str>,
+    target_default: Option<&str>,
+) -> Result<Pair, Usage> {
     let take = |o: &mut Opts, name: &str, d: Option<&str>| match d {
         Some(d) => Ok(o.take(name).unwrap_or_else(|| d.to_string())),
         None => o.required(name),
@@ -212,14 +266,27 @@ fn pair(o: &mut Opts, draft_default: Option<&str>, target_default: Option<&str>)
     let target = roofline::model(&take(o, "target", target_default)?)?;
     let overhead_ms = o.number("overhead-ms", Some(roofline::DEFAULT_OVERHEAD_MS))?;
     Workload::new(1, 0, 1, overhead_ms)?;
-    Ok(Pair { gpu, draft, target, overhead_ms })
+    Ok(Pair {
+        gpu,
+        draft,
+        target,
+        overhead_ms,
+    })
 }
 
 fn cmd_cost_ratio(o: &mut Opts) -> Result<Report, Usage> {
     let pair = pair(o, None, None)?;
-    let w = Workload::new(o.number("batch", Some(1))?, o.number("context", Some(512))?, 1, pair.overhead_ms)?;
+    let w = Workload::new(
+        o.number("batch", Some(1))?,
+        o.number("context", Some(512))?,
+        1,
+        pair.overhead_ms,
+    )?;
     let c = pair.cost_ratio(w.batch, w.context);
-    Ok(Report { json: json!({"c": c}), rows: vec![row("c = draft / target step time", format!("{c:.4}"))] })
+    Ok(Report {
+        json: json!({"c": c}),
+        rows: vec![row("c = draft / target step time", format!("{c:.4}"))],
+    })
 }
 
 fn cmd_heat_map(o: &mut Opts) -> Result<Report, Usage> {
@@ -227,17 +294,32 @@ fn cmd_heat_map(o: &mut Opts) -> Result<Report, Usage> {
     let alpha: f64 = o.number("alpha", Some(0.8))?;
     Params::new(alpha, 1, 0.0, 0.0)?;
     let map = pair.heat_map(&HEAT_BATCHES, &HEAT_CONTEXTS, alpha);
-    let mut rows = vec![row("batch \\ context", HEAT_CONTEXTS.map(|l| format!("{l:>9}")).join(""))];
+    let mut rows = vec![row(
+        "batch \\ context",
+        HEAT_CONTEXTS.map(|l| format!("{l:>9}")).join(""),
+    )];
     for (b, cells) in HEAT_BATCHES.iter().zip(&map) {
-        let line: String = cells.iter().map(|c| format!("{:>9}", format!("{}·{:.2}×", c.gamma, c.speedup))).collect();
+        let line: String = cells
+            .iter()
+            .map(|c| format!("{:>9}", format!("{}·{:.2}×", c.gamma, c.speedup)))
+            .collect();
         rows.push(row(&b.to_string(), line));
     }
-    Ok(Report { json: json!({"alpha": alpha, "batches": HEAT_BATCHES, "contexts": HEAT_CONTEXTS, "cells": map}), rows })
+    Ok(Report {
+        json: json!({"alpha": alpha, "batches": HEAT_BATCHES, "contexts": HEAT_CONTEXTS, "cells": map}),
+        rows,
+    })
 }
 
 fn toy(o: &mut Opts) -> Result<ToyLm, Usage> {
     let seed = o.number("seed", Some(0u64))?;
-    Ok(ToyLm::new(&ToyConfig { seed, ..ToyConfig::default() }.validate()?))
+    Ok(ToyLm::new(
+        &ToyConfig {
+            seed,
+            ..ToyConfig::default()
+        }
+        .validate()?,
+    ))
 }
 
 fn cmd_toy_exact(o: &mut Opts) -> Result<Report, Usage> {
@@ -245,8 +327,21 @@ fn cmd_toy_exact(o: &mut Opts) -> Result<Report, Usage> {
     specdec::error::check_range("gamma", f64::from(gamma), 0.0, 8.0, "0 ≤ γ ≤ 8")?;
     let variant = Variant::parse(&o.required("variant")?)?;
     let lm = toy(o)?;
-    let t = tv(&exact_distribution(&lm, Strategy::Speculative { gamma, variant }), &exact_distribution(&lm, Strategy::Target));
-    Ok(Report { json: json!({"tv": t}), rows: vec![row("variant", variant.name()), row("γ", gamma), row("exact TV to the target (first 4 tokens)", format!("{t:.3e}"))] })
+    let t = tv(
+        &exact_distribution(&lm, Strategy::Speculative { gamma, variant }),
+        &exact_distribution(&lm, Strategy::Target),
+    );
+    Ok(Report {
+        json: json!({"tv": t}),
+        rows: vec![
+            row("variant", variant.name()),
+            row("γ", gamma),
+            row(
+                "exact TV to the target (first 4 tokens)",
+                format!("{t:.3e}"),
+            ),
+        ],
+    })
 }
 
 fn cmd_monte_carlo(o: &mut Opts) -> Result<Report, Usage> {
@@ -254,15 +349,24 @@ fn cmd_monte_carlo(o: &mut Opts) -> Result<Report, Usage> {
         gamma: o.number("gamma", None)?,
         variant: o.required("variant")?,
         runs: o.number("runs", Some(20_000))?,
-        toy: ToyConfig { seed: o.number("seed", Some(0))?, ..ToyConfig::default() },
+        toy: ToyConfig {
+            seed: o.number("seed", Some(0))?,
+            ..ToyConfig::default()
+        },
     };
     let v = monte_carlo_view(&params)?;
     Ok(Report {
         json: json!({"runs": v.runs, "tv": v.tv_sampler, "tv_two_seeds": v.tv_two_seeds, "noise_floor": v.floor}),
         rows: vec![
             row("runs", v.runs),
-            row(&format!("TV({} samples, exact target)", v.variant), format!("{:.4}", v.tv_sampler)),
-            row("TV(two seeds of the target)", format!("{:.4}", v.tv_two_seeds)),
+            row(
+                &format!("TV({} samples, exact target)", v.variant),
+                format!("{:.4}", v.tv_sampler),
+            ),
+            row(
+                "TV(two seeds of the target)",
+                format!("{:.4}", v.tv_two_seeds),
+            ),
             row("expected 1/√n floor", format!("{:.4}", v.floor)),
         ],
     })
@@ -272,13 +376,21 @@ fn cmd_sample_dist(o: &mut Opts) -> Result<Report, Usage> {
     let p = parse_dist("p", &o.required("p")?)?;
     let q = parse_dist("q", &o.required("q")?)?;
     if p.len() != q.len() {
-        return Err(Usage(format!("sample-dist: p has {} entries but q has {}", p.len(), q.len())));
+        return Err(Usage(format!(
+            "sample-dist: p has {} entries but q has {}",
+            p.len(),
+            q.len()
+        )));
     }
     let variant = Variant::parse(&o.required("rule")?)?;
     let pos = single_position(&p, &q, variant);
     Ok(Report {
         json: json!({"output": pos.output, "acceptance": pos.acceptance}),
-        rows: vec![row("output", fmt_dist(&pos.output)), row("acceptance", format!("{:.4}", pos.acceptance)), row("TV to p", format!("{:.3e}", tv(&pos.output, &p)))],
+        rows: vec![
+            row("output", fmt_dist(&pos.output)),
+            row("acceptance", format!("{:.4}", pos.acceptance)),
+            row("TV to p", format!("{:.3e}", tv(&pos.output, &p))),
+        ],
     })
 }
 
@@ -289,14 +401,21 @@ fn cmd_multi_draft(o: &mut Opts) -> Result<Report, Usage> {
     let given = parse_given(&o.take("given").unwrap_or_default(), &qs)?;
     let v = match &given {
         Some(xs) => {
-            let cands: Vec<(usize, &[f64])> = xs.iter().zip(&qs).map(|(&x, q)| (x, q.as_slice())).collect();
+            let cands: Vec<(usize, &[f64])> = xs
+                .iter()
+                .zip(&qs)
+                .map(|(&x, q)| (x, q.as_slice()))
+                .collect();
             verify_given(&p, &cands, mode)
         }
         None => verify_exact(&p, &qs, mode),
     };
     Ok(Report {
         json: json!({"acceptance": v.acceptance, "output": v.output}),
-        rows: vec![row("acceptance", format!("{:.4}", v.acceptance)), row("output", fmt_dist(&v.output))],
+        rows: vec![
+            row("acceptance", format!("{:.4}", v.acceptance)),
+            row("output", fmt_dist(&v.output)),
+        ],
     })
 }
 
@@ -310,7 +429,11 @@ fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
             let (n, s) = (tree.speculated(), tree.sequence_tokens());
             Ok(Report {
                 json: json!({"nodes": n, "sequence_tokens": s}),
-                rows: vec![row("nodes (without the root)", n), row("tokens decoded path by path", s), row("ratio", format!("{:.2}×", s as f64 / n as f64))],
+                rows: vec![
+                    row("nodes (without the root)", n),
+                    row("tokens decoded path by path", s),
+                    row("ratio", format!("{:.2}×", s as f64 / n as f64)),
+                ],
             })
         }
         (Some(paths), None) => {
@@ -320,12 +443,35 @@ fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
             if root.is_none() {
                 order.remove(0);
             }
-            let tokens: Vec<&str> = order.iter().map(|&n| tree.nodes()[n].token.as_str()).collect();
+            let tokens: Vec<&str> = order
+                .iter()
+                .map(|&n| tree.nodes()[n].token.as_str())
+                .collect();
             let depths = tree.depths(&order);
-            let mask: Vec<Vec<u8>> = tree.tree_mask(&order).iter().map(|r| r.iter().map(|&b| u8::from(b)).collect()).collect();
-            let mut rows = vec![row("order", tokens.join(" ")), row("depths", depths.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" "))];
+            let mask: Vec<Vec<u8>> = tree
+                .tree_mask(&order)
+                .iter()
+                .map(|r| r.iter().map(|&b| u8::from(b)).collect())
+                .collect();
+            let mut rows = vec![
+                row("order", tokens.join(" ")),
+                row(
+                    "depths",
+                    depths
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            ];
             for (t, r) in tokens.iter().zip(&mask) {
-                rows.push(row(&format!("mask {t}"), r.iter().map(|&b| if b == 1 { "✓" } else { "·" }).collect::<Vec<_>>().join(" ")));
+                rows.push(row(
+                    &format!("mask {t}"),
+                    r.iter()
+                        .map(|&b| if b == 1 { "✓" } else { "·" })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ));
             }
             rows.push(row("nodes", tree.speculated()));
             rows.push(row("sequence tokens", tree.sequence_tokens()));
@@ -338,5 +484,8 @@ fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 fn fmt_dist(d: &[f64]) -> String {
-    d.iter().map(|x| format!("{x:.4}")).collect::<Vec<_>>().join(" ")
+    d.iter()
+        .map(|x| format!("{x:.4}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -17,19 +17,34 @@ pub struct Scale {
 impl Scale {
     pub fn linear(lo: f64, hi: f64) -> Scale {
         let hi = if hi > lo { hi } else { lo + 1.0 };
-        Scale { lo, hi, log: false, categorical: false }
+        Scale {
+            lo,
+            hi,
+            log: false,
+            categorical: false,
+        }
     }
 
     /// `n` categories, the i-th centred at i + 0.5.
     pub fn categories(n: usize) -> Scale {
-        Scale { lo: 0.0, hi: n.max(1) as f64, log: false, categorical: true }
+        Scale {
+            lo: 0.0,
+            hi: n.max(1) as f64,
+            log: false,
+            categorical: true,
+        }
     }
 
     /// A log₁₀ axis; the range is widened to whole decades.
     pub fn log(lo: f64, hi: f64) -> Scale {
         let lo = lo.max(1e-300).log10().floor();
         let hi = hi.max(1e-300).log10().ceil().max(lo + 1.0);
-        Scale { lo: 10f64.powf(lo), hi: 10f64.powf(hi), log: true, categorical: false }
+        Scale {
+            lo: 10f64.powf(lo),
+            hi: 10f64.powf(hi),
+            log: true,
+            categorical: false,
+        }
     }
 
     /// Position of `v` in [0, 1] along the axis (clamped).
@@ -45,13 +60,20 @@ impl Scale {
     /// About `n` round tick values inside the range.
     pub fn ticks(&self, n: usize) -> Vec<f64> {
         if self.log {
-            let (a, b) = (self.lo.log10().round() as i32, self.hi.log10().round() as i32);
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
             let step = ((b - a) as usize).div_ceil(n.max(1)).max(1);
             return (a..=b).step_by(step).map(|e| 10f64.powi(e)).collect();
         }
         let raw = (self.hi - self.lo) / n.max(1) as f64;
         let mag = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|s| *s >= raw)
+            .unwrap_or(10.0 * mag);
         let first = (self.lo / step).ceil() as i64;
         let last = (self.hi / step + 1e-9).floor() as i64;
         (first..=last).map(|i| i as f64 * step).collect()
@@ -76,23 +98,57 @@ pub struct Labels<'s> {
 
 impl<'c, 'a> Chart<'c, 'a> {
     /// Draws grid, ticks and titles for a plot area of `rect` and returns the chart.
-    pub fn new(canvas: &'c Canvas<'a>, rect: (i32, i32, i32, i32), x: Scale, y: Scale, labels: &Labels) -> Chart<'c, 'a> {
+    pub fn new(
+        canvas: &'c Canvas<'a>,
+        rect: (i32, i32, i32, i32),
+        x: Scale,
+        y: Scale,
+        labels: &Labels,
+    ) -> Chart<'c, 'a> {
         let chart = Chart { canvas, rect, x, y };
         let (l, t, r, b) = rect;
         for v in if x.categorical { vec![] } else { x.ticks(6) } {
             let px = chart.px(v, y.lo).0;
             canvas.line(&[(px, t), (px, b)], colors::GRID, 1);
-            canvas.text((px, b + 4), &tick_label(v), 11, colors::AXIS, Align::Middle, true);
+            canvas.text(
+                (px, b + 4),
+                &tick_label(v),
+                11,
+                colors::AXIS,
+                Align::Middle,
+                true,
+            );
         }
         for v in y.ticks(5) {
             let py = chart.px(x.lo, v).1;
             canvas.line(&[(l, py), (r, py)], colors::GRID, 1);
-            canvas.text((l - 5, py), &tick_label(v), 11, colors::AXIS, Align::End, false);
+            canvas.text(
+                (l - 5, py),
+                &tick_label(v),
+                11,
+                colors::AXIS,
+                Align::End,
+                false,
+            );
         }
         canvas.line(&[(l, t), (l, b), (r, b)], colors::AXIS, 1);
-        canvas.text(((l + r) / 2, b + 20), labels.x, 12, colors::INK, Align::Middle, true);
+        canvas.text(
+            ((l + r) / 2, b + 20),
+            labels.x,
+            12,
+            colors::INK,
+            Align::Middle,
+            true,
+        );
         canvas.text_vertical((l - 42, (t + b) / 2), labels.y, 12, colors::INK);
-        canvas.text((l, t - 22), labels.title, 14, colors::INK, Align::Start, false);
+        canvas.text(
+            (l, t - 22),
+            labels.title,
+            14,
+            colors::INK,
+            Align::Start,
+            false,
+        );
         chart
     }
 
@@ -101,16 +157,26 @@ impl<'c, 'a> Chart<'c, 'a> {
         let (l, t, r, b) = self.rect;
         let fx = self.x.fraction(x);
         let fy = self.y.fraction(y);
-        ((f64::from(l) + fx * f64::from(r - l)).round() as i32, (f64::from(b) - fy * f64::from(b - t)).round() as i32)
+        (
+            (f64::from(l) + fx * f64::from(r - l)).round() as i32,
+            (f64::from(b) - fy * f64::from(b - t)).round() as i32,
+        )
     }
 
     pub fn polyline(&self, points: &[(f64, f64)], color: RGBColor, width: u32) {
-        let px: Vec<(i32, i32)> = points.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| self.px(x, y)).collect();
+        let px: Vec<(i32, i32)> = points
+            .iter()
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|&(x, y)| self.px(x, y))
+            .collect();
         self.canvas.line(&px, color, width);
     }
 
     pub fn dots(&self, points: &[(f64, f64)], color: RGBColor, radius: i32) {
-        for &(x, y) in points.iter().filter(|(x, y)| x.is_finite() && y.is_finite()) {
+        for &(x, y) in points
+            .iter()
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+        {
             self.canvas.circle(self.px(x, y), radius, color, true);
         }
     }
@@ -124,12 +190,14 @@ impl<'c, 'a> Chart<'c, 'a> {
 
     pub fn hline(&self, y: f64, color: RGBColor) {
         let (_, py) = self.px(self.x.lo, y);
-        self.canvas.line(&[(self.rect.0, py), (self.rect.2, py)], color, 1);
+        self.canvas
+            .line(&[(self.rect.0, py), (self.rect.2, py)], color, 1);
     }
 
     pub fn vline(&self, x: f64, color: RGBColor) {
         let (px, _) = self.px(x, self.y.lo);
-        self.canvas.line(&[(px, self.rect.1), (px, self.rect.3)], color, 1);
+        self.canvas
+            .line(&[(px, self.rect.1), (px, self.rect.3)], color, 1);
     }
 
     /// Category names under the x-axis, one per unit; a `\n` starts a second line.
@@ -137,7 +205,14 @@ impl<'c, 'a> Chart<'c, 'a> {
         for (i, name) in names.iter().enumerate() {
             let (px, _) = self.px(i as f64 + 0.5, self.y.lo);
             for (line, text) in name.split('\n').enumerate() {
-                self.canvas.text((px, self.rect.3 + 4 + 12 * line as i32), text, 10, colors::INK, Align::Middle, true);
+                self.canvas.text(
+                    (px, self.rect.3 + 4 + 12 * line as i32),
+                    text,
+                    10,
+                    colors::INK,
+                    Align::Middle,
+                    true,
+                );
             }
         }
     }
@@ -145,7 +220,8 @@ impl<'c, 'a> Chart<'c, 'a> {
     /// A label at a data point.
     pub fn note(&self, x: f64, y: f64, text: &str, color: RGBColor, align: Align) {
         let (px, py) = self.px(x, y);
-        self.canvas.text((px, py - 8), text, 11, color, align, false);
+        self.canvas
+            .text((px, py - 8), text, 11, color, align, false);
     }
 }
 
@@ -155,8 +231,14 @@ mod tests {
 
     #[test]
     fn linear_ticks_are_round() {
-        assert_eq!(Scale::linear(0.0, 10.0).ticks(5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
-        assert_eq!(Scale::linear(0.0, 1.0).ticks(4), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(
+            Scale::linear(0.0, 10.0).ticks(5),
+            vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+        );
+        assert_eq!(
+            Scale::linear(0.0, 1.0).ticks(4),
+            vec![0.0, 0.25, 0.5, 0.75, 1.0]
+        );
     }
 
     #[test]

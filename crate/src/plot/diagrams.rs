@@ -20,13 +20,27 @@ impl Grid<'_> {
         let (x0, y0) = self.origin;
         for (r, row) in self.rows.iter().enumerate() {
             let y = y0 + r as i32 * self.cell_h;
-            canvas.text((x0 - 6, y + self.cell_h / 2), row, 11, colors::INK, Align::End, false);
+            canvas.text(
+                (x0 - 6, y + self.cell_h / 2),
+                row,
+                11,
+                colors::INK,
+                Align::End,
+                false,
+            );
             for c in 0..self.cols.len() {
                 let x = x0 + c as i32 * self.cell_w;
                 let (fill, text) = cell(r, c);
                 canvas.rect_rgba((x, y), (x + self.cell_w - 1, y + self.cell_h - 1), fill);
                 if !text.is_empty() {
-                    canvas.text((x + self.cell_w / 2, y + self.cell_h / 2), &text, 11, colors::INK, Align::Middle, false);
+                    canvas.text(
+                        (x + self.cell_w / 2, y + self.cell_h / 2),
+                        &text,
+                        11,
+                        colors::INK,
+                        Align::Middle,
+                        false,
+                    );
                 }
             }
         }
@@ -48,7 +62,11 @@ pub fn ramp(to: RGBColor, t: f64) -> RGBAColor {
 /// each parent centred over its children, one row per depth.
 pub fn tree_layout(tree: &TokenTree, width: i32, top: i32, row_h: i32) -> Vec<(i32, i32)> {
     let nodes = tree.nodes();
-    let leaves = nodes.iter().filter(|n| n.children.is_empty()).count().max(1) as f64;
+    let leaves = nodes
+        .iter()
+        .filter(|n| n.children.is_empty())
+        .count()
+        .max(1) as f64;
     let mut x = vec![0.0; nodes.len()];
     let mut next_leaf = 0.0;
     // Post-order: children before parents.
@@ -62,11 +80,22 @@ pub fn tree_layout(tree: &TokenTree, width: i32, top: i32, row_h: i32) -> Vec<(i
             node.children.iter().map(|&c| x[c]).sum::<f64>() / node.children.len() as f64
         };
     }
-    nodes.iter().enumerate().map(|(i, n)| (x[i].round() as i32, top + n.depth as i32 * row_h)).collect()
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (x[i].round() as i32, top + n.depth as i32 * row_h))
+        .collect()
 }
 
 /// Draws a token tree: edges, then labelled nodes; `highlight` nodes are filled in colour.
-pub fn draw_tree(canvas: &Canvas, tree: &TokenTree, width: i32, top: i32, row_h: i32, highlight: Option<usize>) {
+pub fn draw_tree(
+    canvas: &Canvas,
+    tree: &TokenTree,
+    width: i32,
+    top: i32,
+    row_h: i32,
+    highlight: Option<usize>,
+) {
     let pos = tree_layout(tree, width, top, row_h);
     let nodes = tree.nodes();
     let compact = nodes.len() > 40;
@@ -78,11 +107,24 @@ pub fn draw_tree(canvas: &Canvas, tree: &TokenTree, width: i32, top: i32, row_h:
     for (i, n) in nodes.iter().enumerate() {
         let is_root = n.parent.is_none();
         let on_path = highlight.is_some_and(|h| tree.is_ancestor(i, h));
-        let color = if is_root { colors::INK } else if on_path { colors::ORANGE } else { colors::BLUE };
+        let color = if is_root {
+            colors::INK
+        } else if on_path {
+            colors::ORANGE
+        } else {
+            colors::BLUE
+        };
         let r = if compact { 4 } else { 7 };
         canvas.circle(pos[i], r, color, true);
         if !compact {
-            canvas.text((pos[i].0, pos[i].1 + 10), &n.token, 11, colors::INK, Align::Middle, true);
+            canvas.text(
+                (pos[i].0, pos[i].1 + 10),
+                &n.token,
+                11,
+                colors::INK,
+                Align::Middle,
+                true,
+            );
         }
     }
 }

@@ -48,13 +48,21 @@ pub fn render(width: u32, height: u32, label: &str, draw: impl FnOnce(&Canvas)) 
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        area.fill(&WHITE).expect("drawing into a String cannot fail");
+        area.fill(&WHITE)
+            .expect("drawing into a String cannot fail");
         let canvas = Canvas { area };
         draw(&canvas);
-        canvas.area.present().expect("drawing into a String cannot fail");
+        canvas
+            .area
+            .present()
+            .expect("drawing into a String cannot fail");
     }
     let label = escape(label);
-    svg.replacen("<svg ", &format!("<svg role=\"img\" aria-label=\"{label}\" "), 1)
+    svg.replacen(
+        "<svg ",
+        &format!("<svg role=\"img\" aria-label=\"{label}\" "),
+        1,
+    )
 }
 
 /// plotters' SVG back end writes font sizes at 1/1.24 of the requested size; undo that so a
@@ -64,48 +72,85 @@ fn font_px(size: u32) -> f64 {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 impl Canvas<'_> {
     pub fn line(&self, points: &[(i32, i32)], color: RGBColor, width: u32) {
         if points.len() >= 2 {
             let style = ShapeStyle::from(&color).stroke_width(width);
-            self.area.draw(&PathElement::new(points.to_vec(), style)).expect("drawing into a String cannot fail");
+            self.area
+                .draw(&PathElement::new(points.to_vec(), style))
+                .expect("drawing into a String cannot fail");
         }
     }
 
     pub fn rect(&self, a: (i32, i32), b: (i32, i32), color: RGBColor, filled: bool) {
-        let style = if filled { color.filled() } else { color.stroke_width(1) };
-        self.area.draw(&Rectangle::new([a, b], style)).expect("drawing into a String cannot fail");
+        let style = if filled {
+            color.filled()
+        } else {
+            color.stroke_width(1)
+        };
+        self.area
+            .draw(&Rectangle::new([a, b], style))
+            .expect("drawing into a String cannot fail");
     }
 
     pub fn rect_rgba(&self, a: (i32, i32), b: (i32, i32), color: RGBAColor) {
-        self.area.draw(&Rectangle::new([a, b], color.filled())).expect("drawing into a String cannot fail");
+        self.area
+            .draw(&Rectangle::new([a, b], color.filled()))
+            .expect("drawing into a String cannot fail");
     }
 
     pub fn circle(&self, c: (i32, i32), r: i32, color: RGBColor, filled: bool) {
-        let style = if filled { color.filled() } else { color.stroke_width(2) };
-        self.area.draw(&Circle::new(c, r, style)).expect("drawing into a String cannot fail");
+        let style = if filled {
+            color.filled()
+        } else {
+            color.stroke_width(2)
+        };
+        self.area
+            .draw(&Circle::new(c, r, style))
+            .expect("drawing into a String cannot fail");
     }
 
     /// A label whose top (`top = true`) or middle sits at `at`.
-    pub fn text(&self, at: (i32, i32), text: &str, size: u32, color: RGBColor, align: Align, top: bool) {
+    pub fn text(
+        &self,
+        at: (i32, i32),
+        text: &str,
+        size: u32,
+        color: RGBColor,
+        align: Align,
+        top: bool,
+    ) {
         let h = match align {
             Align::Start => HPos::Left,
             Align::Middle => HPos::Center,
             Align::End => HPos::Right,
         };
         let v = if top { VPos::Top } else { VPos::Center };
-        let style = TextStyle::from(("sans-serif", font_px(size)).into_font()).color(&color).pos(Pos::new(h, v));
-        self.area.draw(&Text::new(text.to_string(), at, style)).expect("drawing into a String cannot fail");
+        let style = TextStyle::from(("sans-serif", font_px(size)).into_font())
+            .color(&color)
+            .pos(Pos::new(h, v));
+        self.area
+            .draw(&Text::new(text.to_string(), at, style))
+            .expect("drawing into a String cannot fail");
     }
 
     /// A label rotated a quarter turn counter-clockwise, centred on `at` (y-axis titles).
     pub fn text_vertical(&self, at: (i32, i32), text: &str, size: u32, color: RGBColor) {
-        let font = ("sans-serif", font_px(size)).into_font().transform(FontTransform::Rotate270);
-        let style = TextStyle::from(font).color(&color).pos(Pos::new(HPos::Center, VPos::Center));
-        self.area.draw(&Text::new(text.to_string(), at, style)).expect("drawing into a String cannot fail");
+        let font = ("sans-serif", font_px(size))
+            .into_font()
+            .transform(FontTransform::Rotate270);
+        let style = TextStyle::from(font)
+            .color(&color)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        self.area
+            .draw(&Text::new(text.to_string(), at, style))
+            .expect("drawing into a String cannot fail");
     }
 
     /// A legend: one swatch and name per entry, left to right from `at`.
@@ -156,8 +201,16 @@ mod tests {
 
     #[test]
     fn render_labels_the_svg() {
-        let svg = render(100, 50, "a \"test\" <chart>", |c| c.text((10, 10), "hi", 12, colors::INK, Align::Start, true));
-        assert!(svg.starts_with("<svg role=\"img\" aria-label=\"a &quot;test&quot; &lt;chart&gt;\""), "{svg}");
-        assert!(svg.contains("\nhi\n</text>") && svg.trim_end().ends_with("</svg>"), "{svg}");
+        let svg = render(100, 50, "a \"test\" <chart>", |c| {
+            c.text((10, 10), "hi", 12, colors::INK, Align::Start, true)
+        });
+        assert!(
+            svg.starts_with("<svg role=\"img\" aria-label=\"a &quot;test&quot; &lt;chart&gt;\""),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("\nhi\n</text>") && svg.trim_end().ends_with("</svg>"),
+            "{svg}"
+        );
     }
 }

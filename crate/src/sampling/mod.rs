@@ -75,11 +75,17 @@ pub fn sample<R: Rng + ?Sized>(dist: &[f64], rng: &mut R) -> usize {
 /// Parses a comma-separated distribution such as `0.6,0.4`. Entries must be finite and
 /// non-negative and sum to 1 within 1e-6; the result is renormalised to sum to 1 exactly.
 pub fn parse_dist(what: &'static str, text: &str) -> Result<Dist, Error> {
-    let bad = |why: String| Error::Parse { what, text: text.to_string(), why };
+    let bad = |why: String| Error::Parse {
+        what,
+        text: text.to_string(),
+        why,
+    };
     let mut d = Vec::new();
     for part in text.split(',') {
         let part = part.trim();
-        let x: f64 = part.parse().map_err(|_| bad(format!("{part:?} is not a number")))?;
+        let x: f64 = part
+            .parse()
+            .map_err(|_| bad(format!("{part:?} is not a number")))?;
         if !x.is_finite() || x < 0.0 {
             return Err(bad(format!("{part} is not a probability")));
         }
@@ -104,7 +110,10 @@ mod tests {
     fn residual_is_the_normalised_positive_part() {
         assert_eq!(residual(&[0.6, 0.4], &[0.5, 0.5]), vec![1.0, 0.0]);
         let r = residual(&[0.25; 4], &[1.0, 0.0, 0.0, 0.0]);
-        assert!(r.iter().zip([0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0]).all(|(a, b)| (a - b).abs() < 1e-15));
+        assert!(r
+            .iter()
+            .zip([0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0])
+            .all(|(a, b)| (a - b).abs() < 1e-15));
     }
 
     #[test]
@@ -116,8 +125,14 @@ mod tests {
     #[test]
     fn parse_dist_names_the_bad_entry() {
         assert_eq!(parse_dist("p", "0.6, 0.4").unwrap(), vec![0.6, 0.4]);
-        assert!(parse_dist("p", "0.6,x").unwrap_err().to_string().contains("\"x\" is not a number"));
-        assert!(parse_dist("p", "0.6,0.6").unwrap_err().to_string().contains("sums to 1.2"));
+        assert!(parse_dist("p", "0.6,x")
+            .unwrap_err()
+            .to_string()
+            .contains("\"x\" is not a number"));
+        assert!(parse_dist("p", "0.6,0.6")
+            .unwrap_err()
+            .to_string()
+            .contains("sums to 1.2"));
         assert!(parse_dist("p", "1.5,-0.5").is_err());
         assert!(parse_dist("p", "1").is_err());
     }
@@ -133,6 +148,9 @@ mod tests {
         }
         assert_eq!(counts[1], 0);
         // Binomial sd at n = 40,000 is 0.002; 5 sd.
-        assert!((counts[0] as f64 / n as f64 - 0.2).abs() < 0.01, "{counts:?}");
+        assert!(
+            (counts[0] as f64 / n as f64 - 0.2).abs() < 0.01,
+            "{counts:?}"
+        );
     }
 }

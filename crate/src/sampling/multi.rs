@@ -22,7 +22,11 @@ impl Mode {
         match name {
             "naive" => Ok(Mode::Naive),
             "mss" => Ok(Mode::Mss),
-            _ => Err(Error::Unknown { what: "mode", name: name.to_string(), known: "mss, naive".into() }),
+            _ => Err(Error::Unknown {
+                what: "mode",
+                name: name.to_string(),
+                known: "mss, naive".into(),
+            }),
         }
     }
 }
@@ -52,11 +56,14 @@ impl Children {
     }
 
     pub fn parse(name: &str) -> Result<Children, Error> {
-        Children::ALL.into_iter().find(|c| c.name() == name).ok_or_else(|| Error::Unknown {
-            what: "children sampler",
-            name: name.to_string(),
-            known: Children::ALL.map(Children::name).join(", "),
-        })
+        Children::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| Error::Unknown {
+                what: "children sampler",
+                name: name.to_string(),
+                known: Children::ALL.map(Children::name).join(", "),
+            })
     }
 }
 
@@ -69,12 +76,18 @@ pub struct Verdict {
 
 impl Verdict {
     fn zero(len: usize) -> Verdict {
-        Verdict { acceptance: 0.0, output: vec![0.0; len] }
+        Verdict {
+            acceptance: 0.0,
+            output: vec![0.0; len],
+        }
     }
 
     fn add_scaled(&mut self, w: f64, other: &Verdict) {
         self.acceptance += w * other.acceptance;
-        self.output.iter_mut().zip(&other.output).for_each(|(a, b)| *a += w * b);
+        self.output
+            .iter_mut()
+            .zip(&other.output)
+            .for_each(|(a, b)| *a += w * b);
     }
 }
 
@@ -84,15 +97,27 @@ pub fn verify_given(p: &[f64], candidates: &[(usize, &[f64])], mode: Mode) -> Ve
         Mode::Naive => {
             let mut seen = vec![false; p.len()];
             candidates.iter().for_each(|&(x, _)| seen[x] = true);
-            let acceptance = p.iter().zip(&seen).filter(|(_, &s)| s).map(|(x, _)| x).sum();
-            Verdict { acceptance, output: p.to_vec() }
+            let acceptance = p
+                .iter()
+                .zip(&seen)
+                .filter(|(_, &s)| s)
+                .map(|(x, _)| x)
+                .sum();
+            Verdict {
+                acceptance,
+                output: p.to_vec(),
+            }
         }
         Mode::Mss => {
             let mut r = p.to_vec();
             let mut still_rejected = 1.0;
             let mut v = Verdict::zero(p.len());
             for &(x, q) in candidates {
-                let a = if q[x] > 0.0 { (r[x] / q[x]).min(1.0) } else { 1.0 };
+                let a = if q[x] > 0.0 {
+                    (r[x] / q[x]).min(1.0)
+                } else {
+                    1.0
+                };
                 v.output[x] += still_rejected * a;
                 v.acceptance += still_rejected * a;
                 still_rejected *= 1.0 - a;
@@ -101,7 +126,10 @@ pub fn verify_given(p: &[f64], candidates: &[(usize, &[f64])], mode: Mode) -> Ve
                 }
                 r = residual(&r, q);
             }
-            v.output.iter_mut().zip(&r).for_each(|(o, ri)| *o += still_rejected * ri);
+            v.output
+                .iter_mut()
+                .zip(&r)
+                .for_each(|(o, ri)| *o += still_rejected * ri);
             v
         }
     }
@@ -116,7 +144,14 @@ pub fn verify_exact(p: &[f64], qs: &[Dist], mode: Mode) -> Verdict {
     total
 }
 
-fn enumerate_independent<'a>(p: &[f64], qs: &'a [Dist], mode: Mode, w: f64, chosen: &mut Vec<(usize, &'a [f64])>, total: &mut Verdict) {
+fn enumerate_independent<'a>(
+    p: &[f64],
+    qs: &'a [Dist],
+    mode: Mode,
+    w: f64,
+    chosen: &mut Vec<(usize, &'a [f64])>,
+    total: &mut Verdict,
+) {
     let j = chosen.len();
     if j == qs.len() {
         total.add_scaled(w, &verify_given(p, chosen, mode));
@@ -157,7 +192,15 @@ fn without(q: &[f64], drawn: &[(usize, Dist)]) -> Dist {
     d
 }
 
-fn enumerate_without_replacement(p: &[f64], q: &[f64], k: usize, mode: Mode, w: f64, drawn: &mut Vec<(usize, Dist)>, total: &mut Verdict) {
+fn enumerate_without_replacement(
+    p: &[f64],
+    q: &[f64],
+    k: usize,
+    mode: Mode,
+    w: f64,
+    drawn: &mut Vec<(usize, Dist)>,
+    total: &mut Verdict,
+) {
     if drawn.len() == k {
         let cands: Vec<(usize, &[f64])> = drawn.iter().map(|(x, qj)| (*x, qj.as_slice())).collect();
         total.add_scaled(w, &verify_given(p, &cands, mode));
@@ -175,7 +218,13 @@ fn enumerate_without_replacement(p: &[f64], q: &[f64], k: usize, mode: Mode, w: 
 
 /// Monte Carlo of [`verify_exact`]: samples the drafts and runs the verifier with real coin
 /// flips, independently of the enumeration. Returns (acceptance rate, output frequencies).
-pub fn simulate<R: Rng + ?Sized>(p: &[f64], qs: &[Dist], mode: Mode, runs: usize, rng: &mut R) -> Verdict {
+pub fn simulate<R: Rng + ?Sized>(
+    p: &[f64],
+    qs: &[Dist],
+    mode: Mode,
+    runs: usize,
+    rng: &mut R,
+) -> Verdict {
     let mut v = Verdict::zero(p.len());
     for _ in 0..runs {
         let xs: Vec<usize> = qs.iter().map(|q| sample(q, rng)).collect();
@@ -188,7 +237,11 @@ pub fn simulate<R: Rng + ?Sized>(p: &[f64], qs: &[Dist], mode: Mode, runs: usize
                 let mut r = p.to_vec();
                 let mut out = None;
                 for (&x, q) in xs.iter().zip(qs) {
-                    let a = if q[x] > 0.0 { (r[x] / q[x]).min(1.0) } else { 1.0 };
+                    let a = if q[x] > 0.0 {
+                        (r[x] / q[x]).min(1.0)
+                    } else {
+                        1.0
+                    };
                     if rng.random::<f64>() < a {
                         out = Some(x);
                         break;
@@ -254,11 +307,18 @@ mod tests {
                 let v = children_exact(&p, &q, k, c, Mode::Mss);
                 assert!(tv(&v.output, &p) <= 1e-12, "{c:?} k={k}: {v:?}");
                 // Theorem 4.3: never below naive.
-                assert!(v.acceptance + 1e-12 >= children_exact(&p, &q, k, c, Mode::Naive).acceptance);
+                assert!(
+                    v.acceptance + 1e-12 >= children_exact(&p, &q, k, c, Mode::Naive).acceptance
+                );
             }
         }
         // Deterministic top-k is already biased at k = 1 (exercise 7's argument).
-        assert!(tv(&children_exact(&p, &q, 1, Children::TopK, Mode::Mss).output, &p) > 0.05);
+        assert!(
+            tv(
+                &children_exact(&p, &q, 1, Children::TopK, Mode::Mss).output,
+                &p
+            ) > 0.05
+        );
     }
 
     #[test]
@@ -270,8 +330,15 @@ mod tests {
             let exact = verify_exact(&p, &qs, mode);
             let mc = simulate(&p, &qs, mode, 50_000, &mut rng);
             // sd of a frequency at n = 50,000 is ≤ 0.0023; 0.012 is > 5 sd per entry.
-            assert!((mc.acceptance - exact.acceptance).abs() < 0.012, "{mode:?}: {mc:?} vs {exact:?}");
-            assert!(mc.output.iter().zip(&exact.output).all(|(a, b)| (a - b).abs() < 0.012));
+            assert!(
+                (mc.acceptance - exact.acceptance).abs() < 0.012,
+                "{mode:?}: {mc:?} vs {exact:?}"
+            );
+            assert!(mc
+                .output
+                .iter()
+                .zip(&exact.output)
+                .all(|(a, b)| (a - b).abs() < 0.012));
         }
     }
 }

@@ -47,11 +47,14 @@ impl Variant {
     }
 
     pub fn parse(name: &str) -> Result<Variant, Error> {
-        Variant::ALL.into_iter().find(|v| v.name() == name).ok_or_else(|| Error::Unknown {
-            what: "variant",
-            name: name.to_string(),
-            known: Variant::ALL.map(Variant::name).join(", "),
-        })
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.name() == name)
+            .ok_or_else(|| Error::Unknown {
+                what: "variant",
+                name: name.to_string(),
+                known: Variant::ALL.map(Variant::name).join(", "),
+            })
     }
 
     /// The distribution the draft token is taken from, given the draft's q.
@@ -145,7 +148,10 @@ mod tests {
     fn exercise_7() {
         let a = single_position(&[0.5, 0.5], &[0.6, 0.4], Variant::ArgmaxDraft);
         assert!(close(&a.output, &[5.0 / 6.0, 1.0 / 6.0], 1e-15), "{a:?}");
-        assert_eq!(format!("{:.4},{:.4}", a.output[0], a.output[1]), "0.8333,0.1667");
+        assert_eq!(
+            format!("{:.4},{:.4}", a.output[0], a.output[1]),
+            "0.8333,0.1667"
+        );
     }
 
     #[test]
@@ -153,7 +159,9 @@ mod tests {
         // Deterministic pseudo-random pairs, including zeros in p and in q.
         let mut state = 12345u64;
         let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((state >> 33) as f64) / (1u64 << 31) as f64
         };
         for _ in 0..200 {
@@ -173,7 +181,11 @@ mod tests {
     #[test]
     fn wrong_variants_are_wrong_at_one_position() {
         let (p, q) = ([0.5, 0.3, 0.2], [0.2, 0.3, 0.5]);
-        for v in [Variant::ResampleFromTarget, Variant::GreedyRule, Variant::AcceptQOverP] {
+        for v in [
+            Variant::ResampleFromTarget,
+            Variant::GreedyRule,
+            Variant::AcceptQOverP,
+        ] {
             assert!(tv(&single_position(&p, &q, v).output, &p) > 0.01, "{v:?}");
         }
     }
@@ -183,6 +195,9 @@ mod tests {
         for v in Variant::ALL {
             assert_eq!(Variant::parse(v.name()).unwrap(), v);
         }
-        assert!(Variant::parse("nope").unwrap_err().to_string().contains("correct, resample-from-target"));
+        assert!(Variant::parse("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("correct, resample-from-target"));
     }
 }

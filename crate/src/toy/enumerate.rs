@@ -1,12 +1,19 @@
 //! Exact distribution of the first [`HORIZON`] output tokens of the toy LM under a decoding
-//! strategy (lecture §2.3, demo 02.2). Speculative decoding is enumerated branch by branch: each
-//! draft token with its probability, then acceptance (continue drafting) or rejection (one token
-//! from the rejection distribution, step over). Drafts after a rejection are never looked at, so
-//! they are not enumerated: drawing them lazily gives the same distribution as drawing all γ first,
-//! because the acceptance coin at position i is independent of the later drafts. A branch stops as
-//! soon as it has emitted HORIZON tokens, since later tokens cannot change the first ones.
+//! strategy (lecture §2.3, demo 02.2), computed two ways that must agree.
+//!
+//! [`exact_distribution_by_branches`] is the reference: it enumerates speculative decoding branch
+//! by branch — each draft token with its probability, then acceptance (continue drafting) or
+//! rejection (one token from the rejection distribution, step over). Drafts after a rejection are
+//! never looked at, so they are not enumerated: drawing them lazily gives the same distribution as
+//! drawing all γ first, because the acceptance coin at position i is independent of the later
+//! drafts. A branch stops once it has emitted HORIZON tokens: later tokens cannot change the first.
+//!
+//! [`exact_distribution`] is the fast path the page calls on every slider move. The algorithm's
+//! whole state is (tokens emitted so far, drafts accepted in the current call): the context is
+//! the prompt plus the emitted tokens. Many branches meet in the same state, so a forward pass
+//! over the at most Σ 5^ℓ · (γ + 1) states sums the same products once each.
 
-use super::{sequence_index, ToyLm, HORIZON, PROMPT, SEQUENCES};
+use super::{sequence_index, ToyLm, HORIZON, PROMPT, SEQUENCES, VOCAB};
 use crate::sampling::speculative::Variant;
 use crate::sampling::Dist;
 
@@ -19,9 +26,76 @@ pub enum Strategy {
     Speculative { gamma: u32, variant: Variant },
 }
 
-/// The exact distribution over the 625 sequences of the first 4 output tokens.
+/// The exact distribution over the 625 sequences of the first 4 output tokens (forward pass over
+/// the algorithm's states; see the module documentation).
 pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
-    let mut e = Enumerator { lm, strategy, out: vec![0.0; SEQUENCES], ctx: PROMPT.to_vec() };
+    let (gamma, variant) = match strategy {
+        // Plain sampling is speculative decoding with no drafts and the bonus token from p.
+        Strategy::Target => (0, Variant::Correct),
+        Strategy::Speculative { gamma, variant } => (gamma as usize, variant),
+    };
+    let slots = gamma + 1;
+    // mass[ℓ][prefix · slots + i]: probability of having emitted `prefix` (ℓ tokens, as a base-5
+    // number) with i drafts accepted so far in the current target call.
+    let mut mass: Vec<Dist> = (0..=HORIZON)
+        .map(|l| vec![0.0; VOCAB.pow(l as u32) * slots])
+        .collect();
+    mass[0][0] = 1.0;
+    let mut ctx = PROMPT.to_vec();
+    for len in 0..HORIZON {
+        let (here, next) = mass.split_at_mut(len + 1);
+        let (here, next) = (&here[len], &mut next[0]);
+        for prefix in 0..VOCAB.pow(len as u32) {
+            let states = &here[prefix * slots..(prefix + 1) * slots];
+            if states.iter().all(|&w| w == 0.0) {
+                continue;
+            }
+            ctx.truncate(PROMPT.len());
+            ctx.extend(decode(prefix, len));
+            let (p, q) = (lm.p(&ctx), lm.q(&ctx));
+            let child = |y: usize, i: usize| (prefix * VOCAB + y) * slots + i;
+            let (draft, reject) = (variant.draft_dist(q), variant.reject_dist(p, q));
+            for (i, &w) in states.iter().enumerate().filter(|(_, &w)| w > 0.0) {
+                if i == gamma {
+                    for (y, &b) in variant.bonus_dist(p, q).iter().enumerate() {
+                        next[child(y, 0)] += w * b;
+                    }
+                    continue;
+                }
+                for (x, &d) in draft.iter().enumerate().filter(|(_, &d)| d > 0.0) {
+                    let a = variant.accept_prob(p, q, x);
+                    next[child(x, i + 1)] += w * d * a;
+                    for (y, &r) in reject.iter().enumerate() {
+                        next[child(y, 0)] += w * d * (1.0 - a) * r;
+                    }
+                }
+            }
+        }
+    }
+    mass[HORIZON]
+        .chunks(slots)
+        .map(|states| states.iter().sum())
+        .collect()
+}
+
+/// The tokens of a base-5 `prefix` of length `len`, first token first.
+fn decode(mut prefix: usize, len: usize) -> Vec<usize> {
+    let mut tokens = vec![0; len];
+    for t in tokens.iter_mut().rev() {
+        *t = prefix % VOCAB;
+        prefix /= VOCAB;
+    }
+    tokens
+}
+
+/// The reference enumeration, branch by branch (see the module documentation).
+pub fn exact_distribution_by_branches(lm: &ToyLm, strategy: Strategy) -> Dist {
+    let mut e = Enumerator {
+        lm,
+        strategy,
+        out: vec![0.0; SEQUENCES],
+        ctx: PROMPT.to_vec(),
+    };
     e.step(1.0);
     e.out
 }
@@ -121,10 +195,19 @@ mod tests {
     fn correct_algorithm_is_exact_for_gamma_1_to_4() {
         // Lecture demo 02.2: TV to the target ≤ 1e-12 (it prints 1e-16) for γ = 1..4.
         for seed in [0, 1, 2] {
-            let lm = ToyLm::new(&ToyConfig { seed, ..ToyConfig::default() });
+            let lm = ToyLm::new(&ToyConfig {
+                seed,
+                ..ToyConfig::default()
+            });
             let target = exact_distribution(&lm, Strategy::Target);
             for gamma in 1..=4 {
-                let d = exact_distribution(&lm, Strategy::Speculative { gamma, variant: Variant::Correct });
+                let d = exact_distribution(
+                    &lm,
+                    Strategy::Speculative {
+                        gamma,
+                        variant: Variant::Correct,
+                    },
+                );
                 let t = tv(&d, &target);
                 assert!(t <= 1e-12, "seed {seed} γ {gamma}: TV {t}");
             }
@@ -137,10 +220,19 @@ mod tests {
         // from exact, and the subtle one (resample from p) is the least biased.
         let lm = lm();
         let target = exact_distribution(&lm, Strategy::Target);
-        let tv_of = |variant| tv(&exact_distribution(&lm, Strategy::Speculative { gamma: 3, variant }), &target);
+        let tv_of = |variant| {
+            tv(
+                &exact_distribution(&lm, Strategy::Speculative { gamma: 3, variant }),
+                &target,
+            )
+        };
         let subtle = tv_of(Variant::ResampleFromTarget);
         assert!(subtle > 0.1, "{subtle}");
-        for v in [Variant::GreedyRule, Variant::ArgmaxDraft, Variant::AcceptQOverP] {
+        for v in [
+            Variant::GreedyRule,
+            Variant::ArgmaxDraft,
+            Variant::AcceptQOverP,
+        ] {
             let t = tv_of(v);
             assert!(t > subtle && t < 0.9, "{v:?}: {t}");
         }
@@ -150,9 +242,42 @@ mod tests {
     }
 
     #[test]
+    fn forward_pass_equals_branch_enumeration() {
+        for seed in [0, 3] {
+            let lm = ToyLm::new(&ToyConfig {
+                seed,
+                ..ToyConfig::default()
+            });
+            let mut strategies = vec![Strategy::Target];
+            for gamma in 0..=5 {
+                strategies
+                    .extend(Variant::ALL.map(|variant| Strategy::Speculative { gamma, variant }));
+            }
+            for s in strategies {
+                let (fast, reference) = (
+                    exact_distribution(&lm, s),
+                    exact_distribution_by_branches(&lm, s),
+                );
+                let worst = fast
+                    .iter()
+                    .zip(&reference)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                assert!(worst <= 1e-15, "{s:?}: {worst}");
+            }
+        }
+    }
+
+    #[test]
     fn gamma_zero_is_plain_target_sampling() {
         let lm = lm();
-        let d = exact_distribution(&lm, Strategy::Speculative { gamma: 0, variant: Variant::GreedyRule });
+        let d = exact_distribution(
+            &lm,
+            Strategy::Speculative {
+                gamma: 0,
+                variant: Variant::GreedyRule,
+            },
+        );
         assert!(tv(&d, &exact_distribution(&lm, Strategy::Target)) <= 1e-12);
     }
 }

@@ -36,14 +36,25 @@ pub struct ToyConfig {
 
 impl Default for ToyConfig {
     fn default() -> Self {
-        ToyConfig { seed: 0, sharpness: 2.2, draft_noise: 1.5, temperature: 1.0 }
+        ToyConfig {
+            seed: 0,
+            sharpness: 2.2,
+            draft_noise: 1.5,
+            temperature: 1.0,
+        }
     }
 }
 
 impl ToyConfig {
     pub fn validate(self) -> Result<ToyConfig, Error> {
         check_range("sharpness", self.sharpness, 0.0, 10.0, "0 ≤ sharpness ≤ 10")?;
-        check_range("draft_noise", self.draft_noise, 0.0, 10.0, "0 ≤ draft noise ≤ 10")?;
+        check_range(
+            "draft_noise",
+            self.draft_noise,
+            0.0,
+            10.0,
+            "0 ≤ draft noise ≤ 10",
+        )?;
         check_range("temperature", self.temperature, 0.05, 20.0, "0.05 ≤ T ≤ 20")?;
         Ok(self)
     }
@@ -64,12 +75,20 @@ impl ToyLm {
     pub fn new(config: &ToyConfig) -> ToyLm {
         let mut rng = StdRng::seed_from_u64(config.seed);
         let rows = VOCAB * VOCAB;
-        let logits: Vec<Vec<f64>> = (0..rows).map(|_| (0..VOCAB).map(|_| config.sharpness * normal(&mut rng)).collect()).collect();
+        let logits: Vec<Vec<f64>> = (0..rows)
+            .map(|_| {
+                (0..VOCAB)
+                    .map(|_| config.sharpness * normal(&mut rng))
+                    .collect()
+            })
+            .collect();
         let noisy: Vec<Vec<f64>> = logits
             .iter()
             .map(|row| {
                 let p = softmax(row, 1.0);
-                p.iter().map(|x| x.ln() + config.draft_noise * normal(&mut rng)).collect()
+                p.iter()
+                    .map(|x| x.ln() + config.draft_noise * normal(&mut rng))
+                    .collect()
             })
             .collect();
         let t = config.temperature;
@@ -95,14 +114,21 @@ impl ToyLm {
 
     /// β = Σ min(p, q) for each of the 25 contexts (lecture §2.6: 0.53 to 0.93 on its toy).
     pub fn acceptance_by_context(&self) -> Vec<f64> {
-        self.target.iter().zip(&self.draft).map(|(p, q)| crate::sampling::overlap(p, q)).collect()
+        self.target
+            .iter()
+            .zip(&self.draft)
+            .map(|(p, q)| crate::sampling::overlap(p, q))
+            .collect()
     }
 }
 
 /// softmax(logits / T).
 pub fn softmax(logits: &[f64], temperature: f64) -> Dist {
     let m = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = logits.iter().map(|x| ((x - m) / temperature).exp()).collect();
+    let e: Vec<f64> = logits
+        .iter()
+        .map(|x| ((x - m) / temperature).exp())
+        .collect();
     let s: f64 = e.iter().sum();
     e.into_iter().map(|x| x / s).collect()
 }
@@ -131,20 +157,33 @@ mod tests {
             assert!((lm.q(&ctx).iter().sum::<f64>() - 1.0).abs() < 1e-12);
         }
         assert_eq!(lm, ToyLm::new(&ToyConfig::default()));
-        assert_ne!(lm, ToyLm::new(&ToyConfig { seed: 1, ..ToyConfig::default() }));
+        assert_ne!(
+            lm,
+            ToyLm::new(&ToyConfig {
+                seed: 1,
+                ..ToyConfig::default()
+            })
+        );
     }
 
     #[test]
     fn acceptance_varies_by_context_like_the_lecture() {
         // Lecture §2.6: β from 0.53 to 0.93 across contexts. Same kind, not the same digits.
         let beta = ToyLm::new(&ToyConfig::default()).acceptance_by_context();
-        let (lo, hi) = beta.iter().fold((1.0f64, 0.0f64), |(l, h), &b| (l.min(b), h.max(b)));
+        let (lo, hi) = beta
+            .iter()
+            .fold((1.0f64, 0.0f64), |(l, h), &b| (l.min(b), h.max(b)));
         assert!(lo > 0.3 && lo < 0.75 && hi > 0.85 && hi < 1.0, "{lo} {hi}");
     }
 
     #[test]
     fn bad_config_names_the_field() {
-        let e = ToyConfig { temperature: 0.0, ..ToyConfig::default() }.validate().unwrap_err();
+        let e = ToyConfig {
+            temperature: 0.0,
+            ..ToyConfig::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.to_string().contains("temperature"), "{e}");
     }
 }

@@ -11,7 +11,13 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// One call of Algorithm 1 from context `ctx`: returns the tokens it emits (1 to γ + 1).
-pub fn speculative_step<R: Rng + ?Sized>(lm: &ToyLm, ctx: &[usize], gamma: u32, variant: Variant, rng: &mut R) -> Vec<usize> {
+pub fn speculative_step<R: Rng + ?Sized>(
+    lm: &ToyLm,
+    ctx: &[usize],
+    gamma: u32,
+    variant: Variant,
+    rng: &mut R,
+) -> Vec<usize> {
     // 1. The draft proposes γ tokens autoregressively, remembering q₁ … q_{γ+1}.
     let mut c = ctx.to_vec();
     let mut drafts = Vec::new();
@@ -25,7 +31,9 @@ pub fn speculative_step<R: Rng + ?Sized>(lm: &ToyLm, ctx: &[usize], gamma: u32, 
     }
     qs.push(lm.q(&c).to_vec());
     // 2. The target scores prefix + drafts in one (here: simulated) forward: p₁ … p_{γ+1}.
-    let ps: Vec<Dist> = (0..=drafts.len()).map(|i| lm.p(&c[..ctx.len() + i]).to_vec()).collect();
+    let ps: Vec<Dist> = (0..=drafts.len())
+        .map(|i| lm.p(&c[..ctx.len() + i]).to_vec())
+        .collect();
     // 3. Verify left to right; the first rejection ends the call with a replacement token.
     let mut out = Vec::with_capacity(drafts.len() + 1);
     for (i, &x) in drafts.iter().enumerate() {
@@ -37,7 +45,10 @@ pub fn speculative_step<R: Rng + ?Sized>(lm: &ToyLm, ctx: &[usize], gamma: u32, 
         }
     }
     // 4. All accepted: one bonus token.
-    out.push(sample(&variant.bonus_dist(&ps[drafts.len()], &qs[drafts.len()]), rng));
+    out.push(sample(
+        &variant.bonus_dist(&ps[drafts.len()], &qs[drafts.len()]),
+        rng,
+    ));
     out
 }
 
@@ -71,7 +82,13 @@ pub fn empirical(lm: &ToyLm, strategy: Strategy, runs: usize, seed: u64) -> Dist
 }
 
 /// TV against `reference` after each of `checkpoints` runs (one growing sample).
-pub fn tv_curve(lm: &ToyLm, strategy: Strategy, reference: &[f64], checkpoints: &[usize], seed: u64) -> Vec<(usize, f64)> {
+pub fn tv_curve(
+    lm: &ToyLm,
+    strategy: Strategy,
+    reference: &[f64],
+    checkpoints: &[usize],
+    seed: u64,
+) -> Vec<(usize, f64)> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut counts = vec![0.0; SEQUENCES];
     let mut done = 0;
@@ -92,7 +109,10 @@ pub fn tv_curve(lm: &ToyLm, strategy: Strategy, reference: &[f64], checkpoints: 
 /// "TV 0.023 vs 0.028 between two seeds of the target".
 pub fn noise_floor(p: &[f64], n: usize) -> f64 {
     let n = n.max(1) as f64;
-    0.5 * p.iter().map(|&x| (2.0 * x * (1.0 - x) / (std::f64::consts::PI * n)).sqrt()).sum::<f64>()
+    0.5 * p
+        .iter()
+        .map(|&x| (2.0 * x * (1.0 - x) / (std::f64::consts::PI * n)).sqrt())
+        .sum::<f64>()
 }
 
 /// Tokens per call measured by running Algorithm 1 from every one of the 25 contexts.

@@ -15,13 +15,24 @@ pub struct Shape {
 
 /// The lecture's two shapes.
 pub const SHAPES: [Shape; 2] = [
-    Shape { name: "flat", target: &[0.4, 0.2, 0.0, -0.2, -0.4], draft: &[-0.4, 0.1, 0.3, 0.0, -0.1] },
-    Shape { name: "peaked", target: &[4.0, 0.0, -0.5, -1.0, -1.5], draft: &[3.6, -1.5, 0.0, -0.8, -0.2] },
+    Shape {
+        name: "flat",
+        target: &[0.4, 0.2, 0.0, -0.2, -0.4],
+        draft: &[-0.4, 0.1, 0.3, 0.0, -0.1],
+    },
+    Shape {
+        name: "peaked",
+        target: &[4.0, 0.0, -0.5, -1.0, -1.5],
+        draft: &[3.6, -1.5, 0.0, -0.8, -0.2],
+    },
 ];
 
 /// α(T) = Σ min(p_T, q_T) for each temperature.
 pub fn acceptance_vs_temperature(shape: &Shape, temperatures: &[f64]) -> Vec<f64> {
-    temperatures.iter().map(|&t| overlap(&softmax(shape.target, t), &softmax(shape.draft, t))).collect()
+    temperatures
+        .iter()
+        .map(|&t| overlap(&softmax(shape.target, t), &softmax(shape.draft, t)))
+        .collect()
 }
 
 #[cfg(test)]

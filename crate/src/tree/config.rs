@@ -35,7 +35,11 @@ fn node_count(widths: &[u64]) -> u64 {
 
 /// Parses a configuration and checks it against a node budget (the root is not counted).
 pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error> {
-    let bad = |why: String| Error::Parse { what: "tree config", text: text.to_string(), why };
+    let bad = |why: String| Error::Parse {
+        what: "tree config",
+        text: text.to_string(),
+        why,
+    };
     let t = text.trim();
     let inner = match (t.chars().next(), t.chars().last()) {
         (Some('<'), Some('>')) | (Some('⟨'), Some('⟩')) if t.chars().count() >= 2 => {
@@ -57,21 +61,35 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
         if part.is_empty() {
             return Err(bad(format!("level {} is empty", i + 1)));
         }
-        let k: u64 = part.parse().map_err(|_| bad(format!("level {} ({part:?}) is not a whole number", i + 1)))?;
+        let k: u64 = part
+            .parse()
+            .map_err(|_| bad(format!("level {} ({part:?}) is not a whole number", i + 1)))?;
         if k == 0 {
-            return Err(bad(format!("level {} has width 0; every level needs at least one child", i + 1)));
+            return Err(bad(format!(
+                "level {} has width 0; every level needs at least one child",
+                i + 1
+            )));
         }
         widths.push(k);
     }
     if widths.len() > 64 {
-        return Err(bad(format!("{} levels is too deep (at most 64)", widths.len())));
+        return Err(bad(format!(
+            "{} levels is too deep (at most 64)",
+            widths.len()
+        )));
     }
     let nodes = node_count(&widths);
     if nodes > budget as u64 {
-        return Err(Error::TooLarge { what: format!("tree config {t}"), nodes, budget });
+        return Err(Error::TooLarge {
+            what: format!("tree config {t}"),
+            nodes,
+            budget,
+        });
     }
     // Within the budget every width fits in usize.
-    Ok(ExpansionConfig { widths: widths.into_iter().map(|k| k as usize).collect() })
+    Ok(ExpansionConfig {
+        widths: widths.into_iter().map(|k| k as usize).collect(),
+    })
 }
 
 #[cfg(test)]
@@ -105,6 +123,9 @@ mod tests {
         check("<2,2", Err("not closed"));
         check("2,2>", Err("no opening"));
         check("<99,99,99,99>", Err("over the budget of 512"));
-        check("<999999999999,999999999999,999999999999>", Err("over the budget"));
+        check(
+            "<999999999999,999999999999,999999999999>",
+            Err("over the budget"),
+        );
     }
 }

@@ -31,13 +31,25 @@ pub struct TokenTree {
 
 impl TokenTree {
     fn with_root(root: &str) -> TokenTree {
-        TokenTree { nodes: vec![Node { token: root.to_string(), parent: None, depth: 0, children: vec![] }] }
+        TokenTree {
+            nodes: vec![Node {
+                token: root.to_string(),
+                parent: None,
+                depth: 0,
+                children: vec![],
+            }],
+        }
     }
 
     fn add_child(&mut self, parent: usize, token: &str) -> usize {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
-        self.nodes.push(Node { token: token.to_string(), parent: Some(parent), depth, children: vec![] });
+        self.nodes.push(Node {
+            token: token.to_string(),
+            parent: Some(parent),
+            depth,
+            children: vec![],
+        });
         self.nodes[parent].children.push(id);
         id
     }
@@ -48,7 +60,12 @@ impl TokenTree {
         for path in paths {
             let mut at = 0;
             for token in path {
-                at = match tree.nodes[at].children.iter().copied().find(|&c| tree.nodes[c].token == *token) {
+                at = match tree.nodes[at]
+                    .children
+                    .iter()
+                    .copied()
+                    .find(|&c| tree.nodes[c].token == *token)
+                {
                     Some(existing) => existing,
                     None => tree.add_child(at, token),
                 };
@@ -66,7 +83,11 @@ impl TokenTree {
             let mut next = Vec::with_capacity(frontier.len() * k);
             for (parent, name) in &frontier {
                 for rank in 1..=k {
-                    let label = if name.is_empty() { rank.to_string() } else { format!("{name}.{rank}") };
+                    let label = if name.is_empty() {
+                        rank.to_string()
+                    } else {
+                        format!("{name}.{rank}")
+                    };
                     next.push((tree.add_child(*parent, &label), label));
                 }
             }
@@ -86,7 +107,11 @@ impl TokenTree {
 
     /// Tokens decoded when every root-to-leaf path is run on its own (the root excluded).
     pub fn sequence_tokens(&self) -> usize {
-        self.nodes.iter().filter(|n| n.children.is_empty() && n.parent.is_some()).map(|n| n.depth).sum()
+        self.nodes
+            .iter()
+            .filter(|n| n.children.is_empty() && n.parent.is_some())
+            .map(|n| n.depth)
+            .sum()
     }
 
     /// Depth-first order, children in insertion order: every ancestor precedes its descendants.
@@ -116,7 +141,15 @@ impl TokenTree {
     /// order[j] is an ancestor of (or is) node order[i]. The verified prefix, visible to every
     /// row, is not part of it.
     pub fn tree_mask(&self, order: &[usize]) -> Vec<Vec<bool>> {
-        order.iter().map(|&row| order.iter().map(|&col| self.is_ancestor(col, row)).collect()).collect()
+        order
+            .iter()
+            .map(|&row| {
+                order
+                    .iter()
+                    .map(|&col| self.is_ancestor(col, row))
+                    .collect()
+            })
+            .collect()
     }
 
     /// Position offsets (depths) over `order`.
@@ -127,17 +160,28 @@ impl TokenTree {
 
 /// Parses `a b c|a b d e|f g`: paths separated by `|`, tokens by whitespace.
 pub fn parse_paths(text: &str) -> Result<Vec<Vec<String>>, Error> {
-    let bad = |why: &str| Error::Parse { what: "paths", text: text.to_string(), why: why.to_string() };
+    let bad = |why: &str| Error::Parse {
+        what: "paths",
+        text: text.to_string(),
+        why: why.to_string(),
+    };
     if text.trim().is_empty() {
         return Err(bad("no paths given"));
     }
-    let paths: Vec<Vec<String>> = text.split('|').map(|p| p.split_whitespace().map(str::to_string).collect()).collect();
+    let paths: Vec<Vec<String>> = text
+        .split('|')
+        .map(|p| p.split_whitespace().map(str::to_string).collect())
+        .collect();
     if paths.iter().any(Vec::is_empty) {
         return Err(bad("a path between '|' separators is empty"));
     }
     let nodes: usize = paths.iter().map(Vec::len).sum();
     if nodes > DEFAULT_NODE_BUDGET {
-        return Err(Error::TooLarge { what: "the path list".into(), nodes: nodes as u64, budget: DEFAULT_NODE_BUDGET });
+        return Err(Error::TooLarge {
+            what: "the path list".into(),
+            nodes: nodes as u64,
+            budget: DEFAULT_NODE_BUDGET,
+        });
     }
     Ok(paths)
 }
@@ -147,11 +191,16 @@ mod tests {
     use super::*;
 
     fn tokens(tree: &TokenTree, order: &[usize]) -> Vec<String> {
-        order.iter().map(|&n| tree.nodes()[n].token.clone()).collect()
+        order
+            .iter()
+            .map(|&n| tree.nodes()[n].token.clone())
+            .collect()
     }
 
     fn grid(mask: &[Vec<bool>]) -> Vec<String> {
-        mask.iter().map(|r| r.iter().map(|&b| if b { '1' } else { '.' }).collect()).collect()
+        mask.iter()
+            .map(|r| r.iter().map(|&b| if b { '1' } else { '.' }).collect())
+            .collect()
     }
 
     #[test]
@@ -160,7 +209,10 @@ mod tests {
         assert_eq!(tree.speculated(), 7);
         assert_eq!(tree.sequence_tokens(), 9);
         let order = tree.linearize_dfs();
-        assert_eq!(tokens(&tree, &order), ["r", "a", "b", "c", "d", "e", "f", "g"]);
+        assert_eq!(
+            tokens(&tree, &order),
+            ["r", "a", "b", "c", "d", "e", "f", "g"]
+        );
         assert_eq!(tree.depths(&order), [0, 1, 2, 3, 3, 4, 1, 2]);
         // e sees r, a, b, d and itself; not c, f, g even though c comes before it.
         let mask = tree.tree_mask(&order);
@@ -169,10 +221,22 @@ mod tests {
 
     #[test]
     fn slide_example_mask() {
-        let paths = parse_paths("learning algorithm|learning system design|translation model").unwrap();
+        let paths =
+            parse_paths("learning algorithm|learning system design|translation model").unwrap();
         let tree = TokenTree::merge(&paths, "machine");
         let order = tree.linearize_dfs();
-        assert_eq!(tokens(&tree, &order), ["machine", "learning", "algorithm", "system", "design", "translation", "model"]);
+        assert_eq!(
+            tokens(&tree, &order),
+            [
+                "machine",
+                "learning",
+                "algorithm",
+                "system",
+                "design",
+                "translation",
+                "model"
+            ]
+        );
         assert_eq!(tree.depths(&order), [0, 1, 2, 2, 3, 1, 2]);
         assert_eq!(
             grid(&tree.tree_mask(&order)),
@@ -190,12 +254,18 @@ mod tests {
         assert_eq!(t("⟨1,1,1,1⟩").nodes().len(), 5);
         assert_eq!(t("<2,2,2,2>").nodes().len(), 31);
         let order = t221.linearize_dfs();
-        assert_eq!(tokens(&t221, &order)[..5], ["r", "1", "1.1", "1.1.1", "1.2"]);
+        assert_eq!(
+            tokens(&t221, &order)[..5],
+            ["r", "1", "1.1", "1.1.1", "1.2"]
+        );
     }
 
     #[test]
     fn paths_reject_empty_segments() {
-        assert!(parse_paths("a b||c").unwrap_err().to_string().contains("empty"));
+        assert!(parse_paths("a b||c")
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
         assert!(parse_paths("  ").is_err());
     }
 }

@@ -23,7 +23,12 @@ pub struct ExactnessParams {
 
 impl Default for ExactnessParams {
     fn default() -> Self {
-        ExactnessParams { gamma: 3, variant: "correct".into(), toy: ToyConfig::default(), runs: 20_000 }
+        ExactnessParams {
+            gamma: 3,
+            variant: "correct".into(),
+            toy: ToyConfig::default(),
+            runs: 20_000,
+        }
     }
 }
 
@@ -40,11 +45,29 @@ struct Checked {
 }
 
 fn check(params: &ExactnessParams) -> Result<Checked, Error> {
-    check_range("gamma", f64::from(params.gamma), 1.0, f64::from(MAX_GAMMA), "1 ≤ γ ≤ 8")?;
-    check_range("runs", f64::from(params.runs), 100.0, f64::from(MAX_RUNS), "100 ≤ runs ≤ 200000")?;
+    check_range(
+        "gamma",
+        f64::from(params.gamma),
+        1.0,
+        f64::from(MAX_GAMMA),
+        "1 ≤ γ ≤ 8",
+    )?;
+    check_range(
+        "runs",
+        f64::from(params.runs),
+        100.0,
+        f64::from(MAX_RUNS),
+        "100 ≤ runs ≤ 200000",
+    )?;
     let variant = Variant::parse(&params.variant)?;
     let toy = params.toy.validate()?;
-    Ok(Checked { gamma: params.gamma, variant, lm: ToyLm::new(&toy), runs: params.runs as usize, seed: toy.seed })
+    Ok(Checked {
+        gamma: params.gamma,
+        variant,
+        lm: ToyLm::new(&toy),
+        runs: params.runs as usize,
+        seed: toy.seed,
+    })
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -74,12 +97,21 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
     let tvs: Vec<VariantTv> = Variant::ALL
         .into_iter()
         .map(|v| {
-            let d = exact_distribution(&c.lm, Strategy::Speculative { gamma: c.gamma, variant: v });
+            let d = exact_distribution(
+                &c.lm,
+                Strategy::Speculative {
+                    gamma: c.gamma,
+                    variant: v,
+                },
+            );
             let t = tv(&d, &target);
             if v == c.variant {
                 selected = d;
             }
-            VariantTv { variant: v.name(), tv: t }
+            VariantTv {
+                variant: v.name(),
+                tv: t,
+            }
         })
         .collect();
     let beta = c.lm.acceptance_by_context();
@@ -99,19 +131,50 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant) -> String {
     let label = format!("Exact total variation to the target of each sampler at gamma {gamma}");
     render(560, 280, &label, |cv| {
         let title = format!("Exact TV to the target, first 4 tokens, γ = {gamma}");
-        let labels = Labels { title: &title, x: "", y: "TV (log)" };
-        let ch = Chart::new(cv, (60, 40, 540, 200), Scale::categories(tvs.len()), Scale::log(1e-17, 1.0), &labels);
+        let labels = Labels {
+            title: &title,
+            x: "",
+            y: "TV (log)",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 200),
+            Scale::categories(tvs.len()),
+            Scale::log(1e-17, 1.0),
+            &labels,
+        );
         for (i, t) in tvs.iter().enumerate() {
             let x = i as f64;
-            let color = if t.variant == selected.name() { colors::ORANGE } else if t.tv <= 1e-12 { colors::TEAL } else { colors::GREY };
+            let color = if t.variant == selected.name() {
+                colors::ORANGE
+            } else if t.tv <= 1e-12 {
+                colors::TEAL
+            } else {
+                colors::GREY
+            };
             // Exact zero has no logarithm: draw it on the axis floor.
             ch.bar(x + 0.15, x + 0.85, t.tv.max(1e-17), color);
-            ch.note(x + 0.5, t.tv.max(1e-17), &format!("{:.2e}", t.tv), colors::INK, Align::Middle);
+            ch.note(
+                x + 0.5,
+                t.tv.max(1e-17),
+                &format!("{:.2e}", t.tv),
+                colors::INK,
+                Align::Middle,
+            );
         }
-        let names: Vec<String> = tvs.iter().map(|t| t.variant.replacen('-', "-\n", 1)).collect();
+        let names: Vec<String> = tvs
+            .iter()
+            .map(|t| t.variant.replacen('-', "-\n", 1))
+            .collect();
         ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         ch.hline(1e-12, colors::RED);
-        ch.note(tvs.len() as f64, 1e-12, "1e-12: exact", colors::RED, Align::End);
+        ch.note(
+            tvs.len() as f64,
+            1e-12,
+            "1e-12: exact",
+            colors::RED,
+            Align::End,
+        );
     })
 }
 
@@ -119,32 +182,79 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant) -> String {
     let mut rank: Vec<usize> = (0..target.len()).collect();
     rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
     let shown = 40;
-    let top = rank.iter().take(shown).map(|&i| target[i].max(other[i])).fold(0.0, f64::max) * 1.1;
-    let label = format!("The {shown} most likely 4-token outputs under the target and under {}", variant.name());
+    let top = rank
+        .iter()
+        .take(shown)
+        .map(|&i| target[i].max(other[i]))
+        .fold(0.0, f64::max)
+        * 1.1;
+    let label = format!(
+        "The {shown} most likely 4-token outputs under the target and under {}",
+        variant.name()
+    );
     render(560, 280, &label, |cv| {
-        let labels = Labels { title: "Most likely first-4-token outputs: target vs sampler", x: "output sequence (by target probability)", y: "probability" };
-        let ch = Chart::new(cv, (60, 40, 540, 230), Scale::linear(0.0, shown as f64), Scale::linear(0.0, top), &labels);
+        let labels = Labels {
+            title: "Most likely first-4-token outputs: target vs sampler",
+            x: "output sequence (by target probability)",
+            y: "probability",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 230),
+            Scale::linear(0.0, shown as f64),
+            Scale::linear(0.0, top),
+            &labels,
+        );
         for (i, &s) in rank.iter().take(shown).enumerate() {
             ch.bar(i as f64 + 0.1, i as f64 + 0.9, target[s], colors::BLUE);
         }
-        let pts: Vec<(f64, f64)> = rank.iter().take(shown).enumerate().map(|(i, &s)| (i as f64 + 0.5, other[s])).collect();
+        let pts: Vec<(f64, f64)> = rank
+            .iter()
+            .take(shown)
+            .enumerate()
+            .map(|(i, &s)| (i as f64 + 0.5, other[s]))
+            .collect();
         ch.dots(&pts, colors::ORANGE, 3);
-        cv.legend((300, 275), &[("target p", colors::BLUE), (variant.name(), colors::ORANGE)]);
+        cv.legend(
+            (300, 275),
+            &[("target p", colors::BLUE), (variant.name(), colors::ORANGE)],
+        );
     })
 }
 
 fn temperature_chart() -> String {
     let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
-    render(560, 260, "Acceptance rate against temperature for a flat and a peaked distribution", |cv| {
-        let labels = Labels { title: "α against temperature (demo 02.5)", x: "temperature T", y: "α = Σ min(p_T, q_T)" };
-        let ch = Chart::new(cv, (60, 40, 540, 210), Scale::linear(0.0, 3.0), Scale::linear(0.0, 1.0), &labels);
-        for (shape, color) in SHAPES.iter().zip([colors::TEAL, colors::PURPLE]) {
-            let a = acceptance_vs_temperature(shape, &temps);
-            let pts: Vec<(f64, f64)> = temps.iter().copied().zip(a).collect();
-            ch.polyline(&pts, color, 2);
-        }
-        cv.legend((300, 255), &[("flat: α rises", colors::TEAL), ("peaked + tail: α falls", colors::PURPLE)]);
-    })
+    render(
+        560,
+        260,
+        "Acceptance rate against temperature for a flat and a peaked distribution",
+        |cv| {
+            let labels = Labels {
+                title: "α against temperature (demo 02.5)",
+                x: "temperature T",
+                y: "α = Σ min(p_T, q_T)",
+            };
+            let ch = Chart::new(
+                cv,
+                (60, 40, 540, 210),
+                Scale::linear(0.0, 3.0),
+                Scale::linear(0.0, 1.0),
+                &labels,
+            );
+            for (shape, color) in SHAPES.iter().zip([colors::TEAL, colors::PURPLE]) {
+                let a = acceptance_vs_temperature(shape, &temps);
+                let pts: Vec<(f64, f64)> = temps.iter().copied().zip(a).collect();
+                ch.polyline(&pts, color, 2);
+            }
+            cv.legend(
+                (300, 255),
+                &[
+                    ("flat: α rises", colors::TEAL),
+                    ("peaked + tail: α falls", colors::PURPLE),
+                ],
+            );
+        },
+    )
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -167,21 +277,56 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
     let c = check(params)?;
     let target = exact_distribution(&c.lm, Strategy::Target);
     let checkpoints = log_checkpoints(c.runs);
-    let strategy = Strategy::Speculative { gamma: c.gamma, variant: c.variant };
+    let strategy = Strategy::Speculative {
+        gamma: c.gamma,
+        variant: c.variant,
+    };
     let curve = tv_curve(&c.lm, strategy, &target, &checkpoints, c.seed);
-    let own = tv_curve(&c.lm, Strategy::Target, &target, &checkpoints, c.seed ^ 0x5eed);
+    let own = tv_curve(
+        &c.lm,
+        Strategy::Target,
+        &target,
+        &checkpoints,
+        c.seed ^ 0x5eed,
+    );
     let a = empirical(&c.lm, Strategy::Target, c.runs, c.seed.wrapping_add(1));
     let b = empirical(&c.lm, Strategy::Target, c.runs, c.seed.wrapping_add(2));
-    let floor_curve: Vec<(f64, f64)> = checkpoints.iter().map(|&n| (n as f64, noise_floor(&target, n))).collect();
-    let svg = render(560, 280, "Monte Carlo total variation against the number of runs", |cv| {
-        let labels = Labels { title: "Monte Carlo: TV to the exact target against runs", x: "runs (log)", y: "TV (log)" };
-        let ch = Chart::new(cv, (60, 40, 540, 230), Scale::log(checkpoints[0] as f64, c.runs as f64), Scale::log(1e-3, 1.0), &labels);
-        ch.polyline(&floor_curve, colors::GREY, 2);
-        let pts = |v: &[(usize, f64)]| v.iter().map(|&(n, t)| (n as f64, t)).collect::<Vec<_>>();
-        ch.polyline(&pts(&own), colors::BLUE, 2);
-        ch.polyline(&pts(&curve), colors::ORANGE, 2);
-        cv.legend((70, 275), &[("1/√n noise floor", colors::GREY), ("target's own samples", colors::BLUE), (c.variant.name(), colors::ORANGE)]);
-    });
+    let floor_curve: Vec<(f64, f64)> = checkpoints
+        .iter()
+        .map(|&n| (n as f64, noise_floor(&target, n)))
+        .collect();
+    let svg = render(
+        560,
+        280,
+        "Monte Carlo total variation against the number of runs",
+        |cv| {
+            let labels = Labels {
+                title: "Monte Carlo: TV to the exact target against runs",
+                x: "runs (log)",
+                y: "TV (log)",
+            };
+            let ch = Chart::new(
+                cv,
+                (60, 40, 540, 230),
+                Scale::log(checkpoints[0] as f64, c.runs as f64),
+                Scale::log(1e-3, 1.0),
+                &labels,
+            );
+            ch.polyline(&floor_curve, colors::GREY, 2);
+            let pts =
+                |v: &[(usize, f64)]| v.iter().map(|&(n, t)| (n as f64, t)).collect::<Vec<_>>();
+            ch.polyline(&pts(&own), colors::BLUE, 2);
+            ch.polyline(&pts(&curve), colors::ORANGE, 2);
+            cv.legend(
+                (70, 275),
+                &[
+                    ("1/√n noise floor", colors::GREY),
+                    ("target's own samples", colors::BLUE),
+                    (c.variant.name(), colors::ORANGE),
+                ],
+            );
+        },
+    );
     Ok(MonteCarloView {
         runs: c.runs as u32,
         variant: c.variant.name(),
@@ -195,7 +340,10 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
 
 /// 100, 200, 500, 1000, … up to and including `runs`.
 fn log_checkpoints(runs: usize) -> Vec<usize> {
-    let mut v: Vec<usize> = (2..7).flat_map(|e| [1, 2, 5].map(|m| m * 10usize.pow(e))).filter(|&n| n < runs).collect();
+    let mut v: Vec<usize> = (2..7)
+        .flat_map(|e| [1, 2, 5].map(|m| m * 10usize.pow(e)))
+        .filter(|&n| n < runs)
+        .collect();
     v.push(runs);
     v
 }
@@ -210,29 +358,62 @@ mod tests {
         assert_eq!(v.tvs[0].variant, "correct");
         assert!(v.tvs[0].tv <= 1e-12);
         assert!(v.tvs[1..].iter().all(|t| t.tv > 0.02), "{:?}", v.tvs);
-        assert!(v.svg_tv.contains("greedy-\n") && v.svg_tv.contains("\nrule\n"), "names under the bars");
+        assert!(
+            v.svg_tv.contains("greedy-\n") && v.svg_tv.contains("\nrule\n"),
+            "names under the bars"
+        );
     }
 
     #[test]
     fn monte_carlo_sits_on_the_floor_for_the_correct_sampler() {
         let v = monte_carlo_view(&ExactnessParams::default()).unwrap();
         assert_eq!(v.curve.last().unwrap().0, 20_000);
-        assert!(v.tv_sampler < 1.25 * v.floor, "{} vs {}", v.tv_sampler, v.floor);
+        assert!(
+            v.tv_sampler < 1.25 * v.floor,
+            "{} vs {}",
+            v.tv_sampler,
+            v.floor
+        );
         // Lecture: 0.023 (sampler) against 0.028 (two seeds): the same order.
-        assert!(v.tv_two_seeds > 0.015 && v.tv_two_seeds < 0.05, "{}", v.tv_two_seeds);
+        assert!(
+            v.tv_two_seeds > 0.015 && v.tv_two_seeds < 0.05,
+            "{}",
+            v.tv_two_seeds
+        );
     }
 
     #[test]
     fn wrong_variant_plateaus_above_the_floor() {
-        let p = ExactnessParams { variant: "greedy-rule".into(), runs: 5_000, ..ExactnessParams::default() };
+        let p = ExactnessParams {
+            variant: "greedy-rule".into(),
+            runs: 5_000,
+            ..ExactnessParams::default()
+        };
         let v = monte_carlo_view(&p).unwrap();
-        assert!(v.tv_sampler > 3.0 * v.floor, "{} vs {}", v.tv_sampler, v.floor);
+        assert!(
+            v.tv_sampler > 3.0 * v.floor,
+            "{} vs {}",
+            v.tv_sampler,
+            v.floor
+        );
     }
 
     #[test]
     fn bad_params_are_errors() {
-        assert!(exactness_view(&ExactnessParams { gamma: 0, ..ExactnessParams::default() }).is_err());
-        assert!(exactness_view(&ExactnessParams { variant: "magic".into(), ..ExactnessParams::default() }).is_err());
-        assert!(monte_carlo_view(&ExactnessParams { runs: 10_000_000, ..ExactnessParams::default() }).is_err());
+        assert!(exactness_view(&ExactnessParams {
+            gamma: 0,
+            ..ExactnessParams::default()
+        })
+        .is_err());
+        assert!(exactness_view(&ExactnessParams {
+            variant: "magic".into(),
+            ..ExactnessParams::default()
+        })
+        .is_err());
+        assert!(monte_carlo_view(&ExactnessParams {
+            runs: 10_000_000,
+            ..ExactnessParams::default()
+        })
+        .is_err());
     }
 }

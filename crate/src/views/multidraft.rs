@@ -73,10 +73,20 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
     check_range("k", f64::from(params.k), 1.0, VOCAB as f64, "1 ≤ k ≤ 5")?;
     let lm = ToyLm::new(&params.toy.validate()?);
     let given = given.map(|xs| {
-        let cands: Vec<(usize, &[f64])> = xs.iter().zip(&qs).map(|(&x, q)| (x, q.as_slice())).collect();
-        Comparison { naive: verify_given(&p, &cands, Mode::Naive), mss: verify_given(&p, &cands, Mode::Mss) }
+        let cands: Vec<(usize, &[f64])> = xs
+            .iter()
+            .zip(&qs)
+            .map(|(&x, q)| (x, q.as_slice()))
+            .collect();
+        Comparison {
+            naive: verify_given(&p, &cands, Mode::Naive),
+            mss: verify_given(&p, &cands, Mode::Mss),
+        }
     });
-    let averaged = Comparison { naive: verify_exact(&p, &qs, Mode::Naive), mss: verify_exact(&p, &qs, Mode::Mss) };
+    let averaged = Comparison {
+        naive: verify_exact(&p, &qs, Mode::Naive),
+        mss: verify_exact(&p, &qs, Mode::Mss),
+    };
     let children = children_rows(&lm, params.k as usize);
     Ok(MultiDraftView {
         svg: comparison_chart(&p, given.as_ref(), &averaged),
@@ -90,17 +100,33 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
 
 /// Parses `q1; q2; …`, each a distribution over the same tokens as p.
 pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
-    let bad = |why: String| Error::Parse { what: "drafts", text: text.to_string(), why };
-    let qs = text.split(';').map(|q| parse_dist("draft", q)).collect::<Result<Vec<_>, _>>()?;
+    let bad = |why: String| Error::Parse {
+        what: "drafts",
+        text: text.to_string(),
+        why,
+    };
+    let qs = text
+        .split(';')
+        .map(|q| parse_dist("draft", q))
+        .collect::<Result<Vec<_>, _>>()?;
     if qs.is_empty() || qs.len() > 8 {
         return Err(bad(format!("needs 1 to 8 drafts, got {}", qs.len())));
     }
     if let Some((j, q)) = qs.iter().enumerate().find(|(_, q)| q.len() != len) {
-        return Err(bad(format!("draft {} has {} entries but p has {len}", j + 1, q.len())));
+        return Err(bad(format!(
+            "draft {} has {} entries but p has {len}",
+            j + 1,
+            q.len()
+        )));
     }
-    let draws: usize = qs.iter().map(|q| q.iter().filter(|&&x| x > 0.0).count()).product();
+    let draws: usize = qs
+        .iter()
+        .map(|q| q.iter().filter(|&&x| x > 0.0).count())
+        .product();
     if draws > MAX_DRAWS {
-        return Err(bad(format!("{draws} combinations of draws to enumerate (at most {MAX_DRAWS})")));
+        return Err(bad(format!(
+            "{draws} combinations of draws to enumerate (at most {MAX_DRAWS})"
+        )));
     }
     Ok(qs)
 }
@@ -110,10 +136,18 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let bad = |why: String| Error::Parse { what: "given tokens", text: text.to_string(), why };
+    let bad = |why: String| Error::Parse {
+        what: "given tokens",
+        text: text.to_string(),
+        why,
+    };
     let xs = text
         .split(',')
-        .map(|t| t.trim().parse::<usize>().map_err(|_| bad(format!("{:?} is not a token index", t.trim()))))
+        .map(|t| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| bad(format!("{:?} is not a token index", t.trim())))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if xs.len() != qs.len() {
         return Err(bad(format!("{} tokens for {} drafts", xs.len(), qs.len())));
@@ -123,7 +157,10 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
             return Err(bad(format!("token {x} is outside 0..{}", q.len())));
         }
         if q[x] <= 0.0 {
-            return Err(bad(format!("draft {} gives token {x} probability 0, so it cannot have drawn it", j + 1)));
+            return Err(bad(format!(
+                "draft {} gives token {x} probability 0, so it cannot have drawn it",
+                j + 1
+            )));
         }
     }
     Ok(Some(xs))
@@ -145,7 +182,13 @@ fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
                 mss += m.acceptance;
                 naive += children_exact(p, q, k, c, Mode::Naive).acceptance;
             }
-            ChildrenRow { children: c.name(), tv_mean: tv_sum / n, tv_max, mss_acceptance: mss / n, naive_acceptance: naive / n }
+            ChildrenRow {
+                children: c.name(),
+                tv_mean: tv_sum / n,
+                tv_max,
+                mss_acceptance: mss / n,
+                naive_acceptance: naive / n,
+            }
         })
         .collect()
 }
@@ -156,23 +199,61 @@ fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison
         bars.push(("naive\ngiven".into(), g.naive.acceptance, colors::PURPLE));
         bars.push(("MSS\ngiven".into(), g.mss.acceptance, colors::TEAL));
     }
-    bars.push(("naive\naveraged".into(), averaged.naive.acceptance, colors::PURPLE));
-    bars.push(("MSS\naveraged".into(), averaged.mss.acceptance, colors::TEAL));
+    bars.push((
+        "naive\naveraged".into(),
+        averaged.naive.acceptance,
+        colors::PURPLE,
+    ));
+    bars.push((
+        "MSS\naveraged".into(),
+        averaged.mss.acceptance,
+        colors::TEAL,
+    ));
     let output = given.map_or(&averaged.mss.output, |g| &g.mss.output);
     let label = "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p";
     render(560, 300, label, |cv| {
-        let labels = Labels { title: "P(a draft token is accepted)", x: "", y: "probability" };
-        let ch = Chart::new(cv, (60, 40, 290, 230), Scale::categories(bars.len()), Scale::linear(0.0, 1.05), &labels);
+        let labels = Labels {
+            title: "P(a draft token is accepted)",
+            x: "",
+            y: "probability",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 290, 230),
+            Scale::categories(bars.len()),
+            Scale::linear(0.0, 1.05),
+            &labels,
+        );
         for (i, (_, v, color)) in bars.iter().enumerate() {
             let x = i as f64;
             ch.bar(x + 0.15, x + 0.85, *v, *color);
-            ch.note(x + 0.5, *v, &format!("{:.2}%", v * 100.0), colors::INK, Align::Middle);
+            ch.note(
+                x + 0.5,
+                *v,
+                &format!("{:.2}%", v * 100.0),
+                colors::INK,
+                Align::Middle,
+            );
         }
         ch.categories(&bars.iter().map(|b| b.0.as_str()).collect::<Vec<_>>());
         let top = p.iter().chain(output).fold(0.0f64, |a, &b| a.max(b)) * 1.15;
-        let title = if given.is_some() { "MSS output | given vs p" } else { "MSS output vs p" };
-        let labels = Labels { title, x: "", y: "" };
-        let ch = Chart::new(cv, (330, 40, 540, 230), Scale::categories(p.len()), Scale::linear(0.0, top.max(0.01)), &labels);
+        let title = if given.is_some() {
+            "MSS output | given vs p"
+        } else {
+            "MSS output vs p"
+        };
+        let labels = Labels {
+            title,
+            x: "",
+            y: "",
+        };
+        let ch = Chart::new(
+            cv,
+            (330, 40, 540, 230),
+            Scale::categories(p.len()),
+            Scale::linear(0.0, top.max(0.01)),
+            &labels,
+        );
         for (i, (&pi, &oi)) in p.iter().zip(output).enumerate() {
             let x = i as f64;
             ch.bar(x + 0.1, x + 0.48, pi, colors::BLUE);
@@ -182,25 +263,52 @@ fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison
             let names: Vec<String> = (0..p.len()).map(|i| format!("t{i}")).collect();
             ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         }
-        cv.legend((330, 280), &[("p", colors::BLUE), ("MSS output", colors::TEAL)]);
+        cv.legend(
+            (330, 280),
+            &[("p", colors::BLUE), ("MSS output", colors::TEAL)],
+        );
     })
 }
 
 fn children_chart(rows: &[ChildrenRow], k: u32) -> String {
-    let label = format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways");
+    let label =
+        format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways");
     render(560, 280, &label, |cv| {
         let title = format!("Toy LM, {k} children per node: MSS bias (TV) and acceptance");
-        let labels = Labels { title: &title, x: "", y: "" };
-        let ch = Chart::new(cv, (60, 40, 540, 220), Scale::categories(rows.len()), Scale::linear(0.0, 1.05), &labels);
+        let labels = Labels {
+            title: &title,
+            x: "",
+            y: "",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 220),
+            Scale::categories(rows.len()),
+            Scale::linear(0.0, 1.05),
+            &labels,
+        );
         for (i, r) in rows.iter().enumerate() {
             let x = i as f64;
             ch.bar(x + 0.1, x + 0.35, r.tv_mean, colors::RED);
             ch.bar(x + 0.38, x + 0.63, r.mss_acceptance, colors::TEAL);
             ch.bar(x + 0.66, x + 0.9, r.naive_acceptance, colors::PURPLE);
-            ch.note(x + 0.225, r.tv_mean, &format!("{:.3}", r.tv_mean), colors::RED, Align::Middle);
+            ch.note(
+                x + 0.225,
+                r.tv_mean,
+                &format!("{:.3}", r.tv_mean),
+                colors::RED,
+                Align::Middle,
+            );
         }
         ch.categories(&rows.iter().map(|r| r.children).collect::<Vec<_>>());
-        cv.legend((70, 270), &[("mean TV(MSS output, p)", colors::RED), ("MSS acceptance", colors::TEAL), ("naive acceptance", colors::PURPLE)]);
+        cv.legend(
+            (70, 270),
+            &[
+                ("mean TV(MSS output, p)", colors::RED),
+                ("MSS acceptance", colors::TEAL),
+                ("naive acceptance", colors::PURPLE),
+            ],
+        );
     })
 }
 
@@ -213,7 +321,10 @@ mod tests {
         let v = multi_draft_view(&MultiDraftParams::default()).unwrap();
         let g = v.given.unwrap();
         assert_eq!((g.naive.acceptance, g.mss.acceptance), (0.5, 1.0));
-        assert_eq!((v.averaged.naive.acceptance, v.averaged.mss.acceptance), (0.4375, 0.8125));
+        assert_eq!(
+            (v.averaged.naive.acceptance, v.averaged.mss.acceptance),
+            (0.4375, 0.8125)
+        );
     }
 
     #[test]
@@ -230,7 +341,12 @@ mod tests {
 
     #[test]
     fn bad_inputs_say_what_is_wrong() {
-        let with = |p: &str, d: &str, g: &str| MultiDraftParams { p: p.into(), drafts: d.into(), given: g.into(), ..MultiDraftParams::default() };
+        let with = |p: &str, d: &str, g: &str| MultiDraftParams {
+            p: p.into(),
+            drafts: d.into(),
+            given: g.into(),
+            ..MultiDraftParams::default()
+        };
         let err = |m: MultiDraftParams| multi_draft_view(&m).unwrap_err().to_string();
         assert!(err(with("0.5,0.5", "1,0,0", "")).contains("draft 1 has 3 entries but p has 2"));
         assert!(err(with("0.5,0.5", "1,0", "1")).contains("probability 0"));

@@ -57,7 +57,12 @@ const K_AXIS: u32 = 64;
 
 pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     let gpu = roofline::gpu(&params.gpu)?;
-    let pair = Pair { gpu, draft: roofline::model(&params.draft)?, target: roofline::model(&params.target)?, overhead_ms: params.overhead_ms };
+    let pair = Pair {
+        gpu,
+        draft: roofline::model(&params.draft)?,
+        target: roofline::model(&params.target)?,
+        overhead_ms: params.overhead_ms,
+    };
     let w = Workload::new(params.batch, params.context, params.k, params.overhead_ms)?;
     let alpha = check_range("alpha", params.alpha, 0.0, 1.0, "0 ≤ α ≤ 1")?;
     let step = roofline::step(&gpu, &pair.target, &w);
@@ -78,18 +83,45 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
 fn time_against_k(pair: &Pair, w: &Workload) -> String {
     let kmax = K_AXIS.max(w.k);
     let steps: Vec<(f64, Step)> = (1..=kmax)
-        .map(|k| (f64::from(k), roofline::step(&pair.gpu, &pair.target, &Workload { k, ..*w })))
+        .map(|k| {
+            (
+                f64::from(k),
+                roofline::step(&pair.gpu, &pair.target, &Workload { k, ..*w }),
+            )
+        })
         .collect();
     let total: Vec<(f64, f64)> = steps.iter().map(|(k, s)| (*k, s.time_ms)).collect();
-    let mem: Vec<(f64, f64)> = steps.iter().map(|(k, s)| (*k, s.memory_ms + w.overhead_ms)).collect();
-    let comp: Vec<(f64, f64)> = steps.iter().map(|(k, s)| (*k, s.compute_ms + w.overhead_ms)).collect();
+    let mem: Vec<(f64, f64)> = steps
+        .iter()
+        .map(|(k, s)| (*k, s.memory_ms + w.overhead_ms))
+        .collect();
+    let comp: Vec<(f64, f64)> = steps
+        .iter()
+        .map(|(k, s)| (*k, s.compute_ms + w.overhead_ms))
+        .collect();
     let top = total.iter().map(|t| t.1).fold(0.0, f64::max) * 1.1;
     let now = roofline::step(&pair.gpu, &pair.target, w);
-    let label = format!("Step time of {} against k at batch {}, context {}", pair.target.label, w.batch, w.context);
+    let label = format!(
+        "Step time of {} against k at batch {}, context {}",
+        pair.target.label, w.batch, w.context
+    );
     render(560, 310, &label, |cv| {
-        let title = format!("{} on {}: one step, batch {}, context {}", pair.target.label, pair.gpu.label, w.batch, w.context);
-        let labels = Labels { title: &title, x: "k (tokens per request in the step, log)", y: "time per step (ms)" };
-        let ch = Chart::new(cv, (60, 40, 540, 250), Scale::log(1.0, f64::from(kmax)), Scale::linear(0.0, top), &labels);
+        let title = format!(
+            "{} on {}: one step, batch {}, context {}",
+            pair.target.label, pair.gpu.label, w.batch, w.context
+        );
+        let labels = Labels {
+            title: &title,
+            x: "k (tokens per request in the step, log)",
+            y: "time per step (ms)",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 250),
+            Scale::log(1.0, f64::from(kmax)),
+            Scale::linear(0.0, top),
+            &labels,
+        );
         ch.polyline(&mem, colors::BLUE, 1);
         ch.polyline(&comp, colors::PURPLE, 1);
         ch.polyline(&total, colors::INK, 3);
@@ -100,24 +132,71 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
             roofline::Bound::Memory => "memory-bound",
             roofline::Bound::Compute => "compute-bound",
         };
-        ch.note(k, now.time_ms, &format!("k={}: {:.2} ms, {bound}", w.k, now.time_ms), colors::RED, Align::Start);
-        cv.legend((70, 298), &[("step time", colors::INK), ("bytes/bandwidth + overhead", colors::BLUE), ("FLOPs/peak + overhead", colors::PURPLE)]);
+        ch.note(
+            k,
+            now.time_ms,
+            &format!("k={}: {:.2} ms, {bound}", w.k, now.time_ms),
+            colors::RED,
+            Align::Start,
+        );
+        cv.legend(
+            (70, 298),
+            &[
+                ("step time", colors::INK),
+                ("bytes/bandwidth + overhead", colors::BLUE),
+                ("FLOPs/peak + overhead", colors::PURPLE),
+            ],
+        );
     })
 }
 
 fn heat_svg(heat: &[Vec<Cell>], alpha: f64, w: &Workload) -> String {
     let rows: Vec<String> = HEAT_BATCHES.iter().map(|b| format!("B {b}")).collect();
-    let cols: Vec<String> = HEAT_CONTEXTS.iter().map(|l| if *l >= 1024 { format!("{}k", l / 1024) } else { l.to_string() }).collect();
+    let cols: Vec<String> = HEAT_CONTEXTS
+        .iter()
+        .map(|l| {
+            if *l >= 1024 {
+                format!("{}k", l / 1024)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
     let best = heat.iter().flatten().map(|c| c.speedup).fold(1.0, f64::max);
     let label = format!("Optimal gamma over batch and context at alpha {alpha}");
     render(560, 330, &label, |cv| {
-        cv.text((60, 16), &format!("Demo 5: optimal γ (and speedup) at α = {alpha}"), 14, colors::INK, Align::Start, false);
-        let grid = Grid { rows: &rows, cols: &cols, cell_w: 52, cell_h: 30, origin: (70, 44) };
+        cv.text(
+            (60, 16),
+            &format!("Demo 5: optimal γ (and speedup) at α = {alpha}"),
+            14,
+            colors::INK,
+            Align::Start,
+            false,
+        );
+        let grid = Grid {
+            rows: &rows,
+            cols: &cols,
+            cell_w: 52,
+            cell_h: 30,
+            origin: (70, 44),
+        };
         grid.draw(cv, |r, c| {
             let cell = heat[r][c];
-            let t = if best > 1.0 { (cell.speedup - 1.0) / (best - 1.0) } else { 0.0 };
-            let fill = if cell.gamma == 0 { ramp(colors::GREY, 0.35) } else { ramp(colors::TEAL, 0.15 + 0.75 * t) };
-            let text = if cell.gamma == 0 { "off".to_string() } else { format!("{} · {:.1}×", cell.gamma, cell.speedup) };
+            let t = if best > 1.0 {
+                (cell.speedup - 1.0) / (best - 1.0)
+            } else {
+                0.0
+            };
+            let fill = if cell.gamma == 0 {
+                ramp(colors::GREY, 0.35)
+            } else {
+                ramp(colors::TEAL, 0.15 + 0.75 * t)
+            };
+            let text = if cell.gamma == 0 {
+                "off".to_string()
+            } else {
+                format!("{} · {:.1}×", cell.gamma, cell.speedup)
+            };
             (fill, text)
         });
         // Outline the cell of the current batch and context when it is on the grid.
@@ -127,7 +206,14 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, w: &Workload) -> String {
             let (x, y) = (70 + c as i32 * 52, 44 + r as i32 * 30);
             cv.rect((x - 1, y - 1), (x + 51, y + 29), colors::RED, false);
         }
-        cv.text((70, 322), "context length →   (grey “off”: speculation does not pay)", 11, colors::AXIS, Align::Start, false);
+        cv.text(
+            (70, 322),
+            "context length →   (grey “off”: speculation does not pay)",
+            11,
+            colors::AXIS,
+            Align::Start,
+            false,
+        );
     })
 }
 
@@ -146,7 +232,11 @@ mod tests {
 
     #[test]
     fn unknown_gpu_is_reported() {
-        let e = roofline_view(&RooflineParams { gpu: "tpu".into(), ..RooflineParams::default() }).unwrap_err();
+        let e = roofline_view(&RooflineParams {
+            gpu: "tpu".into(),
+            ..RooflineParams::default()
+        })
+        .unwrap_err();
         assert!(e.to_string().contains("unknown GPU \"tpu\""), "{e}");
     }
 }

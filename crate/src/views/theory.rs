@@ -16,7 +16,12 @@ pub struct TheoryParams {
 
 impl Default for TheoryParams {
     fn default() -> Self {
-        TheoryParams { alpha: 0.8, gamma: 5, c: 0.05, c_hat: 0.0 }
+        TheoryParams {
+            alpha: 0.8,
+            gamma: 5,
+            c: 0.05,
+            c_hat: 0.0,
+        }
     }
 }
 
@@ -54,38 +59,105 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
 
 fn against_gamma(p: &Params, optimal: u32) -> String {
     let max_g = GAMMA_AXIS.max(p.gamma);
-    let e: Vec<(f64, f64)> = (0..=max_g).map(|g| (f64::from(g), theory::expected_tokens(p.alpha, g))).collect();
-    let s: Vec<(f64, f64)> = (0..=max_g).map(|g| (f64::from(g), theory::speedup(p.alpha, g, p.c))).collect();
+    let e: Vec<(f64, f64)> = (0..=max_g)
+        .map(|g| (f64::from(g), theory::expected_tokens(p.alpha, g)))
+        .collect();
+    let s: Vec<(f64, f64)> = (0..=max_g)
+        .map(|g| (f64::from(g), theory::speedup(p.alpha, g, p.c)))
+        .collect();
     let cap = theory::expected_tokens_cap(p.alpha);
-    let top = e.last().map_or(1.0, |l| l.1).max(cap.min(f64::from(max_g) + 1.0)) * 1.08;
-    let label = format!("Expected tokens and speedup against gamma at alpha {}, c {}", p.alpha, p.c);
+    let top = e
+        .last()
+        .map_or(1.0, |l| l.1)
+        .max(cap.min(f64::from(max_g) + 1.0))
+        * 1.08;
+    let label = format!(
+        "Expected tokens and speedup against gamma at alpha {}, c {}",
+        p.alpha, p.c
+    );
     render(560, 310, &label, |cv| {
-        let labels = Labels { title: "E and speedup against γ", x: "γ (draft tokens per target call)", y: "tokens / speedup" };
-        let ch = Chart::new(cv, (60, 40, 540, 250), Scale::linear(0.0, f64::from(max_g)), Scale::linear(0.0, top), &labels);
+        let labels = Labels {
+            title: "E and speedup against γ",
+            x: "γ (draft tokens per target call)",
+            y: "tokens / speedup",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 250),
+            Scale::linear(0.0, f64::from(max_g)),
+            Scale::linear(0.0, top),
+            &labels,
+        );
         if cap.is_finite() {
             ch.hline(cap, colors::GREY);
-            ch.note(f64::from(max_g), cap, &format!("cap 1/(1−α) = {cap:.2}"), colors::AXIS, Align::End);
+            ch.note(
+                f64::from(max_g),
+                cap,
+                &format!("cap 1/(1−α) = {cap:.2}"),
+                colors::AXIS,
+                Align::End,
+            );
         }
         ch.polyline(&e, colors::BLUE, 2);
         ch.polyline(&s, colors::ORANGE, 2);
         let (g, sp) = (f64::from(optimal), theory::speedup(p.alpha, optimal, p.c));
         ch.dots(&[(g, sp)], colors::RED, 4);
-        ch.note(g, sp, &format!("optimum γ = {optimal}"), colors::RED, Align::Middle);
+        ch.note(
+            g,
+            sp,
+            &format!("optimum γ = {optimal}"),
+            colors::RED,
+            Align::Middle,
+        );
         let gc = f64::from(p.gamma);
         ch.vline(gc, colors::AXIS);
-        ch.dots(&[(gc, theory::expected_tokens(p.alpha, p.gamma)), (gc, theory::speedup(p.alpha, p.gamma, p.c))], colors::INK, 3);
-        cv.legend((70, 298), &[("E (tokens per call)", colors::BLUE), ("speedup E/(γc+1)", colors::ORANGE), ("optimum", colors::RED)]);
+        ch.dots(
+            &[
+                (gc, theory::expected_tokens(p.alpha, p.gamma)),
+                (gc, theory::speedup(p.alpha, p.gamma, p.c)),
+            ],
+            colors::INK,
+            3,
+        );
+        cv.legend(
+            (70, 298),
+            &[
+                ("E (tokens per call)", colors::BLUE),
+                ("speedup E/(γc+1)", colors::ORANGE),
+                ("optimum", colors::RED),
+            ],
+        );
     })
 }
 
 fn optimal_against_c(alpha: f64, c_now: f64) -> String {
-    let cs: Vec<f64> = (0..=60).map(|i| 10f64.powf(-3.0 + 3.0 * f64::from(i) / 60.0)).collect();
-    let best: Vec<(f64, f64)> = cs.iter().map(|&c| (c, f64::from(theory::optimal_gamma(alpha, c, theory::MAX_GAMMA).0))).collect();
+    let cs: Vec<f64> = (0..=60)
+        .map(|i| 10f64.powf(-3.0 + 3.0 * f64::from(i) / 60.0))
+        .collect();
+    let best: Vec<(f64, f64)> = cs
+        .iter()
+        .map(|&c| {
+            (
+                c,
+                f64::from(theory::optimal_gamma(alpha, c, theory::MAX_GAMMA).0),
+            )
+        })
+        .collect();
     let top = best.iter().map(|b| b.1).fold(1.0, f64::max) * 1.1;
     let label = format!("Optimal gamma against c at alpha {alpha}");
     render(560, 260, &label, |cv| {
-        let labels = Labels { title: "Optimal γ against c", x: "c = draft time / target time (log)", y: "optimal γ" };
-        let ch = Chart::new(cv, (60, 40, 540, 210), Scale::log(1e-3, 1.0), Scale::linear(0.0, top), &labels);
+        let labels = Labels {
+            title: "Optimal γ against c",
+            x: "c = draft time / target time (log)",
+            y: "optimal γ",
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 540, 210),
+            Scale::log(1e-3, 1.0),
+            Scale::linear(0.0, top),
+            &labels,
+        );
         ch.polyline(&best, colors::TEAL, 2);
         if c_now > 0.0 {
             let g = f64::from(theory::optimal_gamma(alpha, c_now, theory::MAX_GAMMA).0);
@@ -101,7 +173,13 @@ mod tests {
 
     #[test]
     fn view_reports_the_lecture_numbers() {
-        let v = theory_view(&TheoryParams { alpha: 0.8, gamma: 5, c: 0.0, c_hat: 0.0 }).unwrap();
+        let v = theory_view(&TheoryParams {
+            alpha: 0.8,
+            gamma: 5,
+            c: 0.0,
+            c_hat: 0.0,
+        })
+        .unwrap();
         assert_eq!(format!("{:.2} {:.2}", v.operations, v.speedup), "1.63 3.69");
         assert_eq!(v.cap, Some(1.0 / (1.0 - 0.8)));
         assert!(v.svg.contains("<svg") && v.svg.contains("optimum"));
@@ -109,7 +187,13 @@ mod tests {
 
     #[test]
     fn alpha_one_has_no_cap_and_still_draws() {
-        let v = theory_view(&TheoryParams { alpha: 1.0, gamma: 4, c: 0.1, c_hat: 0.0 }).unwrap();
+        let v = theory_view(&TheoryParams {
+            alpha: 1.0,
+            gamma: 4,
+            c: 0.1,
+            c_hat: 0.0,
+        })
+        .unwrap();
         assert_eq!(v.cap, None);
         assert_eq!(v.expected_tokens, 5.0);
         assert!(!v.svg.contains("NaN") && !v.svg.contains("inf"));
@@ -117,6 +201,10 @@ mod tests {
 
     #[test]
     fn bad_alpha_is_an_error() {
-        assert!(theory_view(&TheoryParams { alpha: -0.1, ..TheoryParams::default() }).is_err());
+        assert!(theory_view(&TheoryParams {
+            alpha: -0.1,
+            ..TheoryParams::default()
+        })
+        .is_err());
     }
 }

@@ -45,26 +45,51 @@ pub struct TreeView {
 }
 
 pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
-    check_range("budget", f64::from(params.budget), 1.0, 512.0, "1 ≤ budget ≤ 512")?;
+    check_range(
+        "budget",
+        f64::from(params.budget),
+        1.0,
+        512.0,
+        "1 ≤ budget ≤ 512",
+    )?;
     let root = params.root.trim();
     let root = if root.is_empty() { "r" } else { root };
     let tree = match params.mode.as_str() {
         "paths" => TokenTree::merge(&parse_paths(&params.paths)?, root),
         "config" => TokenTree::expand(&parse_config(&params.config, params.budget as usize)?, root),
-        other => return Err(Error::Unknown { what: "tree mode", name: other.into(), known: "paths, config".into() }),
+        other => {
+            return Err(Error::Unknown {
+                what: "tree mode",
+                name: other.into(),
+                known: "paths, config".into(),
+            })
+        }
     };
     if tree.speculated() > params.budget as usize {
-        return Err(Error::TooLarge { what: "the merged tree".into(), nodes: tree.speculated() as u64, budget: params.budget as usize });
+        return Err(Error::TooLarge {
+            what: "the merged tree".into(),
+            nodes: tree.speculated() as u64,
+            budget: params.budget as usize,
+        });
     }
     let order = tree.linearize_dfs();
-    let highlight = params.highlight.filter(|&h| h < order.len()).map(|h| order[h]);
+    let highlight = params
+        .highlight
+        .filter(|&h| h < order.len())
+        .map(|h| order[h]);
     let mask = tree.tree_mask(&order);
-    let tokens: Vec<String> = order.iter().map(|&n| tree.nodes()[n].token.clone()).collect();
+    let tokens: Vec<String> = order
+        .iter()
+        .map(|&n| tree.nodes()[n].token.clone())
+        .collect();
     Ok(TreeView {
         svg_tree: tree_svg(&tree, highlight),
         svg_mask: mask_svg(&tokens, &mask, params.highlight),
         depths: tree.depths(&order),
-        mask: mask.iter().map(|r| r.iter().map(|&b| u8::from(b)).collect()).collect(),
+        mask: mask
+            .iter()
+            .map(|r| r.iter().map(|&b| u8::from(b)).collect())
+            .collect(),
         nodes: tree.speculated(),
         sequence_tokens: tree.sequence_tokens(),
         order: tokens,
@@ -76,7 +101,11 @@ fn tree_svg(tree: &TokenTree, highlight: Option<usize>) -> String {
     let height = (70 + depth * 60).max(120) as u32;
     let label = format!("Token tree with {} speculated nodes", tree.speculated());
     render(560, height, &label, |cv| {
-        let title = format!("{} nodes in the tree vs {} tokens decoded path by path", tree.speculated(), tree.sequence_tokens());
+        let title = format!(
+            "{} nodes in the tree vs {} tokens decoded path by path",
+            tree.speculated(),
+            tree.sequence_tokens()
+        );
         cv.text((10, 14), &title, 13, colors::INK, Align::Start, false);
         draw_tree(cv, tree, 560, 40, 60, highlight);
     })
@@ -88,28 +117,59 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>) -> 
     let show_labels = cell >= 14;
     let short = |t: &String| -> String {
         let s: String = t.chars().take(9).collect();
-        if show_labels { s } else { String::new() }
+        if show_labels {
+            s
+        } else {
+            String::new()
+        }
     };
     let rows: Vec<String> = tokens.iter().map(short).collect();
-    let cols: Vec<String> = tokens.iter().map(|t| if show_labels { t.chars().take(3).collect() } else { String::new() }).collect();
+    let cols: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            if show_labels {
+                t.chars().take(3).collect()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
     let left = if show_labels { 90 } else { 20 };
     let width = (left + n * cell + 20).max(200) as u32;
     let height = (40 + n * cell + 20) as u32;
-    render(width, height, "Topology-aware causal mask: row attends to column", |cv| {
-        cv.text((8, 12), "mask: row may attend to column (DFS order)", 12, colors::INK, Align::Start, false);
-        let grid = Grid { rows: &rows, cols: &cols, cell_w: cell, cell_h: cell, origin: (left, 36) };
-        grid.draw(cv, |r, c| {
-            let lit = mask[r][c];
-            let row_hl = highlight == Some(r);
-            let fill = match (lit, row_hl) {
-                (true, true) => ramp(colors::ORANGE, 0.9),
-                (true, false) => ramp(colors::BLUE, 0.8),
-                (false, true) => ramp(colors::ORANGE, 0.15),
-                (false, false) => ramp(colors::GRID, 0.6),
+    render(
+        width,
+        height,
+        "Topology-aware causal mask: row attends to column",
+        |cv| {
+            cv.text(
+                (8, 12),
+                "mask: row may attend to column (DFS order)",
+                12,
+                colors::INK,
+                Align::Start,
+                false,
+            );
+            let grid = Grid {
+                rows: &rows,
+                cols: &cols,
+                cell_w: cell,
+                cell_h: cell,
+                origin: (left, 36),
             };
-            (fill, String::new())
-        });
-    })
+            grid.draw(cv, |r, c| {
+                let lit = mask[r][c];
+                let row_hl = highlight == Some(r);
+                let fill = match (lit, row_hl) {
+                    (true, true) => ramp(colors::ORANGE, 0.9),
+                    (true, false) => ramp(colors::BLUE, 0.8),
+                    (false, true) => ramp(colors::ORANGE, 0.15),
+                    (false, false) => ramp(colors::GRID, 0.6),
+                };
+                (fill, String::new())
+            });
+        },
+    )
 }
 
 #[cfg(test)]
@@ -119,17 +179,40 @@ mod tests {
     #[test]
     fn slide_example_by_default() {
         let v = tree_view(&TreeParams::default()).unwrap();
-        assert_eq!(v.order, ["machine", "learning", "algorithm", "system", "design", "translation", "model"]);
+        assert_eq!(
+            v.order,
+            [
+                "machine",
+                "learning",
+                "algorithm",
+                "system",
+                "design",
+                "translation",
+                "model"
+            ]
+        );
         assert_eq!(v.mask[6], [1, 0, 0, 0, 0, 1, 1]);
         assert!(v.svg_tree.contains("\ntranslation\n"));
     }
 
     #[test]
     fn config_mode_and_its_errors() {
-        let cfg = |c: &str| tree_view(&TreeParams { mode: "config".into(), config: c.into(), ..TreeParams::default() });
+        let cfg = |c: &str| {
+            tree_view(&TreeParams {
+                mode: "config".into(),
+                config: c.into(),
+                ..TreeParams::default()
+            })
+        };
         let v = cfg("<2,2,1>").unwrap();
         assert_eq!((v.nodes, v.sequence_tokens), (10, 12));
-        assert!(cfg("<2,,1>").unwrap_err().to_string().contains("level 2 is empty"));
-        assert!(cfg("<99,99,99,99>").unwrap_err().to_string().contains("budget of 126"));
+        assert!(cfg("<2,,1>")
+            .unwrap_err()
+            .to_string()
+            .contains("level 2 is empty"));
+        assert!(cfg("<99,99,99,99>")
+            .unwrap_err()
+            .to_string()
+            .contains("budget of 126"));
     }
 }

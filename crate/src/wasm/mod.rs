@@ -36,7 +36,10 @@ fn into_error(e: impl std::fmt::Display) -> JsError {
 }
 
 /// Parameters in, view out: the whole of every export.
-fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(params: JsValue, view: impl FnOnce(&P) -> Result<V, E>) -> Result<JsValue, JsError> {
+fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(
+    params: JsValue,
+    view: impl FnOnce(&P) -> Result<V, E>,
+) -> Result<JsValue, JsError> {
     let params: P = if params.is_undefined() || params.is_null() {
         serde_wasm_bindgen::from_value(js_sys::Object::new().into())
     } else {
@@ -44,7 +47,8 @@ fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(params: JsValue
     }
     .map_err(|e| into_error(format!("bad parameters: {e}")))?;
     let out = view(&params).map_err(into_error)?;
-    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(into_error)
+    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(into_error)
 }
 
 #[wasm_bindgen]
@@ -90,10 +94,14 @@ pub fn presets() -> Result<JsValue, JsError> {
     let p = Presets {
         gpus: crate::roofline::GPUS,
         models: crate::roofline::MODELS,
-        variants: crate::sampling::speculative::Variant::ALL.iter().map(|v| v.name()).collect(),
+        variants: crate::sampling::speculative::Variant::ALL
+            .iter()
+            .map(|v| v.name())
+            .collect(),
         version: env!("CARGO_PKG_VERSION"),
     };
-    p.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(into_error)
+    p.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(into_error)
 }
 
 /// Panics on purpose, so the page's recovery from a Rust panic can be tested.

@@ -1,0 +1,72 @@
+// Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, and
+// the time of the exact enumeration and of Monte Carlo, measured inside the page.
+//   node tests/bench.mjs [--moves N]
+// A "redraw" is: the input event is dispatched, the widget calls the wasm engine, replaces its
+// SVG, and the browser recomputes style and layout (forced by reading a layout property).
+// Goal: every analytic widget within 16 ms at p95.
+import { start, open } from './browser.mjs';
+
+const moves = Number(process.argv[process.argv.indexOf('--moves') + 1]) || 80;
+
+// Per widget, the control moved and the values it cycles through.
+const PLAN = [
+  ['roofline', 'k', [1, 4, 8, 16, 32, 64]],
+  ['roofline', 'context', [7, 9, 11, 13, 15]],
+  ['theory', 'alpha', [0.5, 0.6, 0.7, 0.8, 0.9]],
+  ['theory', 'gamma', [1, 3, 5, 8, 13]],
+  ['exactness', 'gamma', [1, 2, 3, 4]],
+  ['multidraft', 'k', [1, 2, 3, 4]],
+  ['tree', 'highlight', [0, 1, 2, 3, 4, 5, 6]],
+];
+
+const env = await start();
+try {
+  const { page, errors } = await open(env, '');
+  const rows = [];
+  for (const [widget, key, values] of PLAN) {
+    const r = await page.evaluate(async ({ widget, key, values, moves }) => {
+      const root = document.querySelector(`[data-widget="${widget}"]`);
+      const input = root.querySelector(`[data-key="${key}"]`);
+      const view = root.querySelector('.view');
+      const move = (i) => {
+        input.value = String(values[i % values.length]);
+        const t0 = performance.now();
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        void view.getBoundingClientRect().height; // force style + layout
+        return performance.now() - t0;
+      };
+      const warmUntil = performance.now() + 2000; // let the browser tier up the wasm first
+      for (let i = 0; performance.now() < warmUntil; i++) move(i);
+      const times = [];
+      for (let i = 0; i < moves; i++) {
+        times.push(move(i));
+        if (i % 10 === 9) await new Promise((ok) => setTimeout(ok, 0)); // let timers (Monte Carlo) run
+      }
+      times.sort((a, b) => a - b);
+      const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+      return { median: at(0.5), p95: at(0.95), max: times[times.length - 1], state: root.dataset.state };
+    }, { widget, key, values, moves });
+    rows.push({ widget, control: key, ...r });
+  }
+  const engine = await page.evaluate(() => {
+    const time = (f, n) => { for (let i = 0; i < 3; i++) f(); const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return (performance.now() - t0) / n; };
+    const out = {};
+    for (const gamma of [1, 2, 3, 4, 6]) {
+      out[`exact view, 6 variants, γ=${gamma}`] = time(() => window.specdec.call('exactness', { gamma }), 20);
+    }
+    out['Monte Carlo, 20,000 runs (+2×20,000 target)'] = time(() => window.specdec.call('monte_carlo', { runs: 20000 }), 3);
+    out['theory view (call only)'] = time(() => window.specdec.call('theory', {}), 200);
+    out['roofline view (call only)'] = time(() => window.specdec.call('roofline', {}), 100);
+    return out;
+  });
+  console.log(`Slider-to-redraw latency in headless Chromium (${moves} moves after a 2 s warm-up), ms:`);
+  console.log('widget       control    median    p95     max   goal p95 ≤ 16');
+  for (const r of rows) {
+    console.log(`${r.widget.padEnd(12)} ${r.control.padEnd(9)} ${r.median.toFixed(2).padStart(7)} ${r.p95.toFixed(2).padStart(7)} ${r.max.toFixed(2).padStart(7)}   ${r.p95 <= 16 ? 'met' : 'MISSED'}${r.state === 'ok' ? '' : ' (widget in error state!)'}`);
+  }
+  console.log('\nEngine calls (wasm, inside the page), mean ms per call:');
+  for (const [k, v] of Object.entries(engine)) console.log(`  ${k.padEnd(46)} ${v.toFixed(2)}`);
+  if (errors.length) console.log(`\nconsole errors:\n${errors.join('\n')}`);
+} finally {
+  await env.close();
+}

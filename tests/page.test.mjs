@@ -1,0 +1,146 @@
+// Browser tests of the playground page: headless Debian Chromium driven by playwright-core.
+// They check what a student sees: every widget draws, controls redraw, the lecture's exact numbers
+// reach the page, bad input gets a clear message and the widget recovers, and embedding works.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const WIDGETS = ['roofline', 'theory', 'exactness', 'multidraft', 'tree'];
+
+/** Sets a control's value the way a person does (an input event that bubbles). */
+async function setControl(page, widget, key, value) {
+  const before = await page.getAttribute(`[data-widget="${widget}"]`, 'data-renders');
+  await page.$eval(`[data-widget="${widget}"] [data-key="${key}"]`, (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+  const after = await page.getAttribute(`[data-widget="${widget}"]`, 'data-renders');
+  assert.notEqual(after, before, `${widget}.${key} redrew`);
+}
+
+const text = (page, sel) => page.$eval(sel, (el) => el.textContent.replace(/\s+/g, ' ').trim());
+const alertOf = (page, w) => text(page, `[data-widget="${w}"] [role="alert"]`);
+const rowsOf = (page, sel) => page.$$eval(`${sel} tr`, (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent.trim()).join(' ')));
+const alertShown = (page, w) => page.$eval(`[data-widget="${w}"] [role="alert"]`, (el) => el.classList.contains('shown'));
+
+test('the page loads without console errors and every widget draws', async () => {
+  const { page, errors } = await open(env, '');
+  for (const w of WIDGETS) {
+    assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+    assert.ok(await page.$(`[data-widget="${w}"] .view svg`), `${w} has an svg`);
+    assert.ok(await page.$(`[data-widget="${w}"] [role="alert"]`), `${w} has an alert element`);
+  }
+  await page.waitForSelector('[data-widget="exactness"][data-mc]', { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the lecture’s exact numbers reach the page', async () => {
+  const { page } = await open(env, '');
+  assert.match(await text(page, '[data-widget="roofline"] .numbers'), /26\.90 ms per step, memory-bound/);
+  await setControl(page, 'roofline', 'k', 8);
+  assert.match(await text(page, '[data-widget="roofline"] .numbers'), /37\.63 ms per step, compute-bound/);
+  await setControl(page, 'theory', 'c', 0);
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 3\.689 .* speedup 3\.69×, operations 1\.63×; optimal γ = — \(c = 0/);
+  const tvs = await page.$$eval('[data-widget="exactness"] table.tvs tbody tr', (rows) => rows.map((r) => r.textContent));
+  assert.match(tvs[0], /^correct.*exact$/);
+  assert.ok(tvs.slice(1).every((r) => r.endsWith('biased')), tvs.join(' | '));
+  const acc = await rowsOf(page, '[data-widget="multidraft"] table.acceptance');
+  assert.deepEqual(acc.slice(1), ['given the drawn tokens 50.00% 100.00%', 'averaged over the drafts 43.75% 81.25%']);
+  const order = await page.$$eval('[data-widget="tree"] table.order tbody tr td:nth-child(2)', (c) => c.map((x) => x.textContent));
+  assert.deepEqual(order, ['machine', 'learning', 'algorithm', 'system', 'design', 'translation', 'model']);
+  await page.close();
+});
+
+test('moving a slider changes the drawing', async () => {
+  const { page, errors } = await open(env, '');
+  for (const [w, key, value] of [['theory', 'alpha', 0.6], ['roofline', 'batch', 0], ['exactness', 'gamma', 2], ['multidraft', 'k', 3], ['tree', 'highlight', 2]]) {
+    const before = await page.$eval(`[data-widget="${w}"] .view`, (el) => el.innerHTML);
+    await setControl(page, w, key, value);
+    const after = await page.$eval(`[data-widget="${w}"] .view`, (el) => el.innerHTML);
+    assert.notEqual(after, before, `${w} drawing changed when ${key} moved`);
+    assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok');
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a malformed tree config shows an alert and the widget recovers', async () => {
+  const { page, errors } = await open(env, '');
+  await setControl(page, 'tree', 'mode', 'config');
+  for (const [bad, msg] of [['<2,,1>', /level 2 is empty/], ['<0>', /width 0/], ['<99,99,99,99>', /over the budget/], ['<2,x', /not closed/]]) {
+    await page.fill('[data-widget="tree"] [data-key="config"]', bad);
+    assert.ok(await alertShown(page, 'tree'), bad);
+    assert.match(await alertOf(page, 'tree'), msg);
+    assert.equal(await page.getAttribute('[data-widget="tree"]', 'data-state'), 'error');
+  }
+  await page.fill('[data-widget="tree"] [data-key="config"]', '⟨2,2,1⟩');
+  assert.equal(await alertShown(page, 'tree'), false);
+  assert.equal(await page.getAttribute('[data-widget="tree"]', 'data-state'), 'ok');
+  assert.match(await text(page, '[data-widget="tree"] .numbers'), /^10 speculated nodes vs 12 tokens/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('bad distributions in the multi-draft widget are explained', async () => {
+  const { page } = await open(env, '');
+  await page.fill('[data-widget="multidraft"] [data-key="p"]', '0.5,0.6');
+  assert.match(await alertOf(page, 'multidraft'), /sums to 1\.1/);
+  await page.fill('[data-widget="multidraft"] [data-key="p"]', '0.25,0.25,0.25,0.25');
+  await page.fill('[data-widget="multidraft"] [data-key="given"]', '1,1');
+  assert.match(await alertOf(page, 'multidraft'), /draft 1 gives token 1 probability 0/);
+  await page.fill('[data-widget="multidraft"] [data-key="given"]', '');
+  assert.equal(await alertShown(page, 'multidraft'), false);
+  assert.deepEqual(await rowsOf(page, '[data-widget="multidraft"] table.acceptance'), [' naive MSS', 'averaged over the drafts 43.75% 81.25%']);
+  await page.close();
+});
+
+test('hostile URL parameters get a message and sane values', async () => {
+  const q = '?theory.alpha=abc&roofline.k=99999&exactness.variant=%3Cimg%20src%3Dx%3E&tree.paths=%3Cb%3Ex%3C%2Fb%3E%20y';
+  const { page, errors } = await open(env, q);
+  assert.match(await alertOf(page, 'theory'), /α: “abc” is not a number; using 0\.8/);
+  assert.match(await alertOf(page, 'roofline'), /k tokens: 99999 is outside 1…64; using 64/);
+  assert.match(await alertOf(page, 'exactness'), /not one of the choices/);
+  assert.equal(await page.$('[data-widget="exactness"] img'), null, 'no markup injected');
+  assert.equal(await page.$('[data-widget="tree"] .view b:not(.numbers b)'), null);
+  for (const w of WIDGETS) assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('state goes into the URL and an embed shows one widget without controls', async () => {
+  const { page } = await open(env, '');
+  await setControl(page, 'theory', 'alpha', 0.7);
+  assert.match(page.url(), /theory\.alpha=0\.7/);
+  await page.close();
+  const { page: embed, errors } = await open(env, 'embed.html?widget=theory&alpha=0.7&gamma=4&c=0.05&controls=0');
+  assert.equal(await embed.$$eval('[data-widget]', (els) => els.length), 1);
+  assert.equal(await embed.$eval('[data-widget="theory"] form', (f) => f.hidden), true);
+  assert.match(await text(embed, '[data-widget="theory"] .numbers'), /E = 2\.773 tokens/);
+  assert.deepEqual(errors, []);
+  const { page: unknown } = await open(env, 'embed.html?widget=%3Cscript%3E');
+  assert.match(await text(unknown, '[role="alert"]'), /Unknown widget “script”\. Choose one of: roofline/);
+  await embed.close();
+  await unknown.close();
+});
+
+test('a Rust panic is shown in the widget and the widget recovers', async () => {
+  const { page } = await open(env, '');
+  await page.evaluate(() => window.specdec.panicOnNextCall());
+  await setControl(page, 'theory', 'gamma', 7);
+  // The engine restarts on its own and every widget redraws from its state; the message stays.
+  await page.waitForSelector('[data-widget="theory"][data-state="ok"]', { timeout: 30_000 });
+  assert.match(await alertOf(page, 'theory'), /internal error \(a bug\).*debug_panic was called.*the engine was restarted/);
+  assert.ok(await alertShown(page, 'theory'));
+  await setControl(page, 'theory', 'gamma', 8);
+  assert.equal(await page.getAttribute('[data-widget="theory"]', 'data-state'), 'ok');
+  assert.equal(await alertShown(page, 'theory'), false);
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 4\.329/);
+  await setControl(page, 'tree', 'highlight', 1);
+  assert.equal(await page.getAttribute('[data-widget="tree"]', 'data-state'), 'ok');
+  await page.close();
+});
