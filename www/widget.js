@@ -107,6 +107,9 @@ export function mount(root, widget) {
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
   function draw({ keepAlert = false } = {}) {
+    widget.controls.forEach((c, i) => {
+      if (c.showIf) root.querySelectorAll('.control')[i].hidden = !c.showIf(state);
+    });
     try {
       update(view, widget.render(state, ui));
       if (!keepAlert) {

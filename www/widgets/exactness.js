@@ -34,7 +34,9 @@ export default {
       t.variant, fmt(t.tv), t.tv <= 1e-12 ? '<span class="ok">exact</span>' : '<span class="bad">biased</span>']));
     return [
       `<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
-        (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)})</p>${table(rows, 'tvs')}`,
+        (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)});
+        tokens per target call with <b>${v.variant}</b>: exactly <b>${fmt(v.tokens_per_call)}</b>,
+        i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>${table(rows, 'tvs')}`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
       `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">Monte Carlo: waiting…</figcaption>
         <button type="button" class="mc-cancel" hidden>Cancel</button><progress hidden></progress><div class="mc-plot"></div></figure>`,

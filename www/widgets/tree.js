@@ -8,11 +8,17 @@ export default {
     + 'such as ⟨2,2,1⟩. The tree is laid out depth-first; each token may attend only to its ancestors, and its position id is its depth.',
   controls: [
     { key: 'mode', label: 'build from', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
-    { key: 'paths', label: 'sequences', type: 'text', value: 'learning algorithm | learning system design | translation model' },
+    { key: 'paths', label: 'sequences', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
     { key: 'root', label: 'root', type: 'text', value: 'machine' },
-    { key: 'config', label: 'configuration', type: 'text', value: '<2,2,1>' },
+    { key: 'config', label: 'configuration', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
     { key: 'highlight', label: 'highlight node #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
   ],
+  // The highlight slider spans the nodes of the tree on screen.
+  after(s, ui, view) {
+    const n = view.querySelectorAll('table.order tbody tr').length;
+    const input = ui.root.querySelector('[data-key="highlight"]');
+    if (n > 0) input.max = String(n - 1);
+  },
   render(s, ui) {
     const v = ui.call('token_tree', { mode: s.mode, paths: s.paths, root: s.root, config: s.config, highlight: Number(s.highlight) });
     const rows = [['#', 'token', 'depth (position)', 'sees']].concat(v.order.map((t, i) => [

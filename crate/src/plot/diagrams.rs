@@ -99,6 +99,12 @@ pub fn draw_tree(
     let pos = tree_layout(tree, width, top, row_h);
     let nodes = tree.nodes();
     let compact = nodes.len() > 40;
+    // A label is drawn when it fits in the width its row gives each node (≈ 6.5 px a character).
+    let mut per_depth = vec![0usize; nodes.iter().map(|n| n.depth).max().unwrap_or(0) + 1];
+    nodes.iter().for_each(|n| per_depth[n.depth] += 1);
+    let fits = |n: &crate::tree::Node| {
+        n.token.chars().count() as f64 * 6.5 <= f64::from(width) / per_depth[n.depth] as f64
+    };
     for (i, n) in nodes.iter().enumerate() {
         if let Some(p) = n.parent {
             canvas.line(&[pos[p], pos[i]], colors::GREY, 1);
@@ -116,7 +122,7 @@ pub fn draw_tree(
         };
         let r = if compact { 4 } else { 7 };
         canvas.circle(pos[i], r, color, true);
-        if !compact {
+        if !compact && fits(n) {
             canvas.text(
                 (pos[i].0, pos[i].1 + 10),
                 &n.token,

@@ -78,6 +78,34 @@ pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
         .collect()
 }
 
+/// Expected tokens per target call, exactly, when a call starts from each of the 25 contexts with
+/// equal weight (lecture §2.6: "formula vs measured tokens per step"). A call yields one token for
+/// the final rejection or bonus plus every accepted draft, so E = 1 + Σ_{i=1}^{γ} P(first i
+/// accepted); the probability of each (context, i) is carried forward like [`exact_distribution`].
+pub fn expected_tokens_per_call(lm: &ToyLm, gamma: u32, variant: Variant) -> f64 {
+    let contexts = VOCAB * VOCAB;
+    let mut reach = vec![1.0 / contexts as f64; contexts];
+    let mut expected = 1.0;
+    for _ in 0..gamma {
+        let mut next = vec![0.0; contexts];
+        for (c, &w) in reach.iter().enumerate().filter(|(_, &w)| w > 0.0) {
+            let ctx = [c / VOCAB, c % VOCAB];
+            let (p, q) = (lm.p(&ctx), lm.q(&ctx));
+            for (x, &d) in variant
+                .draft_dist(q)
+                .iter()
+                .enumerate()
+                .filter(|(_, &d)| d > 0.0)
+            {
+                next[ctx[1] * VOCAB + x] += w * d * variant.accept_prob(p, q, x);
+            }
+        }
+        expected += next.iter().sum::<f64>();
+        reach = next;
+    }
+    expected
+}
+
 /// The tokens of a base-5 `prefix` of length `len`, first token first.
 fn decode(mut prefix: usize, len: usize) -> Vec<usize> {
     let mut tokens = vec![0; len];

@@ -6,7 +6,7 @@ use crate::error::{check_range, Error};
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
-use crate::toy::enumerate::{exact_distribution, Strategy};
+use crate::toy::enumerate::{exact_distribution, expected_tokens_per_call, Strategy};
 use crate::toy::montecarlo::{empirical, noise_floor, tv_curve};
 use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
 use crate::toy::{ToyConfig, ToyLm};
@@ -85,6 +85,10 @@ pub struct ExactnessView {
     /// β = Σ min(p, q) of the 25 contexts, and their mean.
     pub beta_by_context: Vec<f64>,
     pub mean_beta: f64,
+    /// Tokens per target call of the selected sampler, exactly (calls from each context equally).
+    pub tokens_per_call: f64,
+    /// The i.i.d. formula E(ᾱ, γ) with ᾱ the mean β.
+    pub tokens_per_call_formula: f64,
     pub svg_tv: String,
     pub svg_dist: String,
     pub svg_temperature: String,
@@ -115,10 +119,13 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         })
         .collect();
     let beta = c.lm.acceptance_by_context();
+    let mean_beta = beta.iter().sum::<f64>() / beta.len() as f64;
     Ok(ExactnessView {
         gamma: c.gamma,
         variant: c.variant.name(),
-        mean_beta: beta.iter().sum::<f64>() / beta.len() as f64,
+        tokens_per_call: expected_tokens_per_call(&c.lm, c.gamma, c.variant),
+        tokens_per_call_formula: crate::theory::expected_tokens(mean_beta, c.gamma),
+        mean_beta,
         beta_by_context: beta,
         svg_tv: tv_bars(&tvs, c.gamma, c.variant),
         svg_dist: side_by_side(&target, &selected, c.variant),
