@@ -12,6 +12,7 @@ const moves = Number(process.argv[process.argv.indexOf('--moves') + 1]) || 80;
 const PLAN = [
   ['roofline', 'k', [1, 4, 8, 16, 32, 64]],
   ['roofline', 'context', [7, 9, 11, 13, 15]],
+  ['roofline', 'alpha', [0.5, 0.6, 0.7, 0.8, 0.9]],
   ['theory', 'alpha', [0.5, 0.6, 0.7, 0.8, 0.9]],
   ['theory', 'gamma', [1, 3, 5, 8, 13]],
   ['exactness', 'gamma', [1, 2, 3, 4]],

@@ -161,19 +161,26 @@ export function mount(root, widget) {
 
 const shown = new WeakMap(); // part element → the HTML it shows
 
-/** Replaces the children of `view` whose HTML chunk changed; adds or removes the rest. */
+/**
+ * Replaces the children of `view` whose HTML chunk changed; adds or removes the rest. A chunk
+ * that is an array is a stack of layers drawn on top of each other, each diffed on its own.
+ */
 function update(view, chunks) {
   const parts = [...view.children];
-  chunks.forEach((html, i) => {
+  chunks.forEach((chunk, i) => {
+    const layered = Array.isArray(chunk);
     let part = parts[i];
-    if (!part) {
-      part = document.createElement('div');
-      part.className = 'part';
-      view.appendChild(part);
+    if (!part || part.classList.contains('stack') !== layered) {
+      const fresh = document.createElement('div');
+      fresh.className = layered ? 'part stack' : 'part';
+      if (part) part.replaceWith(fresh); else view.appendChild(fresh);
+      part = fresh;
     }
-    if (shown.get(part) !== html) {
-      part.innerHTML = html;
-      shown.set(part, html);
+    if (layered) {
+      update(part, chunk);
+    } else if (shown.get(part) !== chunk) {
+      part.innerHTML = chunk;
+      shown.set(part, chunk);
     }
   });
   parts.slice(chunks.length).forEach((p) => p.remove());

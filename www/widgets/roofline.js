@@ -33,7 +33,7 @@ export default {
         intensity ${st.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
         c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`,
       `<div class="plots">${v.svg}</div>`,
-      `<div class="plots">${v.svg_heat}</div>`,
+      [v.svg_heat, v.svg_heat_marker],
     ];
   },
 };

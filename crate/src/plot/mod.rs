@@ -43,13 +43,31 @@ pub struct Canvas<'a> {
     area: DrawingArea<SVGBackend<'a>, Shift>,
 }
 
-/// Draws into a fresh `width × height` SVG and returns it, labelled for screen readers.
+/// Draws into a fresh `width × height` SVG on white and returns it, labelled for screen readers.
 pub fn render(width: u32, height: u32, label: &str, draw: impl FnOnce(&Canvas)) -> String {
+    draw_svg(width, height, label, true, draw)
+}
+
+/// Like [`render`] but transparent: a layer to stack over another picture of the same size, so
+/// that a small change (a marker) does not make the page re-parse the picture underneath.
+pub fn render_overlay(width: u32, height: u32, label: &str, draw: impl FnOnce(&Canvas)) -> String {
+    draw_svg(width, height, label, false, draw)
+}
+
+fn draw_svg(
+    width: u32,
+    height: u32,
+    label: &str,
+    opaque: bool,
+    draw: impl FnOnce(&Canvas),
+) -> String {
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        area.fill(&WHITE)
-            .expect("drawing into a String cannot fail");
+        if opaque {
+            area.fill(&WHITE)
+                .expect("drawing into a String cannot fail");
+        }
         let canvas = Canvas { area };
         draw(&canvas);
         canvas

@@ -4,7 +4,7 @@
 
 use crate::error::{check_range, Error};
 use crate::plot::diagrams::{ramp, Grid};
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, render, render_overlay, Align, Chart, Labels, Scale};
 use crate::roofline::{self, Cell, Pair, Step, Workload};
 
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -49,6 +49,8 @@ pub struct RooflineView {
     pub heat: Vec<Vec<Cell>>,
     pub svg: String,
     pub svg_heat: String,
+    /// A transparent layer over `svg_heat` outlining the current batch × context cell.
+    pub svg_heat_marker: String,
 }
 
 pub const HEAT_BATCHES: [u32; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
@@ -73,7 +75,8 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
         c: pair.cost_ratio(w.batch, w.context),
         optimal: pair.optimal_gamma(w.batch, w.context, alpha, 16),
         svg: time_against_k(&pair, &w),
-        svg_heat: heat_svg(&heat, alpha, &w),
+        svg_heat: heat_svg(&heat, alpha),
+        svg_heat_marker: heat_marker(&w),
         batches: HEAT_BATCHES.to_vec(),
         contexts: HEAT_CONTEXTS.to_vec(),
         heat,
@@ -150,7 +153,11 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
     })
 }
 
-fn heat_svg(heat: &[Vec<Cell>], alpha: f64, w: &Workload) -> String {
+const HEAT_SIZE: (u32, u32) = (560, 330);
+const HEAT_ORIGIN: (i32, i32) = (70, 44);
+const HEAT_CELL: (i32, i32) = (52, 30);
+
+fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
     let rows: Vec<String> = HEAT_BATCHES.iter().map(|b| format!("B {b}")).collect();
     let cols: Vec<String> = HEAT_CONTEXTS
         .iter()
@@ -199,13 +206,6 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, w: &Workload) -> String {
             };
             (fill, text)
         });
-        // Outline the cell of the current batch and context when it is on the grid.
-        let r = HEAT_BATCHES.iter().position(|&b| b == w.batch);
-        let c = HEAT_CONTEXTS.iter().position(|&l| l == w.context);
-        if let (Some(r), Some(c)) = (r, c) {
-            let (x, y) = (70 + c as i32 * 52, 44 + r as i32 * 30);
-            cv.rect((x - 1, y - 1), (x + 51, y + 29), colors::RED, false);
-        }
         cv.text(
             (70, 322),
             "context length →   (grey “off”: speculation does not pay)",
@@ -215,6 +215,37 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, w: &Workload) -> String {
             false,
         );
     })
+}
+
+/// Outlines the cell of the current batch and context when it is on the grid.
+fn heat_marker(w: &Workload) -> String {
+    render_overlay(
+        HEAT_SIZE.0,
+        HEAT_SIZE.1,
+        "Current batch and context",
+        |cv| {
+            let r = HEAT_BATCHES.iter().position(|&b| b == w.batch);
+            let c = HEAT_CONTEXTS.iter().position(|&l| l == w.context);
+            if let (Some(r), Some(c)) = (r, c) {
+                let (x, y) = (
+                    HEAT_ORIGIN.0 + c as i32 * HEAT_CELL.0,
+                    HEAT_ORIGIN.1 + r as i32 * HEAT_CELL.1,
+                );
+                cv.rect(
+                    (x - 1, y - 1),
+                    (x + HEAT_CELL.0 - 1, y + HEAT_CELL.1 - 1),
+                    colors::RED,
+                    false,
+                );
+                cv.rect(
+                    (x, y),
+                    (x + HEAT_CELL.0 - 2, y + HEAT_CELL.1 - 2),
+                    colors::RED,
+                    false,
+                );
+            }
+        },
+    )
 }
 
 #[cfg(test)]
