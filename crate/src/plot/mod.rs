@@ -78,7 +78,7 @@ fn draw_svg(
     let label = escape(label);
     svg.replacen(
         "<svg ",
-        &format!("<svg role=\"img\" aria-label=\"{label}\" "),
+        &format!("<svg role=\"img\" aria-label=\"{label}\" text-rendering=\"optimizeSpeed\" "),
         1,
     )
 }
