@@ -17,6 +17,9 @@
 //! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
 
 pub mod error;
+pub mod likesworld;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod model;
 pub mod plot;
 pub mod roofline;
 pub mod sampling;

@@ -287,3 +287,43 @@ fn tables_by_default() {
         "{stdout}"
     );
 }
+
+#[test]
+fn likesworld_models_on_the_command_line() {
+    let t = json(&["tree-attention", "--config", "<2,2,1>", "--prompts", "2"]);
+    assert!(f(&t, "max_abs_diff") <= 1e-4, "{t}");
+    assert_eq!(
+        (t["tree_tokens"].as_u64(), t["path_tokens"].as_u64()),
+        (Some(10), Some(12))
+    );
+    let t = json(&[
+        "tree-attention",
+        "--config",
+        "⟨2,2,2,2⟩",
+        "--prompts",
+        "1",
+        "--backend",
+        "ndarray",
+        "--no-cache",
+    ]);
+    assert!(f(&t, "max_abs_diff") <= 1e-4, "{t}");
+    let a = json(&[
+        "likesworld",
+        "accuracy",
+        "--model",
+        "target",
+        "--worlds",
+        "200",
+    ]);
+    assert_eq!(f(&a, "answer_accuracy"), 1.0, "{a}");
+    assert_eq!(a["parameters"], 84_584);
+    check_error(&["likesworld", "accuracy", "--model", "huge"], "\"huge\"");
+    check_error(
+        &["tree-attention", "--config", "<2,2,1>", "--backend", "cuda"],
+        "\"cuda\"",
+    );
+    check_error(
+        &["train", "--model", "target", "--seed", "1", "--steps", "0"],
+        "at least 1",
+    );
+}

@@ -9,4 +9,5 @@ pub mod exactness;
 pub mod multidraft;
 pub mod roofline;
 pub mod theory;
+pub mod training;
 pub mod tree;

@@ -1,0 +1,121 @@
+//! Per-call latency of a model, the way a decode loop calls it (lecture §2.5: c is measured, not
+//! assumed): one token on a warm 32-token KV cache, a chain of γ + 1 = 5 tokens on that cache, and
+//! the ⟨2,2,2,2⟩ tree (31 tokens with its root) under the tree mask on that cache — the same
+//! workloads as the peer benchmark in `shared/peers`. Every call reads its logits back to the
+//! host, as a decoder must, and the cache is truncated back to 32 tokens after each call.
+
+use super::{Decoder, KvCache};
+use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use std::time::Instant;
+
+/// Cached tokens before every timed call.
+pub const CACHED: usize = 32;
+
+/// One workload's input: tokens, positions and mask for the new tokens.
+struct Call {
+    tokens: Vec<i64>,
+    positions: Vec<i64>,
+    mask: Vec<bool>,
+}
+
+impl Call {
+    fn chain(n: usize) -> Call {
+        Call {
+            tokens: (0..n as i64).map(|i| 6 + i).collect(),
+            positions: (CACHED as i64..(CACHED + n) as i64).collect(),
+            mask: (0..n)
+                .flat_map(|r| (0..CACHED + n).map(move |c| c <= CACHED + r))
+                .collect(),
+        }
+    }
+
+    /// The ⟨2,2,2,2⟩ tree with its root as the first new token, in depth-first order.
+    fn tree() -> Call {
+        let tree = TokenTree::expand(
+            &parse_config("<2,2,2,2>", DEFAULT_NODE_BUDGET).expect("a valid config"),
+            "r",
+        );
+        let order = tree.linearize_dfs();
+        let mask = tree.tree_mask(&order);
+        let n = order.len();
+        Call {
+            tokens: (0..n as i64).map(|i| 6 + i % 30).collect(),
+            positions: order
+                .iter()
+                .map(|&i| (CACHED + tree.nodes()[i].depth) as i64)
+                .collect(),
+            mask: (0..n)
+                .flat_map(|r| {
+                    (0..CACHED + n)
+                        .map(|c| c < CACHED || mask[r][c - CACHED])
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Median and 95th percentile of one workload, in microseconds.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Latency {
+    pub median_us: f64,
+    pub p95_us: f64,
+}
+
+/// Latency of the three workloads (decode1, chain5, tree31).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct ModelLatency {
+    pub decode1: Latency,
+    pub chain5: Latency,
+    pub tree31: Latency,
+}
+
+fn time_call(model: &Decoder, device: &Device, call: &Call, runs: usize, warmup: usize) -> Latency {
+    let n = call.tokens.len();
+    let mut cache = KvCache::new(model.n_layers());
+    let prefix_tokens: Vec<i64> = (0..CACHED as i64).map(|i| 6 + i % 30).collect();
+    let prefix_pos: Vec<i64> = (0..CACHED as i64).collect();
+    let prefix_mask: Vec<bool> = (0..CACHED)
+        .flat_map(|r| (0..CACHED).map(move |c| c <= r))
+        .collect();
+    model.forward(
+        Tensor::<2, Int>::from_data(TensorData::new(prefix_tokens, [1, CACHED]), device),
+        Tensor::<2, Int>::from_data(TensorData::new(prefix_pos, [1, CACHED]), device),
+        Tensor::<3, Bool>::from_data(TensorData::new(prefix_mask, [1, CACHED, CACHED]), device),
+        &mut cache,
+    );
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..warmup + runs {
+        let started = Instant::now();
+        let logits = model.forward(
+            Tensor::<2, Int>::from_data(TensorData::new(call.tokens.clone(), [1, n]), device),
+            Tensor::<2, Int>::from_data(TensorData::new(call.positions.clone(), [1, n]), device),
+            Tensor::<3, Bool>::from_data(
+                TensorData::new(call.mask.clone(), [1, n, CACHED + n]),
+                device,
+            ),
+            &mut cache,
+        );
+        let host = logits.into_data();
+        if i >= warmup {
+            times.push(started.elapsed().as_secs_f64() * 1e6);
+        }
+        std::hint::black_box(host);
+        cache.truncate(CACHED);
+    }
+    times.sort_by(f64::total_cmp);
+    Latency {
+        median_us: times[times.len() / 2],
+        p95_us: times[(times.len() * 95 / 100).min(times.len() - 1)],
+    }
+}
+
+/// Times the three workloads, `runs` calls each after `warmup` untimed ones.
+pub fn latency(model: &Decoder, device: &Device, runs: usize, warmup: usize) -> ModelLatency {
+    ModelLatency {
+        decode1: time_call(model, device, &Call::chain(1), runs, warmup),
+        chain5: time_call(model, device, &Call::chain(5), runs, warmup),
+        tree31: time_call(model, device, &Call::tree(), runs, warmup),
+    }
+}

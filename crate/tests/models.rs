@@ -1,0 +1,273 @@
+//! The LikesWorld models on burn's CPU backends: the shipped weights decode into the
+//! architecture and answer perfectly; the KV cache appends, truncates and keeps a tree path
+//! without changing a logit; one tree forward equals every root-to-node path run on its own.
+#![cfg(not(target_arch = "wasm32"))]
+
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use specdec::likesworld::{encode, worlds, Split, VOCAB};
+use specdec::model::device::Backend;
+use specdec::model::eval::accuracy;
+use specdec::model::tree_attention::{check, tree_logits};
+use specdec::model::{weights, Decoder, KvCache, ModelKind};
+use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
+
+const TOL: f32 = 1e-4;
+
+fn ints(v: &[u32], device: &Device) -> Tensor<2, Int> {
+    let v: Vec<i64> = v.iter().map(|&t| i64::from(t)).collect();
+    let n = v.len();
+    Tensor::from_data(TensorData::new(v, [1, n]), device)
+}
+
+fn positions(from: usize, n: usize, device: &Device) -> Tensor<2, Int> {
+    let v: Vec<i64> = (from..from + n).map(|p| p as i64).collect();
+    Tensor::from_data(TensorData::new(v, [1, n]), device)
+}
+
+/// Causal mask for `n` new tokens after `cached` ones.
+fn causal(cached: usize, n: usize, device: &Device) -> Tensor<3, Bool> {
+    let v: Vec<bool> = (0..n)
+        .flat_map(|r| (0..cached + n).map(move |c| c <= cached + r))
+        .collect();
+    Tensor::from_data(TensorData::new(v, [1, n, cached + n]), device)
+}
+
+fn rows(t: Tensor<3>) -> Vec<Vec<f32>> {
+    let [_, n, v] = t.dims();
+    let flat: Vec<f32> = t
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .unwrap();
+    (0..n).map(|i| flat[i * v..(i + 1) * v].to_vec()).collect()
+}
+
+fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| (p - q).abs()))
+        .fold(0.0, f32::max)
+}
+
+fn target(backend: Backend) -> (Decoder, Device) {
+    let device = backend.device();
+    (
+        weights::load(ModelKind::Target, &device).expect("shipped weights decode"),
+        device,
+    )
+}
+
+const SENTENCE: &str = "<bos> dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q eve";
+
+#[test]
+fn shipped_weights_decode_with_the_documented_sizes() {
+    let device = Backend::Flex.device();
+    let sizes: Vec<usize> = ModelKind::ALL
+        .iter()
+        .map(|&k| burn::module::Module::num_params(&weights::load(k, &device).unwrap()))
+        .collect();
+    // Target ≈ 85k; drafts as the reference decoders in shared/peers (13,256 and 21,800).
+    assert_eq!(sizes, vec![84_584, 13_256, 21_800]);
+}
+
+#[test]
+fn target_answers_every_held_out_question() {
+    let (model, device) = target(Backend::Flex);
+    let a = accuracy(&model, &worlds(Split::HeldOut, 2024, 300), &device);
+    assert_eq!(a.answer_accuracy, 1.0, "{a:?}");
+    for kind in [ModelKind::DraftA, ModelKind::DraftB] {
+        let draft = weights::load(kind, &device).unwrap();
+        let d = accuracy(&draft, &worlds(Split::HeldOut, 2024, 300), &device);
+        assert!(
+            d.answer_accuracy < 0.8,
+            "{kind:?} answers {d:?}: a draft should not match the target"
+        );
+    }
+}
+
+#[test]
+fn incremental_decoding_with_the_cache_equals_one_forward() {
+    for backend in Backend::ALL {
+        let (model, device) = target(backend);
+        let tokens = encode(SENTENCE).unwrap();
+        let whole = rows(model.forward_causal(ints(&tokens, &device)));
+        let mut cache = KvCache::new(model.n_layers());
+        let mut step = Vec::new();
+        for (i, &t) in tokens.iter().enumerate() {
+            let out = model.forward(
+                ints(&[t], &device),
+                positions(i, 1, &device),
+                causal(i, 1, &device),
+                &mut cache,
+            );
+            step.extend(rows(out));
+        }
+        assert_eq!(cache.len(), tokens.len());
+        assert!(max_diff(&whole, &step) <= TOL, "{backend:?}");
+    }
+}
+
+#[test]
+fn truncate_rolls_back_a_rejected_chain() {
+    let (model, device) = target(Backend::Flex);
+    let tokens = encode(SENTENCE).unwrap();
+    let whole = rows(model.forward_causal(ints(&tokens, &device)));
+    let (keep, draft_len) = (10, 5);
+    let mut cache = KvCache::new(model.n_layers());
+    model.forward(
+        ints(&tokens[..keep], &device),
+        positions(0, keep, &device),
+        causal(0, keep, &device),
+        &mut cache,
+    );
+    // A chain of wrong drafts enters the cache, then is rejected.
+    let wrong = [9u32; 5];
+    model.forward(
+        ints(&wrong, &device),
+        positions(keep, draft_len, &device),
+        causal(keep, draft_len, &device),
+        &mut cache,
+    );
+    assert_eq!(cache.len(), keep + draft_len);
+    cache.truncate(keep);
+    let rest = &tokens[keep..];
+    let out = rows(model.forward(
+        ints(rest, &device),
+        positions(keep, rest.len(), &device),
+        causal(keep, rest.len(), &device),
+        &mut cache,
+    ));
+    assert!(max_diff(&whole[keep..], &out) <= TOL);
+}
+
+#[test]
+fn keep_retains_the_accepted_tree_path() {
+    let (model, device) = target(Backend::Flex);
+    let prompt = encode("<bos> dan likes jam . fay likes nuts . q").unwrap();
+    let tree = TokenTree::expand(&parse_config("<2,2,1>", DEFAULT_NODE_BUDGET).unwrap(), "q");
+    let tokens: Vec<u32> = (0..tree.nodes().len())
+        .map(|i| [5u32, 9, 10, 26, 27, 4, 12, 28, 4, 3, 4][i % 11])
+        .collect();
+    let mut cache = KvCache::new(model.n_layers());
+    let l = prompt.len();
+    model.forward(
+        ints(&prompt, &device),
+        positions(0, l, &device),
+        causal(0, l, &device),
+        &mut cache,
+    );
+    let order: Vec<usize> = tree.linearize_dfs().into_iter().skip(1).collect();
+    let mask = tree.tree_mask(&order);
+    let n = order.len();
+    let m: Vec<bool> = (0..n)
+        .flat_map(|r| {
+            (0..l + n)
+                .map(|c| c < l || mask[r][c - l])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let ids: Vec<u32> = order.iter().map(|&i| tokens[i]).collect();
+    let pos: Vec<i64> = order
+        .iter()
+        .map(|&i| (l - 1 + tree.nodes()[i].depth) as i64)
+        .collect();
+    model.forward(
+        ints(&ids, &device),
+        Tensor::from_data(TensorData::new(pos, [1, n]), &device),
+        Tensor::from_data(TensorData::new(m, [1, n, l + n]), &device),
+        &mut cache,
+    );
+    // Accept the path to the last leaf in DFS order, then continue from it.
+    let leaf = *order.last().unwrap();
+    let mut path = vec![leaf];
+    while let Some(p) = tree.nodes()[*path.last().unwrap()].parent {
+        path.push(p);
+    }
+    path.pop();
+    path.reverse();
+    let mut keep: Vec<usize> = (0..l).collect();
+    keep.extend(
+        path.iter()
+            .map(|node| l + order.iter().position(|o| o == node).unwrap()),
+    );
+    cache.keep(&keep);
+    assert_eq!(cache.len(), l + path.len());
+    let next = 4u32;
+    let out = rows(model.forward(
+        ints(&[next], &device),
+        positions(l + path.len(), 1, &device),
+        causal(l + path.len(), 1, &device),
+        &mut cache,
+    ));
+    let mut seq = prompt.clone();
+    seq.extend(path.iter().map(|&i| tokens[i]));
+    seq.push(next);
+    let whole = rows(model.forward_causal(ints(&seq, &device)));
+    assert!(max_diff(&whole[seq.len() - 1..], &out) <= TOL);
+}
+
+#[test]
+fn tree_forward_equals_every_path_on_its_own() {
+    let configs = ["<2,2,1>", "<3,1,1,1>", "<2,2,2,2>"];
+    for backend in Backend::ALL {
+        let (model, device) = target(backend);
+        for (w, world) in worlds(Split::HeldOut, 5, 2).iter().enumerate() {
+            let prompt = world.prompt();
+            for config in configs {
+                let tree =
+                    TokenTree::expand(&parse_config(config, DEFAULT_NODE_BUDGET).unwrap(), "r");
+                let tokens: Vec<u32> = (0..tree.nodes().len())
+                    .map(|i| ((i * 11 + w * 5) % VOCAB) as u32)
+                    .collect();
+                for cached in [true, false] {
+                    let c = check(&model, &prompt, &tree, &tokens, cached, &device);
+                    assert!(
+                        c.max_abs_diff <= TOL,
+                        "{backend:?} {config} cached={cached}: {c:?}"
+                    );
+                }
+            }
+            // The lecture's merge example, in LikesWorld words: three drafts' continuations.
+            let paths = parse_paths("q dan jam | q dan nuts . | q fay").unwrap();
+            let ids: Vec<Vec<String>> = paths;
+            let tree = TokenTree::merge(&ids, "root");
+            let tokens: Vec<u32> = tree
+                .nodes()
+                .iter()
+                .map(|n| {
+                    if n.parent.is_none() {
+                        0
+                    } else {
+                        encode(&n.token).unwrap()[0]
+                    }
+                })
+                .collect();
+            let c = check(&model, &prompt, &tree, &tokens, true, &device);
+            assert!(c.max_abs_diff <= TOL, "{backend:?} merge: {c:?}");
+            assert_eq!((c.tree_tokens, c.path_tokens), (6, 9));
+        }
+    }
+}
+
+#[test]
+fn cpu_backends_agree() {
+    let tokens = encode(SENTENCE).unwrap();
+    let tree = TokenTree::expand(
+        &parse_config("<2,2,2,2>", DEFAULT_NODE_BUDGET).unwrap(),
+        "r",
+    );
+    let toks: Vec<u32> = (0..tree.nodes().len())
+        .map(|i| (i % VOCAB) as u32)
+        .collect();
+    let mut out = Vec::new();
+    for backend in Backend::ALL {
+        let (model, device) = target(backend);
+        out.push((
+            rows(model.forward_causal(ints(&tokens, &device))),
+            tree_logits(&model, &tokens, &tree, &toks, true, &device),
+        ));
+    }
+    assert!(max_diff(&out[0].0, &out[1].0) <= TOL);
+    assert!(max_diff(&out[0].1, &out[1].1) <= TOL);
+}
