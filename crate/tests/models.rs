@@ -7,7 +7,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use specdec::likesworld::{encode, worlds, Split, VOCAB};
 use specdec::model::device::Backend;
 use specdec::model::eval::accuracy;
-use specdec::model::tree_attention::{check, tree_logits};
+use specdec::model::tree_attention::{check, tree_inputs, tree_logits};
 use specdec::model::{weights, Decoder, KvCache, ModelKind};
 use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
 
@@ -157,25 +157,13 @@ fn keep_retains_the_accepted_tree_path() {
         causal(0, l, &device),
         &mut cache,
     );
-    let order: Vec<usize> = tree.linearize_dfs().into_iter().skip(1).collect();
-    let mask = tree.tree_mask(&order);
-    let n = order.len();
-    let m: Vec<bool> = (0..n)
-        .flat_map(|r| {
-            (0..l + n)
-                .map(|c| c < l || mask[r][c - l])
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let inputs = tree_inputs(&tree, false, l, l - 1);
+    let (order, n) = (inputs.order.clone(), inputs.order.len());
     let ids: Vec<u32> = order.iter().map(|&i| tokens[i]).collect();
-    let pos: Vec<i64> = order
-        .iter()
-        .map(|&i| (l - 1 + tree.nodes()[i].depth) as i64)
-        .collect();
     model.forward(
         ints(&ids, &device),
-        Tensor::from_data(TensorData::new(pos, [1, n]), &device),
-        Tensor::from_data(TensorData::new(m, [1, n, l + n]), &device),
+        Tensor::from_data(TensorData::new(inputs.positions, [1, n]), &device),
+        Tensor::from_data(TensorData::new(inputs.mask, [1, n, l + n]), &device),
         &mut cache,
     );
     // Accept the path to the last leaf in DFS order, then continue from it.

@@ -4,6 +4,7 @@
 //! workloads as the peer benchmark in `shared/peers`. Every call reads its logits back to the
 //! host, as a decoder must, and the cache is truncated back to 32 tokens after each call.
 
+use super::tree_attention::tree_inputs;
 use super::{Decoder, KvCache};
 use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -32,26 +33,12 @@ impl Call {
 
     /// The ⟨2,2,2,2⟩ tree with its root as the first new token, in depth-first order.
     fn tree() -> Call {
-        let tree = TokenTree::expand(
-            &parse_config("<2,2,2,2>", DEFAULT_NODE_BUDGET).expect("a valid config"),
-            "r",
-        );
-        let order = tree.linearize_dfs();
-        let mask = tree.tree_mask(&order);
-        let n = order.len();
+        let config = parse_config("<2,2,2,2>", DEFAULT_NODE_BUDGET).expect("a valid config");
+        let inputs = tree_inputs(&TokenTree::expand(&config, "r"), true, CACHED, CACHED);
         Call {
-            tokens: (0..n as i64).map(|i| 6 + i % 30).collect(),
-            positions: order
-                .iter()
-                .map(|&i| (CACHED + tree.nodes()[i].depth) as i64)
-                .collect(),
-            mask: (0..n)
-                .flat_map(|r| {
-                    (0..CACHED + n)
-                        .map(|c| c < CACHED || mask[r][c - CACHED])
-                        .collect::<Vec<_>>()
-                })
-                .collect(),
+            tokens: (0..inputs.order.len() as i64).map(|i| 6 + i % 30).collect(),
+            positions: inputs.positions,
+            mask: inputs.mask,
         }
     }
 }

@@ -35,6 +35,44 @@ fn logits_rows(t: Tensor<3>) -> Vec<Vec<f32>> {
     (0..n).map(|i| flat[i * v..(i + 1) * v].to_vec()).collect()
 }
 
+/// What one tree forward after `cached` tokens takes: the nodes in depth-first order (with or
+/// without the root), their position ids (`root_position` + depth), and the mask over the cached
+/// tokens and the nodes, row-major [nodes, cached + nodes] (every node sees the whole cache).
+pub struct TreeInputs {
+    pub order: Vec<usize>,
+    pub positions: Vec<i64>,
+    pub mask: Vec<bool>,
+}
+
+pub fn tree_inputs(
+    tree: &TokenTree,
+    with_root: bool,
+    cached: usize,
+    root_position: usize,
+) -> TreeInputs {
+    let order: Vec<usize> = tree
+        .linearize_dfs()
+        .into_iter()
+        .skip(usize::from(!with_root))
+        .collect();
+    let m = tree.tree_mask(&order);
+    let n = order.len();
+    TreeInputs {
+        positions: order
+            .iter()
+            .map(|&i| (root_position + tree.nodes()[i].depth) as i64)
+            .collect(),
+        mask: (0..n)
+            .flat_map(|r| {
+                (0..cached + n)
+                    .map(|c| c < cached || m[r][c - cached])
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        order,
+    }
+}
+
 /// Logits of every speculated node (DFS order, root excluded) from one tree forward after
 /// `prompt`, whose last token is the tree's root. With `cached`, the prompt goes through the KV
 /// cache first and the tree forward sees only the tree; without, one forward covers both.
@@ -46,14 +84,12 @@ pub fn tree_logits(
     cached: bool,
     device: &Device,
 ) -> Vec<Vec<f32>> {
-    let order: Vec<usize> = tree.linearize_dfs().into_iter().skip(1).collect();
-    let mask = &tree.tree_mask(&order);
-    let (l, n) = (prompt.len(), order.len());
-    let tree_tokens: Vec<i64> = order.iter().map(|&i| i64::from(tokens[i])).collect();
-    let tree_pos: Vec<i64> = order
-        .iter()
-        .map(|&i| (l - 1 + tree.nodes()[i].depth) as i64)
-        .collect();
+    let (l, inputs) = (
+        prompt.len(),
+        tree_inputs(tree, false, prompt.len(), prompt.len() - 1),
+    );
+    let n = inputs.order.len();
+    let tree_tokens: Vec<i64> = inputs.order.iter().map(|&i| i64::from(tokens[i])).collect();
     let prompt_ids: Vec<i64> = prompt.iter().map(|&t| i64::from(t)).collect();
     if cached {
         let mut cache = KvCache::new(model.n_layers());
@@ -64,33 +100,24 @@ pub fn tree_logits(
             bools(causal, [1, l, l], device),
             &mut cache,
         );
-        let m: Vec<bool> = (0..n)
-            .flat_map(|r| (0..l + n).map(move |c| c < l || mask[r][c - l]))
-            .collect();
         let out = model.forward(
             ints(tree_tokens, [1, n], device),
-            ints(tree_pos, [1, n], device),
-            bools(m, [1, n, l + n], device),
+            ints(inputs.positions, [1, n], device),
+            bools(inputs.mask, [1, n, l + n], device),
             &mut cache,
         );
         return logits_rows(out);
     }
+    // Without a cache: the prompt's rows are causal; each node's row is its cached-tree row.
     let total = l + n;
-    let m: Vec<bool> = (0..total)
-        .flat_map(|r| {
-            (0..total).map(move |c| {
-                if r < l {
-                    c <= r
-                } else {
-                    c < l || mask[r - l][c - l]
-                }
-            })
-        })
+    let mut m: Vec<bool> = (0..l)
+        .flat_map(|r| (0..total).map(move |c| c <= r))
         .collect();
+    m.extend(inputs.mask);
     let mut ids = prompt_ids;
     ids.extend(tree_tokens);
     let mut pos: Vec<i64> = (0..l as i64).collect();
-    pos.extend(tree_pos);
+    pos.extend(inputs.positions);
     let out = model.forward(
         ints(ids, [1, total], device),
         ints(pos, [1, total], device),
