@@ -144,3 +144,24 @@ test('a Rust panic is shown in the widget and the widget recovers', async () => 
   assert.equal(await page.getAttribute('[data-widget="tree"]', 'data-state'), 'ok');
   await page.close();
 });
+
+test('LikesWorld runs the trained models in a worker, on both CPU backends', async () => {
+  const { page, errors } = await open(env, '');
+  await page.waitForSelector('[data-widget="likesworld"][data-model]', { timeout: 60_000 });
+  assert.ok(await page.$('[data-widget="likesworld"] .lw-plot svg'));
+  const kinds = await rowsOf(page, '[data-widget="likesworld"] table.kinds');
+  assert.ok(kinds.some((r) => r.startsWith('answer ')), kinds.join(' | '));
+  // A typed world: the target answers it; the status shows the parsed sequence.
+  await page.fill('[data-widget="likesworld"] [data-key="text"]', 'dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q dan jam . q eve tea . <eos>');
+  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status')?.textContent.includes('<bos> dan likes jam'));
+  await page.fill('[data-widget="likesworld"] [data-key="text"]', 'dan loves jam');
+  await page.waitForSelector('[data-widget="likesworld"][data-state="error"]', { timeout: 30_000 });
+  assert.match(await alertOf(page, 'likesworld'), /unknown LikesWorld word "loves"/);
+  await page.fill('[data-widget="likesworld"] [data-key="text"]', '');
+  await setControl(page, 'likesworld', 'backend', 'ndarray');
+  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status')?.textContent.includes('on ndarray'), null, { timeout: 60_000 });
+  await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+  assert.match(await text(page, '[data-widget="likesworld"] .lw-latency'), /c = draft\/target for one token: A \d\.\d\d, B \d\.\d\d/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -7,8 +7,9 @@ import theory from './widgets/theory.js';
 import exactness from './widgets/exactness.js';
 import multidraft from './widgets/multidraft.js';
 import tree from './widgets/tree.js';
+import likesworld from './widgets/likesworld.js';
 
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree };
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld };
 
 async function main() {
   const params = new URLSearchParams(location.search);

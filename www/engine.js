@@ -50,51 +50,57 @@ export function call(name, params) {
   }
 }
 
-let worker = null;
-let current = null; // { id, resolve, reject, onStatus }
+// One worker per channel (Monte Carlo, models, …): a newer job cancels an older one on its own
+// channel only.
+const channels = new Map(); // channel → { worker, current: { id, resolve, reject, onStatus } }
 let nextId = 0;
 
-function spawn() {
+function spawn(ch) {
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   compiled?.then((module) => w.postMessage({ module }));
   w.onmessage = ({ data }) => {
-    if (!current || data.id !== current.id) return;
-    if (data.kind === 'loading') { current.onStatus?.('running'); return; }
-    const job = current;
-    current = null;
+    const job = ch.current;
+    if (!job || data.id !== job.id) return;
+    if (data.kind === 'loading') { job.onStatus?.('running'); return; }
+    ch.current = null;
     if (data.kind === 'done') job.resolve(data.result);
     else {
-      if (data.panic) { w.terminate(); worker = null; }
+      if (data.panic) { w.terminate(); ch.worker = null; }
       job.reject(data.panic ? new PanicError(`${data.message} — the worker was restarted`) : new Error(data.message));
     }
   };
   w.onerror = (ev) => {
-    const job = current;
-    current = null;
-    worker = null;
+    const job = ch.current;
+    ch.current = null;
+    ch.worker = null;
     w.terminate();
     job?.reject(new Error(`the worker failed: ${ev.message ?? 'unknown error'}`));
   };
   return w;
 }
 
-/** Runs export `name` in the worker. Returns { promise, cancel }; a newer job cancels this one. */
-export function runJob(name, params, onStatus) {
-  if (current) cancelCurrent();
-  worker ??= spawn();
-  const id = ++nextId;
-  const promise = new Promise((resolve, reject) => { current = { id, resolve, reject, onStatus }; });
-  onStatus?.('queued');
-  worker.postMessage({ id, name, params });
-  return { promise, cancel: () => { if (current?.id === id) cancelCurrent(); } };
+function cancel(ch) {
+  const job = ch.current;
+  ch.current = null;
+  ch.worker?.terminate();
+  ch.worker = null;
+  job?.reject(new CancelledError('cancelled'));
 }
 
-function cancelCurrent() {
-  const job = current;
-  current = null;
-  worker?.terminate();
-  worker = null;
-  job.reject(new CancelledError('cancelled'));
+/**
+ * Runs export `name` in the worker of `channel` (default: the export's name). Returns
+ * { promise, cancel }; a newer job on the same channel cancels this one.
+ */
+export function runJob(name, params, onStatus, channel = name) {
+  if (!channels.has(channel)) channels.set(channel, { worker: null, current: null });
+  const ch = channels.get(channel);
+  if (ch.current) cancel(ch);
+  ch.worker ??= spawn(ch);
+  const id = ++nextId;
+  const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus }; });
+  onStatus?.('queued');
+  ch.worker.postMessage({ id, name, params });
+  return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 
 /** For tests of the recovery path: the next call panics inside Rust. */

@@ -101,6 +101,12 @@ export function mount(root, widget) {
     },
     call,
     redraw: () => draw(),
+    /** Shows a message from work that finished after the drawing (a worker job). */
+    alert(message) {
+      alertBox.textContent = message;
+      alertBox.classList.toggle('shown', Boolean(message));
+      root.dataset.state = message ? 'error' : 'ok';
+    },
   };
   let initialNotes = notes;
 

@@ -18,7 +18,6 @@
 
 pub mod error;
 pub mod likesworld;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod model;
 pub mod plot;
 pub mod roofline;

@@ -84,3 +84,33 @@ fn bad_parameter_types_are_reported() {
     let e = wasm::theory(obj(json!({"alpha": 2.0}))).unwrap_err();
     assert!(error_message(e).contains("alpha = 2"));
 }
+
+#[wasm_bindgen_test]
+fn likesworld_models_run_in_the_browser_on_both_cpu_backends() {
+    for backend in ["flex", "ndarray"] {
+        // Worlds have 3 to 6 facts; the models never saw fewer.
+        let text = "dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q dan jam . q eve tea . <eos>";
+        let v = wasm::likesworld(obj(json!({"text": text, "backend": backend}))).unwrap();
+        assert_eq!(get(&v, &["backend"]).as_string().unwrap(), backend);
+        let positions = get(&v, &["positions"]);
+        let n = js_sys::Array::from(&positions).length();
+        let mut answers = 0;
+        for i in 0..n {
+            let p = Reflect::get_u32(&positions, i).unwrap();
+            if get(&p, &["kind"]).as_string().unwrap() == "answer" {
+                answers += 1;
+                let target = Reflect::get_u32(&get(&p, &["p"]), 0)
+                    .unwrap()
+                    .as_f64()
+                    .unwrap();
+                assert!(
+                    target > 0.9,
+                    "{backend}: the target answers with p = {target}"
+                );
+            }
+        }
+        assert_eq!(answers, 3);
+    }
+    let e = wasm::likesworld(obj(json!({"text": "dan loves jam"}))).unwrap_err();
+    assert!(error_message(e).contains("\"loves\""));
+}

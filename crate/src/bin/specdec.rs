@@ -725,7 +725,9 @@ mod models {
             let mut decode1 = Vec::new();
             for kind in ModelKind::ALL {
                 let model = weights::load(kind, &device)?;
-                let l = specdec::model::bench::latency(&model, &device, runs, runs / 3 + 20);
+                let clock = specdec::model::bench::native_clock();
+                let l =
+                    specdec::model::bench::latency(&model, &device, runs, runs / 3 + 20, &clock);
                 decode1.push(l.decode1.median_us);
                 rows.push(row(
                     &format!("{} / {}", backend.name(), kind.name()),

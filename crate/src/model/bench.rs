@@ -8,10 +8,11 @@ use super::tree_attention::tree_inputs;
 use super::{Decoder, KvCache};
 use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use std::time::Instant;
 
 /// Cached tokens before every timed call.
 pub const CACHED: usize = 32;
+/// Calls per timed block.
+pub const BLOCK: usize = 10;
 
 /// One workload's input: tokens, positions and mask for the new tokens.
 struct Call {
@@ -58,7 +59,25 @@ pub struct ModelLatency {
     pub tree31: Latency,
 }
 
-fn time_call(model: &Decoder, device: &Device, call: &Call, runs: usize, warmup: usize) -> Latency {
+/// A clock in microseconds: `std::time::Instant` natively, `performance.now()` in a browser
+/// (where `Instant` is unavailable).
+pub type Clock<'a> = &'a dyn Fn() -> f64;
+
+/// The native clock.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn native_clock() -> impl Fn() -> f64 {
+    let origin = std::time::Instant::now();
+    move || origin.elapsed().as_secs_f64() * 1e6
+}
+
+fn time_call(
+    model: &Decoder,
+    device: &Device,
+    call: &Call,
+    runs: usize,
+    warmup: usize,
+    clock: Clock,
+) -> Latency {
     let n = call.tokens.len();
     let mut cache = KvCache::new(model.n_layers());
     let prefix_tokens: Vec<i64> = (0..CACHED as i64).map(|i| 6 + i % 30).collect();
@@ -72,9 +91,10 @@ fn time_call(model: &Decoder, device: &Device, call: &Call, runs: usize, warmup:
         Tensor::<3, Bool>::from_data(TensorData::new(prefix_mask, [1, CACHED, CACHED]), device),
         &mut cache,
     );
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..warmup + runs {
-        let started = Instant::now();
+    // Calls are timed in blocks of BLOCK: browsers coarsen `performance.now()` to 100 µs without
+    // cross-origin isolation, finer than a block of calls but not than one call.
+    let mut times = Vec::with_capacity(runs / BLOCK + 1);
+    let mut call_once = || {
         let logits = model.forward(
             Tensor::<2, Int>::from_data(TensorData::new(call.tokens.clone(), [1, n]), device),
             Tensor::<2, Int>::from_data(TensorData::new(call.positions.clone(), [1, n]), device),
@@ -84,12 +104,14 @@ fn time_call(model: &Decoder, device: &Device, call: &Call, runs: usize, warmup:
             ),
             &mut cache,
         );
-        let host = logits.into_data();
-        if i >= warmup {
-            times.push(started.elapsed().as_secs_f64() * 1e6);
-        }
-        std::hint::black_box(host);
+        std::hint::black_box(logits.into_data());
         cache.truncate(CACHED);
+    };
+    (0..warmup).for_each(|_| call_once());
+    for _ in 0..runs.div_ceil(BLOCK) {
+        let started = clock();
+        (0..BLOCK).for_each(|_| call_once());
+        times.push((clock() - started) / BLOCK as f64);
     }
     times.sort_by(f64::total_cmp);
     Latency {
@@ -99,10 +121,16 @@ fn time_call(model: &Decoder, device: &Device, call: &Call, runs: usize, warmup:
 }
 
 /// Times the three workloads, `runs` calls each after `warmup` untimed ones.
-pub fn latency(model: &Decoder, device: &Device, runs: usize, warmup: usize) -> ModelLatency {
+pub fn latency(
+    model: &Decoder,
+    device: &Device,
+    runs: usize,
+    warmup: usize,
+    clock: Clock,
+) -> ModelLatency {
     ModelLatency {
-        decode1: time_call(model, device, &Call::chain(1), runs, warmup),
-        chain5: time_call(model, device, &Call::chain(5), runs, warmup),
-        tree31: time_call(model, device, &Call::tree(), runs, warmup),
+        decode1: time_call(model, device, &Call::chain(1), runs, warmup, clock),
+        chain5: time_call(model, device, &Call::chain(5), runs, warmup, clock),
+        tree31: time_call(model, device, &Call::tree(), runs, warmup, clock),
     }
 }

@@ -18,3 +18,37 @@ pub mod weights;
 
 pub use cache::KvCache;
 pub use decoder::{Decoder, DecoderConfig, ModelKind};
+
+use crate::error::Error;
+use burn::tensor::Device;
+use device::Backend;
+
+/// The target and both drafts, loaded from the shipped weights on one backend.
+pub struct Models {
+    pub backend: Backend,
+    pub device: Device,
+    pub target: Decoder,
+    pub draft_a: Decoder,
+    pub draft_b: Decoder,
+}
+
+impl Models {
+    pub fn load(backend: Backend) -> Result<Models, Error> {
+        let device = backend.device();
+        Ok(Models {
+            target: weights::load(ModelKind::Target, &device)?,
+            draft_a: weights::load(ModelKind::DraftA, &device)?,
+            draft_b: weights::load(ModelKind::DraftB, &device)?,
+            backend,
+            device,
+        })
+    }
+
+    pub fn get(&self, kind: ModelKind) -> &Decoder {
+        match kind {
+            ModelKind::Target => &self.target,
+            ModelKind::DraftA => &self.draft_a,
+            ModelKind::DraftB => &self.draft_b,
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! converts these structs to and from JavaScript.
 
 pub mod exactness;
+pub mod likesworld;
 pub mod multidraft;
 pub mod roofline;
 pub mod theory;

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::sync::Mutex;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
@@ -79,6 +80,85 @@ pub fn multi_draft(params: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::tree::tree_view)
+}
+
+thread_local! {
+    /// Models stay loaded per backend: decoding the weights is the slow part of a first call.
+    static MODELS: std::cell::RefCell<Vec<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn models(backend: &str) -> Result<std::rc::Rc<crate::model::Models>, crate::Error> {
+    let backend = crate::model::device::Backend::parse(backend)?;
+    if let Some(m) = MODELS.with(|m| m.borrow().iter().find(|m| m.backend == backend).cloned()) {
+        return Ok(m);
+    }
+    let loaded = std::rc::Rc::new(crate::model::Models::load(backend)?);
+    MODELS.with(|m| m.borrow_mut().push(loaded.clone()));
+    Ok(loaded)
+}
+
+/// LikesWorld: every model's next-token distributions over a world (run it in a worker).
+#[wasm_bindgen]
+pub fn likesworld(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, |p: &views::likesworld::LikesWorldParams| {
+        views::likesworld::likesworld_view(p, &*models(&p.backend)?)
+    })
+}
+
+/// Per-call latency of the three models on one backend, measured here with `performance.now()`.
+#[wasm_bindgen]
+pub fn likesworld_latency(params: JsValue) -> Result<JsValue, JsError> {
+    #[derive(serde::Deserialize)]
+    #[serde(default)]
+    struct P {
+        backend: String,
+        runs: usize,
+    }
+    impl Default for P {
+        fn default() -> Self {
+            P {
+                backend: "flex".into(),
+                runs: 200,
+            }
+        }
+    }
+    #[derive(Serialize)]
+    struct Out {
+        backend: &'static str,
+        target: crate::model::bench::ModelLatency,
+        draft_a: crate::model::bench::ModelLatency,
+        draft_b: crate::model::bench::ModelLatency,
+        /// c = draft / target time of one token on a warm cache.
+        c: [f64; 2],
+    }
+    call(params, |p: &P| -> Result<Out, crate::Error> {
+        crate::error::check_range("runs", p.runs as f64, 1.0, 10_000.0, "1 ≤ runs ≤ 10000")?;
+        let m = models(&p.backend)?;
+        let perf: web_sys::Performance =
+            js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+                .ok()
+                .and_then(|v| v.dyn_into().ok())
+                .ok_or_else(|| crate::Error::Unknown {
+                    what: "clock",
+                    name: "performance".into(),
+                    known: "performance.now()".into(),
+                })?;
+        let clock = move || perf.now() * 1e3;
+        let time = |d: &crate::model::Decoder| {
+            crate::model::bench::latency(d, &m.device, p.runs, p.runs / 3 + 20, &clock)
+        };
+        let (target, draft_a, draft_b) = (time(&m.target), time(&m.draft_a), time(&m.draft_b));
+        Ok(Out {
+            backend: m.backend.name(),
+            c: [
+                draft_a.decode1.median_us / target.decode1.median_us,
+                draft_b.decode1.median_us / target.decode1.median_us,
+            ],
+            target,
+            draft_a,
+            draft_b,
+        })
+    })
 }
 
 /// The presets the page offers in its menus.

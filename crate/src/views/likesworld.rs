@@ -1,0 +1,217 @@
+//! The LikesWorld widget (lecture §3.1, demo 03.1): a world typed or drawn at random, and at every
+//! position the target's and each draft's probability of the token that comes next, coloured by
+//! what predicting it takes; per kind, the sampling acceptance β = Σ min(p, q) and the greedy
+//! agreement of each draft with the target.
+
+use crate::error::{check_range, Error};
+use crate::likesworld::{self, token_kinds, worlds, Split, TokenKind, BOS};
+use crate::model::{Decoder, Models};
+use crate::plot::diagrams::ramp;
+use crate::plot::{colors, render, Chart, Labels, Scale};
+use crate::sampling::{argmax, overlap};
+use burn::tensor::activation::softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct LikesWorldParams {
+    /// The sequence, in LikesWorld words; empty: a random world from `seed`.
+    pub text: String,
+    pub seed: u64,
+    /// flex or ndarray.
+    pub backend: String,
+}
+
+impl Default for LikesWorldParams {
+    fn default() -> Self {
+        LikesWorldParams {
+            text: String::new(),
+            seed: 0,
+            backend: "flex".into(),
+        }
+    }
+}
+
+/// One predicted position: the token that comes next and what each model gave it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Position {
+    pub next: &'static str,
+    pub kind: TokenKind,
+    /// Probability of `next` under the target, draft A and draft B.
+    pub p: [f64; 3],
+    /// β of draft A and draft B against the target at this position.
+    pub beta: [f64; 2],
+    /// Whether each draft's argmax equals the target's.
+    pub agree: [bool; 2],
+    /// The target's most likely next token and its probability.
+    pub target_top: (&'static str, f64),
+}
+
+/// Acceptance by token kind (lecture §3.1).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct KindRow {
+    pub kind: TokenKind,
+    pub positions: usize,
+    /// Mean sampling acceptance β of draft A and B.
+    pub beta: [f64; 2],
+    /// Fraction of positions where each draft's argmax equals the target's.
+    pub greedy: [f64; 2],
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LikesWorldView {
+    pub text: String,
+    pub backend: &'static str,
+    pub positions: Vec<Position>,
+    pub kinds: Vec<KindRow>,
+    pub svg: String,
+}
+
+/// Parses the widget's sequence (adding `<bos>` when missing) or draws a world.
+pub fn sequence(params: &LikesWorldParams) -> Result<Vec<u32>, Error> {
+    if params.text.trim().is_empty() {
+        return Ok(worlds(Split::HeldOut, params.seed, 1)[0].tokens());
+    }
+    let mut tokens = likesworld::encode(&params.text)?;
+    if tokens.first() != Some(&BOS) {
+        tokens.insert(0, BOS);
+    }
+    check_range(
+        "sequence length",
+        tokens.len() as f64,
+        2.0,
+        likesworld::MAX_LEN as f64,
+        "2 to 50 tokens",
+    )?;
+    Ok(tokens)
+}
+
+/// Next-token distributions at every position, [positions][vocab].
+pub fn distributions(model: &Decoder, tokens: &[u32], device: &Device) -> Vec<Vec<f64>> {
+    let ids: Vec<i64> = tokens.iter().map(|&t| i64::from(t)).collect();
+    let n = ids.len();
+    let logits = model.forward_causal(Tensor::<2, Int>::from_data(
+        TensorData::new(ids, [1, n]),
+        device,
+    ));
+    let probs: Vec<f32> = softmax(logits, 2)
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .expect("floats");
+    let v = likesworld::VOCAB;
+    (0..n)
+        .map(|i| {
+            probs[i * v..(i + 1) * v]
+                .iter()
+                .map(|&x| f64::from(x))
+                .collect()
+        })
+        .collect()
+}
+
+pub fn likesworld_view(
+    params: &LikesWorldParams,
+    models: &Models,
+) -> Result<LikesWorldView, Error> {
+    let tokens = sequence(params)?;
+    let d = [&models.target, &models.draft_a, &models.draft_b]
+        .map(|m| distributions(m, &tokens, &models.device));
+    let kinds = token_kinds(&tokens);
+    let positions: Vec<Position> = (0..tokens.len() - 1)
+        .map(|i| {
+            let next = tokens[i + 1] as usize;
+            let (p, a, b) = (&d[0][i], &d[1][i], &d[2][i]);
+            let top = argmax(p);
+            Position {
+                next: likesworld::word(next as u32),
+                kind: kinds[i + 1],
+                p: [p[next], a[next], b[next]],
+                beta: [overlap(p, a), overlap(p, b)],
+                agree: [argmax(a) == top, argmax(b) == top],
+                target_top: (likesworld::word(top as u32), p[top]),
+            }
+        })
+        .collect();
+    let kinds = [
+        TokenKind::Boilerplate,
+        TokenKind::RandomFact,
+        TokenKind::QuestionName,
+        TokenKind::Answer,
+    ]
+    .into_iter()
+    .filter_map(|kind| {
+        let at: Vec<&Position> = positions.iter().filter(|p| p.kind == kind).collect();
+        let n = at.len() as f64;
+        (!at.is_empty()).then(|| KindRow {
+            kind,
+            positions: at.len(),
+            beta: [0, 1].map(|j| at.iter().map(|p| p.beta[j]).sum::<f64>() / n),
+            greedy: [0, 1].map(|j| at.iter().filter(|p| p.agree[j]).count() as f64 / n),
+        })
+    })
+    .collect();
+    Ok(LikesWorldView {
+        text: likesworld::decode(&tokens),
+        backend: models.backend.name(),
+        svg: strip(&positions),
+        positions,
+        kinds,
+    })
+}
+
+/// The kind's background colour.
+fn kind_color(kind: TokenKind) -> plotters::style::RGBColor {
+    match kind {
+        TokenKind::Boilerplate => colors::GREY,
+        TokenKind::RandomFact => colors::PURPLE,
+        TokenKind::QuestionName => colors::BLUE,
+        TokenKind::Answer => colors::TEAL,
+    }
+}
+
+fn strip(positions: &[Position]) -> String {
+    let n = positions.len();
+    let width = (80 + 15 * n as i32).max(640) as u32;
+    render(
+        width,
+        300,
+        "Probability of each next token under the target and the drafts",
+        |cv| {
+            let labels = Labels {
+                title: "P(next token): target (bars, coloured by kind), draft A and B (dots)",
+                x: "",
+                y: "probability",
+            };
+            let ch = Chart::new(
+                cv,
+                (60, 40, width as i32 - 20, 220),
+                Scale::categories(n),
+                Scale::linear(0.0, 1.0),
+                &labels,
+            );
+            for (i, p) in positions.iter().enumerate() {
+                let x = i as f64;
+                let (a, _) = ch.px(x, 0.0);
+                let (b, _) = ch.px(x + 1.0, 0.0);
+                cv.rect_rgba((a, 40), (b, 220), ramp(kind_color(p.kind), 0.12));
+                ch.bar(x + 0.15, x + 0.85, p.p[0], kind_color(p.kind));
+                ch.dots(&[(x + 0.5, p.p[1])], colors::ORANGE, 2);
+                ch.dots(&[(x + 0.5, p.p[2])], colors::RED, 3);
+                let (px, _) = ch.px(x + 0.5, 0.0);
+                cv.text_vertical((px, 250), p.next, 9, colors::INK);
+            }
+            cv.legend(
+                (60, 290),
+                &[
+                    ("boilerplate", colors::GREY),
+                    ("random fact", colors::PURPLE),
+                    ("question name", colors::BLUE),
+                    ("answer", colors::TEAL),
+                    ("draft A", colors::ORANGE),
+                    ("draft B", colors::RED),
+                ],
+            );
+        },
+    )
+}
