@@ -23,6 +23,9 @@ const PLAN = [
 const env = await start();
 try {
   const { page, errors } = await open(env, '');
+  // The LikesWorld widget runs its models and a latency measurement in a worker after load; let
+  // it finish so that it does not compete with the sliders for the CPU.
+  await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
   const rows = [];
   for (const [widget, key, values] of PLAN) {
     const r = await page.evaluate(async ({ widget, key, values, moves }) => {
@@ -60,6 +63,8 @@ try {
     out['roofline view (call only)'] = time(() => window.specdec.call('roofline', {}), 100);
     return out;
   });
+  // LikesWorld models: per-call latency measured inside wasm (blocks of 10 calls, logits read back).
+  const models = await page.evaluate(() => ['flex', 'ndarray'].map((backend) => window.specdec.call('likesworld_latency', { backend, runs: 300 })));
   console.log(`Slider-to-redraw latency in headless Chromium (${moves} moves after a 2 s warm-up), ms:`);
   console.log('widget       control    median    p95     max   goal p95 ≤ 16');
   for (const r of rows) {
@@ -67,6 +72,13 @@ try {
   }
   console.log('\nEngine calls (wasm, inside the page), mean ms per call:');
   for (const [k, v] of Object.entries(engine)) console.log(`  ${k.padEnd(46)} ${v.toFixed(2)}`);
+  console.log('\nLikesWorld models in wasm (main thread), median µs per call: 1 token on a 32-token cache / chain of 5 / 31-token tree');
+  for (const m of models) {
+    for (const [name, l] of [['target', m.target], ['draft A', m.draft_a], ['draft B', m.draft_b]]) {
+      console.log(`  ${m.backend.padEnd(8)} ${name.padEnd(8)} ${l.decode1.median_us.toFixed(0).padStart(6)} ${l.chain5.median_us.toFixed(0).padStart(6)} ${l.tree31.median_us.toFixed(0).padStart(6)}`);
+    }
+    console.log(`  ${m.backend.padEnd(8)} c = draft/target (1 token): A ${m.c[0].toFixed(2)}, B ${m.c[1].toFixed(2)}`);
+  }
   if (errors.length) console.log(`\nconsole errors:\n${errors.join('\n')}`);
 } finally {
   await env.close();

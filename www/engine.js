@@ -79,6 +79,21 @@ function spawn(ch) {
   return w;
 }
 
+// A newer job supersedes the current one: its result will be ignored. A job that has run for
+// a while is stopped by terminating its worker; a short one is left to finish, since starting a
+// worker (instantiating a 6 MB module) costs more CPU than letting it end.
+const TERMINATE_AFTER_MS = 500;
+
+function supersede(ch) {
+  const job = ch.current;
+  if (performance.now() - job.started > TERMINATE_AFTER_MS) {
+    cancel(ch);
+    return;
+  }
+  ch.current = null;
+  job.reject(new CancelledError('superseded'));
+}
+
 function cancel(ch) {
   const job = ch.current;
   ch.current = null;
@@ -94,10 +109,11 @@ function cancel(ch) {
 export function runJob(name, params, onStatus, channel = name) {
   if (!channels.has(channel)) channels.set(channel, { worker: null, current: null });
   const ch = channels.get(channel);
-  if (ch.current) cancel(ch);
+  if (ch.current) supersede(ch);
   ch.worker ??= spawn(ch);
   const id = ++nextId;
-  const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus }; });
+  const started = performance.now();
+  const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
   onStatus?.('queued');
   ch.worker.postMessage({ id, name, params });
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
