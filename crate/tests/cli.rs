@@ -67,46 +67,29 @@ fn theory_and_optimal_gamma() {
 
 #[test]
 fn roofline_and_cost_ratio() {
-    let v = json(&[
-        "roofline",
-        "--gpu",
-        "a100-40gb",
-        "--model",
-        "opt-13b",
-        "--batch",
-        "32",
-        "--context",
-        "512",
-        "--k",
-        "4",
-    ]);
-    assert_eq!(
-        (
-            format!("{:.2}", f(&v, "time_ms")),
-            v["bound"].as_str().unwrap()
-        ),
-        ("26.90".into(), "memory")
-    );
-    let v = json(&[
-        "roofline",
-        "--gpu",
-        "a100-40gb",
-        "--model",
-        "opt-13b",
-        "--batch",
-        "32",
-        "--context",
-        "512",
-        "--k",
-        "8",
-    ]);
-    assert_eq!(
-        (
-            format!("{:.2}", f(&v, "time_ms")),
-            v["bound"].as_str().unwrap()
-        ),
-        ("37.63".into(), "compute")
-    );
+    for (k, time, bound) in [("4", "26.90", "memory"), ("8", "37.63", "compute")] {
+        let v = json(&[
+            "roofline",
+            "--gpu",
+            "a100-40gb",
+            "--model",
+            "opt-13b",
+            "--batch",
+            "32",
+            "--context",
+            "512",
+            "--k",
+            k,
+        ]);
+        assert_eq!(
+            (
+                format!("{:.2}", f(&v, "time_ms")),
+                v["bound"].as_str().unwrap()
+            ),
+            (time.into(), bound),
+            "k = {k}"
+        );
+    }
     let v = json(&[
         "cost-ratio",
         "--draft",

@@ -153,6 +153,7 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
     })
 }
 
+// Shared by the heat map and its marker overlay, which must line up cell for cell.
 const HEAT_SIZE: (u32, u32) = (560, 330);
 const HEAT_ORIGIN: (i32, i32) = (70, 44);
 const HEAT_CELL: (i32, i32) = (52, 30);
@@ -171,7 +172,7 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
         .collect();
     let best = heat.iter().flatten().map(|c| c.speedup).fold(1.0, f64::max);
     let label = format!("Optimal gamma over batch and context at alpha {alpha}");
-    render(560, 330, &label, |cv| {
+    render(HEAT_SIZE.0, HEAT_SIZE.1, &label, |cv| {
         cv.text(
             (60, 16),
             &format!("Demo 5: optimal γ (and speedup) at α = {alpha}"),
@@ -183,9 +184,9 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
         let grid = Grid {
             rows: &rows,
             cols: &cols,
-            cell_w: 52,
-            cell_h: 30,
-            origin: (70, 44),
+            cell_w: HEAT_CELL.0,
+            cell_h: HEAT_CELL.1,
+            origin: HEAT_ORIGIN,
         };
         grid.draw(cv, |r, c| {
             let cell = heat[r][c];
