@@ -4,6 +4,8 @@
 #   - the wasm32 Rust target (rustup)
 #   - wasm-bindgen-cli at exactly the version pinned in crate/Cargo.toml (cargo install)
 #   - with --browser: Debian's chromium + chromium-driver (apt) and the npm packages of tests/
+#   - with --gpu: a Vulkan driver for native wgpu runs (apt: Mesa's lavapipe, a CPU Vulkan, so the
+#     wgpu tests run on machines without a GPU; a real GPU's driver is used when there is one)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,7 +53,21 @@ ensure_browser() {
   fi
 }
 
+ensure_vulkan() {
+  if ! ls /usr/share/vulkan/icd.d/*.json >/dev/null 2>&1 || ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+    say "installing a Vulkan loader and Mesa's lavapipe (CPU Vulkan) for native wgpu"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q libvulkan1 mesa-vulkan-drivers
+  fi
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   ensure_rust
-  if [ "${1:-}" = "--browser" ]; then ensure_browser; fi
+  for arg in "$@"; do
+    case "$arg" in
+      --browser) ensure_browser ;;
+      --gpu) ensure_vulkan ;;
+      *) echo "setup.sh: unknown option $arg (known: --browser, --gpu)" >&2; exit 2 ;;
+    esac
+  done
 fi

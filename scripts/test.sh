@@ -8,6 +8,7 @@ cd "$repo"
 source scripts/setup.sh
 ensure_rust
 ensure_browser
+ensure_vulkan
 
 say "format and lints"
 cargo fmt --all --check
@@ -17,11 +18,15 @@ cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 say "native tests (core, views, CLI)"
 cargo test --workspace
 
-say "wasm API tests in headless Chromium"
-(cd crate && CHROMEDRIVER=/usr/bin/chromedriver \
+say "the wasm module"
+bash scripts/build-wasm.sh
+
+say "wasm API tests in headless Chromium (WebGPU through SwiftShader)"
+# The wasm profile, as the page's module: the tests run the code that ships, and burn is compiled
+# for wasm once instead of twice (2 cores: each compile of burn and wgpu takes a quarter hour).
+(cd crate && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test wasm)
+  cargo test --profile wasm --target wasm32-unknown-unknown --test wasm)
 
 say "browser tests of the page"
-bash scripts/build-wasm.sh
 (cd tests && node --test --test-concurrency=1 ./*.test.mjs)

@@ -24,6 +24,8 @@ pub enum Error {
         name: String,
         known: String,
     },
+    /// A device or resource this machine or browser does not offer (no GPU adapter, say).
+    Unavailable { what: &'static str, why: String },
     /// A token tree over the node budget.
     TooLarge {
         what: String,
@@ -46,6 +48,7 @@ impl fmt::Display for Error {
             Error::Unknown { what, name, known } => {
                 write!(f, "unknown {what} {name:?} (known: {known})")
             }
+            Error::Unavailable { what, why } => write!(f, "{what} unavailable: {why}"),
             Error::TooLarge {
                 what,
                 nodes,

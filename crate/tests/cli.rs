@@ -290,6 +290,17 @@ fn likesworld_models_on_the_command_line() {
         "--no-cache",
     ]);
     assert!(f(&t, "max_abs_diff") <= 1e-4, "{t}");
+    // On the GPU (natively Vulkan; lavapipe where the machine has no GPU).
+    let t = json(&[
+        "tree-attention",
+        "--config",
+        "<2,2,1>",
+        "--prompts",
+        "1",
+        "--backend",
+        "wgpu",
+    ]);
+    assert!(f(&t, "max_abs_diff") <= 1e-4, "{t}");
     let a = json(&[
         "likesworld",
         "accuracy",

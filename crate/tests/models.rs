@@ -1,9 +1,11 @@
-//! The LikesWorld models on burn's CPU backends: the shipped weights decode into the
-//! architecture and answer perfectly; the KV cache appends, truncates and keeps a tree path
-//! without changing a logit; one tree forward equals every root-to-node path run on its own.
+//! The LikesWorld models on burn's CPU backends and on wgpu (natively: Vulkan, which
+//! `scripts/setup.sh` provides without a GPU through Mesa's lavapipe): the shipped weights decode
+//! into the architecture and answer perfectly; the KV cache appends, truncates and keeps a tree
+//! path without changing a logit; one tree forward equals every root-to-node path run on its
+//! own; the CPU backends and the GPU agree.
 #![cfg(not(target_arch = "wasm32"))]
 
-use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use burn::tensor::{read_sync, Bool, Device, Int, Tensor, TensorData};
 use specdec::likesworld::{encode, worlds, Split, VOCAB};
 use specdec::model::device::Backend;
 use specdec::model::eval::accuracy;
@@ -51,7 +53,9 @@ fn max_diff(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
 }
 
 fn target(backend: Backend) -> (Decoder, Device) {
-    let device = backend.device();
+    let device = backend.device_blocking().unwrap_or_else(|e| {
+        panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
+    });
     (
         weights::load(ModelKind::Target, &device).expect("shipped weights decode"),
         device,
@@ -62,7 +66,7 @@ const SENTENCE: &str = "<bos> dan likes jam . fay likes nuts . eve likes tea . q
 
 #[test]
 fn shipped_weights_decode_with_the_documented_sizes() {
-    let device = Backend::Flex.device();
+    let device = Backend::Flex.device_blocking().unwrap();
     let sizes: Vec<usize> = ModelKind::ALL
         .iter()
         .map(|&k| burn::module::Module::num_params(&weights::load(k, &device).unwrap()))
@@ -209,7 +213,8 @@ fn tree_forward_equals_every_path_on_its_own() {
                     .map(|i| ((i * 11 + w * 5) % VOCAB) as u32)
                     .collect();
                 for cached in [true, false] {
-                    let c = check(&model, &prompt, &tree, &tokens, cached, &device);
+                    let c =
+                        read_sync(check(&model, &prompt, &tree, &tokens, cached, &device)).unwrap();
                     assert!(
                         c.max_abs_diff <= TOL,
                         "{backend:?} {config} cached={cached}: {c:?}"
@@ -231,7 +236,7 @@ fn tree_forward_equals_every_path_on_its_own() {
                     }
                 })
                 .collect();
-            let c = check(&model, &prompt, &tree, &tokens, true, &device);
+            let c = read_sync(check(&model, &prompt, &tree, &tokens, true, &device)).unwrap();
             assert!(c.max_abs_diff <= TOL, "{backend:?} merge: {c:?}");
             assert_eq!((c.tree_tokens, c.path_tokens), (6, 9));
         }
@@ -239,7 +244,7 @@ fn tree_forward_equals_every_path_on_its_own() {
 }
 
 #[test]
-fn cpu_backends_agree() {
+fn every_backend_agrees_with_flex() {
     let tokens = encode(SENTENCE).unwrap();
     let tree = TokenTree::expand(
         &parse_config("<2,2,2,2>", DEFAULT_NODE_BUDGET).unwrap(),
@@ -253,9 +258,11 @@ fn cpu_backends_agree() {
         let (model, device) = target(backend);
         out.push((
             rows(model.forward_causal(ints(&tokens, &device))),
-            tree_logits(&model, &tokens, &tree, &toks, true, &device),
+            read_sync(tree_logits(&model, &tokens, &tree, &toks, true, &device)).unwrap(),
         ));
     }
-    assert!(max_diff(&out[0].0, &out[1].0) <= TOL);
-    assert!(max_diff(&out[0].1, &out[1].1) <= TOL);
+    for (backend, o) in Backend::ALL.iter().zip(&out).skip(1) {
+        assert!(max_diff(&out[0].0, &o.0) <= TOL, "{backend:?} causal");
+        assert!(max_diff(&out[0].1, &o.1) <= TOL, "{backend:?} tree");
+    }
 }

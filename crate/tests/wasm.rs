@@ -86,12 +86,16 @@ fn bad_parameter_types_are_reported() {
 }
 
 #[wasm_bindgen_test]
-fn likesworld_models_run_in_the_browser_on_both_cpu_backends() {
-    for backend in ["flex", "ndarray"] {
+async fn likesworld_models_run_in_the_browser_on_every_backend() {
+    for backend in ["flex", "ndarray", "wgpu"] {
         // Worlds have 3 to 6 facts; the models never saw fewer.
         let text = "dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q dan jam . q eve tea . <eos>";
-        let v = wasm::likesworld(obj(json!({"text": text, "backend": backend}))).unwrap();
+        let v = wasm::likesworld(obj(json!({"text": text, "backend": backend})), None)
+            .await
+            .unwrap();
+        // Chromium runs with --enable-unsafe-webgpu (SwiftShader): no fallback here.
         assert_eq!(get(&v, &["backend"]).as_string().unwrap(), backend);
+        assert!(get(&v, &["note"]).is_null(), "{backend}: fell back");
         let positions = get(&v, &["positions"]);
         let n = js_sys::Array::from(&positions).length();
         let mut answers = 0;
@@ -111,6 +115,67 @@ fn likesworld_models_run_in_the_browser_on_both_cpu_backends() {
         }
         assert_eq!(answers, 3);
     }
-    let e = wasm::likesworld(obj(json!({"text": "dan loves jam"}))).unwrap_err();
+    let e = wasm::likesworld(obj(json!({"text": "dan loves jam"})), None)
+        .await
+        .unwrap_err();
     assert!(error_message(e).contains("\"loves\""));
+}
+
+/// Tree attention on WebGPU (lecture §4.3): one forward over the tree equals every root-to-node
+/// path run on its own, with and without a cached prefix; and WebGPU's logits equal flex's.
+#[wasm_bindgen_test]
+async fn tree_attention_on_webgpu_equals_every_path_and_the_cpu() {
+    use specdec::likesworld::{encode, worlds, Split, VOCAB};
+    use specdec::model::device::Backend;
+    use specdec::model::tree_attention::{check, tree_logits};
+    use specdec::model::{weights, ModelKind};
+    use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
+
+    let gpu = Backend::Wgpu
+        .device()
+        .await
+        .expect("WebGPU in headless Chromium");
+    let cpu = Backend::Flex.device().await.unwrap();
+    let on_gpu = weights::load(ModelKind::Target, &gpu).unwrap();
+    let on_cpu = weights::load(ModelKind::Target, &cpu).unwrap();
+    let prompt = worlds(Split::HeldOut, 5, 1)[0].prompt();
+    for config in ["<2,2,1>", "<3,1,1,1>", "<2,2,2,2>"] {
+        let tree = TokenTree::expand(&parse_config(config, DEFAULT_NODE_BUDGET).unwrap(), "r");
+        let tokens: Vec<u32> = (0..tree.nodes().len())
+            .map(|i| ((i * 11) % VOCAB) as u32)
+            .collect();
+        for cached in [true, false] {
+            let c = check(&on_gpu, &prompt, &tree, &tokens, cached, &gpu)
+                .await
+                .unwrap();
+            assert!(c.max_abs_diff <= 1e-4, "{config} cached={cached}: {c:?}");
+        }
+        let g = tree_logits(&on_gpu, &prompt, &tree, &tokens, true, &gpu)
+            .await
+            .unwrap();
+        let c = tree_logits(&on_cpu, &prompt, &tree, &tokens, true, &cpu)
+            .await
+            .unwrap();
+        let worst = g
+            .iter()
+            .flatten()
+            .zip(c.iter().flatten())
+            .fold(0.0f32, |w, (a, b)| w.max((a - b).abs()));
+        assert!(
+            worst <= 1e-4,
+            "{config}: WebGPU vs flex max |Δlogit| {worst}"
+        );
+    }
+    let paths = parse_paths("q dan jam | q dan nuts . | q fay").unwrap();
+    let tree = TokenTree::merge(&paths, "root");
+    let tokens: Vec<u32> = tree
+        .nodes()
+        .iter()
+        .map(|n| n.parent.map_or(0, |_| encode(&n.token).unwrap()[0]))
+        .collect();
+    let c = check(&on_gpu, &prompt, &tree, &tokens, true, &gpu)
+        .await
+        .unwrap();
+    assert!(c.max_abs_diff <= 1e-4, "merge: {c:?}");
+    assert_eq!((c.tree_tokens, c.path_tokens), (6, 9));
 }

@@ -38,10 +38,10 @@ USAGE: specdec <command> [--option value]... [--json]
   tree          --config \"<2,2,1>\" [--budget N]
 
 LikesWorld models (native):
-  train               --model target|draft-a|draft-b --seed S [--steps N] [--batch B] [--backend flex|ndarray]
-  likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray]
-  tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray] [--no-cache]
-  model-bench         [--backend flex|ndarray] [--runs N]   (per-call latency; c = draft/target)
+  train               --model target|draft-a|draft-b --seed S [--steps N] [--batch B] [--backend flex|ndarray|wgpu]
+  likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray|wgpu]
+  tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
+  model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
 
 GPUs: a100-40gb a100-80gb h100-sxm h200 rtx-4090 l4
 Models: opt-125m opt-350m opt-1.3b opt-6.7b opt-13b opt-30b
@@ -539,6 +539,7 @@ fn fmt_dist(d: &[f64]) -> String {
 #[cfg(not(target_arch = "wasm32"))]
 mod models {
     use super::{row, Opts, Report, Usage};
+    use burn::tensor::read_sync;
     use serde_json::json;
     use specdec::likesworld::{worlds, Split};
     use specdec::model::device::Backend;
@@ -565,7 +566,7 @@ mod models {
                 "train: --steps and --batch must be at least 1".into(),
             ));
         }
-        let device = backend(o)?.device();
+        let device = backend(o)?.device_blocking()?;
         let started = std::time::Instant::now();
         let total = config.steps;
         let (model, curve) = run_training(&config, &device, |p| {
@@ -639,7 +640,7 @@ mod models {
         let kind = ModelKind::parse(&o.required("model")?)?;
         let n: usize = o.number("worlds", Some(1000))?;
         let seed = o.number("seed", Some(12345u64))?;
-        let device = backend(o)?.device();
+        let device = backend(o)?.device_blocking()?;
         let model = weights::load(kind, &device)?;
         let a = accuracy(&model, &worlds(Split::HeldOut, seed, n.max(1)), &device);
         Ok(Report {
@@ -667,7 +668,7 @@ mod models {
         let prompts: usize = o.number("prompts", Some(4))?;
         let kind = ModelKind::parse(&o.take("model").unwrap_or_else(|| "target".into()))?;
         let cached = !o.flag("no-cache");
-        let device = backend(o)?.device();
+        let device = backend(o)?.device_blocking()?;
         let model = weights::load(kind, &device)?;
         let tree = TokenTree::expand(&config, "r");
         let depth = config.widths().len();
@@ -685,7 +686,7 @@ mod models {
             let tokens: Vec<u32> = (0..tree.nodes().len())
                 .map(|j| ((j * 7 + i * 3) % specdec::likesworld::VOCAB) as u32)
                 .collect();
-            let c = check(&model, &prompt, &tree, &tokens, cached, &device);
+            let c = read_sync(check(&model, &prompt, &tree, &tokens, cached, &device))?;
             worst = Some(match worst {
                 Some(prev) if prev.max_abs_diff >= c.max_abs_diff => prev,
                 _ => c,
@@ -706,7 +707,8 @@ mod models {
     }
 
     pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
-        let backends = match o.take("backend") {
+        let named = o.take("backend");
+        let backends = match named.clone() {
             Some(b) => vec![Backend::parse(&b)?],
             None => Backend::ALL.to_vec(),
         };
@@ -720,14 +722,28 @@ mod models {
         )];
         let mut out = serde_json::Map::new();
         for backend in backends {
-            let device = backend.device();
+            let device = match backend.device_blocking() {
+                Ok(d) => d,
+                // Asked for by name, a missing GPU is an error; in the all-backends run, a note.
+                Err(e) if named.is_none() => {
+                    rows.push(row(&format!("{} (skipped)", backend.name()), &e));
+                    out.insert(backend.name().into(), json!({"unavailable": e.to_string()}));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             let mut per_model = serde_json::Map::new();
             let mut decode1 = Vec::new();
             for kind in ModelKind::ALL {
                 let model = weights::load(kind, &device)?;
                 let clock = specdec::model::bench::native_clock();
-                let l =
-                    specdec::model::bench::latency(&model, &device, runs, runs / 3 + 20, &clock);
+                let l = read_sync(specdec::model::bench::latency(
+                    &model,
+                    &device,
+                    runs,
+                    runs / 3 + 20,
+                    &clock,
+                ))?;
                 decode1.push(l.decode1.median_us);
                 rows.push(row(
                     &format!("{} / {}", backend.name(), kind.name()),

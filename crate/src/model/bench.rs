@@ -5,7 +5,8 @@
 //! host, as a decoder must, and the cache is truncated back to 32 tokens after each call.
 
 use super::tree_attention::tree_inputs;
-use super::{Decoder, KvCache};
+use super::{floats, Decoder, KvCache};
+use crate::error::Error;
 use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
@@ -70,14 +71,14 @@ pub fn native_clock() -> impl Fn() -> f64 {
     move || origin.elapsed().as_secs_f64() * 1e6
 }
 
-fn time_call(
+async fn time_call(
     model: &Decoder,
     device: &Device,
     call: &Call,
     runs: usize,
     warmup: usize,
-    clock: Clock,
-) -> Latency {
+    clock: Clock<'_>,
+) -> Result<Latency, Error> {
     let n = call.tokens.len();
     let mut cache = KvCache::new(model.n_layers());
     let prefix_tokens: Vec<i64> = (0..CACHED as i64).map(|i| 6 + i % 30).collect();
@@ -94,7 +95,7 @@ fn time_call(
     // Calls are timed in blocks of BLOCK: browsers coarsen `performance.now()` to 100 µs without
     // cross-origin isolation, finer than a block of calls but not than one call.
     let mut times = Vec::with_capacity(runs / BLOCK + 1);
-    let mut call_once = || {
+    let mut call_once = async || -> Result<(), Error> {
         let logits = model.forward(
             Tensor::<2, Int>::from_data(TensorData::new(call.tokens.clone(), [1, n]), device),
             Tensor::<2, Int>::from_data(TensorData::new(call.positions.clone(), [1, n]), device),
@@ -104,33 +105,38 @@ fn time_call(
             ),
             &mut cache,
         );
-        std::hint::black_box(logits.into_data());
+        std::hint::black_box(floats(logits).await?);
         cache.truncate(CACHED);
+        Ok(())
     };
-    (0..warmup).for_each(|_| call_once());
+    for _ in 0..warmup {
+        call_once().await?;
+    }
     for _ in 0..runs.div_ceil(BLOCK) {
         let started = clock();
-        (0..BLOCK).for_each(|_| call_once());
+        for _ in 0..BLOCK {
+            call_once().await?;
+        }
         times.push((clock() - started) / BLOCK as f64);
     }
     times.sort_by(f64::total_cmp);
-    Latency {
+    Ok(Latency {
         median_us: times[times.len() / 2],
         p95_us: times[(times.len() * 95 / 100).min(times.len() - 1)],
-    }
+    })
 }
 
 /// Times the three workloads, `runs` calls each after `warmup` untimed ones.
-pub fn latency(
+pub async fn latency(
     model: &Decoder,
     device: &Device,
     runs: usize,
     warmup: usize,
-    clock: Clock,
-) -> ModelLatency {
-    ModelLatency {
-        decode1: time_call(model, device, &Call::chain(1), runs, warmup, clock),
-        chain5: time_call(model, device, &Call::chain(5), runs, warmup, clock),
-        tree31: time_call(model, device, &Call::tree(), runs, warmup, clock),
-    }
+    clock: Clock<'_>,
+) -> Result<ModelLatency, Error> {
+    Ok(ModelLatency {
+        decode1: time_call(model, device, &Call::chain(1), runs, warmup, clock).await?,
+        chain5: time_call(model, device, &Call::chain(5), runs, warmup, clock).await?,
+        tree31: time_call(model, device, &Call::tree(), runs, warmup, clock).await?,
+    })
 }

@@ -1,8 +1,14 @@
 //! The one place that chooses a burn device. Models take a `&Device` and never ask which
-//! backend it is; everything else names a [`Backend`] and calls [`Backend::device`].
+//! backend it is; everything else names a [`Backend`] and awaits [`Backend::device`].
+//!
+//! The CPU devices are ready at once. The GPU device needs an adapter, which a browser hands out
+//! only asynchronously (`navigator.gpu.requestAdapter()`), so acquiring a device is `async`
+//! everywhere; native callers block on it with [`Backend::device_blocking`].
 
 use crate::error::Error;
 use burn::tensor::Device;
+#[cfg(feature = "wgpu")]
+use std::sync::Mutex;
 
 /// The backends this project offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -12,40 +18,87 @@ pub enum Backend {
     Flex,
     /// burn's ndarray CPU backend (the user's card; deprecated upstream in favour of flex).
     Ndarray,
+    /// burn's wgpu backend: WebGPU in a browser, Vulkan/Metal/DX12 natively.
+    Wgpu,
 }
 
+/// The GPU device once acquired, or why there is none: acquired once per process (burn refuses
+/// to initialise its wgpu runtime twice), and a missing adapter is not looked for again.
+#[cfg(feature = "wgpu")]
+static GPU: Mutex<Option<Result<Device, String>>> = Mutex::new(None);
+
 impl Backend {
-    pub const ALL: [Backend; 2] = [Backend::Flex, Backend::Ndarray];
+    pub const ALL: [Backend; 3] = [Backend::Flex, Backend::Ndarray, Backend::Wgpu];
+    /// The backends every machine has.
+    pub const CPU: [Backend; 2] = [Backend::Flex, Backend::Ndarray];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Flex => "flex",
             Backend::Ndarray => "ndarray",
+            Backend::Wgpu => "wgpu",
         }
     }
 
     pub fn parse(name: &str) -> Result<Backend, Error> {
         match name {
-            "flex" => Ok(Backend::Flex),
+            "flex" | "cpu" => Ok(Backend::Flex),
             "ndarray" => Ok(Backend::Ndarray),
-            "wgpu" => Err(Error::Unknown {
-                what: "backend (WebGPU is not built into this version yet)",
-                name: name.into(),
-                known: "flex, ndarray".into(),
-            }),
+            "wgpu" | "webgpu" | "gpu" => Ok(Backend::Wgpu),
             _ => Err(Error::Unknown {
                 what: "backend",
                 name: name.into(),
-                known: "flex, ndarray".into(),
+                known: "flex, ndarray, wgpu".into(),
             }),
         }
     }
 
-    pub fn device(self) -> Device {
+    /// The device of this backend; for [`Backend::Wgpu`], an [`Error::Unavailable`] when the
+    /// machine or browser has no usable GPU adapter.
+    pub async fn device(self) -> Result<Device, Error> {
         match self {
-            Backend::Flex => Device::flex(),
+            Backend::Flex => Ok(Device::flex()),
             #[allow(deprecated)] // offered on purpose, beside flex, to show the difference
-            Backend::Ndarray => Device::ndarray(),
+            Backend::Ndarray => Ok(Device::ndarray()),
+            Backend::Wgpu => gpu().await,
         }
     }
+
+    /// [`Backend::device`] for native callers.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn device_blocking(self) -> Result<Device, Error> {
+        burn::tensor::read_sync(self.device())
+    }
+}
+
+fn unavailable(why: String) -> Error {
+    Error::Unavailable {
+        what: "WebGPU/wgpu device",
+        why,
+    }
+}
+
+#[cfg(not(feature = "wgpu"))]
+async fn gpu() -> Result<Device, Error> {
+    Err(unavailable(
+        "this build has no wgpu backend (the page loads its GPU module for WebGPU)".into(),
+    ))
+}
+
+#[cfg(feature = "wgpu")]
+async fn gpu() -> Result<Device, Error> {
+    if let Some(known) = GPU.lock().expect("not poisoned").clone() {
+        return known.map_err(unavailable);
+    }
+    let acquired = Device::wgpu_options()
+        .init_async()
+        .await
+        .map_err(|e| e.to_string());
+    let mut slot = GPU.lock().expect("not poisoned");
+    // Two callers may race to the first acquisition (the worker interleaves jobs at awaits):
+    // the first one to finish wins, and the other's "already initialised" error is dropped.
+    if slot.as_ref().is_none_or(|s| s.is_err() && acquired.is_ok()) {
+        *slot = Some(acquired);
+    }
+    slot.clone().expect("just set").map_err(unavailable)
 }

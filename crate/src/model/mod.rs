@@ -20,8 +20,23 @@ pub use cache::KvCache;
 pub use decoder::{Decoder, DecoderConfig, ModelKind};
 
 use crate::error::Error;
-use burn::tensor::Device;
+use burn::tensor::{Device, Tensor};
 use device::Backend;
+
+/// Reads a float tensor back to the host, row-major. Awaited: a browser maps a WebGPU buffer
+/// asynchronously (the CPU backends are ready at once).
+pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
+    let unreadable = |why: String| Error::Unavailable {
+        what: "tensor read-back",
+        why,
+    };
+    t.into_data_async()
+        .await
+        .map_err(|e| unreadable(format!("{e:?}")))?
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .map_err(|e| unreadable(format!("{e:?}")))
+}
 
 /// The target and both drafts, loaded from the shipped weights on one backend.
 pub struct Models {
@@ -33,8 +48,8 @@ pub struct Models {
 }
 
 impl Models {
-    pub fn load(backend: Backend) -> Result<Models, Error> {
-        let device = backend.device();
+    pub async fn load(backend: Backend) -> Result<Models, Error> {
+        let device = backend.device().await?;
         Ok(Models {
             target: weights::load(ModelKind::Target, &device)?,
             draft_a: weights::load(ModelKind::DraftA, &device)?,

@@ -2,7 +2,8 @@
 //! and the depth-first linearised tree, with the topology-aware mask and depth positions, must
 //! give every node the logits it gets when its root-to-node path is run as a plain sequence.
 
-use super::{Decoder, KvCache};
+use super::{floats, Decoder, KvCache};
+use crate::error::Error;
 use crate::tree::TokenTree;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
@@ -25,14 +26,10 @@ fn bools(values: Vec<bool>, shape: [usize; 3], device: &Device) -> Tensor<3, Boo
     Tensor::from_data(TensorData::new(values, shape), device)
 }
 
-fn logits_rows(t: Tensor<3>) -> Vec<Vec<f32>> {
+async fn logits_rows(t: Tensor<3>) -> Result<Vec<Vec<f32>>, Error> {
     let [_, n, v] = t.dims();
-    let flat: Vec<f32> = t
-        .into_data()
-        .convert::<f32>()
-        .try_into_vec::<f32>()
-        .expect("logits are floats");
-    (0..n).map(|i| flat[i * v..(i + 1) * v].to_vec()).collect()
+    let flat = floats(t).await?;
+    Ok((0..n).map(|i| flat[i * v..(i + 1) * v].to_vec()).collect())
 }
 
 /// What one tree forward after `cached` tokens takes: the nodes in depth-first order (with or
@@ -76,14 +73,14 @@ pub fn tree_inputs(
 /// Logits of every speculated node (DFS order, root excluded) from one tree forward after
 /// `prompt`, whose last token is the tree's root. With `cached`, the prompt goes through the KV
 /// cache first and the tree forward sees only the tree; without, one forward covers both.
-pub fn tree_logits(
+pub async fn tree_logits(
     model: &Decoder,
     prompt: &[u32],
     tree: &TokenTree,
     tokens: &[u32],
     cached: bool,
     device: &Device,
-) -> Vec<Vec<f32>> {
+) -> Result<Vec<Vec<f32>>, Error> {
     let (l, inputs) = (
         prompt.len(),
         tree_inputs(tree, false, prompt.len(), prompt.len() - 1),
@@ -106,7 +103,7 @@ pub fn tree_logits(
             bools(inputs.mask, [1, n, l + n], device),
             &mut cache,
         );
-        return logits_rows(out);
+        return logits_rows(out).await;
     }
     // Without a cache: the prompt's rows are causal; each node's row is its cached-tree row.
     let total = l + n;
@@ -124,20 +121,20 @@ pub fn tree_logits(
         bools(m, [1, total, total], device),
         &mut KvCache::new(model.n_layers()),
     );
-    logits_rows(out).split_off(l)
+    Ok(logits_rows(out).await?.split_off(l))
 }
 
 /// Compares [`tree_logits`] with every root-to-leaf path run causally on its own.
-pub fn check(
+pub async fn check(
     model: &Decoder,
     prompt: &[u32],
     tree: &TokenTree,
     tokens: &[u32],
     cached: bool,
     device: &Device,
-) -> TreeCheck {
+) -> Result<TreeCheck, Error> {
     let order: Vec<usize> = tree.linearize_dfs().into_iter().skip(1).collect();
-    let from_tree = tree_logits(model, prompt, tree, tokens, cached, device);
+    let from_tree = tree_logits(model, prompt, tree, tokens, cached, device).await?;
     let row_of: std::collections::HashMap<usize, usize> =
         order.iter().enumerate().map(|(r, &i)| (i, r)).collect();
     let mut worst = 0.0f32;
@@ -158,7 +155,7 @@ pub fn check(
         let mut ids: Vec<i64> = prompt.iter().map(|&t| i64::from(t)).collect();
         ids.extend(path.iter().map(|&i| i64::from(tokens[i])));
         let len = ids.len();
-        let rows = logits_rows(model.forward_causal(ints(ids, [1, len], device)));
+        let rows = logits_rows(model.forward_causal(ints(ids, [1, len], device))).await?;
         for (k, &i) in path.iter().enumerate() {
             let (a, b) = (&rows[prompt.len() + k], &from_tree[row_of[&i]]);
             worst = a
@@ -167,9 +164,9 @@ pub fn check(
                 .fold(worst, |w, (x, y)| w.max((x - y).abs()));
         }
     }
-    TreeCheck {
+    Ok(TreeCheck {
         max_abs_diff: worst,
         tree_tokens: order.len(),
         path_tokens,
-    }
+    })
 }

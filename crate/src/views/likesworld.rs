@@ -5,7 +5,7 @@
 
 use crate::error::{check_range, Error};
 use crate::likesworld::{self, token_kinds, worlds, Split, TokenKind, BOS};
-use crate::model::{Decoder, Models};
+use crate::model::{floats, Decoder, Models};
 use crate::plot::diagrams::ramp;
 use crate::plot::{colors, render, Chart, Labels, Scale};
 use crate::sampling::{argmax, overlap};
@@ -65,6 +65,8 @@ pub struct LikesWorldView {
     pub positions: Vec<Position>,
     pub kinds: Vec<KindRow>,
     pub svg: String,
+    /// Set by the caller when it ran on another backend than the one asked for, and why.
+    pub note: Option<String>,
 }
 
 /// Parses the widget's sequence (adding `<bos>` when missing) or draws a world.
@@ -87,36 +89,39 @@ pub fn sequence(params: &LikesWorldParams) -> Result<Vec<u32>, Error> {
 }
 
 /// Next-token distributions at every position, [positions][vocab].
-pub fn distributions(model: &Decoder, tokens: &[u32], device: &Device) -> Vec<Vec<f64>> {
+pub async fn distributions(
+    model: &Decoder,
+    tokens: &[u32],
+    device: &Device,
+) -> Result<Vec<Vec<f64>>, Error> {
     let ids: Vec<i64> = tokens.iter().map(|&t| i64::from(t)).collect();
     let n = ids.len();
     let logits = model.forward_causal(Tensor::<2, Int>::from_data(
         TensorData::new(ids, [1, n]),
         device,
     ));
-    let probs: Vec<f32> = softmax(logits, 2)
-        .into_data()
-        .convert::<f32>()
-        .try_into_vec::<f32>()
-        .expect("floats");
+    let probs = floats(softmax(logits, 2)).await?;
     let v = likesworld::VOCAB;
-    (0..n)
+    Ok((0..n)
         .map(|i| {
             probs[i * v..(i + 1) * v]
                 .iter()
                 .map(|&x| f64::from(x))
                 .collect()
         })
-        .collect()
+        .collect())
 }
 
-pub fn likesworld_view(
+pub async fn likesworld_view(
     params: &LikesWorldParams,
     models: &Models,
 ) -> Result<LikesWorldView, Error> {
     let tokens = sequence(params)?;
-    let d = [&models.target, &models.draft_a, &models.draft_b]
-        .map(|m| distributions(m, &tokens, &models.device));
+    let d = [
+        distributions(&models.target, &tokens, &models.device).await?,
+        distributions(&models.draft_a, &tokens, &models.device).await?,
+        distributions(&models.draft_b, &tokens, &models.device).await?,
+    ];
     let kinds = token_kinds(&tokens);
     let positions: Vec<Position> = (0..tokens.len() - 1)
         .map(|i| {
@@ -157,6 +162,7 @@ pub fn likesworld_view(
         svg: strip(&positions),
         positions,
         kinds,
+        note: None,
     })
 }
 

@@ -41,15 +41,8 @@ fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(
     params: JsValue,
     view: impl FnOnce(&P) -> Result<V, E>,
 ) -> Result<JsValue, JsError> {
-    let params: P = if params.is_undefined() || params.is_null() {
-        serde_wasm_bindgen::from_value(js_sys::Object::new().into())
-    } else {
-        serde_wasm_bindgen::from_value(params)
-    }
-    .map_err(|e| into_error(format!("bad parameters: {e}")))?;
-    let out = view(&params).map_err(into_error)?;
-    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(into_error)
+    let params: P = self::params(params)?;
+    output(&view(&params).map_err(into_error)?)
 }
 
 #[wasm_bindgen]
@@ -87,77 +80,144 @@ thread_local! {
     static MODELS: std::cell::RefCell<Vec<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn models(backend: &str) -> Result<std::rc::Rc<crate::model::Models>, crate::Error> {
-    let backend = crate::model::device::Backend::parse(backend)?;
-    if let Some(m) = MODELS.with(|m| m.borrow().iter().find(|m| m.backend == backend).cloned()) {
-        return Ok(m);
+/// The models on `backend`, loaded once; a browser without a usable WebGPU adapter gets the
+/// flex models and the reason, for the page to show.
+async fn models(
+    backend: &str,
+) -> Result<(std::rc::Rc<crate::model::Models>, Option<String>), crate::Error> {
+    use crate::model::device::Backend;
+    let mut backend = Backend::parse(backend)?;
+    let mut note = None;
+    if backend == Backend::Wgpu {
+        if let Err(e) = backend.device().await {
+            note = Some(format!(
+                "No WebGPU here, so the models run on the CPU (flex) instead. Details: {e}"
+            ));
+            backend = Backend::Flex;
+        }
     }
-    let loaded = std::rc::Rc::new(crate::model::Models::load(backend)?);
+    if let Some(m) = MODELS.with(|m| m.borrow().iter().find(|m| m.backend == backend).cloned()) {
+        return Ok((m, note));
+    }
+    let loaded = std::rc::Rc::new(crate::model::Models::load(backend).await?);
     MODELS.with(|m| m.borrow_mut().push(loaded.clone()));
-    Ok(loaded)
+    Ok((loaded, note))
+}
+
+/// Parses an export's parameters (missing fields take their defaults).
+fn params<P: DeserializeOwned>(params: JsValue) -> Result<P, JsError> {
+    if params.is_undefined() || params.is_null() {
+        serde_wasm_bindgen::from_value(js_sys::Object::new().into())
+    } else {
+        serde_wasm_bindgen::from_value(params)
+    }
+    .map_err(|e| into_error(format!("bad parameters: {e}")))
+}
+
+fn output(out: &impl Serialize) -> Result<JsValue, JsError> {
+    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(into_error)
+}
+
+/// Tells the caller how a long job is going, when it passed a callback.
+fn report(progress: &Option<js_sys::Function>, message: &str) {
+    if let Some(f) = progress {
+        // A throwing callback must not stop the job it reports on.
+        let _ = f.call1(&JsValue::NULL, &JsValue::from_str(message));
+    }
 }
 
 /// LikesWorld: every model's next-token distributions over a world (run it in a worker).
 #[wasm_bindgen]
-pub fn likesworld(params: JsValue) -> Result<JsValue, JsError> {
-    call(params, |p: &views::likesworld::LikesWorldParams| {
-        views::likesworld::likesworld_view(p, &*models(&p.backend)?)
-    })
+pub async fn likesworld(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let p: views::likesworld::LikesWorldParams = self::params(params)?;
+    report(&progress, &format!("loading the models ({})", p.backend));
+    let (m, note) = models(&p.backend).await.map_err(into_error)?;
+    report(
+        &progress,
+        &format!("running the models on {}", m.backend.name()),
+    );
+    let mut view = views::likesworld::likesworld_view(&p, &m)
+        .await
+        .map_err(into_error)?;
+    view.note = note;
+    output(&view)
 }
 
 /// Per-call latency of the three models on one backend, measured here with `performance.now()`.
 #[wasm_bindgen]
-pub fn likesworld_latency(params: JsValue) -> Result<JsValue, JsError> {
+pub async fn likesworld_latency(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
     #[derive(serde::Deserialize)]
     #[serde(default)]
     struct P {
         backend: String,
         runs: usize,
+        /// Untimed calls first (default: runs / 3 + 20, enough for the browser to tier up).
+        warmup: Option<usize>,
     }
     impl Default for P {
         fn default() -> Self {
             P {
                 backend: "flex".into(),
                 runs: 200,
+                warmup: None,
             }
         }
     }
     #[derive(Serialize)]
     struct Out {
         backend: &'static str,
+        note: Option<String>,
         target: crate::model::bench::ModelLatency,
         draft_a: crate::model::bench::ModelLatency,
         draft_b: crate::model::bench::ModelLatency,
         /// c = draft / target time of one token on a warm cache.
         c: [f64; 2],
     }
-    call(params, |p: &P| -> Result<Out, crate::Error> {
-        crate::error::check_range("runs", p.runs as f64, 1.0, 10_000.0, "1 ≤ runs ≤ 10000")?;
-        let m = models(&p.backend)?;
-        let perf: web_sys::Performance =
-            js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
-                .ok()
-                .and_then(|v| v.dyn_into().ok())
-                .ok_or_else(|| crate::Error::Unknown {
-                    what: "clock",
-                    name: "performance".into(),
-                    known: "performance.now()".into(),
-                })?;
-        let clock = move || perf.now() * 1e3;
-        let time = |d: &crate::model::Decoder| {
-            crate::model::bench::latency(d, &m.device, p.runs, p.runs / 3 + 20, &clock)
-        };
-        let (target, draft_a, draft_b) = (time(&m.target), time(&m.draft_a), time(&m.draft_b));
-        Ok(Out {
-            backend: m.backend.name(),
-            c: [
-                draft_a.decode1.median_us / target.decode1.median_us,
-                draft_b.decode1.median_us / target.decode1.median_us,
-            ],
-            target,
-            draft_a,
-            draft_b,
-        })
+    let p: P = self::params(params)?;
+    crate::error::check_range("runs", p.runs as f64, 1.0, 10_000.0, "1 ≤ runs ≤ 10000")
+        .map_err(into_error)?;
+    if let Some(w) = p.warmup {
+        crate::error::check_range("warmup", w as f64, 0.0, 10_000.0, "0 ≤ warmup ≤ 10000")
+            .map_err(into_error)?;
+    }
+    let (m, note) = models(&p.backend).await.map_err(into_error)?;
+    let perf: web_sys::Performance =
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+            .ok()
+            .and_then(|v| v.dyn_into().ok())
+            .ok_or_else(|| into_error("no performance.now() clock here"))?;
+    let clock = move || perf.now() * 1e3;
+    let mut timed = Vec::with_capacity(3);
+    for kind in crate::model::ModelKind::ALL {
+        report(
+            &progress,
+            &format!("timing {} on {}", kind.name(), m.backend.name()),
+        );
+        let warmup = p.warmup.unwrap_or(p.runs / 3 + 20);
+        timed.push(
+            crate::model::bench::latency(m.get(kind), &m.device, p.runs, warmup, &clock)
+                .await
+                .map_err(into_error)?,
+        );
+    }
+    let (target, draft_a, draft_b) = (timed[0], timed[1], timed[2]);
+    output(&Out {
+        backend: m.backend.name(),
+        note,
+        c: [
+            draft_a.decode1.median_us / target.decode1.median_us,
+            draft_b.decode1.median_us / target.decode1.median_us,
+        ],
+        target,
+        draft_a,
+        draft_b,
     })
 }
 
@@ -180,8 +240,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             .collect(),
         version: env!("CARGO_PKG_VERSION"),
     };
-    p.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(into_error)
+    output(&p)
 }
 
 /// Panics on purpose, so the page's recovery from a Rust panic can be tested.
