@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# Builds the wasm module with the size profile and generates pkg/ with wasm-bindgen.
+# Builds the page's two wasm modules with the size profile and generates them with wasm-bindgen:
+#   pkg/      the CPU module (burn's flex and ndarray): the page and its workers load it
+#   pkg/gpu/  the GPU module (the same, plus burn's wgpu backend for WebGPU): a worker loads it
+#             only when someone picks WebGPU, since wgpu and cubecl make it 4× larger
 # (No wasm-pack: it would try to download wasm-bindgen and wasm-opt, which fails here.)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec
+wasm="$target_dir/wasm32-unknown-unknown/wasm/specdec.wasm"
 rm -rf pkg
-wasm-bindgen --target web --no-typescript --out-dir pkg "$target_dir/wasm32-unknown-unknown/wasm/specdec.wasm"
-if command -v wasm-opt >/dev/null; then
-  wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-    pkg/specdec_bg.wasm -o pkg/specdec_bg.wasm
-fi
-printf 'pkg/specdec_bg.wasm: %s bytes (%s gzip)\n' "$(wc -c < pkg/specdec_bg.wasm)" "$(gzip -9c pkg/specdec_bg.wasm | wc -c)"
+
+# name: the function-name section (8 MB in the GPU module); panics carry their own message.
+generate() {
+  local out="$1"
+  wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$out" "$wasm"
+  if command -v wasm-opt >/dev/null; then
+    wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+      --enable-simd "$out/specdec_bg.wasm" -o "$out/specdec_bg.wasm"
+  fi
+  printf '%s/specdec_bg.wasm: %s bytes (%s gzip)\n' "$out" "$(wc -c < "$out/specdec_bg.wasm")" "$(gzip -9c "$out/specdec_bg.wasm" | wc -c)"
+}
+
+cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec
+generate pkg/gpu
+cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features
+generate pkg

@@ -1,18 +1,19 @@
 // Shared by the browser tests, the benchmark and the screenshot tool: start the static server on
-// a free port and launch Debian's Chromium (never a downloaded browser) with WebGPU enabled;
+// a free port and launch Debian's Chromium (never a downloaded browser) with WebGPU enabled (SwiftShader);
 // playwright gives it a fresh temporary profile.
 import { chromium } from 'playwright-core';
 import { serve } from '../scripts/serve.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-export async function start() {
+/** `webgpu: false` leaves WebGPU off, as on a machine without a usable adapter. */
+export async function start({ webgpu = true } = {}) {
   const { server, url } = await serve({ port: 0 });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update',
+      '--no-sandbox', ...(webgpu ? ['--enable-unsafe-webgpu'] : []), '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', '--disable-quic',
     ],
   });

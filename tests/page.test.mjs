@@ -159,9 +159,36 @@ test('LikesWorld runs the trained models in a worker, on both CPU backends', asy
   assert.match(await alertOf(page, 'likesworld'), /unknown LikesWorld word "loves"/);
   await page.fill('[data-widget="likesworld"] [data-key="text"]', '');
   await setControl(page, 'likesworld', 'backend', 'ndarray');
-  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status')?.textContent.includes('on ndarray'), null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'ndarray', null, { timeout: 60_000 });
   await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
   assert.match(await text(page, '[data-widget="likesworld"] .lw-latency'), /c = draft\/target for one token: A \d\.\d\d, B \d\.\d\d/);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('LikesWorld on WebGPU: the models run on the GPU and are timed there', async () => {
+  const { page, errors } = await open(env, '?likesworld.backend=wgpu');
+  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'wgpu', null, { timeout: 120_000 });
+  assert.ok(await page.$eval('[data-widget="likesworld"] .lw-note', (n) => n.hidden), 'no fallback note with an adapter');
+  const kinds = await rowsOf(page, '[data-widget="likesworld"] table.kinds');
+  assert.ok(kinds.some((r) => r.startsWith('answer ')), kinds.join(' | '));
+  await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 240_000 });
+  assert.match(await text(page, '[data-widget="likesworld"] .lw-latency'), /on wgpu in this browser/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('LikesWorld without a WebGPU adapter falls back to the CPU with a visible note', async () => {
+  const noGpu = await start({ webgpu: false });
+  try {
+    const { page, errors } = await open(noGpu, '?likesworld.backend=wgpu');
+    await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'flex', null, { timeout: 120_000 });
+    const note = await page.$eval('[data-widget="likesworld"] .lw-note', (n) => (n.hidden ? '' : n.textContent));
+    assert.match(note, /No WebGPU here, so the models run on the CPU \(flex\) instead\. Details: WebGPU\/wgpu device unavailable: .*adapter/);
+    assert.ok(await page.$eval('[data-widget="likesworld"] .lw-note', (n) => n.getBoundingClientRect().height > 0), 'the note is visible');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await noGpu.close();
+  }
 });

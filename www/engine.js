@@ -62,6 +62,7 @@ function spawn(ch) {
     const job = ch.current;
     if (!job || data.id !== job.id) return;
     if (data.kind === 'loading') { job.onStatus?.('running'); return; }
+    if (data.kind === 'progress') { job.onStatus?.(data.message); return; }
     ch.current = null;
     if (data.kind === 'done') job.resolve(data.result);
     else {

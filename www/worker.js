@@ -1,27 +1,51 @@
-// Runs long engine calls off the main thread, so the page never freezes. Protocol (one job at a
-// time; the page cancels a job by terminating the worker):
+// Runs long engine calls off the main thread, so the page never freezes. Protocol (the page
+// cancels a job by terminating the worker):
 //   page → worker  { id, name, params }          first message may carry { module } instead
 //   worker → page  { id, kind: 'loading' }       the job was received
+//                  { id, kind: 'progress', message }   what a long (async) job is doing now
 //                  { id, kind: 'done', result }  or { id, kind: 'error', message, panic }
-import init, * as engine from './pkg/specdec.js';
+// Exports that touch WebGPU are async (a browser hands out adapters and buffer read-backs only
+// asynchronously); they take a progress callback as their second argument.
+//
+// Two builds of the same engine: the CPU module (pkg/, compiled once by the page and passed in)
+// and the GPU module (pkg/gpu/, burn's wgpu backend added; four times larger), fetched only
+// when a job asks for the WebGPU backend.
+import init, * as cpu from './pkg/specdec.js';
 
-let ready = null;
+let cpuReady = null;
+let gpuReady = null;
+
+function engineFor(params, progress) {
+  if (params?.backend === 'wgpu') {
+    gpuReady ??= (async () => {
+      progress('downloading the WebGPU engine');
+      const gpu = await import('./pkg/gpu/specdec.js');
+      await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
+      return gpu;
+    })();
+    return gpuReady;
+  }
+  cpuReady ??= init({ module_or_path: new URL('./pkg/specdec_bg.wasm', import.meta.url) }).then(() => cpu);
+  return cpuReady;
+}
 
 self.onmessage = async ({ data }) => {
   if (data.module) {
-    ready = init({ module_or_path: data.module });
+    cpuReady = init({ module_or_path: data.module }).then(() => cpu);
     return;
   }
   const { id, name, params } = data;
   self.postMessage({ id, kind: 'loading' });
+  const progress = (message) => self.postMessage({ id, kind: 'progress', message });
+  let engine = null;
   try {
-    await (ready ??= init({ module_or_path: new URL('./pkg/specdec_bg.wasm', import.meta.url) }));
-    self.postMessage({ id, kind: 'done', result: engine[name](params) });
+    engine = await engineFor(params, progress);
+    self.postMessage({ id, kind: 'done', result: await engine[name](params, progress) });
   } catch (e) {
     const panic = e instanceof WebAssembly.RuntimeError;
     let message = e?.message ?? String(e);
     if (panic) {
-      try { message = engine.last_panic() || message; } catch (_) { /* the instance is gone */ }
+      try { message = engine?.last_panic() || message; } catch (_) { /* the instance is gone */ }
     }
     self.postMessage({ id, kind: 'error', message, panic });
   }

@@ -13,11 +13,12 @@ export default {
   controls: [
     { key: 'text', label: 'world', type: 'text', value: '' },
     { key: 'seed', label: 'random world seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
-    { key: 'backend', label: 'backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray']] },
+    { key: 'backend', label: 'backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
   ],
   render() {
     return [
       '<p class="numbers lw-status" aria-live="polite">Running the models in a worker…</p>',
+      '<p class="note lw-note" hidden></p>',
       '<div class="plots lw-plot"></div>',
       '<div class="lw-kinds"></div>',
       '<div class="lw-latency"><p class="numbers">Per-call latency: waiting…</p></div>',
@@ -26,8 +27,12 @@ export default {
   after(s, ui, view) {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
+    const note = view.querySelector('.lw-note');
     runJob('likesworld', params, (st) => { status.textContent = `Models: ${st}…`; }, 'likesworld').promise.then((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> on <b>${v.backend}</b>`;
+      // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
+      note.hidden = !v.note;
+      note.textContent = v.note ?? '';
       view.querySelector('.lw-plot').innerHTML = v.svg;
       const rows = [['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B']].concat(v.kinds.map((k) => [
         KINDS[k.kind] ?? k.kind, k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])]));
@@ -35,10 +40,15 @@ export default {
       ui.root.dataset.model = String(Number(ui.root.dataset.model || 0) + 1);
       const lat = view.querySelector('.lw-latency');
       lat.innerHTML = '<p class="numbers">Per-call latency: measuring in the worker…</p>';
-      return runJob('likesworld_latency', { backend: s.backend, runs: 150 }, null, 'likesworld').promise.then((l) => {
-        const us = (x) => `${x.median_us.toFixed(0)} µs`;
+      // A GPU call dispatches ~100 kernels and waits for its read-back (on a CPU-emulated GPU,
+      // a large fraction of a second): far fewer calls there.
+      const gpu = v.backend === 'wgpu';
+      const runs = gpu ? 10 : 150;
+      const progress = (st) => { lat.firstElementChild.textContent = `Per-call latency: ${st}…`; };
+      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, 'likesworld').promise.then((l) => {
+        const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
-        lat.innerHTML = `<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, 150 calls, logits read back):
+        lat.innerHTML = `<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
           c = draft/target for one token: A ${fmt(l.c[0], 2)}, B ${fmt(l.c[1], 2)}.</p>`
           + table([['model', '1 token, 32 cached', 'chain of 5', 'tree of 31'], row('target', l.target), row('draft A', l.draft_a), row('draft B', l.draft_b)], 'latency');
         ui.root.dataset.latency = String(Number(ui.root.dataset.latency || 0) + 1);
