@@ -20,6 +20,10 @@ node "$repo/tests/bench.mjs" "${args[@]}"
 if [ "$peer" = 1 ]; then
   peers="$repo/../shared/peers"
   [ -d "$peers/ort-web" ] || { echo "bench.sh --peer: no $peers/ort-web beside the repository" >&2; exit 2; }
+  if ! ls "$peers"/onnx/*.onnx >/dev/null 2>&1; then
+    echo "bench.sh --peer: $peers/onnx has no .onnx models (only what is listed there), so the peer cannot run; compare with the figures in $peers/README.md" >&2
+    exit 2
+  fi
   work="${TMPDIR:-/tmp}/specdec-peers"
   rm -rf "$work" && cp -r "$peers" "$work" && chmod -R u+w "$work"
   (cd "$work/ort-web" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent)
