@@ -29,8 +29,6 @@ static GPU: Mutex<Option<Result<Device, String>>> = Mutex::new(None);
 
 impl Backend {
     pub const ALL: [Backend; 3] = [Backend::Flex, Backend::Ndarray, Backend::Wgpu];
-    /// The backends every machine has.
-    pub const CPU: [Backend; 2] = [Backend::Flex, Backend::Ndarray];
 
     pub fn name(self) -> &'static str {
         match self {
