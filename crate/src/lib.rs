@@ -10,12 +10,17 @@
 //!   multi-draft verification (naive sampling and SpecInfer's multi-step speculative sampling).
 //! - [`toy`]: the vocabulary-5 toy LM and exact enumeration of any decoding strategy (§2.3, §4.5).
 //! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask.
+//! - [`likesworld`], [`model`]: the LikesWorld grammar and its burn target and drafts.
+//! - [`decode`]: speculative decoding with models — the draft → verify loops over a
+//!   `LanguageModel` trait (chains, expansion and merge trees; greedy, Algorithm 1 and its wrong
+//!   variants, naive sampling, MSS), their statistics, and the LikesWorld experiments.
 //! - [`plot`]: SVG charts drawn with plotters.
 //! - [`views`]: one function per page widget, turning validated parameters into numbers + SVG.
 //! - `wasm` (wasm32 only): the thin binding layer, the only module that knows JavaScript exists.
 //!
 //! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
 
+pub mod decode;
 pub mod error;
 pub mod likesworld;
 pub mod model;

@@ -5,13 +5,15 @@
 //! boolean mask, a KV cache that appends, truncates and keeps an accepted tree path);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
 //! [`train`] trains a model with burn's autodiff; [`weights`] saves and embeds the trained
-//! weights; [`device`] is the one place that chooses a device.
+//! weights; [`device`] is the one place that chooses a device; [`lm`] puts a decoder and its KV
+//! cache behind the decoding engine's `LanguageModel` trait.
 
 pub mod bench;
 pub mod cache;
 pub mod decoder;
 pub mod device;
 pub mod eval;
+pub mod lm;
 pub mod train;
 pub mod tree_attention;
 pub mod weights;

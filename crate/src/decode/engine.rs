@@ -1,0 +1,589 @@
+//! The draft → verify loop (lecture §2.4, §4.4, §4.5).
+//!
+//! A step proposes (the drafts build a [`Proposal`]: a chain, an expansion tree ⟨k₁,…⟩ from one
+//! draft, or the merge of several drafts' chains), makes one target call over the context and
+//! every proposed node, and verifies:
+//! - chains under a sampling [`Variant`] follow Algorithm 1 literally (accept with the variant's
+//!   probability, sample its rejection distribution, the bonus token when all γ pass), the wrong
+//!   variants included, so that the lab can show them failing on a real model;
+//! - trees (and greedy chains) walk from the root: VerifyGreedy (the target's argmax must be a
+//!   child), naive sampling (a draw from p must be a child), or multi-step speculative sampling
+//!   (each candidate in turn, handing the residual norm(max(0, r − q_j)) on).
+//!
+//! Plain decoding is the same loop with an empty proposal, so the reference and the speculative
+//! runs share every line that touches the target.
+
+use super::stats::{top, Check, Ending, Generation, Span, Stats, StepTrace};
+use super::{Chance, LanguageModel, Proposal, Speculation};
+use crate::error::Error;
+use crate::model::bench::Clock;
+use crate::sampling::multi::Children;
+use crate::sampling::speculative::Variant;
+use crate::sampling::{argmax, residual, Dist};
+
+/// How a chain's drafts are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainRule {
+    /// Drafts are the draft's argmax; accept while each equals the target's argmax.
+    Greedy,
+    /// Drafts are sampled; the variant's acceptance, rejection and bonus rules (Algorithm 1 when
+    /// the variant is [`Variant::Correct`]).
+    Sample(Variant),
+}
+
+/// How a tree is verified (SpecInfer Algorithm 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeRule {
+    /// VerifyGreedy: follow the child equal to the target's argmax.
+    Greedy,
+    /// Draw y ~ p; follow the child equal to y.
+    Naive,
+    /// Multi-step speculative sampling over the candidates, in order.
+    Mss,
+}
+
+impl TreeRule {
+    pub fn parse(name: &str) -> Result<TreeRule, Error> {
+        match name {
+            "greedy" => Ok(TreeRule::Greedy),
+            "naive" => Ok(TreeRule::Naive),
+            "mss" => Ok(TreeRule::Mss),
+            _ => Err(Error::Unknown {
+                what: "verification",
+                name: name.into(),
+                known: "greedy, naive, mss".into(),
+            }),
+        }
+    }
+}
+
+/// What one run does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Method {
+    /// The target alone, one token per call: its argmax, or a draw from p.
+    Target { greedy: bool },
+    /// γ tokens from draft `draft`, verified as a chain.
+    Chain {
+        draft: usize,
+        gamma: usize,
+        rule: ChainRule,
+    },
+    /// An expansion tree: k_i children per node at level i from draft `draft`. Greedy takes the
+    /// top-k_i; the sampling rules draw children as `children` says.
+    Expand {
+        draft: usize,
+        widths: Vec<usize>,
+        children: Children,
+        rule: TreeRule,
+    },
+    /// Every draft proposes a chain of γ (argmax under greedy, sampled otherwise), merged.
+    Merge { gamma: usize, rule: TreeRule },
+}
+
+/// A run's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub method: Method,
+    /// Generation stops when prompt + output reach this length…
+    pub max_len: usize,
+    /// …or after this token.
+    pub eos: Option<u32>,
+    /// Record a [`StepTrace`] per step and a [`Span`] per call.
+    pub trace: bool,
+}
+
+/// Generates from `prompt` until `eos` or `max_len`: one [`step`] after another.
+pub async fn generate<M: LanguageModel>(
+    target: &mut M,
+    drafts: &mut [M],
+    prompt: &[u32],
+    config: &Config,
+    chance: &mut impl Chance,
+    clock: Clock<'_>,
+) -> Result<Generation, Error> {
+    let mut g = Generation::default();
+    g.stats.generations = 1;
+    let mut ctx = prompt.to_vec();
+    'steps: while ctx.len() < config.max_len {
+        let offset = ctx.len() - prompt.len();
+        for t in step(target, drafts, &ctx, offset, config, chance, clock, &mut g).await? {
+            ctx.push(t);
+            if Some(t) == config.eos || ctx.len() == config.max_len {
+                break 'steps;
+            }
+        }
+    }
+    g.output = ctx.split_off(prompt.len());
+    g.stats.tokens = g.output.len();
+    g.tests.retain(|&(at, _)| at < g.output.len());
+    Ok(g)
+}
+
+/// One target call after `ctx` (of which `offset` tokens are output): returns the tokens it
+/// decides (1 to depth + 1), and counts into `g`.
+#[allow(clippy::too_many_arguments)]
+pub async fn step<M: LanguageModel>(
+    target: &mut M,
+    drafts: &mut [M],
+    ctx: &[u32],
+    offset: usize,
+    config: &Config,
+    chance: &mut impl Chance,
+    clock: Clock<'_>,
+    g: &mut Generation,
+) -> Result<Vec<u32>, Error> {
+    // Speculated tokens may not run past max_len: depth + 1 tokens come out of a step.
+    let depth = config.max_len.saturating_sub(ctx.len() + 1);
+    let eos = config.eos;
+    let mut drafting = Drafting {
+        chance,
+        clock,
+        stats: &mut g.stats,
+        spans: config.trace.then_some(&mut g.spans),
+    };
+    let proposal = match &config.method {
+        Method::Target { .. } => Proposal::empty(),
+        Method::Chain { draft, gamma, rule } => {
+            let d = model(drafts, *draft)?;
+            drafting
+                .chain(d, ctx, (*gamma).min(depth), *rule, eos)
+                .await?
+        }
+        Method::Expand {
+            draft,
+            widths,
+            children,
+            rule,
+        } => {
+            let d = model(drafts, *draft)?;
+            let widths = &widths[..widths.len().min(depth)];
+            // Greedy verification takes the top-k (deterministic) whatever `children` says.
+            let children = (*rule != TreeRule::Greedy).then_some(*children);
+            drafting.expand(d, ctx, widths, children, eos).await?
+        }
+        Method::Merge { gamma, rule } => {
+            drafting
+                .merge(
+                    drafts,
+                    ctx,
+                    (*gamma).min(depth),
+                    *rule == TreeRule::Greedy,
+                    eos,
+                )
+                .await?
+        }
+    };
+    let start = clock();
+    let p = target.score(ctx, &proposal.tree).await?;
+    let end = clock();
+    let chance = drafting.chance;
+    let verdict = match &config.method {
+        Method::Chain {
+            rule: ChainRule::Sample(v),
+            ..
+        } => verify_chain(*v, &proposal, &p, chance),
+        Method::Chain {
+            rule: ChainRule::Greedy,
+            ..
+        } => verify_tree(TreeRule::Greedy, &proposal, &p, chance),
+        Method::Target { greedy: true } => verify_tree(TreeRule::Greedy, &proposal, &p, chance),
+        Method::Target { greedy: false } => verify_tree(TreeRule::Naive, &proposal, &p, chance),
+        Method::Expand { rule, .. } | Method::Merge { rule, .. } => {
+            verify_tree(*rule, &proposal, &p, chance)
+        }
+    };
+    // Count: the call, the accepted path, which positions passed, and the calibration.
+    let s = &mut g.stats;
+    s.target_calls += 1;
+    s.target_us += end - start;
+    s.step(verdict.path.len(), proposal.tree.len());
+    let positions: Vec<usize> = std::iter::once(0)
+        .chain(verdict.path.iter().map(|n| n + 1))
+        .collect();
+    for (j, &at) in positions.iter().enumerate() {
+        if !proposal.candidates[at].is_empty() {
+            let passed = j < verdict.path.len();
+            s.tested += 1;
+            s.passed += usize::from(passed);
+            g.tests.push((offset + j, passed));
+        }
+        s.calibration.observe(
+            &p[at],
+            proposal.q[at].as_deref(),
+            verdict.emitted[j] as usize,
+        );
+    }
+    if config.trace {
+        g.spans.push(Span {
+            target: true,
+            start_us: start,
+            end_us: end,
+            tokens: verdict.emitted.len(),
+        });
+        g.trace.push(StepTrace {
+            before: offset,
+            tree: proposal.tree.clone(),
+            checks: verdict.checks,
+            path: verdict.path,
+            ending: verdict.ending,
+            last_dist: top(&verdict.last_dist, 6),
+            last: *verdict.emitted.last().expect("a step emits a token"),
+            emitted: verdict.emitted.clone(),
+        });
+    }
+    Ok(verdict.emitted)
+}
+
+fn model<M>(drafts: &mut [M], i: usize) -> Result<&mut M, Error> {
+    let n = drafts.len();
+    drafts.get_mut(i).ok_or_else(|| Error::Unknown {
+        what: "draft",
+        name: i.to_string(),
+        known: format!("{n} drafts loaded"),
+    })
+}
+
+/// The draft side of a step: its random choices, its clock and what it counts.
+struct Drafting<'a, 'c, C: Chance> {
+    chance: &'a mut C,
+    clock: Clock<'c>,
+    stats: &'a mut Stats,
+    spans: Option<&'a mut Vec<Span>>,
+}
+
+impl<C: Chance> Drafting<'_, '_, C> {
+    /// One draft call, timed and counted.
+    async fn call<M: LanguageModel>(
+        &mut self,
+        m: &mut M,
+        ctx: &[u32],
+        tree: &Speculation,
+    ) -> Result<Vec<Dist>, Error> {
+        let start = (self.clock)();
+        let out = m.score(ctx, tree).await?;
+        let end = (self.clock)();
+        self.stats.draft_calls += 1;
+        self.stats.draft_us += end - start;
+        if let Some(spans) = self.spans.as_deref_mut() {
+            spans.push(Span {
+                target: false,
+                start_us: start,
+                end_us: end,
+                tokens: 0,
+            });
+        }
+        Ok(out)
+    }
+
+    /// γ tokens, one draft call each (the draft's KV cache grows by one token per call).
+    async fn chain<M: LanguageModel>(
+        &mut self,
+        draft: &mut M,
+        ctx: &[u32],
+        gamma: usize,
+        rule: ChainRule,
+        eos: Option<u32>,
+    ) -> Result<Proposal, Error> {
+        let mut p = Proposal::empty();
+        let mut seq = ctx.to_vec();
+        let none = Speculation::default();
+        for i in 0..gamma {
+            let q = self.call(draft, &seq, &none).await?.swap_remove(0);
+            let x = match rule {
+                ChainRule::Greedy => argmax(&q) as u32,
+                ChainRule::Sample(v) => self.chance.draw(&v.draft_dist(&q)) as u32,
+            };
+            let sampled = matches!(rule, ChainRule::Sample(_)).then(|| q.clone());
+            p.q[i] = Some(q);
+            p.add(i, x, sampled);
+            p.draft_calls += 1;
+            seq.push(x);
+            if Some(x) == eos {
+                return Ok(p);
+            }
+        }
+        // Only the wrong "bonus from the draft" rule needs q_{γ+1}: one more draft call.
+        if gamma > 0 && rule == ChainRule::Sample(Variant::BonusFromDraft) {
+            p.q[gamma] = Some(self.call(draft, &seq, &none).await?.swap_remove(0));
+            p.draft_calls += 1;
+        }
+        Ok(p)
+    }
+
+    /// An expansion tree, one draft call per level (tree attention on the draft too).
+    /// `children` is None for greedy (top-k, deterministic).
+    async fn expand<M: LanguageModel>(
+        &mut self,
+        draft: &mut M,
+        ctx: &[u32],
+        widths: &[usize],
+        children: Option<Children>,
+        eos: Option<u32>,
+    ) -> Result<Proposal, Error> {
+        let mut p = Proposal::empty();
+        let mut frontier = vec![0usize];
+        for &k in widths {
+            let dists = self.call(draft, ctx, &p.tree).await?;
+            p.draft_calls += 1;
+            let mut next = Vec::new();
+            for &at in &frontier {
+                if at > 0 && Some(p.tree.tokens[at - 1]) == eos {
+                    continue;
+                }
+                let q = &dists[at];
+                p.q[at] = Some(q.clone());
+                match children {
+                    None => {
+                        for x in top_k(q, k) {
+                            next.push(p.add(at, x, None) + 1);
+                        }
+                    }
+                    Some(Children::TopK) => {
+                        // Deterministic children verified as if sampled: biased (lecture §4.5).
+                        for x in top_k(q, k) {
+                            next.push(p.add(at, x, Some(q.clone())) + 1);
+                        }
+                    }
+                    Some(Children::Iid) => {
+                        for _ in 0..k {
+                            let x = self.chance.draw(q) as u32;
+                            next.push(p.add(at, x, Some(q.clone())) + 1);
+                        }
+                    }
+                    Some(Children::WithoutReplacement) => {
+                        let mut qj = q.clone();
+                        for _ in 0..k {
+                            if qj.iter().all(|&w| w <= 0.0) {
+                                break;
+                            }
+                            let x = self.chance.draw(&qj);
+                            next.push(p.add(at, x as u32, Some(qj.clone())) + 1);
+                            qj[x] = 0.0;
+                            let mass: f64 = qj.iter().sum();
+                            if mass > 0.0 {
+                                qj.iter_mut().for_each(|w| *w /= mass);
+                            }
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+        Ok(p)
+    }
+
+    /// Each draft's chain of γ, merged into one tree; every draft's token is a candidate at its
+    /// position, with that draft's q.
+    async fn merge<M: LanguageModel>(
+        &mut self,
+        drafts: &mut [M],
+        ctx: &[u32],
+        gamma: usize,
+        greedy: bool,
+        eos: Option<u32>,
+    ) -> Result<Proposal, Error> {
+        let mut p = Proposal::empty();
+        let rule = if greedy {
+            ChainRule::Greedy
+        } else {
+            ChainRule::Sample(Variant::Correct)
+        };
+        for d in drafts.iter_mut() {
+            let chain = self.chain(d, ctx, gamma, rule, eos).await?;
+            p.draft_calls += chain.draft_calls;
+            let mut at = 0;
+            for (i, &x) in chain.tree.tokens.iter().enumerate() {
+                let q = chain.candidates[i][0].q.clone();
+                if p.q[at].is_none() {
+                    p.q[at] = chain.q[i].clone();
+                }
+                at = p.merge(at, x, q) + 1;
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// The `k` most probable tokens, most probable first (ties: lowest id).
+pub fn top_k(q: &[f64], k: usize) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..q.len()).collect();
+    order.sort_by(|&a, &b| q[b].total_cmp(&q[a]).then(a.cmp(&b)));
+    order.into_iter().take(k).map(|x| x as u32).collect()
+}
+
+/// What verification decided.
+struct Verdict {
+    path: Vec<usize>,
+    emitted: Vec<u32>,
+    checks: Vec<Check>,
+    ending: Ending,
+    last_dist: Dist,
+}
+
+impl Verdict {
+    fn new() -> Verdict {
+        Verdict {
+            path: Vec::new(),
+            emitted: Vec::new(),
+            checks: Vec::new(),
+            ending: Ending::Target,
+            last_dist: Vec::new(),
+        }
+    }
+
+    fn finish(mut self, ending: Ending, dist: Dist, y: usize) -> Verdict {
+        self.emitted.push(y as u32);
+        self.ending = ending;
+        self.last_dist = dist;
+        self
+    }
+}
+
+/// Algorithm 1 over a chain, under `variant`'s rules.
+fn verify_chain(
+    variant: Variant,
+    proposal: &Proposal,
+    p: &[Dist],
+    chance: &mut impl Chance,
+) -> Verdict {
+    let mut v = Verdict::new();
+    let n = proposal.tree.len();
+    for (i, pi) in p[..n].iter().enumerate() {
+        let x = proposal.tree.tokens[i] as usize;
+        let q = proposal.candidates[i][0]
+            .q
+            .as_ref()
+            .expect("sampled drafts carry their q");
+        let a = variant.accept_prob(pi, q, x);
+        let (accepted, u) = chance.accept(a);
+        v.checks.push(Check {
+            at: i,
+            node: i,
+            token: x as u32,
+            p: pi[x],
+            q: Some(q[x]),
+            a,
+            u: Some(u),
+            accepted,
+        });
+        if !accepted {
+            let r = variant.reject_dist(pi, q);
+            let y = chance.draw(&r);
+            return v.finish(Ending::Residual, r, y);
+        }
+        v.path.push(i);
+        v.emitted.push(x as u32);
+    }
+    let bonus = match &proposal.q[n] {
+        Some(q_next) => variant.bonus_dist(&p[n], q_next),
+        None => p[n].clone(),
+    };
+    let y = chance.draw(&bonus);
+    let ending = if n == 0 {
+        Ending::Target
+    } else {
+        Ending::Bonus
+    };
+    v.finish(ending, bonus, y)
+}
+
+/// Walks the tree from the root under `rule`.
+fn verify_tree(
+    rule: TreeRule,
+    proposal: &Proposal,
+    p: &[Dist],
+    chance: &mut impl Chance,
+) -> Verdict {
+    let mut v = Verdict::new();
+    let tokens = &proposal.tree.tokens;
+    let mut at = 0;
+    'down: loop {
+        let cands = &proposal.candidates[at];
+        let leaf = if at == 0 {
+            Ending::Target
+        } else {
+            Ending::Bonus
+        };
+        match rule {
+            TreeRule::Greedy | TreeRule::Naive => {
+                let y = match rule {
+                    TreeRule::Greedy => argmax(&p[at]),
+                    _ => chance.draw(&p[at]),
+                };
+                let hit = cands.iter().find(|c| tokens[c.node] as usize == y);
+                for c in cands {
+                    let accepted = hit.is_some_and(|h| h.node == c.node);
+                    v.checks.push(Check {
+                        at,
+                        node: c.node,
+                        token: tokens[c.node],
+                        p: p[at][tokens[c.node] as usize],
+                        q: c.q.as_ref().map(|q| q[tokens[c.node] as usize]),
+                        a: f64::from(u8::from(accepted)),
+                        u: None,
+                        accepted,
+                    });
+                    if accepted {
+                        break;
+                    }
+                }
+                match hit {
+                    Some(c) => {
+                        v.path.push(c.node);
+                        v.emitted.push(y as u32);
+                        at = c.node + 1;
+                    }
+                    None => {
+                        let ending = if cands.is_empty() {
+                            leaf
+                        } else {
+                            Ending::Target
+                        };
+                        return v.finish(ending, p[at].clone(), y);
+                    }
+                }
+            }
+            TreeRule::Mss => {
+                let mut r = p[at].clone();
+                for c in cands {
+                    let x = tokens[c.node] as usize;
+                    // A candidate chosen deterministically is a draw from the one-hot q = δ_x.
+                    let q =
+                        c.q.clone()
+                            .unwrap_or_else(|| crate::sampling::one_hot(r.len(), x));
+                    let a = if q[x] > 0.0 {
+                        (r[x] / q[x]).min(1.0)
+                    } else {
+                        f64::from(u8::from(r[x] > 0.0))
+                    };
+                    let (accepted, u) = chance.accept(a);
+                    v.checks.push(Check {
+                        at,
+                        node: c.node,
+                        token: x as u32,
+                        p: p[at][x],
+                        q: c.q.as_ref().map(|q| q[x]),
+                        a,
+                        u: Some(u),
+                        accepted,
+                    });
+                    if accepted {
+                        v.path.push(c.node);
+                        v.emitted.push(x as u32);
+                        at = c.node + 1;
+                        continue 'down;
+                    }
+                    r = residual(&r, &q);
+                }
+                let y = chance.draw(&r);
+                let ending = if cands.is_empty() {
+                    leaf
+                } else {
+                    Ending::Residual
+                };
+                return v.finish(ending, r, y);
+            }
+        }
+    }
+}
