@@ -22,6 +22,7 @@
 
 pub mod chance;
 pub mod engine;
+pub mod experiments;
 pub mod stats;
 pub mod toy;
 

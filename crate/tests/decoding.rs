@@ -1,0 +1,290 @@
+//! Speculative decoding with the LikesWorld models (lecture §3.2–3.4, §4.4–4.5): greedy chains
+//! and trees reproduce the target's own greedy output exactly, for both drafts, every γ and
+//! every tree shape of the lecture; the KV cache of a model behind the engine gives the same
+//! distributions as a fresh forward after any sequence of chain and tree calls; sampling passes
+//! the calibration test with the correct rule and fails it with every wrong one.
+#![cfg(not(target_arch = "wasm32"))]
+
+use burn::tensor::read_sync;
+use specdec::decode::experiments::{self as ex};
+use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
+use specdec::model::device::Backend;
+use specdec::model::lm::Cached;
+use specdec::model::Models;
+use specdec::sampling::multi::Children;
+use specdec::sampling::speculative::Variant;
+use specdec::sampling::tv;
+use specdec::views::likesworld::distributions;
+use std::sync::OnceLock;
+
+fn flex() -> &'static Models {
+    static M: OnceLock<Models> = OnceLock::new();
+    M.get_or_init(|| read_sync(Models::load(Backend::Flex)).expect("the shipped weights load"))
+}
+
+const CLOCK: &dyn Fn() -> f64 = &|| 0.0;
+
+fn prompts(n: usize) -> Vec<Vec<u32>> {
+    ex::prompts(n).iter().map(|w| w.prompt()).collect()
+}
+
+fn quiet() -> impl FnMut(usize, usize) {
+    |_, _| {}
+}
+
+#[test]
+fn greedy_chains_are_identical_to_the_target_for_both_drafts_and_every_gamma() {
+    let m = flex();
+    let prompts = prompts(200);
+    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let mut per_call = Vec::new();
+    for draft in [0, 1] {
+        for gamma in [1, 2, 4, 6] {
+            let method = Method::Chain {
+                draft,
+                gamma,
+                rule: ChainRule::Greedy,
+            };
+            let r = read_sync(ex::greedy(
+                m,
+                method,
+                &prompts,
+                &reference,
+                CLOCK,
+                &mut quiet(),
+            ))
+            .unwrap();
+            assert_eq!(r.identical, 200, "{}", r.method);
+            assert!(
+                r.tokens_per_call > 1.0,
+                "{}: {}",
+                r.method,
+                r.tokens_per_call
+            );
+            // The i.i.d. formula with the measured α over-estimates (lecture §3.3).
+            let formula = r.formula_tokens_per_call.unwrap();
+            if gamma >= 2 {
+                assert!(
+                    formula > r.tokens_per_call,
+                    "{}: {formula} vs {}",
+                    r.method,
+                    r.tokens_per_call
+                );
+            }
+            per_call.push((draft, gamma, r.tokens_per_call, r.alpha));
+        }
+    }
+    // Draft B is the better draft: a higher α and more tokens per call at every γ.
+    for g in 0..4 {
+        let (a, b) = (per_call[g], per_call[4 + g]);
+        assert!(b.3 > a.3 && b.2 > a.2, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
+    let m = flex();
+    let prompts = prompts(100);
+    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let mut rows = Vec::new();
+    for shape in specdec::views::decoding::TREE_SHAPES {
+        let widths = specdec::tree::parse_config(shape, 64)
+            .unwrap()
+            .widths()
+            .to_vec();
+        let method = Method::Expand {
+            draft: 1,
+            widths,
+            children: Children::TopK,
+            rule: TreeRule::Greedy,
+        };
+        let r = read_sync(ex::greedy(
+            m,
+            method,
+            &prompts,
+            &reference,
+            CLOCK,
+            &mut quiet(),
+        ))
+        .unwrap();
+        assert_eq!(r.identical, 100, "{shape}");
+        rows.push((shape, r.tokens_per_call, r.verified_nodes_per_call));
+    }
+    // ⟨1,1,1,1⟩ is a chain of 4; ⟨2,2,2,2⟩ verifies ~30 nodes a call and decides more tokens.
+    let (chain, wide) = (rows[0], rows[5]);
+    assert!(wide.1 > chain.1 && wide.2 > 5.0 * chain.2, "{rows:?}");
+}
+
+#[test]
+fn merge_trees_of_both_drafts_are_identical_too() {
+    let m = flex();
+    let prompts = prompts(40);
+    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let method = Method::Merge {
+        gamma: 4,
+        rule: TreeRule::Greedy,
+    };
+    let r = read_sync(ex::greedy(
+        m,
+        method,
+        &prompts,
+        &reference,
+        CLOCK,
+        &mut quiet(),
+    ))
+    .unwrap();
+    assert_eq!(r.identical, 40);
+}
+
+/// Distributions from a model behind the engine, against a fresh causal forward of each path.
+#[test]
+fn the_cache_follows_rollbacks_and_accepted_tree_paths() {
+    let m = flex();
+    let w = &ex::prompts(3)[2];
+    let full = w.tokens();
+    let mut model = Cached::new(&m.target, &m.device, 1.0);
+    let fresh = |seq: &[u32]| read_sync(distributions(&m.target, seq, &m.device)).unwrap();
+    let check = |got: &[f64], seq: &[u32]| {
+        let want = fresh(seq);
+        let d = tv(got, want.last().unwrap());
+        assert!(d < 1e-5, "after {seq:?}: TV {d}");
+    };
+    // A chain verify, then a rejection after 1 token (rollback), then a tree, then one of its
+    // paths accepted, then a context that leaves the tree at once.
+    let p = w.prompt();
+    let steps: Vec<(usize, Speculation)> = vec![
+        (p.len(), Speculation::chain(&full[p.len()..p.len() + 4])),
+        (p.len() + 1, Speculation::chain(&[7, 8, 9])),
+        (p.len() + 3, {
+            let mut t = Speculation::default();
+            let a = t.push(full[p.len() + 3], None);
+            t.push(11, None);
+            let b = t.push(full[p.len() + 4], Some(a));
+            t.push(13, Some(a));
+            t.push(full[p.len() + 5], Some(b));
+            t
+        }),
+        (p.len() + 5, Speculation::chain(&[6])),
+        (p.len() + 7, Speculation::default()),
+        (p.len() + 2, Speculation::chain(&[5, 5])),
+    ];
+    for (len, tree) in steps {
+        let ctx = &full[..len];
+        let got = read_sync(model.score(ctx, &tree)).unwrap();
+        assert_eq!(got.len(), tree.len() + 1);
+        check(&got[0], ctx);
+        for node in 0..tree.len() {
+            let mut seq = ctx.to_vec();
+            seq.extend(tree.path_to(node).iter().map(|&n| tree.tokens[n]));
+            check(&got[node + 1], &seq);
+        }
+        assert_eq!(
+            model.cached_len(),
+            len + tree.len(),
+            "the cache holds the context and the tree"
+        );
+    }
+}
+
+#[test]
+fn the_calibration_test_passes_the_correct_sampler_and_fails_every_wrong_one() {
+    let m = flex();
+    let prompts = ex::sampling_prompts(100);
+    for variant in Variant::ALL {
+        let method = Method::Chain {
+            draft: 1,
+            gamma: 4,
+            rule: ChainRule::Sample(variant),
+        };
+        let r = read_sync(ex::sample(
+            m,
+            method,
+            variant,
+            &prompts,
+            2,
+            7,
+            CLOCK,
+            &mut quiet(),
+        ))
+        .unwrap();
+        // Fixed seeds: the control (the target's own samples) and the correct rule pass at 1%;
+        // every wrong rule is rejected far beyond it.
+        assert!(r.target_p_value > 0.01, "control: {r:?}");
+        if variant == Variant::Correct {
+            assert!(r.p_value > 0.01, "correct: p = {}", r.p_value);
+            assert!(r.tokens_per_call > 1.5, "{}", r.tokens_per_call);
+        } else {
+            assert!(r.p_value < 1e-3, "{variant:?}: p = {}", r.p_value);
+        }
+    }
+}
+
+#[test]
+fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
+    let m = flex();
+    let prompts = ex::sampling_prompts(60);
+    let run = |children, rule| {
+        read_sync(ex::stochastic(
+            m,
+            &[1, 1, 1, 1],
+            children,
+            rule,
+            &prompts,
+            3,
+            CLOCK,
+            &mut quiet(),
+        ))
+        .unwrap()
+    };
+    // On a chain ⟨1,1,1,1⟩ naive sampling must land on the one child; MSS tests it with
+    // min(1, p/q). At "pick one of the remaining names" positions that is ≈ 1/k against ≈ β.
+    let naive = run(Children::WithoutReplacement, TreeRule::Naive);
+    let mss = run(Children::WithoutReplacement, TreeRule::Mss);
+    assert!(
+        mss.accepted_per_call > 1.15 * naive.accepted_per_call,
+        "{mss:?} vs {naive:?}"
+    );
+    assert!(
+        mss.p_value > 0.01 && naive.p_value > 0.01,
+        "{mss:?} {naive:?}"
+    );
+    let top = run(Children::TopK, TreeRule::Mss);
+    assert!(top.distortion.unwrap() > 0.01, "{top:?}");
+}
+
+#[test]
+fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
+    for backend in [Backend::Ndarray, Backend::Wgpu] {
+        let m = read_sync(Models::load(backend)).unwrap_or_else(|e| {
+            panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
+        });
+        let n = if backend == Backend::Wgpu { 6 } else { 30 };
+        let prompts = prompts(n);
+        let reference =
+            read_sync(ex::target_greedy(flex(), &prompts, CLOCK, &mut quiet())).unwrap();
+        for method in [
+            Method::Chain {
+                draft: 1,
+                gamma: 4,
+                rule: ChainRule::Greedy,
+            },
+            Method::Expand {
+                draft: 0,
+                widths: vec![2, 2, 1],
+                children: Children::TopK,
+                rule: TreeRule::Greedy,
+            },
+        ] {
+            let r = read_sync(ex::greedy(
+                &m,
+                method,
+                &prompts,
+                &reference,
+                CLOCK,
+                &mut quiet(),
+            ))
+            .unwrap();
+            assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
+        }
+    }
+}
