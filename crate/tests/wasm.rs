@@ -179,3 +179,34 @@ async fn tree_attention_on_webgpu_equals_every_path_and_the_cpu() {
     assert!(c.max_abs_diff <= 1e-4, "merge: {c:?}");
     assert_eq!((c.tree_tokens, c.path_tokens), (6, 9));
 }
+
+/// Speculative decoding in the browser: greedy chains identical to the target on flex, and one
+/// seeded greedy-tree run on WebGPU whose output equals the same run on flex.
+#[wasm_bindgen_test]
+async fn speculative_decoding_runs_in_the_browser_on_cpu_and_webgpu() {
+    let v = wasm::likesworld_decode(
+        obj(json!({"experiment": "greedy", "prompts": 5, "draft": "a"})),
+        None,
+    )
+    .await
+    .unwrap();
+    let reports = js_sys::Array::from(&get(&v, &["report"]));
+    assert_eq!(reports.length(), 4, "γ 1, 2, 4, 6");
+    for r in reports.iter() {
+        assert_eq!(num(&r, &["identical"]), 5.0);
+    }
+    let step = |backend: &str| {
+        obj(
+            json!({"experiment": "step", "backend": backend, "sampling": false, "config": "<2,1>", "seed": 3}),
+        )
+    };
+    let on_gpu = wasm::likesworld_decode(step("wgpu"), None).await.unwrap();
+    assert_eq!(get(&on_gpu, &["backend"]).as_string().unwrap(), "wgpu");
+    let on_cpu = wasm::likesworld_decode(step("flex"), None).await.unwrap();
+    let words = |v: &JsValue| js_sys::JSON::stringify(&get(v, &["report", "output"])).unwrap();
+    assert_eq!(words(&on_gpu), words(&on_cpu));
+    let e = wasm::likesworld_decode(obj(json!({"experiment": "greedy", "gamma": 0})), None)
+        .await
+        .unwrap_err();
+    assert!(error_message(e).contains("gamma = 0"));
+}

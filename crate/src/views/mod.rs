@@ -5,6 +5,7 @@
 //! core's [`Error`](crate::Error) for a bad value) and then cannot fail. The wasm layer only
 //! converts these structs to and from JavaScript.
 
+pub mod decoding;
 pub mod exactness;
 pub mod likesworld;
 pub mod multidraft;

@@ -188,11 +188,7 @@ pub async fn likesworld_latency(
             .map_err(into_error)?;
     }
     let (m, note) = models(&p.backend).await.map_err(into_error)?;
-    let perf: web_sys::Performance =
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
-            .ok()
-            .and_then(|v| v.dyn_into().ok())
-            .ok_or_else(|| into_error("no performance.now() clock here"))?;
+    let perf = performance()?;
     let clock = move || perf.now() * 1e3;
     let mut timed = Vec::with_capacity(3);
     for kind in crate::model::ModelKind::ALL {
@@ -219,6 +215,43 @@ pub async fn likesworld_latency(
         draft_a,
         draft_b,
     })
+}
+
+/// Speculative decoding on LikesWorld: one experiment of `views::decoding` (run it in a worker).
+#[wasm_bindgen]
+pub async fn likesworld_decode(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let p: views::decoding::DecodingParams = self::params(params)?;
+    report(&progress, &format!("loading the models ({})", p.backend));
+    let (m, note) = models(&p.backend).await.map_err(into_error)?;
+    let perf = performance()?;
+    let clock = move || perf.now() * 1e3;
+    let mut last = -1.0f64;
+    let mut tell = |done: usize, total: usize| {
+        // At most one message per 1% (posting is not free).
+        let f = done as f64 / total.max(1) as f64;
+        if f - last >= 0.01 || done == total {
+            last = f;
+            report(
+                &progress,
+                &format!("{} of {} on {}", done, total, m.backend.name()),
+            );
+        }
+    };
+    let mut view = views::decoding::decoding_view(&p, &m, &clock, &mut tell)
+        .await
+        .map_err(into_error)?;
+    view.note = note;
+    output(&view)
+}
+
+fn performance() -> Result<web_sys::Performance, JsError> {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
+        .ok()
+        .and_then(|v| v.dyn_into().ok())
+        .ok_or_else(|| into_error("no performance.now() clock here"))
 }
 
 /// The presets the page offers in its menus.
