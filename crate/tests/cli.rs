@@ -321,3 +321,152 @@ fn likesworld_models_on_the_command_line() {
         "at least 1",
     );
 }
+
+#[test]
+fn speculative_decoding_on_the_command_line() {
+    // The contract's keys, on small runs.
+    let g = json(&[
+        "likesworld",
+        "greedy",
+        "--draft",
+        "b",
+        "--gamma",
+        "4",
+        "--prompts",
+        "20",
+    ]);
+    assert_eq!(
+        (g["prompts"].as_u64(), g["identical"].as_u64()),
+        (Some(20), Some(20)),
+        "{g}"
+    );
+    for key in ["tokens", "target_calls"] {
+        assert!(g[key].as_u64().unwrap() > 0, "{g}");
+    }
+    assert!(
+        f(&g, "tokens_per_call") > 1.0 && f(&g, "alpha") > 0.0,
+        "{g}"
+    );
+    assert!(
+        f(&g, "formula_tokens_per_call") > f(&g, "tokens_per_call"),
+        "{g}"
+    );
+    let s = json(&[
+        "likesworld",
+        "sample",
+        "--draft",
+        "a",
+        "--gamma",
+        "2",
+        "--prompts",
+        "10",
+        "--repeats",
+        "1",
+        "--seed",
+        "3",
+    ]);
+    for key in ["tokens_per_call", "alpha", "p_value"] {
+        assert!(s[key].is_f64(), "{key}: {s}");
+    }
+    let t = json(&[
+        "likesworld",
+        "tree",
+        "--config",
+        "<2,2,1>",
+        "--prompts",
+        "10",
+    ]);
+    assert_eq!(t["identical"], 10, "{t}");
+    assert!(
+        f(&t, "verified_nodes_per_call") > 1.0 && f(&t, "tokens_per_call") > 1.0,
+        "{t}"
+    );
+    let st = json(&[
+        "likesworld",
+        "stochastic",
+        "--config",
+        "<1,1,3,1>",
+        "--verify",
+        "mss",
+        "--prompts",
+        "5",
+    ]);
+    assert!(f(&st, "tokens_per_call") >= 1.0, "{st}");
+    let sp = json(&[
+        "likesworld",
+        "speedup",
+        "--draft",
+        "b",
+        "--gamma",
+        "3",
+        "--prompts",
+        "3",
+    ]);
+    for key in ["alpha", "c", "predicted_speedup", "measured_speedup"] {
+        assert!(f(&sp, key) > 0.0, "{key}: {sp}");
+    }
+    // Bad values: one line naming the value, exit 2, before any model is loaded.
+    check_error(
+        &["likesworld", "greedy", "--draft", "b", "--gamma", "0"],
+        "gamma = 0",
+    );
+    check_error(
+        &["likesworld", "greedy", "--draft", "b", "--gamma", "100000"],
+        "gamma = 100000",
+    );
+    check_error(
+        &["likesworld", "greedy", "--draft", "c", "--gamma", "2"],
+        "unknown draft \"c\"",
+    );
+    check_error(
+        &["likesworld", "tree", "--config", "<2,,1>"],
+        "level 2 is empty",
+    );
+    check_error(
+        &["likesworld", "tree", "--config", "<4,4,4>"],
+        "over the budget of 64",
+    );
+    check_error(
+        &["likesworld", "tree", "--config", "<1,1,1,1,1,1,1,1,1>"],
+        "tree depth = 9",
+    );
+    check_error(
+        &[
+            "likesworld",
+            "stochastic",
+            "--config",
+            "<2>",
+            "--verify",
+            "maybe",
+        ],
+        "\"maybe\"",
+    );
+    check_error(
+        &[
+            "likesworld",
+            "sample",
+            "--draft",
+            "a",
+            "--gamma",
+            "2",
+            "--variant",
+            "lucky",
+        ],
+        "\"lucky\"",
+    );
+    check_error(
+        &[
+            "likesworld",
+            "greedy",
+            "--draft",
+            "a",
+            "--gamma",
+            "2",
+            "--prompts",
+            "0",
+        ],
+        "prompts = 0",
+    );
+    check_error(&["likesworld", "juggle"], "unexpected argument \"juggle\"");
+    check_error(&["likesworld", "--draft", "a"], "expected one of");
+}

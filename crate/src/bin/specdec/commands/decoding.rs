@@ -1,0 +1,362 @@
+//! `likesworld acceptance|greedy|sample|tree|stochastic|speedup`: speculative decoding with the
+//! LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each prints the
+//! report of one `specdec::decode::experiments` function.
+
+use super::models::backend;
+use crate::{row, Opts, Report, Usage};
+use burn::tensor::read_sync;
+use serde::Serialize;
+use specdec::decode::experiments::{self as ex, KindAlpha};
+use specdec::decode::{ChainRule, Method, TreeRule};
+use specdec::error::check_range;
+use specdec::model::bench::native_clock;
+use specdec::model::Models;
+use specdec::sampling::multi::Children;
+use specdec::sampling::speculative::Variant;
+use specdec::views::decoding::tree_widths;
+
+pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
+    const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup";
+    if o.words.len() != 1 {
+        return Err(Usage(format!(
+            "likesworld: expected one of {KNOWN}, got {:?}",
+            o.words.join(" ")
+        )));
+    }
+    match o.words[0].as_str() {
+        "acceptance" => acceptance(o),
+        "greedy" => greedy(o),
+        "sample" => sample(o),
+        "tree" => tree(o),
+        "stochastic" => stochastic(o),
+        "speedup" => speedup(o),
+        w => Err(Usage(format!(
+            "likesworld: unknown experiment {w:?} (known: {KNOWN})"
+        ))),
+    }
+}
+
+fn models(o: &mut Opts) -> Result<Models, Usage> {
+    Ok(read_sync(Models::load(backend(o)?))?)
+}
+
+/// `--draft a|b` as the engine's draft index.
+fn draft(o: &mut Opts, default: Option<&str>) -> Result<usize, Usage> {
+    let name = match default {
+        Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
+        None => o.required("draft")?,
+    };
+    match name.as_str() {
+        "a" | "draft-a" | "A" => Ok(0),
+        "b" | "draft-b" | "B" => Ok(1),
+        _ => Err(Usage(format!(
+            "{}: unknown draft {name:?} (known: a, b)",
+            o.command
+        ))),
+    }
+}
+
+fn gamma(o: &mut Opts) -> Result<usize, Usage> {
+    let g: u32 = o.number("gamma", None)?;
+    check_range("gamma", f64::from(g), 1.0, 16.0, "1 ≤ γ ≤ 16")?;
+    Ok(g as usize)
+}
+
+fn count(
+    o: &mut Opts,
+    name: &'static str,
+    default: usize,
+    max: usize,
+    allowed: &'static str,
+) -> Result<usize, Usage> {
+    let n: usize = o.number(name, Some(default))?;
+    check_range(name, n as f64, 1.0, max as f64, allowed)?;
+    Ok(n)
+}
+
+fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
+    count(o, "prompts", default, 1000, "1 ≤ prompts ≤ 1000")
+}
+
+/// A tree configuration within the LikesWorld budget.
+fn widths(o: &mut Opts) -> Result<Vec<usize>, Usage> {
+    Ok(tree_widths(&o.required("config")?)?)
+}
+
+fn value(report: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(report).expect("reports serialise")
+}
+
+fn no_progress() -> impl FnMut(usize, usize) {
+    |_, _| {}
+}
+
+fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
+    row(
+        "α by kind of the output token",
+        by_kind
+            .iter()
+            .map(|k| format!("{:?} {:.2} ({})", k.kind, k.alpha, k.tested))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
+fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
+    let n = prompts(o, 200)?;
+    let m = models(o)?;
+    let rows = read_sync(ex::acceptance_by_kind(&m, n, &mut no_progress()))?;
+    let mut table = vec![row(
+        "next token is",
+        "positions   β A    β B    argmax A  argmax B",
+    )];
+    for r in &rows {
+        table.push(row(
+            &format!("{:?}", r.kind),
+            format!(
+                "{:>9}  {:.3}  {:.3}    {:.3}     {:.3}",
+                r.positions, r.beta[0], r.beta[1], r.greedy[0], r.greedy[1]
+            ),
+        ));
+    }
+    Ok(Report {
+        json: serde_json::json!({"worlds": n, "backend": m.backend.name(), "kinds": value(&rows)}),
+        rows: table,
+    })
+}
+
+fn greedy_report(r: &ex::GreedyReport) -> Vec<(String, String)> {
+    let mut rows = vec![
+        row("method", &r.method),
+        row(
+            "identical to the target's greedy output",
+            format!("{}/{}", r.identical, r.prompts),
+        ),
+        row(
+            "tokens / target calls",
+            format!(
+                "{} / {} = {:.3} per call (target alone: {} calls)",
+                r.tokens, r.target_calls, r.tokens_per_call, r.reference_calls
+            ),
+        ),
+        row(
+            "verified nodes per call",
+            format!("{:.2}", r.verified_nodes_per_call),
+        ),
+        row("measured α", format!("{:.3}", r.alpha)),
+    ];
+    if let Some(f) = r.formula_tokens_per_call {
+        rows.push(row(
+            "i.i.d. formula E(α, γ)",
+            format!("{f:.3} (measured {:.3})", r.tokens_per_call),
+        ));
+    }
+    rows.push(kinds_row(&r.by_kind));
+    rows
+}
+
+fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
+    let m = models(o)?;
+    let prompts: Vec<Vec<u32>> = ex::prompts(n).iter().map(|w| w.prompt()).collect();
+    let clock = native_clock();
+    let reference = read_sync(ex::target_greedy(&m, &prompts, &clock, &mut no_progress()))?;
+    let r = read_sync(ex::greedy(
+        &m,
+        method,
+        &prompts,
+        &reference,
+        &clock,
+        &mut no_progress(),
+    ))?;
+    Ok(Report {
+        rows: greedy_report(&r),
+        json: value(&r),
+    })
+}
+
+fn greedy(o: &mut Opts) -> Result<Report, Usage> {
+    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
+    let method = Method::Chain {
+        draft: d,
+        gamma: g,
+        rule: ChainRule::Greedy,
+    };
+    run_greedy(o, method, n)
+}
+
+fn tree(o: &mut Opts) -> Result<Report, Usage> {
+    let (w, d, n) = (widths(o)?, draft(o, Some("b"))?, prompts(o, 100)?);
+    let method = Method::Expand {
+        draft: d,
+        widths: w,
+        children: Children::TopK,
+        rule: TreeRule::Greedy,
+    };
+    run_greedy(o, method, n)
+}
+
+fn sample(o: &mut Opts) -> Result<Report, Usage> {
+    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
+    let repeats = count(o, "repeats", 3, 20, "1 ≤ repeats ≤ 20")?;
+    let seed: u64 = o.number("seed", Some(0))?;
+    let variant = Variant::parse(&o.take("variant").unwrap_or_else(|| "correct".into()))?;
+    let m = models(o)?;
+    let method = Method::Chain {
+        draft: d,
+        gamma: g,
+        rule: ChainRule::Sample(variant),
+    };
+    let prompts = ex::sampling_prompts(n);
+    let clock = native_clock();
+    let r = read_sync(ex::sample(
+        &m,
+        method,
+        variant,
+        &prompts,
+        repeats,
+        seed,
+        &clock,
+        &mut no_progress(),
+    ))?;
+    let verdict = if r.p_value < 0.01 {
+        "differs from the target's (p < 0.01)"
+    } else {
+        "consistent with the target's"
+    };
+    let stats = |s: &ex::OutputStats| {
+        format!(
+            "{} sequences, mean length {:.2}, answers right {:.1}% of {}, mean ln p {:.3}",
+            s.sequences,
+            s.mean_length,
+            100.0 * s.answer_accuracy,
+            s.answers,
+            s.mean_log_p
+        )
+    };
+    Ok(Report {
+        rows: vec![
+            row("method", &r.method),
+            row(
+                "tokens per target call",
+                format!("{:.3}", r.tokens_per_call),
+            ),
+            row("measured α", format!("{:.3}", r.alpha)),
+            row(
+                "calibration test",
+                format!(
+                    "χ² {:.2} ({} df), p = {:.3e}: output {verdict}",
+                    r.chi_square, r.df, r.p_value
+                ),
+            ),
+            row(
+                "same test on the target's own samples",
+                format!("p = {:.3}", r.target_p_value),
+            ),
+            row("speculative output", stats(&r.speculative)),
+            row("target's own sampling", stats(&r.target)),
+            kinds_row(&r.by_kind),
+        ],
+        json: value(&r),
+    })
+}
+
+fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
+    let w = widths(o)?;
+    let rule = TreeRule::parse(&o.required("verify")?)?;
+    if rule == TreeRule::Greedy {
+        return Err(Usage(
+            "likesworld stochastic: --verify must be naive or mss (greedy trees: likesworld tree)"
+                .into(),
+        ));
+    }
+    let children = Children::parse(
+        &o.take("children")
+            .unwrap_or_else(|| "without-replacement".into()),
+    )?;
+    let n = prompts(o, 100)?;
+    let seed: u64 = o.number("seed", Some(0))?;
+    let m = models(o)?;
+    let prompts = ex::sampling_prompts(n);
+    let clock = native_clock();
+    let r = read_sync(ex::stochastic(
+        &m,
+        &w,
+        children,
+        rule,
+        &prompts,
+        seed,
+        &clock,
+        &mut no_progress(),
+    ))?;
+    let mut rows = vec![
+        row("method", &r.method),
+        row(
+            "tokens per target call",
+            format!("{:.3}", r.tokens_per_call),
+        ),
+        row(
+            "drafted tokens accepted per call",
+            format!("{:.3}", r.accepted_per_call),
+        ),
+        row(
+            "verified nodes per call",
+            format!("{:.2}", r.verified_nodes_per_call),
+        ),
+        row("calibration test p-value", format!("{:.3e}", r.p_value)),
+    ];
+    if let Some(d) = r.distortion {
+        rows.push(row(
+            "exact one-step TV to the target (top-k)",
+            format!("{d:.4}"),
+        ));
+    }
+    Ok(Report {
+        rows,
+        json: value(&r),
+    })
+}
+
+fn speedup(o: &mut Opts) -> Result<Report, Usage> {
+    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 20)?);
+    let m = models(o)?;
+    let prompts: Vec<Vec<u32>> = ex::prompts(n).iter().map(|w| w.prompt()).collect();
+    let clock = native_clock();
+    let r = read_sync(ex::speedup(&m, d, g, &prompts, &clock, &mut no_progress()))?;
+    let mut json = value(&r);
+    if let Some(obj) = json.as_object_mut() {
+        // The lanes are for the page; the CLI prints the numbers.
+        obj.remove("plain_lane");
+        obj.remove("speculative_lane");
+    }
+    Ok(Report {
+        rows: vec![
+            row("method", format!("{} on {}", r.method, r.backend)),
+            row("measured α", format!("{:.3}", r.alpha)),
+            row(
+                "measured c = draft call / target call",
+                format!(
+                    "{:.3} ({:.0} µs / {:.0} µs; a verify call {:.0} µs)",
+                    r.c, r.draft_call_us, r.target_call_us, r.verify_call_us
+                ),
+            ),
+            row(
+                "tokens per target call",
+                format!("{:.3}", r.tokens_per_call),
+            ),
+            row(
+                "predicted speedup E(α,γ)/(γc+1)",
+                format!("{:.3}×", r.predicted_speedup),
+            ),
+            row(
+                "measured speedup",
+                format!(
+                    "{:.3}× ({:.1} ms plain, {:.1} ms speculative)",
+                    r.measured_speedup,
+                    r.plain_us / 1e3,
+                    r.speculative_us / 1e3
+                ),
+            ),
+        ],
+        json,
+    })
+}

@@ -1,0 +1,11 @@
+//! One file per command family, as cargo's `commands/` folder: each holds the subcommands of
+//! one part of the lecture, thin shells over the core functions the page calls.
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod decoding;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod models;
+pub mod roofline;
+pub mod sampling;
+pub mod theory;
+pub mod tree;

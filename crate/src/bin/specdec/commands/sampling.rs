@@ -1,0 +1,127 @@
+//! `toy-exact`, `monte-carlo`, `sample-dist`, `multi-draft`: the verification rules on the toy LM
+//! and on explicit distributions (lecture §2.3, §2.6, §4.5).
+
+use crate::{row, Opts, Report, Usage};
+use serde_json::json;
+use specdec::sampling::multi::{verify_exact, verify_given, Mode};
+use specdec::sampling::speculative::{single_position, Variant};
+use specdec::sampling::{parse_dist, tv};
+use specdec::toy::enumerate::{exact_distribution, Strategy};
+use specdec::toy::{ToyConfig, ToyLm};
+use specdec::views::exactness::{monte_carlo_view, ExactnessParams};
+use specdec::views::multidraft::{parse_drafts, parse_given};
+
+fn toy(o: &mut Opts) -> Result<ToyLm, Usage> {
+    let seed = o.number("seed", Some(0u64))?;
+    Ok(ToyLm::new(
+        &ToyConfig {
+            seed,
+            ..ToyConfig::default()
+        }
+        .validate()?,
+    ))
+}
+
+pub fn cmd_toy_exact(o: &mut Opts) -> Result<Report, Usage> {
+    let gamma: u32 = o.number("gamma", None)?;
+    specdec::error::check_range("gamma", f64::from(gamma), 0.0, 8.0, "0 ≤ γ ≤ 8")?;
+    let variant = Variant::parse(&o.required("variant")?)?;
+    let lm = toy(o)?;
+    let t = tv(
+        &exact_distribution(&lm, Strategy::Speculative { gamma, variant }),
+        &exact_distribution(&lm, Strategy::Target),
+    );
+    Ok(Report {
+        json: json!({"tv": t}),
+        rows: vec![
+            row("variant", variant.name()),
+            row("γ", gamma),
+            row(
+                "exact TV to the target (first 4 tokens)",
+                format!("{t:.3e}"),
+            ),
+        ],
+    })
+}
+
+pub fn cmd_monte_carlo(o: &mut Opts) -> Result<Report, Usage> {
+    let params = ExactnessParams {
+        gamma: o.number("gamma", None)?,
+        variant: o.required("variant")?,
+        runs: o.number("runs", Some(20_000))?,
+        toy: ToyConfig {
+            seed: o.number("seed", Some(0))?,
+            ..ToyConfig::default()
+        },
+    };
+    let v = monte_carlo_view(&params)?;
+    Ok(Report {
+        json: json!({"runs": v.runs, "tv": v.tv_sampler, "tv_two_seeds": v.tv_two_seeds, "noise_floor": v.floor}),
+        rows: vec![
+            row("runs", v.runs),
+            row(
+                &format!("TV({} samples, exact target)", v.variant),
+                format!("{:.4}", v.tv_sampler),
+            ),
+            row(
+                "TV(two seeds of the target)",
+                format!("{:.4}", v.tv_two_seeds),
+            ),
+            row("expected 1/√n floor", format!("{:.4}", v.floor)),
+        ],
+    })
+}
+
+pub fn cmd_sample_dist(o: &mut Opts) -> Result<Report, Usage> {
+    let p = parse_dist("p", &o.required("p")?)?;
+    let q = parse_dist("q", &o.required("q")?)?;
+    if p.len() != q.len() {
+        return Err(Usage(format!(
+            "sample-dist: p has {} entries but q has {}",
+            p.len(),
+            q.len()
+        )));
+    }
+    let variant = Variant::parse(&o.required("rule")?)?;
+    let pos = single_position(&p, &q, variant);
+    Ok(Report {
+        json: json!({"output": pos.output, "acceptance": pos.acceptance}),
+        rows: vec![
+            row("output", fmt_dist(&pos.output)),
+            row("acceptance", format!("{:.4}", pos.acceptance)),
+            row("TV to p", format!("{:.3e}", tv(&pos.output, &p))),
+        ],
+    })
+}
+
+pub fn cmd_multi_draft(o: &mut Opts) -> Result<Report, Usage> {
+    let p = parse_dist("p", &o.required("p")?)?;
+    let qs = parse_drafts(&o.required("drafts")?, p.len())?;
+    let mode = Mode::parse(&o.required("mode")?)?;
+    let given = parse_given(&o.take("given").unwrap_or_default(), &qs)?;
+    let v = match &given {
+        Some(xs) => {
+            let cands: Vec<(usize, &[f64])> = xs
+                .iter()
+                .zip(&qs)
+                .map(|(&x, q)| (x, q.as_slice()))
+                .collect();
+            verify_given(&p, &cands, mode)
+        }
+        None => verify_exact(&p, &qs, mode),
+    };
+    Ok(Report {
+        json: json!({"acceptance": v.acceptance, "output": v.output}),
+        rows: vec![
+            row("acceptance", format!("{:.4}", v.acceptance)),
+            row("output", fmt_dist(&v.output)),
+        ],
+    })
+}
+
+fn fmt_dist(d: &[f64]) -> String {
+    d.iter()
+        .map(|x| format!("{x:.4}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
