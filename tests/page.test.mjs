@@ -192,3 +192,78 @@ test('LikesWorld without a WebGPU adapter falls back to the CPU with a visible n
     await noGpu.close();
   }
 });
+
+const decoded = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="decoding"]')?.dataset.decoded || 0) >= k, n, { timeout: 180_000 });
+
+test('speculative decoding: greedy chains and trees are identical to the target, on flex', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=greedy&decoding.prompts=10&decoding.draft=b');
+  await decoded(page, 1);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.equal(rows.length, 1 + 4, rows.join(' | ')); // γ 1, 2, 4, 6 (the default γ 4 is one of them)
+  for (const r of rows.slice(1)) assert.match(r, /^draft B chain γ \d+, greedy 10\/10 /, r);
+  assert.ok(await page.$('[data-widget="decoding"] .dec-plot svg'), 'the tokens-per-call chart');
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await decoded(page, 2);
+  const trees = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.equal(trees.length, 1 + 6, trees.join(' | ')); // the lecture's six shapes (the typed ⟨2,2,1,1⟩ is one of them)
+  assert.ok(trees.slice(1).every((r) => / 10\/10 /.test(r)), trees.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding: progress, cancel, bad input, and the widget keeps working', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=sample&decoding.prompts=200&decoding.repeats=5');
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"] .dec-progress')?.value) > 0, null, { timeout: 60_000 });
+  await page.click('[data-widget="decoding"] .dec-cancel');
+  await page.waitForSelector('[data-widget="decoding"][data-cancelled]', { timeout: 10_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Cancelled/);
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<2,,1>');
+  await page.waitForSelector('[data-widget="decoding"][data-state="error"]', { timeout: 30_000 });
+  assert.match(await alertOf(page, 'decoding'), /level 2 is empty/);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<9,9>');
+  await page.waitForFunction(() => /over the budget of 64/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  await setControl(page, 'decoding', 'prompts', 10);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<3,1>');
+  await decoded(page, 1);
+  assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-state'), 'ok');
+  assert.equal(await alertShown(page, 'decoding'), false);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.ok(rows.some((r) => r.startsWith('draft B tree ⟨3,1⟩')), rows.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding: a seeded step-through, operable with the keyboard', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.seed=4&decoding.gamma=3');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  const first = await text(page, '[data-widget="decoding"] .dec-step');
+  assert.match(first, /Step 1 of \d+/);
+  assert.match(first, /accept prob a = min\(1, p\/q\)uniform uverdict/);
+  await page.focus('[data-widget="decoding"] .dec-step');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-step'), '2');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first, 'the same step again');
+  // The same seed replays the same run.
+  await setControl(page, 'decoding', 'seed', 5);
+  await decoded(page, 2);
+  await setControl(page, 'decoding', 'seed', 4);
+  await decoded(page, 3);
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first);
+  // A greedy tree: the mask is drawn.
+  await setControl(page, 'decoding', 'stepkind', 'tree');
+  await decoded(page, 4);
+  assert.ok(await page.$('[data-widget="decoding"] table.dec-mask'), 'the tree mask');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding on WebGPU: a short run end to end', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 240_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on wgpu/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => n.hidden), 'no fallback note');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -8,8 +8,9 @@ import exactness from './widgets/exactness.js';
 import multidraft from './widgets/multidraft.js';
 import tree from './widgets/tree.js';
 import likesworld from './widgets/likesworld.js';
+import decoding from './widgets/decoding.js';
 
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld };
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding };
 
 async function main() {
   const params = new URLSearchParams(location.search);

@@ -1,0 +1,188 @@
+// Speculative decoding on LikesWorld (lecture §3–§4, demos 03.1–03.3, 04.3–04.5): the drafts
+// propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
+// and cancel; a newer run supersedes the older one.
+import { fmt, table, escapeHtml } from '../widget.js';
+import { runJob, CancelledError } from '../engine.js';
+
+const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
+const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
+const uses = (...names) => (s) => names.includes(s.experiment);
+
+function params(s) {
+  return {
+    experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Number(s.gamma), prompts: Number(s.prompts),
+    repeats: Number(s.repeats), seed: Number(s.seed), variant: s.variant, config: s.config, verify: 'mss',
+    children: s.children, sampling: s.stepkind === 'chain',
+  };
+}
+
+const pending = new WeakMap(); // widget root → { timer, job }
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const kind = (k) => KINDS[k] ?? k;
+const byKind = (rows) => rows.map((k) => `${kind(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
+
+function acceptanceHtml(rows) {
+  return '<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>'
+    + table([['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B']].concat(rows.map((k) => [
+      kind(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])])), 'dec-kinds');
+}
+
+function greedyHtml(reports) {
+  const rows = reports.map((r) => [r.method, `${r.identical}/${r.prompts}`, fmt(r.tokens_per_call), r.formula_tokens_per_call == null ? '—' : fmt(r.formula_tokens_per_call),
+    fmt(r.alpha), `${r.target_calls} (${r.reference_calls})`, fmt(r.verified_nodes_per_call, 2)]);
+  return '<p class="numbers">Greedy speculative decoding against the target’s own greedy output. The formula E(α, γ) uses the measured α and assumes every position is accepted independently; '
+    + 'the hard positions (the asked name, the answer) come every 4 tokens, so long runs are rarer than it thinks (lecture §3.3).</p>'
+    + table([['method', 'identical', 'tokens / call', 'E(α, γ)', 'measured α', 'target calls (alone)', 'verified nodes / call']].concat(rows), 'dec-greedy')
+    + `<p class="numbers">α by kind of the output token, last run: ${byKind(reports[reports.length - 1].by_kind)}</p>`;
+}
+
+function sampleHtml(r) {
+  const ok = r.p_value >= 0.01;
+  const st = (o) => [o.sequences, fmt(o.mean_length, 2), pct(o.answer_accuracy), fmt(o.mean_log_p)];
+  return `<p class="numbers">${escapeHtml(r.method)}: <b>${fmt(r.tokens_per_call)}</b> tokens per target call, measured α ${fmt(r.alpha)}.
+    Calibration test (is every emitted token distributed as the target’s p given what came before?): χ² ${fmt(r.chi_square, 2)} with ${r.df} df,
+    <b class="${ok ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b> — ${ok ? 'consistent with the target’s own sampling' : 'the output is not the target’s (p < 0.01)'};
+    the same test on the target’s own samples: p = ${fmt(r.target_p_value)}.</p>`
+    + table([['', 'sequences', 'mean length', 'answers right', 'mean ln p'], ['speculative', ...st(r.speculative)], ['target alone', ...st(r.target)]], 'dec-sample')
+    + `<p class="numbers">α by kind of the output token: ${byKind(r.by_kind)}</p>`;
+}
+
+function stochasticHtml(reports) {
+  return '<p class="numbers">Children sampled from draft B (T = 1). Naive sampling draws from p and hopes to land in the tree; MSS tests each child in turn and hands the residual on. '
+    + 'Top-k children verified as if sampled look good and are biased: the last column is its exact one-step distortion.</p>'
+    + table([['method', 'tokens / call', 'accepted drafts / call', 'verified nodes / call', 'calibration p', 'exact one-step TV']].concat(reports.map((r) => [
+      r.method, fmt(r.tokens_per_call), fmt(r.accepted_per_call), fmt(r.verified_nodes_per_call, 2), fmt(r.p_value), r.distortion == null ? '0 (Theorem 4.2)' : fmt(r.distortion)])), 'dec-stochastic');
+}
+
+function speedupHtml(r) {
+  return `<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)}, ${r.prompts} prompts: α ${fmt(r.alpha)}, c = draft call / target call = <b>${fmt(r.c)}</b>
+    (${fmt(r.draft_call_us, 0)} µs / ${fmt(r.target_call_us, 0)} µs; one verify call ${fmt(r.verify_call_us, 0)} µs).
+    The formula predicts <b>${fmt(r.predicted_speedup, 2)}×</b>; the wall clock says <b>${fmt(r.measured_speedup, 2)}×</b>
+    (${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative).
+    ${r.measured_speedup < 1 ? 'Slower: with models this small the draft is not cheap next to the target (c far from 0), and a verify call costs more than one token.' : ''}</p>`;
+}
+
+/** One step of the step-through, as HTML. */
+function stepHtml(v, i) {
+  const st = v.steps[i];
+  const w = (t) => escapeHtml(v.words[t] ?? '?');
+  const before = v.prompt.concat(v.report.output.slice(0, st.before));
+  const tail = before.slice(-8).map(escapeHtml).join(' ');
+  const tree = st.tree;
+  const chain = tree.parents.every((p, j) => (j === 0 ? p === null : p === j - 1));
+  const onPath = new Set(st.path);
+  const nodes = tree.tokens.map((t, j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="node ${j + 1}">${w(t)}</span>`).join(chain ? ' → ' : ' ');
+  const checks = st.checks.map((c) => [c.at === 0 ? 'root' : `after ${w(tree.tokens[c.at - 1])}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
+    c.u == null ? '—' : fmt(c.u), c.accepted ? '<span class="ok">accepted</span>' : '<span class="bad">rejected</span>']);
+  const ending = { bonus: 'every check passed: the bonus token from the target’s p after the last one',
+    residual: 'a check failed: drawn from the residual norm(max(0, r − q))', target: 'the target’s own token (no draft token matched)' }[st.ending];
+  let mask = '';
+  if (!chain) {
+    const anc = (a, b) => { for (let n = b; n !== null; n = tree.parents[n]) if (n === a) return true; return false; };
+    mask = table([['mask'].concat(tree.tokens.map(w))].concat(tree.tokens.map((t, r) => [w(t)].concat(tree.tokens.map((_, c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
+  }
+  return `<p class="numbers">Step ${i + 1} of ${v.steps.length} · context …${tail}</p>
+    <p class="dec-tree">${chain ? 'draft chain' : 'token tree'}: ${nodes || '(none)'}</p>`
+    + (checks.length ? table([['at', 'candidate x', 'p(x)', 'q(x)', st.checks.some((c) => c.u != null) ? 'accept prob a = min(1, p/q)' : 'a (greedy: x = argmax p)', 'uniform u', 'verdict']].concat(checks), 'dec-checks') : '')
+    + `<p class="numbers">Then ${ending}: ${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>.
+      This step emitted: <b>${st.emitted.map(w).join(' ')}</b> (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).</p>${mask}`;
+}
+
+export default {
+  name: 'decoding',
+  title: 'Speculative decoding on LikesWorld: chains, trees, and the wall clock',
+  intro: 'The trained target and drafts of the LikesWorld widget, decoding together: the draft proposes, the target verifies everything in one call. '
+    + 'Greedy outputs are identical to the target’s own, sampled ones are distributed as the target’s, and the target is called fewer times. '
+    + 'Every experiment runs in a worker on the backend you pick; results are measured in this browser.',
+  controls: [
+    { key: 'experiment', label: 'experiment', type: 'select', value: 'greedy', options: [
+      ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
+      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['step', 'step through one run']] },
+    { key: 'backend', label: 'backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'draft', label: 'draft', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
+    { key: 'gamma', label: 'γ', type: 'range', min: 1, max: 16, step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    { key: 'prompts', label: 'prompts', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
+    { key: 'repeats', label: 'samples per prompt', type: 'range', min: 1, max: 5, step: 1, value: 1, showIf: uses('sample') },
+    { key: 'variant', label: 'verification rule', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]), showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    { key: 'stepkind', label: 'run', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], showIf: uses('step') },
+    { key: 'config', label: 'tree ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
+    { key: 'children', label: 'children', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], showIf: uses('stochastic') },
+    { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
+  ],
+  render() {
+    return [
+      `<div class="dec-run"><p class="numbers dec-status" aria-live="polite">Waiting…</p>
+        <progress class="dec-progress" max="1" value="0"></progress> <button type="button" class="dec-cancel">Cancel</button></div>`,
+      '<p class="note dec-note" hidden></p>',
+      '<div class="dec-result"></div>',
+      '<div class="plots dec-plot"></div>',
+    ];
+  },
+  after(s, ui, view) {
+    const p = pending.get(ui.root) ?? { gen: 0 };
+    clearTimeout(p.timer);
+    // A superseded run's late answer (or its cancellation) must not touch the new run's view.
+    const gen = ++p.gen;
+    const current = () => p.gen === gen;
+    p.job?.cancel();
+    const status = view.querySelector('.dec-status');
+    const bar = view.querySelector('.dec-progress');
+    const cancel = view.querySelector('.dec-cancel');
+    const result = view.querySelector('.dec-result');
+    const plot = view.querySelector('.dec-plot');
+    const note = view.querySelector('.dec-note');
+    const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
+    busy(true);
+    status.textContent = 'Starting…';
+    p.timer = setTimeout(() => {
+      const job = runJob('likesworld_decode', params(s), (st) => {
+        if (!current()) return;
+        status.textContent = `Running: ${st}…`;
+        const m = /^(\d+) of (\d+)/.exec(st);
+        if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
+      }, 'decode');
+      p.job = job;
+      cancel.onclick = () => job.cancel();
+      job.promise.then((v) => {
+        if (!current()) return;
+        note.hidden = !v.note;
+        note.textContent = v.note ?? '';
+        status.textContent = `Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
+        plot.innerHTML = v.svg;
+        const r = v.report;
+        if (v.experiment === 'step') {
+          let i = 0;
+          const show = () => {
+            result.innerHTML = `<div class="dec-step" tabindex="0" role="group" aria-label="Step-through: left and right arrow keys move between steps">
+              <p class="numbers">${escapeHtml(r.method)}, seed ${s.seed}: ${r.stats.tokens} tokens in ${r.stats.target_calls} target calls.
+              <button type="button" class="dec-prev">◀ previous</button> <button type="button" class="dec-next">next ▶</button></p>${stepHtml(v, i)}</div>`;
+            const box = result.querySelector('.dec-step');
+            result.querySelector('.dec-prev').onclick = () => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); };
+            result.querySelector('.dec-next').onclick = () => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); };
+            box.onkeydown = (ev) => {
+              if (ev.key === 'ArrowRight') { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
+              if (ev.key === 'ArrowLeft') { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
+            };
+            ui.root.dataset.step = String(i + 1);
+          };
+          show();
+        } else {
+          result.innerHTML = {
+            acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml,
+          }[v.experiment](r);
+        }
+        ui.root.dataset.decoded = String(Number(ui.root.dataset.decoded || 0) + 1);
+      }, (e) => {
+        if (!current()) return;
+        if (e instanceof CancelledError) {
+          status.textContent = 'Cancelled.';
+          ui.root.dataset.cancelled = String(Number(ui.root.dataset.cancelled || 0) + 1);
+          return;
+        }
+        status.textContent = 'The experiment could not run.';
+        ui.alert(e.message);
+      }).finally(() => { if (current()) busy(false); });
+    }, 250);
+    pending.set(ui.root, p);
+  },
+};
