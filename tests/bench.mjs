@@ -1,5 +1,6 @@
-// Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, and
-// the time of the exact enumeration and of Monte Carlo, measured inside the page.
+// Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, the
+// time of the exact enumeration and of Monte Carlo, the LikesWorld models' per-call latency and
+// the speculative-decoding experiments, measured inside the page.
 //   node tests/bench.mjs [--moves N]
 // A "redraw" is: the input event is dispatched, the widget calls the wasm engine, replaces its
 // SVG, and the browser recomputes style and layout (forced by reading a layout property).
@@ -26,6 +27,7 @@ try {
   // The LikesWorld widget runs its models and a latency measurement in a worker after load; let
   // it finish so that it does not compete with the sliders for the CPU.
   await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+  await page.waitForSelector('[data-widget="decoding"][data-decoded]', { timeout: 120_000 });
   const rows = [];
   for (const [widget, key, values] of PLAN) {
     const r = await page.evaluate(async ({ widget, key, values, moves }) => {
@@ -89,6 +91,42 @@ try {
       console.log(`  ${m.backend.padEnd(8)} ${name.padEnd(8)} ${l.decode1.median_us.toFixed(0).padStart(6)} ${l.chain5.median_us.toFixed(0).padStart(6)} ${l.tree31.median_us.toFixed(0).padStart(6)}`);
     }
     console.log(`  ${m.backend.padEnd(8)} c = draft/target (1 token): A ${m.c[0].toFixed(2)}, B ${m.c[1].toFixed(2)}${m.note ? ` (${m.note})` : ''}`);
+  }
+  // Speculative decoding, experiments 1–5 at the lecture's sizes (issue: under 10 s in total on
+  // the CPU), called on the main thread as the worker calls them. WebGPU (SwiftShader) runs the
+  // same experiments on 2 prompts: per-prompt times, since a full run would take hours there.
+  const EXPERIMENTS = [
+    ['1 acceptance by kind, 200 worlds', { experiment: 'acceptance', prompts: 200 }],
+    ['2 greedy chains, draft A, γ 1 2 4 6, 200 prompts', { experiment: 'greedy', draft: 'a', prompts: 200 }],
+    ['2 greedy chains, draft B, γ 1 2 4 6, 200 prompts', { experiment: 'greedy', draft: 'b', prompts: 200 }],
+    ['3 sampling, B γ 4, 200 × 3 (+ target alone)', { experiment: 'sample', draft: 'b', gamma: 4, prompts: 200, repeats: 3 }],
+    ['4 greedy trees, 6 shapes, 100 prompts', { experiment: 'tree', draft: 'b', config: '<2,2,1,1>', prompts: 100 }],
+    ['5 naive / MSS / top-k trees ⟨1,1,3,1⟩, 100', { experiment: 'stochastic', config: '<1,1,3,1>', prompts: 100 }],
+  ];
+  const decoding = [];
+  for (const backend of ['flex', 'ndarray']) {
+    for (const [name, p] of EXPERIMENTS) {
+      const ms = await page.evaluate(async (q) => { const t0 = performance.now(); await window.specdec.call('likesworld_decode', q); return performance.now() - t0; }, { ...p, backend });
+      decoding.push({ backend, name, ms, prompts: p.prompts });
+    }
+  }
+  for (const [name, p] of EXPERIMENTS) {
+    const ms = await page.evaluate(async (q) => {
+      const gpu = await import('/pkg/gpu/specdec.js');
+      const t0 = performance.now();
+      await gpu.likesworld_decode(q);
+      return performance.now() - t0;
+    }, { ...p, prompts: 2, backend: 'wgpu' });
+    decoding.push({ backend: 'wgpu', name, ms, prompts: 2, per: p.prompts });
+  }
+  console.log('\nSpeculative decoding experiments in wasm (main thread), seconds:');
+  for (const backend of ['flex', 'ndarray', 'wgpu']) {
+    const rows = decoding.filter((d) => d.backend === backend);
+    for (const d of rows) {
+      const extra = d.per ? ` (2 prompts; ≈ ${(d.ms / 1000 / 2 * d.per).toFixed(0)} s at ${d.per})` : '';
+      console.log(`  ${backend.padEnd(8)} ${d.name.padEnd(48)} ${(d.ms / 1000).toFixed(2).padStart(7)}${extra}`);
+    }
+    if (backend !== 'wgpu') console.log(`  ${backend.padEnd(8)} ${'total, experiments 1–5'.padEnd(48)} ${(rows.reduce((a, d) => a + d.ms, 0) / 1000).toFixed(2).padStart(7)}   goal < 10 s`);
   }
   if (errors.length) console.log(`\nconsole errors:\n${errors.join('\n')}`);
 } finally {
