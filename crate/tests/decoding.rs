@@ -6,7 +6,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use burn::tensor::read_sync;
-use specdec::decode::experiments::{self as ex};
+use specdec::decode::experiments::{self as ex, GreedyReport};
+use specdec::decode::Generation;
 use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
 use specdec::model::device::Backend;
 use specdec::model::lm::Cached;
@@ -32,6 +33,23 @@ fn quiet() -> impl FnMut(usize, usize) {
     |_, _| {}
 }
 
+fn greedy(
+    m: &Models,
+    method: Method,
+    prompts: &[Vec<u32>],
+    reference: &[Generation],
+) -> GreedyReport {
+    read_sync(ex::greedy(
+        m,
+        method,
+        prompts,
+        reference,
+        CLOCK,
+        &mut quiet(),
+    ))
+    .unwrap()
+}
+
 #[test]
 fn greedy_chains_are_identical_to_the_target_for_both_drafts_and_every_gamma() {
     let m = flex();
@@ -45,15 +63,7 @@ fn greedy_chains_are_identical_to_the_target_for_both_drafts_and_every_gamma() {
                 gamma,
                 rule: ChainRule::Greedy,
             };
-            let r = read_sync(ex::greedy(
-                m,
-                method,
-                &prompts,
-                &reference,
-                CLOCK,
-                &mut quiet(),
-            ))
-            .unwrap();
+            let r = greedy(m, method, &prompts, &reference);
             assert_eq!(r.identical, 200, "{}", r.method);
             assert!(
                 r.tokens_per_call > 1.0,
@@ -98,15 +108,7 @@ fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
             children: Children::TopK,
             rule: TreeRule::Greedy,
         };
-        let r = read_sync(ex::greedy(
-            m,
-            method,
-            &prompts,
-            &reference,
-            CLOCK,
-            &mut quiet(),
-        ))
-        .unwrap();
+        let r = greedy(m, method, &prompts, &reference);
         assert_eq!(r.identical, 100, "{shape}");
         rows.push((shape, r.tokens_per_call, r.verified_nodes_per_call));
     }
@@ -124,15 +126,7 @@ fn merge_trees_of_both_drafts_are_identical_too() {
         gamma: 4,
         rule: TreeRule::Greedy,
     };
-    let r = read_sync(ex::greedy(
-        m,
-        method,
-        &prompts,
-        &reference,
-        CLOCK,
-        &mut quiet(),
-    ))
-    .unwrap();
+    let r = greedy(m, method, &prompts, &reference);
     assert_eq!(r.identical, 40);
 }
 
@@ -275,15 +269,7 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
                 rule: TreeRule::Greedy,
             },
         ] {
-            let r = read_sync(ex::greedy(
-                &m,
-                method,
-                &prompts,
-                &reference,
-                CLOCK,
-                &mut quiet(),
-            ))
-            .unwrap();
+            let r = greedy(&m, method, &prompts, &reference);
             assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
         }
     }

@@ -65,6 +65,14 @@ mod tests {
         })
     }
 
+    /// The toy target and its one draft.
+    fn models(lm: &ToyLm) -> (ToyModel<'_>, [ToyModel<'_>; 1]) {
+        (
+            ToyModel { lm, draft: false },
+            [ToyModel { lm, draft: true }],
+        )
+    }
+
     fn config(method: Method, max_len: usize) -> Config {
         Config {
             method,
@@ -243,14 +251,7 @@ mod tests {
             let mut d = vec![0.0; SEQUENCES / 5];
             let branches = enumerate(
                 |chance: &mut Branch| {
-                    let mut t = ToyModel {
-                        lm: &lm,
-                        draft: false,
-                    };
-                    let mut drafts = [ToyModel {
-                        lm: &lm,
-                        draft: true,
-                    }];
+                    let (mut t, mut drafts) = models(&lm);
                     let fut = generate(&mut t, &mut drafts, &prompt, &cfg, chance, CLOCK);
                     read_sync(fut).unwrap().output
                 },
@@ -271,14 +272,7 @@ mod tests {
             let lm = lm(seed, 1.5);
             let prompt: Vec<u32> = PROMPT.iter().map(|&t| t as u32).collect();
             let run = |method: Method| {
-                let mut t = ToyModel {
-                    lm: &lm,
-                    draft: false,
-                };
-                let mut drafts = [ToyModel {
-                    lm: &lm,
-                    draft: true,
-                }];
+                let (mut t, mut drafts) = models(&lm);
                 let cfg = config(method, 14);
                 let mut c = crate::decode::Seeded::new(0);
                 read_sync(generate(&mut t, &mut drafts, &prompt, &cfg, &mut c, CLOCK)).unwrap()
