@@ -119,7 +119,7 @@ impl<'c, 'a> Chart<'c, 'a> {
                 true,
             );
         }
-        for v in y.ticks(5) {
+        for v in if y.categorical { vec![] } else { y.ticks(5) } {
             let py = chart.px(x.lo, v).1;
             canvas.line(&[(l, py), (r, py)], colors::GRID, 1);
             canvas.text(
