@@ -62,6 +62,8 @@ function speedupHtml(r) {
     ${r.measured_speedup < 1 ? 'Slower: with models this small the draft is not cheap next to the target (c far from 0), and a verify call costs more than one token.' : ''}</p>`;
 }
 
+const depth = (tree, j) => (tree.parents[j] === null ? 1 : 1 + depth(tree, tree.parents[j]));
+
 /** One step of the step-through, as HTML. */
 function stepHtml(v, i) {
   const st = v.steps[i];
@@ -71,7 +73,11 @@ function stepHtml(v, i) {
   const tree = st.tree;
   const chain = tree.parents.every((p, j) => (j === 0 ? p === null : p === j - 1));
   const onPath = new Set(st.path);
-  const nodes = tree.tokens.map((t, j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="node ${j + 1}">${w(t)}</span>`).join(chain ? ' → ' : ' ');
+  // The lecture lays a tree out depth-first (ancestors first); the engine builds it level by level.
+  const order = [];
+  const visit = (parent) => tree.parents.forEach((p, j) => { if (p === parent) { order.push(j); visit(j); } });
+  visit(null);
+  const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="depth ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
   const checks = st.checks.map((c) => [c.at === 0 ? 'root' : `after ${w(tree.tokens[c.at - 1])}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
     c.u == null ? '—' : fmt(c.u), c.accepted ? '<span class="ok">accepted</span>' : '<span class="bad">rejected</span>']);
   const ending = { bonus: 'every check passed: the bonus token from the target’s p after the last one',
@@ -79,7 +85,8 @@ function stepHtml(v, i) {
   let mask = '';
   if (!chain) {
     const anc = (a, b) => { for (let n = b; n !== null; n = tree.parents[n]) if (n === a) return true; return false; };
-    mask = table([['mask'].concat(tree.tokens.map(w))].concat(tree.tokens.map((t, r) => [w(t)].concat(tree.tokens.map((_, c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
+    const head = ['mask (depth-first)'].concat(order.map((j) => w(tree.tokens[j])));
+    mask = table([head].concat(order.map((r) => [w(tree.tokens[r])].concat(order.map((c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
   }
   return `<p class="numbers">Step ${i + 1} of ${v.steps.length} · context …${tail}</p>
     <p class="dec-tree">${chain ? 'draft chain' : 'token tree'}: ${nodes || '(none)'}</p>`
