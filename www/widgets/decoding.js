@@ -8,10 +8,11 @@ const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draf
 const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
 const uses = (...names) => (s) => names.includes(s.experiment);
 
+// Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
   return {
-    experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Number(s.gamma), prompts: Number(s.prompts),
-    repeats: Number(s.repeats), seed: Number(s.seed), variant: s.variant, config: s.config, verify: 'mss',
+    experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
+    repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config, verify: 'mss',
     children: s.children, sampling: s.stepkind === 'chain',
   };
 }
