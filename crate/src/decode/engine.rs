@@ -13,7 +13,7 @@
 //! Plain decoding is the same loop with an empty proposal, so the reference and the speculative
 //! runs share every line that touches the target.
 
-use super::stats::{top, Check, Ending, Generation, Span, Stats, StepTrace};
+use super::stats::{top, Check, Ending, Generation, Source, Span, Stats, StepTrace};
 use super::{Chance, LanguageModel, Proposal, Speculation};
 use crate::error::Error;
 use crate::model::bench::Clock;
@@ -115,8 +115,7 @@ pub async fn generate<M: LanguageModel>(
         }
     }
     g.output = ctx.split_off(prompt.len());
-    g.stats.tokens = g.output.len();
-    g.tests.retain(|&(at, _)| at < g.output.len());
+    g.finish();
     Ok(g)
 }
 
@@ -137,7 +136,7 @@ pub async fn step<M: LanguageModel>(
     let depth = config.max_len.saturating_sub(ctx.len() + 1);
     let eos = config.eos;
     let mut drafting = Drafting {
-        chance,
+        chance: &mut *chance,
         clock,
         stats: &mut g.stats,
         spans: config.trace.then_some(&mut g.spans),
@@ -174,24 +173,64 @@ pub async fn step<M: LanguageModel>(
                 .await?
         }
     };
-    let start = clock();
-    let p = target.score(ctx, &proposal.tree).await?;
-    let end = clock();
-    let chance = drafting.chance;
-    let verdict = match &config.method {
+    let verify = match &config.method {
         Method::Chain {
             rule: ChainRule::Sample(v),
             ..
-        } => verify_chain(*v, &proposal, &p, chance),
+        } => Verify::Chain(*v),
         Method::Chain {
             rule: ChainRule::Greedy,
             ..
-        } => verify_tree(TreeRule::Greedy, &proposal, &p, chance),
-        Method::Target { greedy: true } => verify_tree(TreeRule::Greedy, &proposal, &p, chance),
-        Method::Target { greedy: false } => verify_tree(TreeRule::Naive, &proposal, &p, chance),
-        Method::Expand { rule, .. } | Method::Merge { rule, .. } => {
-            verify_tree(*rule, &proposal, &p, chance)
         }
+        | Method::Target { greedy: true } => Verify::Tree(TreeRule::Greedy),
+        Method::Target { greedy: false } => Verify::Tree(TreeRule::Naive),
+        Method::Expand { rule, .. } | Method::Merge { rule, .. } => Verify::Tree(*rule),
+    };
+    let (emitted, _) = verify_step(
+        target,
+        ctx,
+        offset,
+        &proposal,
+        verify,
+        config.trace,
+        chance,
+        clock,
+        g,
+    )
+    .await?;
+    Ok(emitted)
+}
+
+/// How a step's proposal is verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verify {
+    /// Algorithm 1 over a chain, under a variant.
+    Chain(Variant),
+    /// A tree rule (a chain is a tree too).
+    Tree(TreeRule),
+}
+
+/// The verify half of a step, shared by the model drafts and the model-free drafters: one target
+/// call over the context and every proposed node, the rule's walk, and the counting. Returns the
+/// tokens the step decides and the target's distributions (a Jacobi drafter learns from them).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn verify_step<M: LanguageModel>(
+    target: &mut M,
+    ctx: &[u32],
+    offset: usize,
+    proposal: &Proposal,
+    verify: Verify,
+    trace: bool,
+    chance: &mut impl Chance,
+    clock: Clock<'_>,
+    g: &mut Generation,
+) -> Result<(Vec<u32>, Vec<Dist>), Error> {
+    let start = clock();
+    let p = target.score(ctx, &proposal.tree).await?;
+    let end = clock();
+    let verdict = match verify {
+        Verify::Chain(v) => verify_chain(v, proposal, &p, chance),
+        Verify::Tree(rule) => verify_tree(rule, proposal, &p, chance),
     };
     // Count: the call, the accepted path, which positions passed, and the calibration.
     let s = &mut g.stats;
@@ -213,8 +252,12 @@ pub async fn step<M: LanguageModel>(
             proposal.q[at].as_deref(),
             verdict.emitted[j] as usize,
         );
+        g.sources.push(match verdict.path.get(j) {
+            Some(&node) => proposal.sources[node],
+            None => Source::Target,
+        });
     }
-    if config.trace {
+    if trace {
         g.spans.push(Span {
             target: true,
             start_us: start,
@@ -232,7 +275,7 @@ pub async fn step<M: LanguageModel>(
             emitted: verdict.emitted.clone(),
         });
     }
-    Ok(verdict.emitted)
+    Ok((verdict.emitted, p))
 }
 
 fn model<M>(drafts: &mut [M], i: usize) -> Result<&mut M, Error> {

@@ -23,12 +23,13 @@
 pub mod chance;
 pub mod engine;
 pub mod experiments;
+pub mod free;
 pub mod stats;
 pub mod toy;
 
 pub use chance::{Chance, Seeded};
 pub use engine::{generate, step, ChainRule, Config, Method, TreeRule};
-pub use stats::{Generation, Stats};
+pub use stats::{Generation, Source, Stats};
 
 use crate::error::Error;
 use crate::sampling::Dist;
@@ -133,6 +134,8 @@ pub struct Proposal {
     pub q: Vec<Option<Dist>>,
     /// Draft calls made.
     pub draft_calls: usize,
+    /// Per node, where its token came from.
+    pub sources: Vec<stats::Source>,
 }
 
 impl Proposal {
@@ -150,7 +153,29 @@ impl Proposal {
         self.candidates[at].push(Candidate { node, q });
         self.candidates.push(Vec::new());
         self.q.push(None);
+        self.sources.push(stats::Source::Draft);
         node
+    }
+
+    /// The child of position `at` holding `token`, if any.
+    pub fn child(&self, at: usize, token: u32) -> Option<usize> {
+        self.candidates[at]
+            .iter()
+            .map(|c| c.node)
+            .find(|&n| self.tree.tokens[n] == token)
+    }
+
+    /// A deterministic candidate `token` under position `at` from `source`, unless that child
+    /// exists already. Returns the node and whether it is new.
+    pub fn offer(&mut self, at: usize, token: u32, source: stats::Source) -> (usize, bool) {
+        match self.child(at, token) {
+            Some(node) => (node, false),
+            None => {
+                let node = self.add(at, token, None);
+                self.sources[node] = source;
+                (node, true)
+            }
+        }
     }
 
     /// Adds `token` under position `at` as a candidate drawn from `q`, reusing the child that

@@ -79,6 +79,12 @@ impl Stats {
         accepted as f64 / self.target_calls.max(1) as f64
     }
 
+    /// Accepted speculated tokens over speculated tokens verified.
+    pub fn accepted_node_fraction(&self) -> f64 {
+        let accepted: usize = self.accepted.iter().enumerate().map(|(n, c)| n * c).sum();
+        accepted as f64 / self.verified_nodes.max(1) as f64
+    }
+
     pub fn verified_per_call(&self) -> f64 {
         self.verified_nodes as f64 / self.target_calls.max(1) as f64
     }
@@ -261,6 +267,37 @@ pub struct Generation {
     pub tests: Vec<(usize, bool)>,
     pub trace: Vec<StepTrace>,
     pub spans: Vec<Span>,
+    /// Where each output token came from.
+    pub sources: Vec<Source>,
+}
+
+impl Generation {
+    /// Cuts what the last step decided past the end of the output (eos or the length limit).
+    pub(crate) fn finish(&mut self) {
+        self.stats.tokens = self.output.len();
+        self.tests.retain(|&(at, _)| at < self.output.len());
+        self.sources.truncate(self.output.len());
+    }
+}
+
+/// Where an emitted token came from: the target's own choice at the end of a step, or the
+/// accepted speculation of a drafter (lecture §5.3 names them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// The target's token: a correction, the bonus, or plain decoding.
+    #[default]
+    Target,
+    /// A draft model.
+    Draft,
+    /// Copied from this request's prompt and output (Prompt Lookup, the request index).
+    Request,
+    /// From earlier outputs of the workload (the global suffix index).
+    Earlier,
+    /// A Jacobi window's guess (the lookahead branch).
+    Jacobi,
+    /// An n-gram of the Lookahead pool.
+    Pool,
 }
 
 #[cfg(test)]
