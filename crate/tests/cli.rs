@@ -470,3 +470,132 @@ fn speculative_decoding_on_the_command_line() {
     check_error(&["likesworld", "juggle"], "unexpected argument \"juggle\"");
     check_error(&["likesworld", "--draft", "a"], "expected one of");
 }
+
+#[test]
+fn model_free_drafting_on_the_command_line() {
+    let d = json(&[
+        "prompt-lookup",
+        "--tokens",
+        "1,2,3,4,1,2,3",
+        "--ngram",
+        "3",
+        "--k",
+        "3",
+    ]);
+    assert_eq!(d["draft"], serde_json::json!([4, 1, 2]));
+    let none = json(&[
+        "prompt-lookup",
+        "--tokens",
+        "1,2,3",
+        "--ngram",
+        "2",
+        "--k",
+        "4",
+    ]);
+    assert_eq!(none["draft"], serde_json::json!([]));
+    // Code rewrite copies its prompt: Prompt Lookup decides several tokens per call.
+    let pl = json(&[
+        "modelfree",
+        "--workload",
+        "code-rewrite",
+        "--drafter",
+        "prompt-lookup",
+        "--requests",
+        "20",
+    ]);
+    assert!(f(&pl, "tokens_per_call") > 3.0, "{pl}");
+    assert!((f(&pl, "tokens") / f(&pl, "target_calls") - f(&pl, "tokens_per_call")).abs() < 1e-12);
+    assert_eq!(f(&pl, "identical"), 20.0);
+    // LikesWorld with the real target: identical to its greedy output.
+    let lw = json(&[
+        "modelfree",
+        "--workload",
+        "likesworld",
+        "--drafter",
+        "suffix",
+        "--budget",
+        "4",
+        "--requests",
+        "10",
+    ]);
+    assert_eq!(f(&lw, "identical"), 10.0);
+    assert!(f(&lw, "tokens_per_call") > 1.2, "{lw}");
+    let sweep = json(&[
+        "modelfree",
+        "sweep",
+        "--workload",
+        "agent",
+        "--requests",
+        "10",
+    ]);
+    let rows = sweep["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    assert!(f(&rows[7], "tokens_per_call") > f(&rows[0], "tokens_per_call"));
+    assert!(f(&rows[7], "accepted_node_fraction") < f(&rows[0], "accepted_node_fraction"));
+    let bench = json(&["suffix-bench", "--max-tokens", "10000", "--lookups", "50"]);
+    assert_eq!(bench["sizes"].as_array().unwrap().len(), 2);
+    for (args, needle) in [
+        (
+            &[
+                "prompt-lookup",
+                "--tokens",
+                "1,2",
+                "--ngram",
+                "0",
+                "--k",
+                "3",
+            ][..],
+            "ngram = 0",
+        ),
+        (
+            &[
+                "prompt-lookup",
+                "--tokens",
+                "1,2",
+                "--ngram",
+                "2",
+                "--k",
+                "100000",
+            ],
+            "k = 100000",
+        ),
+        (
+            &[
+                "prompt-lookup",
+                "--tokens",
+                "1,two",
+                "--ngram",
+                "2",
+                "--k",
+                "3",
+            ],
+            "\"two\"",
+        ),
+        (
+            &["modelfree", "--workload", "chat", "--drafter", "suffix"],
+            "\"chat\"",
+        ),
+        (
+            &["modelfree", "--workload", "agent", "--drafter", "medusa"],
+            "\"medusa\"",
+        ),
+        (
+            &[
+                "modelfree",
+                "--workload",
+                "agent",
+                "--drafter",
+                "suffix",
+                "--budget",
+                "0",
+            ],
+            "budget = 0",
+        ),
+        (
+            &["modelfree", "sweep", "--drafter", "jacobi"],
+            "suffix or both",
+        ),
+    ] {
+        check_error(args, needle);
+    }
+}

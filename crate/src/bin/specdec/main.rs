@@ -42,6 +42,16 @@ Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndar
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]
   likesworld speedup    --draft a|b --gamma G [--prompts N]  measured c and wall-clock speedup
 
+Drafting without a model (native; LikesWorld runs take [--backend flex|ndarray|wgpu]):
+  prompt-lookup --tokens 1,2,3,4,1,2,3 --ngram N --k K [--min-ngram M]
+  modelfree --workload code-rewrite|agent|likesworld --drafter prompt-lookup|suffix|both|jacobi|lookahead
+            [--budget B] [--requests N] [--seed S] [--init fixed|random]
+  modelfree table     [--budget B] [--requests N]       every drafter × workload, and draft B γ 6
+  modelfree sweep     [--workload W] [--drafter suffix|both] [--requests N]   node budget 1 → 48
+  modelfree jacobi    [--workload W] [--window W] [--requests N]    fixed vs random initial guess
+  modelfree highlight [--workload W] [--drafter D] [--request I]    where each output token came from
+  suffix-bench        [--max-tokens N] [--lookups N]    one lookup's cost against the index size
+
 GPUs: a100-40gb a100-80gb h100-sxm h200 rtx-4090 l4
 Models: opt-125m opt-350m opt-1.3b opt-6.7b opt-13b opt-30b
 Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p bonus-from-draft
@@ -50,7 +60,11 @@ Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p 
 /// Options that take no value.
 const FLAGS: [&str; 1] = ["--no-cache"];
 /// Sub-command words that may follow a command.
-const WORDS: [&str; 7] = [
+const WORDS: [&str; 11] = [
+    "table",
+    "sweep",
+    "jacobi",
+    "highlight",
     "accuracy",
     "acceptance",
     "greedy",
@@ -235,6 +249,12 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
             Some("accuracy") => commands::models::accuracy(o)?,
             _ => commands::decoding::likesworld(o)?,
         },
+        #[cfg(not(target_arch = "wasm32"))]
+        "prompt-lookup" => commands::modelfree::prompt_lookup(o)?,
+        #[cfg(not(target_arch = "wasm32"))]
+        "modelfree" => commands::modelfree::modelfree(o)?,
+        #[cfg(not(target_arch = "wasm32"))]
+        "suffix-bench" => commands::modelfree::suffix_bench(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "tree-attention" => commands::models::tree_attention(o)?,
         #[cfg(not(target_arch = "wasm32"))]

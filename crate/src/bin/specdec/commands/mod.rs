@@ -4,6 +4,8 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod decoding;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod modelfree;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod models;
 pub mod roofline;
 pub mod sampling;
