@@ -9,8 +9,9 @@ import multidraft from './widgets/multidraft.js';
 import tree from './widgets/tree.js';
 import likesworld from './widgets/likesworld.js';
 import decoding from './widgets/decoding.js';
+import modelfree from './widgets/modelfree.js';
 
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding };
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree };
 
 async function main() {
   const params = new URLSearchParams(location.search);

@@ -274,3 +274,42 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
         }
     }
 }
+
+/// Drafting without a model on the trained target: every drafter, at a small and a large budget,
+/// reproduces the target's own greedy output (the drafter only changes how many calls it takes).
+#[test]
+fn model_free_drafters_reproduce_the_targets_greedy_output() {
+    use specdec::decode::free::experiments::{references, run, DrafterKind, Settings, EARLIER};
+    use specdec::decode::free::workloads::{Kind, Workload};
+    let m = flex();
+    let clock = specdec::model::bench::native_clock();
+    let w = Workload::new(Kind::Likesworld, 12, EARLIER, 0);
+    let reference = read_sync(references(&w, Some(m), &clock)).unwrap();
+    for drafter in DrafterKind::ALL {
+        for (budget, fixed_init) in [(1, true), (6, false), (48, false)] {
+            let s = Settings {
+                workload: Kind::Likesworld,
+                drafter,
+                budget,
+                requests: 12,
+                seed: 3,
+                fixed_init,
+            };
+            let (row, gens) = read_sync(run(
+                &s,
+                &w,
+                &reference,
+                Some(m),
+                false,
+                &clock,
+                &mut quiet(),
+            ))
+            .unwrap();
+            assert_eq!(row.identical, 12, "{drafter:?} budget {budget}");
+            assert!(gens.iter().all(|g| g.sources.len() == g.output.len()));
+            if budget > 1 && matches!(drafter, DrafterKind::Suffix | DrafterKind::Both) {
+                assert!(row.tokens_per_call > 1.3, "{row:?}");
+            }
+        }
+    }
+}

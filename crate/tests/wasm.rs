@@ -210,3 +210,35 @@ async fn speculative_decoding_runs_in_the_browser_on_cpu_and_webgpu() {
         .unwrap_err();
     assert!(error_message(e).contains("gamma = 0"));
 }
+
+/// Drafting without a model in the browser: a rule workload without the models, LikesWorld with
+/// them, outputs identical to the target's; bad values named.
+#[wasm_bindgen_test]
+async fn model_free_drafting_runs_in_the_browser() {
+    let h = wasm::modelfree(
+        obj(json!({"experiment": "highlight", "workload": "agent", "requests": 6, "request": 5})),
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(get(&h, &["highlight", "identical"]).as_bool().unwrap());
+    assert!(
+        get(&h, &["backend"]).is_null(),
+        "no models for a rule workload"
+    );
+    let s = wasm::modelfree(
+        obj(json!({"experiment": "jacobi", "workload": "likesworld", "requests": 4})),
+        None,
+    )
+    .await
+    .unwrap();
+    let rows = js_sys::Array::from(&get(&s, &["report", "rows"]));
+    assert_eq!(rows.length(), 3);
+    for r in rows.iter() {
+        assert_eq!(num(&r, &["row", "identical"]), 4.0);
+    }
+    let e = wasm::modelfree(obj(json!({"drafter": "medusa"})), None)
+        .await
+        .unwrap_err();
+    assert!(error_message(e).contains("\"medusa\""));
+}

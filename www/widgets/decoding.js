@@ -141,6 +141,8 @@ export default {
     const note = view.querySelector('.dec-note');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
     busy(true);
+    bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
+    cancel.onclick = null;
     status.textContent = 'Starting…';
     p.timer = setTimeout(() => {
       const job = runJob('likesworld_decode', params(s), (st) => {

@@ -8,6 +8,7 @@
 pub mod decoding;
 pub mod exactness;
 pub mod likesworld;
+pub mod modelfree;
 pub mod multidraft;
 pub mod roofline;
 pub mod theory;

@@ -247,6 +247,40 @@ pub async fn likesworld_decode(
     output(&view)
 }
 
+/// Drafting without a model: one experiment of `views::modelfree` (run it in a worker). The
+/// LikesWorld models are loaded only when the experiment decodes LikesWorld.
+#[wasm_bindgen]
+pub async fn modelfree(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    use views::modelfree::{modelfree_view, needs_models, settings, ModelfreeParams};
+    let p: ModelfreeParams = self::params(params)?;
+    settings(&p).map_err(into_error)?;
+    let (m, note) = if needs_models(&p) {
+        report(&progress, &format!("loading the models ({})", p.backend));
+        let (m, note) = models(&p.backend).await.map_err(into_error)?;
+        (Some(m), note)
+    } else {
+        (None, None)
+    };
+    let perf = performance()?;
+    let clock = move || perf.now() * 1e3;
+    let mut last = -1.0f64;
+    let mut tell = |done: usize, total: usize| {
+        let f = done as f64 / total.max(1) as f64;
+        if f - last >= 0.01 || done == total {
+            last = f;
+            report(&progress, &format!("{done} of {total}"));
+        }
+    };
+    let mut view = modelfree_view(&p, m.as_deref(), &clock, &mut tell)
+        .await
+        .map_err(into_error)?;
+    view.note = note;
+    output(&view)
+}
+
 fn performance() -> Result<web_sys::Performance, JsError> {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()

@@ -1,0 +1,405 @@
+//! The model-free drafting widget (lecture §5.3, demos 05.1–05.3): every drafter on every
+//! workload beside draft B; the suffix tree's node budget swept; Jacobi from a fixed or a random
+//! start; and one output with each token coloured by where it came from.
+
+use crate::decode::experiments::Progress;
+use crate::decode::free::experiments::{
+    self as ex, DrafterKind, Highlight, Row, Settings, TableReport, MAX_BUDGET,
+};
+use crate::decode::free::workloads::Kind;
+use crate::error::{check_range, Error};
+use crate::model::bench::Clock;
+use crate::model::Models;
+use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use plotters::style::RGBColor;
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct ModelfreeParams {
+    /// table, sweep, jacobi or highlight.
+    pub experiment: String,
+    pub backend: String,
+    pub workload: String,
+    pub drafter: String,
+    pub budget: usize,
+    pub requests: usize,
+    pub seed: u64,
+    /// Jacobi's start: fixed or random (highlight).
+    pub init: String,
+    /// Which request the highlight shows.
+    pub request: usize,
+    /// Jacobi's window (demo 05.3).
+    pub window: usize,
+}
+
+impl Default for ModelfreeParams {
+    fn default() -> Self {
+        ModelfreeParams {
+            experiment: "table".into(),
+            backend: "flex".into(),
+            workload: "agent".into(),
+            drafter: "both".into(),
+            budget: 8,
+            requests: 30,
+            seed: 0,
+            init: "random".into(),
+            request: 5,
+            window: 6,
+        }
+    }
+}
+
+/// What the widget draws.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ModelfreeView {
+    pub experiment: String,
+    /// The LikesWorld backend, when the run used the models.
+    pub backend: Option<&'static str>,
+    pub note: Option<String>,
+    pub report: serde_json::Value,
+    pub svg: String,
+    pub highlight: Option<Highlight>,
+    pub elapsed_ms: f64,
+}
+
+/// The validated settings of `p`.
+pub fn settings(p: &ModelfreeParams) -> Result<Settings, Error> {
+    let s = Settings {
+        workload: Kind::parse(&p.workload)?,
+        drafter: DrafterKind::parse(&p.drafter)?,
+        budget: p.budget,
+        requests: p.requests,
+        seed: p.seed,
+        fixed_init: match p.init.as_str() {
+            "fixed" => true,
+            "random" => false,
+            other => {
+                return Err(Error::Unknown {
+                    what: "init",
+                    name: other.into(),
+                    known: "fixed, random".into(),
+                })
+            }
+        },
+    };
+    s.check()?;
+    check_range("window", p.window as f64, 1.0, 24.0, "1 ≤ window ≤ 24")?;
+    Ok(s)
+}
+
+/// Whether the experiment needs the LikesWorld models (the page loads them only then).
+pub fn needs_models(p: &ModelfreeParams) -> bool {
+    p.experiment == "table" || p.workload == "likesworld"
+}
+
+pub async fn modelfree_view(
+    p: &ModelfreeParams,
+    models: Option<&Models>,
+    clock: Clock<'_>,
+    progress: Progress<'_>,
+) -> Result<ModelfreeView, Error> {
+    let s = settings(p)?;
+    let started = clock();
+    let mut view = ModelfreeView {
+        experiment: p.experiment.clone(),
+        backend: models.map(|m| m.backend.name()),
+        ..ModelfreeView::default()
+    };
+    match p.experiment.as_str() {
+        "table" => {
+            let r = ex::table(models, s.requests, s.budget, s.seed, clock, progress).await?;
+            view.svg = table_svg(&r);
+            view.report = serde_json::to_value(&r).expect("reports serialise");
+        }
+        "sweep" => {
+            if !matches!(s.drafter, DrafterKind::Suffix | DrafterKind::Both) {
+                return Err(Error::Unknown {
+                    what: "drafter for the budget sweep",
+                    name: p.drafter.clone(),
+                    known: "suffix, both".into(),
+                });
+            }
+            let rows = ex::budget_sweep(
+                models, s.workload, s.drafter, s.requests, s.seed, clock, progress,
+            )
+            .await?;
+            view.svg = sweep_svg(&rows);
+            view.report = serde_json::json!({ "rows": rows });
+        }
+        "jacobi" => {
+            let rows = ex::jacobi_inits(
+                models, s.workload, p.window, s.requests, s.seed, clock, progress,
+            )
+            .await?;
+            view.svg = jacobi_svg(&rows);
+            view.report = serde_json::json!({ "rows": rows.iter().map(|(n, r)| serde_json::json!({"init": n, "row": r})).collect::<Vec<_>>() });
+        }
+        "highlight" => {
+            let h = ex::highlight(models, &s, p.request, clock).await?;
+            progress(1, 1);
+            view.report = serde_json::to_value(&h.row).expect("reports serialise");
+            view.highlight = Some(h);
+        }
+        other => {
+            return Err(Error::Unknown {
+                what: "experiment",
+                name: other.into(),
+                known: "table, sweep, jacobi, highlight".into(),
+            })
+        }
+    }
+    view.elapsed_ms = (clock() - started) / 1e3;
+    Ok(view)
+}
+
+const DRAFTER_COLORS: [RGBColor; 5] = [
+    colors::BLUE,
+    colors::ORANGE,
+    colors::TEAL,
+    colors::PURPLE,
+    colors::GREY,
+];
+const DRAFTER_NAMES: [&str; 5] = [
+    "prompt lookup",
+    "suffix (earlier)",
+    "both",
+    "jacobi",
+    "lookahead",
+];
+
+/// Tokens per call, a group of bars per workload, draft B γ 6 as a line over LikesWorld.
+fn table_svg(r: &TableReport) -> String {
+    let kinds: Vec<Kind> = Kind::ALL
+        .into_iter()
+        .filter(|k| r.rows.iter().any(|x| x.workload == *k))
+        .collect();
+    let top = r
+        .rows
+        .iter()
+        .map(|x| x.tokens_per_call)
+        .chain(r.draft_b.iter().map(|b| b.tokens_per_call))
+        .fold(1.0f64, f64::max)
+        .ceil();
+    render(
+        640,
+        320,
+        "Tokens per target call by drafter and workload",
+        |cv| {
+            let labels = Labels {
+                title: "Tokens decided per target call (VerifyGreedy, budget as set)",
+                x: "",
+                y: "tokens per call",
+            };
+            let ch = Chart::new(
+                cv,
+                (70, 40, 620, 250),
+                Scale::categories(kinds.len()),
+                Scale::linear(0.0, top),
+                &labels,
+            );
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            ch.categories(&names);
+            for (i, k) in kinds.iter().enumerate() {
+                for (j, d) in DrafterKind::ALL.iter().enumerate() {
+                    if let Some(x) = r.rows.iter().find(|x| x.workload == *k && x.drafter == *d) {
+                        let x0 = i as f64 + 0.1 + 0.16 * j as f64;
+                        ch.bar(x0, x0 + 0.14, x.tokens_per_call, DRAFTER_COLORS[j]);
+                        ch.note(
+                            x0 + 0.07,
+                            x.tokens_per_call,
+                            &format!("{:.1}", x.tokens_per_call),
+                            colors::INK,
+                            Align::Middle,
+                        );
+                    }
+                }
+                if let (Kind::Likesworld, Some(b)) = (k, &r.draft_b) {
+                    let (a, y) = ch.px(i as f64 + 0.05, b.tokens_per_call);
+                    let (z, _) = ch.px(i as f64 + 0.95, b.tokens_per_call);
+                    cv.line(&[(a, y), (z, y)], colors::RED, 2);
+                    ch.note(
+                        i as f64 + 0.5,
+                        b.tokens_per_call,
+                        &format!("draft B, γ 6: {:.2}", b.tokens_per_call),
+                        colors::RED,
+                        Align::Middle,
+                    );
+                }
+            }
+            let entries: Vec<(&str, RGBColor)> =
+                DRAFTER_NAMES.into_iter().zip(DRAFTER_COLORS).collect();
+            cv.legend((70, 300), &entries);
+        },
+    )
+}
+
+/// Tokens per call and the accepted fraction of verified nodes against the node budget.
+fn sweep_svg(rows: &[Row]) -> String {
+    let top = rows
+        .iter()
+        .map(|r| r.tokens_per_call)
+        .fold(1.0f64, f64::max)
+        .ceil();
+    render(720, 300, "Node budget sweep of the suffix tree", |cv| {
+        let left = Chart::new(
+            cv,
+            (60, 40, 340, 240),
+            Scale::log(1.0, MAX_BUDGET as f64),
+            Scale::linear(0.0, top),
+            &Labels {
+                title: "Tokens decided per call",
+                x: "node budget",
+                y: "tokens per call",
+            },
+        );
+        let right = Chart::new(
+            cv,
+            (420, 40, 700, 240),
+            Scale::log(1.0, MAX_BUDGET as f64),
+            Scale::linear(0.0, 1.0),
+            &Labels {
+                title: "Accepted fraction of verified nodes",
+                x: "node budget",
+                y: "accepted / verified",
+            },
+        );
+        let t: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| (r.budget as f64, r.tokens_per_call))
+            .collect();
+        let f: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| (r.budget as f64, r.accepted_node_fraction))
+            .collect();
+        left.polyline(&t, colors::BLUE, 2);
+        left.dots(&t, colors::BLUE, 4);
+        right.polyline(&f, colors::ORANGE, 2);
+        right.dots(&f, colors::ORANGE, 4);
+        for (chart, pts, fmt) in [(&left, &t, false), (&right, &f, true)] {
+            for &(x, y) in [pts.first(), pts.last()].into_iter().flatten() {
+                let text = if fmt {
+                    format!("{:.0}%", 100.0 * y)
+                } else {
+                    format!("{y:.2}")
+                };
+                chart.note(x, y, &text, colors::INK, Align::Middle);
+            }
+        }
+    })
+}
+
+/// Tokens per call of Jacobi from each start, and of Lookahead.
+fn jacobi_svg(rows: &[(String, Row)]) -> String {
+    let top = rows
+        .iter()
+        .map(|(_, r)| r.tokens_per_call)
+        .fold(1.0f64, f64::max)
+        .ceil();
+    render(
+        520,
+        280,
+        "Jacobi decoding: tokens per call by initial guess",
+        |cv| {
+            let ch = Chart::new(
+                cv,
+                (70, 40, 500, 220),
+                Scale::categories(rows.len()),
+                Scale::linear(0.0, top),
+                &Labels {
+                    title: "Tokens decided per target call",
+                    x: "",
+                    y: "tokens per call",
+                },
+            );
+            let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+            ch.categories(&names);
+            ch.hline(1.0, colors::RED);
+            for (i, (_, r)) in rows.iter().enumerate() {
+                ch.bar(
+                    i as f64 + 0.25,
+                    i as f64 + 0.75,
+                    r.tokens_per_call,
+                    DRAFTER_COLORS[if i < 2 { 3 } else { 4 }],
+                );
+                ch.note(
+                    i as f64 + 0.5,
+                    r.tokens_per_call,
+                    &format!("{:.3}", r.tokens_per_call),
+                    colors::INK,
+                    Align::Middle,
+                );
+            }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::free::experiments::MAX_REQUESTS;
+    use burn::tensor::read_sync;
+
+    const CLOCK: Clock<'static> = &|| 0.0;
+
+    fn view(p: &ModelfreeParams) -> Result<ModelfreeView, Error> {
+        read_sync(modelfree_view(p, None, CLOCK, &mut |_, _| {}))
+    }
+
+    #[test]
+    fn every_experiment_draws_without_the_models_on_the_rule_workloads() {
+        let base = ModelfreeParams {
+            requests: 8,
+            ..ModelfreeParams::default()
+        };
+        let t = view(&base).unwrap();
+        assert!(t.svg.starts_with("<svg") && t.svg.contains("prompt lookup"));
+        assert_eq!(t.report["rows"].as_array().unwrap().len(), 10);
+        for e in ["sweep", "jacobi"] {
+            let v = view(&ModelfreeParams {
+                experiment: e.into(),
+                ..base.clone()
+            })
+            .unwrap();
+            assert!(v.svg.starts_with("<svg"), "{e}");
+        }
+        let h = view(&ModelfreeParams {
+            experiment: "highlight".into(),
+            ..base.clone()
+        })
+        .unwrap();
+        assert!(h.highlight.unwrap().identical);
+        assert!(!needs_models(&base) || base.experiment == "table");
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let bad = |f: fn(&mut ModelfreeParams), word: &str| {
+            let mut p = ModelfreeParams::default();
+            f(&mut p);
+            let e = view(&p).unwrap_err().to_string();
+            assert!(e.contains(word), "{e}");
+        };
+        bad(|p| p.budget = 0, "budget");
+        bad(|p| p.budget = 10_000, "budget");
+        bad(|p| p.requests = MAX_REQUESTS + 1, "requests");
+        bad(|p| p.workload = "chat".into(), "\"chat\"");
+        bad(|p| p.drafter = "medusa".into(), "\"medusa\"");
+        bad(|p| p.init = "zeros".into(), "\"zeros\"");
+        bad(|p| p.window = 0, "window");
+        bad(|p| p.experiment = "nope".into(), "\"nope\"");
+        bad(
+            |p| {
+                p.experiment = "sweep".into();
+                p.drafter = "jacobi".into();
+            },
+            "\"jacobi\"",
+        );
+        bad(
+            |p| {
+                p.experiment = "highlight".into();
+                p.request = 30;
+            },
+            "request",
+        );
+    }
+}

@@ -1,0 +1,148 @@
+// Drafting without a model (lecture §5.3, demos 05.1–05.3): Prompt Lookup, the suffix index,
+// Jacobi and Lookahead on three workloads. Runs in a Web Worker with progress and cancel; a
+// newer run supersedes the older one.
+import { fmt, table, escapeHtml } from '../widget.js';
+import { runJob, CancelledError } from '../engine.js';
+
+const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
+  ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
+const WORKLOADS = [['code-rewrite', 'code rewrite'], ['agent', 'agent'], ['likesworld', 'LikesWorld']];
+const SOURCES = { target: 'the target', request: 'this prompt + output', earlier: 'earlier outputs', jacobi: 'Jacobi window', pool: 'n-gram pool', draft: 'draft model' };
+const name = (list, v) => (list.find(([k]) => k === v) ?? [v, v])[1];
+const uses = (...names) => (s) => names.includes(s.experiment);
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const pending = new WeakMap();
+
+function params(s) {
+  return {
+    experiment: s.experiment, backend: s.backend, workload: s.workload, drafter: s.experiment === 'sweep' ? s.treedrafter : s.drafter,
+    budget: Math.round(Number(s.budget)), requests: Number(s.requests), seed: Math.round(Number(s.seed)), init: s.init,
+    request: Math.round(Number(s.request)), window: Math.round(Number(s.window)),
+  };
+}
+
+const sources = (r) => r.sources.map(([k, n]) => `${SOURCES[k] ?? k} ${n}`).join(', ');
+const rowCells = (r) => [fmt(r.tokens_per_call), pct(r.accepted_node_fraction), fmt(r.verified_nodes_per_call, 1), `${r.identical}/${r.requests}`, sources(r)];
+const HEAD = ['tokens / call', 'accepted nodes', 'nodes / call', 'identical', 'output tokens from'];
+
+function tableHtml(r) {
+  const rows = r.rows.map((x) => [name(WORKLOADS, x.workload), name(DRAFTERS, x.drafter), ...rowCells(x)]);
+  const b = r.draft_b;
+  if (b) rows.push(['LikesWorld', 'draft model B, γ 6', fmt(b.tokens_per_call), '—', fmt(b.verified_nodes_per_call, 1), `${b.identical}/${b.prompts}`, 'draft model']);
+  return `<p class="numbers">Each drafter on each workload, ${r.requests} requests, budget ${r.budget} speculated tokens per call, verified by VerifyGreedy. `
+    + 'A lookup costs almost nothing (c ≈ 0), so tokens per call is the speedup it can give; it depends entirely on what repeats. '
+    + 'Code rewrite copies its prompt (Prompt Lookup breaks only at the renamed identifier); agent outputs repeat templates (earlier outputs) '
+    + 'with slots from the prompt (this request), so the two indices together do best; the rule targets predict noise off their path, so Jacobi gains nothing there.</p>'
+    + table([['workload', 'drafter', ...HEAD]].concat(rows), 'mf-table');
+}
+
+function sweepHtml(r) {
+  return '<p class="numbers">More nodes per call decide more tokens, with diminishing returns, while the accepted fraction of the verified nodes falls: '
+    + 'the budget is best spent where acceptance is likely (SuffixDecoding, EAGLE-2).</p>'
+    + table([['budget', ...HEAD]].concat(r.rows.map((x) => [x.budget, ...rowCells(x)])), 'mf-sweep');
+}
+
+function jacobiHtml(r) {
+  return '<p class="numbers">Jacobi iteration puts guesses for the next positions after the context; one call predicts each position as if the guesses before it were right, '
+    + 'and the predictions become the next guesses. On a target whose every prediction depends on the whole prefix (the rule workloads), the guesses after the first '
+    + 'wrong one are conditioned on a wrong token, so the window never catches up: 1.00 tokens per call from a fixed start, barely more from a random one. '
+    + 'Where a token depends only on the few before it (LikesWorld’s “.” and “q”, an answer after its name) the window does converge, and the pooled n-grams of Lookahead add to it.</p>'
+    + table([['start', ...HEAD]].concat(r.rows.map(({ init, row }) => [init, ...rowCells(row)])), 'mf-jacobi');
+}
+
+function highlightHtml(h) {
+  let i = 0;
+  const calls = h.steps.map((n) => {
+    const toks = h.output.slice(i, i + n).map((w, j) => {
+      const src = h.sources[i + j];
+      return `<span class="mf-tok mf-src-${src}" title="${escapeHtml(SOURCES[src] ?? src)}">${escapeHtml(w)}</span>`;
+    }).join(' ');
+    i += n;
+    return `<span class="mf-call">${toks}</span>`;
+  }).join(' ');
+  const legend = Object.entries(SOURCES).filter(([k]) => h.sources.includes(k))
+    .map(([k, t]) => `<span class="mf-tok mf-src-${k}">${escapeHtml(t)}</span>`).join(' ');
+  return `<p class="numbers">Prompt: <span class="mf-prompt">${h.prompt.map(escapeHtml).join(' ')}</span></p>
+    <p class="mf-output">${calls}</p>
+    <p class="numbers">Colour: where each output token came from — ${legend}. A box is one target call (${h.steps.length} calls for ${h.output.length} tokens, `
+    + `${fmt(h.row.tokens_per_call)} per call over the requests so far). ${h.identical ? 'Identical to the target’s own greedy output.' : '<b class="bad">Differs from the target’s greedy output.</b>'}</p>`;
+}
+
+export default {
+  name: 'modelfree',
+  title: 'Drafting without a model: Prompt Lookup, suffix trees, Jacobi and Lookahead',
+  intro: 'No draft model at all: the speculation is looked up in the prompt, in earlier outputs, or in the target’s own Jacobi trajectory, '
+    + 'and verified by the target in one call. Outputs are always the target’s own greedy output; what changes is how many tokens one call decides.',
+  controls: [
+    { key: 'experiment', label: 'experiment', type: 'select', value: 'table', options: [
+      ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']] },
+    { key: 'workload', label: 'workload', type: 'select', value: 'agent', options: WORKLOADS, showIf: (s) => s.experiment !== 'table' },
+    { key: 'drafter', label: 'drafter', type: 'select', value: 'both', options: DRAFTERS, showIf: uses('highlight') },
+    { key: 'treedrafter', label: 'tree from', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), showIf: uses('sweep') },
+    { key: 'budget', label: 'budget (tokens per call)', type: 'range', min: 1, max: 48, step: 1, value: 8, showIf: uses('table', 'highlight') },
+    { key: 'window', label: 'Jacobi window', type: 'range', min: 1, max: 24, step: 1, value: 6, showIf: uses('jacobi') },
+    { key: 'init', label: 'Jacobi start', type: 'select', value: 'random', options: [['random', 'random tokens'], ['fixed', 'one token repeated']], showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
+    { key: 'requests', label: 'requests', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
+    { key: 'request', label: 'show request', type: 'range', min: 0, max: 199, step: 1, value: 5, showIf: uses('highlight') },
+    { key: 'backend', label: 'LikesWorld backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
+    { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
+  ],
+  render() {
+    return [
+      `<div class="dec-run"><p class="numbers mf-status" aria-live="polite">Waiting…</p>
+        <progress class="mf-progress" max="1" value="0"></progress> <button type="button" class="mf-cancel">Cancel</button></div>`,
+      '<p class="note mf-note" hidden></p>',
+      '<div class="dec-result mf-result"></div>',
+      '<div class="plots mf-plot"></div>',
+    ];
+  },
+  after(s, ui, view) {
+    const p = pending.get(ui.root) ?? { gen: 0 };
+    clearTimeout(p.timer);
+    const gen = ++p.gen;
+    const current = () => p.gen === gen;
+    p.job?.cancel();
+    const status = view.querySelector('.mf-status');
+    const bar = view.querySelector('.mf-progress');
+    const cancel = view.querySelector('.mf-cancel');
+    const result = view.querySelector('.mf-result');
+    const plot = view.querySelector('.mf-plot');
+    const note = view.querySelector('.mf-note');
+    const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
+    busy(true);
+    bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
+    cancel.onclick = null;
+    status.textContent = 'Starting…';
+    p.timer = setTimeout(() => {
+      const job = runJob('modelfree', params(s), (st) => {
+        if (!current()) return;
+        status.textContent = `Running: ${st}…`;
+        const m = /^(\d+) of (\d+)/.exec(st);
+        if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
+      }, 'modelfree');
+      p.job = job;
+      cancel.onclick = () => job.cancel();
+      job.promise.then((v) => {
+        if (!current()) return;
+        note.hidden = !v.note;
+        note.textContent = v.note ?? '';
+        status.textContent = `Done${v.backend ? ` (LikesWorld on ${v.backend})` : ''} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
+        plot.innerHTML = v.svg;
+        result.innerHTML = v.experiment === 'highlight' ? highlightHtml(v.highlight)
+          : { table: tableHtml, sweep: sweepHtml, jacobi: jacobiHtml }[v.experiment](v.report);
+        ui.root.dataset.decoded = String(Number(ui.root.dataset.decoded || 0) + 1);
+      }, (e) => {
+        if (!current()) return;
+        if (e instanceof CancelledError) {
+          status.textContent = 'Cancelled.';
+          ui.root.dataset.cancelled = String(Number(ui.root.dataset.cancelled || 0) + 1);
+          return;
+        }
+        status.textContent = 'The experiment could not run.';
+        ui.alert(e.message);
+      }).finally(() => { if (current()) busy(false); });
+    }, 250);
+    pending.set(ui.root, p);
+  },
+};
