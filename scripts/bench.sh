@@ -17,6 +17,13 @@ for arg in "$@"; do
 done
 bash "$repo/scripts/build-wasm.sh"
 node "$repo/tests/bench.mjs" "${args[@]}"
+# Model-free drafting: one suffix-index lookup against the index size, and demo 05.1 natively.
+cargo build --release -p specdec --bin specdec --quiet
+specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
+printf '\nSuffix index: one lookup (match + a 16-node tree) against index size:\n'
+"$specdec" suffix-bench
+printf '\nDemo 05.1 natively (flex):\n'
+time "$specdec" modelfree table
 if [ "$peer" = 1 ]; then
   peers="$repo/../shared/peers"
   [ -d "$peers/ort-web" ] || { echo "bench.sh --peer: no $peers/ort-web beside the repository" >&2; exit 2; }
