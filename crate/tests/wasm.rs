@@ -242,3 +242,14 @@ async fn model_free_drafting_runs_in_the_browser() {
         .unwrap_err();
     assert!(error_message(e).contains("\"medusa\""));
 }
+
+/// The multi-draft size guard on wasm32, where usize is 32 bits: 16⁸ = 2³² combinations must be
+/// refused, not wrapped to 0 and enumerated on the main thread.
+#[wasm_bindgen_test]
+fn the_multi_draft_size_guard_holds_on_32_bits() {
+    let p = ["0.0625"; 16].join(",");
+    let drafts = [p.as_str(); 8].join(";");
+    let e = wasm::multi_draft(obj(json!({"p": p, "drafts": drafts}))).unwrap_err();
+    let m = error_message(e);
+    assert!(m.contains("4294967296 combinations"), "{m}");
+}

@@ -91,6 +91,17 @@ impl Verdict {
     }
 }
 
+/// MSS's acceptance of candidate `x` drawn from `q` against the residual `r`: min(1, r/q). A
+/// candidate q could not have drawn (q(x) = 0: top-k beyond the support, or underflow) is
+/// accepted only where the residual still allows it; r(x) = 0 means the target forbids x.
+fn accept_prob(r: &[f64], q: &[f64], x: usize) -> f64 {
+    if q[x] > 0.0 {
+        (r[x] / q[x]).min(1.0)
+    } else {
+        f64::from(u8::from(r[x] > 0.0))
+    }
+}
+
 /// Verifies fixed candidates `(x_j, q_j)` in the order given, exactly (conditioned on them).
 pub fn verify_given(p: &[f64], candidates: &[(usize, &[f64])], mode: Mode) -> Verdict {
     match mode {
@@ -113,11 +124,7 @@ pub fn verify_given(p: &[f64], candidates: &[(usize, &[f64])], mode: Mode) -> Ve
             let mut still_rejected = 1.0;
             let mut v = Verdict::zero(p.len());
             for &(x, q) in candidates {
-                let a = if q[x] > 0.0 {
-                    (r[x] / q[x]).min(1.0)
-                } else {
-                    1.0
-                };
+                let a = accept_prob(&r, q, x);
                 v.output[x] += still_rejected * a;
                 v.acceptance += still_rejected * a;
                 still_rejected *= 1.0 - a;
@@ -237,11 +244,7 @@ pub fn simulate<R: Rng + ?Sized>(
                 let mut r = p.to_vec();
                 let mut out = None;
                 for (&x, q) in xs.iter().zip(qs) {
-                    let a = if q[x] > 0.0 {
-                        (r[x] / q[x]).min(1.0)
-                    } else {
-                        1.0
-                    };
+                    let a = accept_prob(&r, q, x);
                     if rng.random::<f64>() < a {
                         out = Some(x);
                         break;
@@ -265,6 +268,19 @@ pub fn simulate<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mss_never_emits_a_token_the_target_forbids() {
+        // A candidate with q(x) = 0 where p(x) = 0 too (top-k past the support): rejected.
+        let p = [0.5, 0.5, 0.0];
+        let q = [0.5, 0.5, 0.0];
+        let v = verify_given(&p, &[(2, &q[..])], Mode::Mss);
+        assert_eq!(v.output[2], 0.0);
+        assert!(tv(&v.output, &p) <= 1e-12, "{v:?}");
+        // Where the residual still has mass on x, such a candidate is taken (r(x) > 0).
+        let v = verify_given(&[0.2, 0.8, 0.0], &[(1, &[1.0, 0.0, 0.0][..])], Mode::Mss);
+        assert_eq!(v.output[1], 1.0, "{v:?}");
+    }
     use crate::sampling::tv;
     use rand::SeedableRng;
 

@@ -27,6 +27,10 @@ pub struct Node {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TokenTree {
     nodes: Vec<Node>,
+    /// Lengths of the sequences the tree stands for, when it was merged from sequences (one may
+    /// be a prefix of another, so they are not the leaves' depths).
+    #[serde(skip)]
+    sequences: Option<Vec<usize>>,
 }
 
 impl TokenTree {
@@ -38,6 +42,7 @@ impl TokenTree {
                 depth: 0,
                 children: vec![],
             }],
+            sequences: None,
         }
     }
 
@@ -71,6 +76,7 @@ impl TokenTree {
                 };
             }
         }
+        tree.sequences = Some(paths.iter().map(Vec::len).filter(|&l| l > 0).collect());
         tree
     }
 
@@ -105,8 +111,12 @@ impl TokenTree {
         self.nodes.len() - 1
     }
 
-    /// Tokens decoded when every root-to-leaf path is run on its own (the root excluded).
+    /// Tokens decoded when every sequence is run on its own (the root excluded): the merged
+    /// sequences, or every root-to-leaf path of an expansion tree.
     pub fn sequence_tokens(&self) -> usize {
+        if let Some(lengths) = &self.sequences {
+            return lengths.iter().sum();
+        }
         self.nodes
             .iter()
             .filter(|n| n.children.is_empty() && n.parent.is_some())
@@ -189,6 +199,19 @@ pub fn parse_paths(text: &str) -> Result<Vec<Vec<String>>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sequence_that_is_a_prefix_of_another_still_costs_its_own_run() {
+        let paths = |t: &str| -> Vec<Vec<String>> {
+            t.split('|')
+                .map(|p| p.split_whitespace().map(String::from).collect())
+                .collect()
+        };
+        let t = TokenTree::merge(&paths("a b|a b c"), "r");
+        assert_eq!((t.speculated(), t.sequence_tokens()), (3, 5));
+        let t = TokenTree::merge(&paths("a b c|a b d e|f g"), "r");
+        assert_eq!(t.sequence_tokens(), 3 + 4 + 2);
+    }
 
     fn tokens(tree: &TokenTree, order: &[usize]) -> Vec<String> {
         order

@@ -66,8 +66,18 @@ fn check(params: &ExactnessParams) -> Result<Checked, Error> {
         variant,
         lm: ToyLm::new(&toy),
         runs: params.runs as usize,
-        seed: toy.seed,
+        seed: monte_carlo_stream(toy.seed),
     })
+}
+
+/// The Monte Carlo uniforms' seed: a stream independent of the one that made the toy's logits
+/// (the same seed would replay the very draws that built the world). SplitMix64 of a tagged seed.
+fn monte_carlo_stream(seed: u64) -> u64 {
+    let mut z = seed ^ 0x4d43_5f75_6e69_666f; // "MC_unifo"
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[derive(Debug, Clone, serde::Serialize)]

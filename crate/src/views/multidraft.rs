@@ -119,11 +119,12 @@ pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
             q.len()
         )));
     }
-    let draws: usize = qs
+    // In u64 and saturating: a usize product wraps on wasm32 (16⁸ = 2³² ≡ 0).
+    let draws: u64 = qs
         .iter()
-        .map(|q| q.iter().filter(|&&x| x > 0.0).count())
-        .product();
-    if draws > MAX_DRAWS {
+        .map(|q| q.iter().filter(|&&x| x > 0.0).count() as u64)
+        .fold(1, u64::saturating_mul);
+    if draws > MAX_DRAWS as u64 {
         return Err(bad(format!(
             "{draws} combinations of draws to enumerate (at most {MAX_DRAWS})"
         )));
