@@ -318,7 +318,7 @@ fn likesworld_models_on_the_command_line() {
     );
     check_error(
         &["train", "--model", "target", "--seed", "1", "--steps", "0"],
-        "at least 1",
+        "steps = 0 is out of range",
     );
 }
 
@@ -598,4 +598,89 @@ fn model_free_drafting_on_the_command_line() {
     ] {
         check_error(args, needle);
     }
+}
+
+/// Sizes with no bound were a way to exhaust memory or panic: each has a documented range now.
+#[test]
+fn every_size_option_has_a_range() {
+    for (args, needle) in [
+        (
+            &[
+                "tree",
+                "--config",
+                "<1000,1000,1000>",
+                "--budget",
+                "2000000000",
+            ][..],
+            "budget = 2000000000",
+        ),
+        (
+            &["tree", "--config", "<1000,1000,1000>", "--budget", "100000"],
+            "over the budget of 100000",
+        ),
+        (
+            &[
+                "likesworld",
+                "accuracy",
+                "--model",
+                "target",
+                "--worlds",
+                "99999999",
+            ],
+            "worlds = 99999999",
+        ),
+        (
+            &[
+                "train", "--model", "target", "--seed", "1", "--batch", "100000",
+            ],
+            "batch = 100000",
+        ),
+        (
+            &["tree-attention", "--config", "<2,1>", "--prompts", "5000"],
+            "prompts = 5000",
+        ),
+        (
+            &["model-bench", "--runs", "18446744073709551615"],
+            "runs = 18446744073709552000",
+        ),
+        (&["model-bench", "--runs", "0"], "runs = 0"),
+    ] {
+        check_error(args, needle);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_argument_exits_2_with_one_line() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(env!("CARGO_BIN_EXE_specdec"))
+        .args([
+            std::ffi::OsStr::new("theory"),
+            std::ffi::OsStr::from_bytes(b"--alpha\xff"),
+        ])
+        .output()
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("argument 2") && err.contains("not valid UTF-8"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sample_dist_refuses_the_bonus_rule_it_cannot_show() {
+    check_error(
+        &[
+            "sample-dist",
+            "--p",
+            "0.6,0.4",
+            "--q",
+            "0.5,0.5",
+            "--rule",
+            "bonus-from-draft",
+        ],
+        "toy-exact --variant bonus-from-draft",
+    );
 }

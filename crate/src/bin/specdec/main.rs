@@ -175,6 +175,19 @@ impl Opts {
         }
     }
 
+    /// A whole number within a documented range (the range is part of the message).
+    pub fn count(
+        &mut self,
+        name: &'static str,
+        default: Option<usize>,
+        max: usize,
+        allowed: &'static str,
+    ) -> Result<usize, Usage> {
+        let n: usize = self.number(name, default)?;
+        specdec::error::check_range(name, n as f64, 1.0, max as f64, allowed)?;
+        Ok(n)
+    }
+
     /// Fails on any option no reader asked for.
     fn finish(&self) -> Result<(), Usage> {
         match (self.values.keys().next(), self.flags.first()) {
@@ -197,7 +210,20 @@ pub fn row(k: &str, v: impl std::fmt::Display) -> (String, String) {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = Vec::new();
+    for (i, a) in std::env::args_os().skip(1).enumerate() {
+        match a.into_string() {
+            Ok(a) => args.push(a),
+            Err(a) => {
+                eprintln!(
+                    "specdec: argument {} ({}) is not valid UTF-8",
+                    i + 1,
+                    a.to_string_lossy()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let Some(command) = args.first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);

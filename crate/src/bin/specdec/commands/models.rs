@@ -22,13 +22,13 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
 pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     let kind = ModelKind::parse(&o.required("model")?)?;
     let mut config = TrainConfig::new(kind, o.number("seed", None)?);
-    config.steps = o.number("steps", Some(config.steps))?;
-    config.batch = o.number("batch", Some(config.batch))?;
-    if config.steps == 0 || config.batch == 0 {
-        return Err(Usage(
-            "train: --steps and --batch must be at least 1".into(),
-        ));
-    }
+    config.steps = o.count(
+        "steps",
+        Some(config.steps),
+        1_000_000,
+        "1 ≤ steps ≤ 1000000",
+    )?;
+    config.batch = o.count("batch", Some(config.batch), 4096, "1 ≤ batch ≤ 4096")?;
     let device = backend(o)?.device_blocking()?;
     let started = std::time::Instant::now();
     let total = config.steps;
@@ -101,11 +101,11 @@ pub fn accuracy(o: &mut Opts) -> Result<Report, Usage> {
         ));
     }
     let kind = ModelKind::parse(&o.required("model")?)?;
-    let n: usize = o.number("worlds", Some(1000))?;
+    let n = o.count("worlds", Some(1000), 100_000, "1 ≤ worlds ≤ 100000")?;
     let seed = o.number("seed", Some(12345u64))?;
     let device = backend(o)?.device_blocking()?;
     let model = weights::load(kind, &device)?;
-    let a = answer_accuracy(&model, &worlds(Split::HeldOut, seed, n.max(1)), &device);
+    let a = answer_accuracy(&model, &worlds(Split::HeldOut, seed, n), &device);
     Ok(Report {
         json: json!({"answer_accuracy": a.answer_accuracy, "world_accuracy": a.world_accuracy, "answers": a.answers,
             "worlds": a.worlds, "parameters": parameters(&model), "model": kind.name()}),
@@ -128,7 +128,7 @@ pub fn accuracy(o: &mut Opts) -> Result<Report, Usage> {
 
 pub fn tree_attention(o: &mut Opts) -> Result<Report, Usage> {
     let config = parse_config(&o.required("config")?, DEFAULT_NODE_BUDGET)?;
-    let prompts: usize = o.number("prompts", Some(4))?;
+    let prompts = o.count("prompts", Some(4), 1000, "1 ≤ prompts ≤ 1000")?;
     let kind = ModelKind::parse(&o.take("model").unwrap_or_else(|| "target".into()))?;
     let cached = !o.flag("no-cache");
     let device = backend(o)?.device_blocking()?;
@@ -142,10 +142,7 @@ pub fn tree_attention(o: &mut Opts) -> Result<Report, Usage> {
         )));
     }
     let mut worst: Option<specdec::model::tree_attention::TreeCheck> = None;
-    for (i, w) in worlds(Split::HeldOut, 77, prompts.max(1))
-        .iter()
-        .enumerate()
-    {
+    for (i, w) in worlds(Split::HeldOut, 77, prompts).iter().enumerate() {
         let prompt = w.prompt();
         // Node tokens: a fixed pseudo-random fill; exactness does not depend on which tokens.
         let tokens: Vec<u32> = (0..tree.nodes().len())
@@ -177,10 +174,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
         Some(b) => vec![Backend::parse(&b)?],
         None => Backend::ALL.to_vec(),
     };
-    let runs: usize = o.number("runs", Some(300))?;
-    if runs == 0 {
-        return Err(Usage("model-bench: --runs must be at least 1".into()));
-    }
+    let runs = o.count("runs", Some(300), 100_000, "1 ≤ runs ≤ 100000")?;
     let mut rows = vec![row(
         "backend / model",
         "decode1 µs   chain5 µs   tree31 µs   (median; p95 of decode1)",

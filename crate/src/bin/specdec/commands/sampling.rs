@@ -83,6 +83,15 @@ pub fn cmd_sample_dist(o: &mut Opts) -> Result<Report, Usage> {
         )));
     }
     let variant = Variant::parse(&o.required("rule")?)?;
+    if variant == Variant::BonusFromDraft {
+        // One position has no bonus step, so this rule would look exact here (TV 0).
+        return Err(Usage(
+            "sample-dist: --rule bonus-from-draft changes only the bonus token after all γ drafts \
+             pass, which a single position does not have; see it with toy-exact --variant \
+             bonus-from-draft"
+                .into(),
+        ));
+    }
     let pos = single_position(&p, &q, variant);
     Ok(Report {
         json: json!({"output": pos.output, "acceptance": pos.acceptance}),

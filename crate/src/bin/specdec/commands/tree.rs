@@ -9,7 +9,12 @@ pub fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
         (Some(_), Some(_)) => Err(Usage("tree: give --paths or --config, not both".into())),
         (None, None) => Err(Usage("tree: missing --paths or --config".into())),
         (None, Some(config)) => {
-            let budget = o.number("budget", Some(DEFAULT_NODE_BUDGET))?;
+            let budget = o.count(
+                "budget",
+                Some(DEFAULT_NODE_BUDGET),
+                100_000,
+                "1 ≤ budget ≤ 100000 nodes",
+            )?;
             let tree = TokenTree::expand(&parse_config(&config, budget)?, "r");
             let (n, s) = (tree.speculated(), tree.sequence_tokens());
             Ok(Report {
