@@ -12,7 +12,7 @@ const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.json': 'application/json',
 };
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:";
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 function resolvePath(urlPath) {
   let path = decodeURIComponent(urlPath);
@@ -30,7 +30,15 @@ function resolvePath(urlPath) {
 /** Starts the server; resolves to { server, url }. Port 0 picks a free one. */
 export function serve({ host = '127.0.0.1', port = 8000 } = {}) {
   const server = createServer(async (req, res) => {
-    const file = resolvePath(new URL(req.url, 'http://x').pathname);
+    let file;
+    try {
+      file = resolvePath(new URL(req.url, 'http://x').pathname);
+    } catch {
+      // A malformed escape such as GET /% : the client's mistake, and the server keeps serving.
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end('bad request\n');
+      return;
+    }
     try {
       if (!file) throw Object.assign(new Error('outside the site'), { code: 'ENOENT' });
       const body = await readFile(file);

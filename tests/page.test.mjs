@@ -112,6 +112,21 @@ test('hostile URL parameters get a message and sane values', async () => {
   await page.close();
 });
 
+test('URL values off a control’s step are snapped with a note, and the server survives a bad escape', async () => {
+  const { page, errors } = await open(env, '?theory.gamma=2.5&tree.highlight=1.5');
+  assert.match(await alertOf(page, 'theory'), /γ: 2\.5 is not on the control’s steps of 1; using 3/);
+  assert.match(await alertOf(page, 'tree'), /1\.5 is not on the control’s steps of 1; using 2/);
+  for (const w of ['theory', 'tree']) {
+    assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+    assert.ok(await page.$(`[data-widget="${w}"] .view svg`), `${w} draws`);
+  }
+  assert.equal((await fetch(`${env.url}%`)).status, 400);
+  assert.equal((await fetch(`${env.url}%E0%A4%A`)).status, 400);
+  assert.equal((await fetch(env.url)).status, 200, 'still serving');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('state goes into the URL and an embed shows one widget without controls', async () => {
   const { page } = await open(env, '');
   await setControl(page, 'theory', 'alpha', 0.7);
@@ -321,5 +336,20 @@ test('model-free drafting: bad input is named, a run can be cancelled, and the w
   await setControl(page, 'modelfree', 'requests', 10);
   await mfDone(page, 2);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a failed engine load shows a message and a retry brings the page up', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  let fail = true;
+  await page.route('**/pkg/specdec_bg.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
+  await page.goto(`${env.url}embed.html?widget=theory`);
+  await page.waitForSelector('html[data-ready="failed"]', { timeout: 30_000 });
+  assert.match(await text(page, '[data-widget="theory"] [role="alert"]'), /Could not load the WebAssembly engine/);
+  fail = false;
+  await page.click('[data-widget="theory"] .retry');
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-widget="theory"]', 'data-state'), 'ok');
+  assert.ok(await page.$('[data-widget="theory"] .view svg'));
   await page.close();
 });

@@ -1,6 +1,6 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
-import { ready, panicOnNextCall, call } from './engine.js';
+import { ready, retry, panicOnNextCall, call } from './engine.js';
 import { mount } from './widget.js';
 import roofline from './widgets/roofline.js';
 import theory from './widgets/theory.js';
@@ -27,13 +27,24 @@ async function main() {
     embedded.dataset.widget = name;
     embedded.dataset.params = 'plain';
   }
-  try {
-    await ready;
-  } catch (e) {
-    document.querySelectorAll('[data-widget]').forEach((el) => {
-      el.innerHTML = `<div role="alert" class="alert shown">Could not load the WebAssembly engine: ${e.message}</div>`;
-    });
-    throw e;
+  // A failed load shows a message with a retry in every widget; the page stays alive.
+  for (let engine = ready; ; engine = retry()) {
+    try {
+      await engine;
+      break;
+    } catch (e) {
+      const again = new Promise((resolve) => {
+        document.querySelectorAll('[data-widget]').forEach((el) => {
+          el.innerHTML = '<div role="alert" class="alert shown">Could not load the WebAssembly engine: <span class="why"></span> '
+            + '<button type="button" class="retry">Try again</button></div>';
+          el.querySelector('.why').textContent = e?.message ?? String(e);
+          el.querySelector('.retry').onclick = resolve;
+        });
+      });
+      document.documentElement.dataset.ready = 'failed';
+      await again;
+      document.querySelectorAll('[data-widget]').forEach((el) => { el.innerHTML = ''; });
+    }
   }
   for (const el of document.querySelectorAll('[data-widget]')) {
     const w = WIDGETS[el.dataset.widget];

@@ -17,6 +17,8 @@ let panicNext = false;
 async function load() {
   generation += 1;
   compiled ??= WebAssembly.compileStreaming(fetch(WASM_URL));
+  // A failed fetch or compile must not stick: the next load (a retry) starts over.
+  compiled.catch(() => { compiled = null; });
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
   const m = await import(`./pkg/specdec.js?instance=${generation}`);
   await m.default({ module_or_path: await compiled });
@@ -24,7 +26,13 @@ async function load() {
   return m;
 }
 
-export const ready = load();
+export let ready = load();
+
+/** After a failed load (network, a truncated module): tries again; resolves when ready. */
+export function retry() {
+  ready = load();
+  return ready;
+}
 
 export class PanicError extends Error {}
 export class CancelledError extends Error {}
@@ -57,7 +65,9 @@ let nextId = 0;
 
 function spawn(ch) {
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  compiled?.then((module) => w.postMessage({ module }));
+  // The compiled module goes first and every job after it (messages keep their order), so the
+  // worker instantiates once instead of fetching and compiling the module a second time.
+  ch.ready = (compiled ?? Promise.reject(new Error('no module'))).then((module) => w.postMessage({ module }), () => {});
   w.onmessage = ({ data }) => {
     const job = ch.current;
     if (!job || data.id !== job.id) return;
@@ -116,7 +126,8 @@ export function runJob(name, params, onStatus, channel = name) {
   const started = performance.now();
   const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
   onStatus?.('queued');
-  ch.worker.postMessage({ id, name, params });
+  const w = ch.worker;
+  ch.ready.then(() => w.postMessage({ id, name, params }));
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 

@@ -20,6 +20,14 @@ function clampNumber(c, raw) {
     const to = Math.min(c.max, Math.max(c.min, v));
     return { error: `${c.label}: ${v} is outside ${c.min}…${c.max}; using ${to}`, value: to };
   }
+  // Off the control's step (gamma=2.5): snap to the nearest step, as the control itself would.
+  if (c.step && c.step !== 'any') {
+    const decimals = (String(c.step).split('.')[1] ?? '').length;
+    const snapped = Math.min(c.max, Number((c.min + Math.round((v - c.min) / c.step) * c.step).toFixed(decimals)));
+    if (Math.abs(snapped - v) > 1e-9 * Math.max(1, Math.abs(v))) {
+      return { error: `${c.label}: ${v} is not on the control’s steps of ${c.step}; using ${snapped}`, value: snapped };
+    }
+  }
   return { value: v };
 }
 

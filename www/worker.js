@@ -31,7 +31,7 @@ function engineFor(params, progress) {
 
 self.onmessage = async ({ data }) => {
   if (data.module) {
-    cpuReady = init({ module_or_path: data.module }).then(() => cpu);
+    cpuReady ??= init({ module_or_path: data.module }).then(() => cpu);
     return;
   }
   const { id, name, params } = data;
