@@ -353,3 +353,56 @@ test('a failed engine load shows a message and a retry brings the page up', asyn
   assert.ok(await page.$('[data-widget="theory"] .view svg'));
   await page.close();
 });
+
+test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory and workers bounded', async () => {
+  const { page, errors } = await open(env, '?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=4');
+  await mfDone(page, 1);
+  const health = () => page.evaluate(() => window.specdec.health());
+  // Random moves of every slider of the analytic widgets (exactness starts a Monte Carlo job in
+  // its worker on each move, superseding the last), 1,000 per round.
+  const moves = (seed) => page.evaluate((s) => {
+    let x = s;
+    const rnd = () => { x = (x * 1103515245 + 12345) % 2147483648; return x / 2147483648; };
+    const sliders = [...document.querySelectorAll('[data-widget]:is([data-widget="roofline"],[data-widget="theory"],[data-widget="exactness"],[data-widget="multidraft"],[data-widget="tree"]) input[type="range"]')];
+    for (let i = 0; i < 1000; i++) {
+      const el = sliders[Math.floor(rnd() * sliders.length)];
+      const [lo, hi, step] = [Number(el.min), Number(el.max), Number(el.step) || 1];
+      el.value = String(lo + Math.round((rnd() * (hi - lo)) / step) * step);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    return sliders.length;
+  }, seed);
+  assert.ok(await moves(1) >= 10, 'sliders found');
+  const warm = await health();
+  for (let r = 2; r <= 10; r++) await moves(r);
+  const afterMoves = await health();
+  // 100 model jobs (LikesWorld decoded with a suffix index), every fourth cancelled mid-run.
+  let done = 1;
+  let cancelled = 0;
+  for (let i = 0; i < 100; i++) {
+    await setControl(page, 'modelfree', 'request', i % 4);
+    if (i % 4 === 3) {
+      // Cancel once it runs (a job that already ended has nothing to cancel).
+      await page.waitForFunction(() => /Running|Done/.test(document.querySelector('[data-widget="modelfree"] .mf-status').textContent), null, { timeout: 60_000 });
+      await page.click('[data-widget="modelfree"] .mf-cancel', { timeout: 1000 }).catch(() => {});
+      await page.waitForFunction(() => document.querySelector('[data-widget="modelfree"]').getAttribute('aria-busy') !== 'true', null, { timeout: 60_000 });
+      const ended = Number(await page.getAttribute('[data-widget="modelfree"]', 'data-decoded'));
+      if (ended > done) done = ended; else cancelled += 1;
+    } else {
+      done += 1;
+      await mfDone(page, done);
+    }
+  }
+  const end = await health();
+  console.log(`long use: wasm memory ${warm.wasmBytes} B after 1,000 moves, ${afterMoves.wasmBytes} B after 10,000, ${end.wasmBytes} B after 100 jobs (${cancelled} cancelled); live workers ${end.workers} of ${end.channels} channels`);
+  assert.ok(afterMoves.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${afterMoves.wasmBytes}`);
+  assert.ok(end.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${end.wasmBytes}`);
+  assert.ok(end.workers <= end.channels && end.channels <= 4, JSON.stringify(end));
+  // Every widget still answers.
+  await setControl(page, 'theory', 'gamma', 4);
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = /);
+  await setControl(page, 'modelfree', 'request', 1);
+  await mfDone(page, done + 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

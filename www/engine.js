@@ -10,6 +10,7 @@
 
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
 let mod = null;
+let exports = null; // the instance's raw exports (its memory)
 let compiled = null;
 let generation = 0;
 let panicNext = false;
@@ -21,7 +22,7 @@ async function load() {
   compiled.catch(() => { compiled = null; });
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
   const m = await import(`./pkg/specdec.js?instance=${generation}`);
-  await m.default({ module_or_path: await compiled });
+  exports = await m.default({ module_or_path: await compiled });
   mod = m;
   return m;
 }
@@ -134,4 +135,13 @@ export function runJob(name, params, onStatus, channel = name) {
 /** For tests of the recovery path: the next call panics inside Rust. */
 export function panicOnNextCall() {
   panicNext = true;
+}
+
+/** For the long-use test and the curious: the main instance's wasm memory and the live workers. */
+export function health() {
+  return {
+    wasmBytes: exports?.memory?.buffer.byteLength ?? 0,
+    workers: [...channels.values()].filter((ch) => ch.worker).length,
+    channels: channels.size,
+  };
 }

@@ -208,10 +208,30 @@ function shareUrl(widget, state) {
   return u.toString();
 }
 
+// The URL follows the state at most every URL_EVERY_MS (the first change at once, the last one
+// always): browsers throttle history.replaceState and drop updates past ~100 per 10 s, which a
+// dragged slider exceeds.
+const URL_EVERY_MS = 200;
+const urlPending = new Map(); // root → { widget, state }
+let urlTimer = null;
+let urlLast = -Infinity;
+
 function syncUrl(widget, state, root) {
+  urlPending.set(root, { widget, state });
+  const wait = urlLast + URL_EVERY_MS - performance.now();
+  if (wait <= 0) flushUrl();
+  else urlTimer ??= setTimeout(flushUrl, wait);
+}
+
+function flushUrl() {
+  urlTimer = null;
+  urlLast = performance.now();
   const u = new URL(location.href);
-  const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
-  for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
+  for (const [root, { widget, state }] of urlPending) {
+    const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
+    for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
+  }
+  urlPending.clear();
   history.replaceState(null, '', u);
 }
 
