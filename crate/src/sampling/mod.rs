@@ -35,6 +35,41 @@ pub fn argmax(p: &[f64]) -> usize {
     best
 }
 
+/// The largest standardised deviation of `freq` (frequencies of `n` independent draws) from `p`,
+/// over the cells: max |f − p|·√n / √(p(1 − p)); infinite where p = 0 and f > 0. Cells expected
+/// fewer than 20 times are pooled into one (where the normal approximation would not hold).
+///
+/// The per-cell test with a Bonferroni bound: under "the draws come from p" each cell's z is
+/// approximately standard normal, so P(max |z| > z*) ≤ 2·cells·Φ(−z*) (≤ 0.005 for 625 cells at
+/// z* = 4.5). Power: a cell whose probability is off by ε moves its z by ε·√n/√(p(1 − p)).
+pub fn max_abs_z(freq: &[f64], p: &[f64], n: usize) -> f64 {
+    let n = n as f64;
+    let z = |f: f64, q: f64| {
+        if q <= 0.0 || q >= 1.0 {
+            if (f - q).abs() > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            (f - q).abs() * n.sqrt() / (q * (1.0 - q)).sqrt()
+        }
+    };
+    let (mut rare_f, mut rare_p, mut worst) = (0.0, 0.0, 0.0f64);
+    for (&f, &q) in freq.iter().zip(p) {
+        if q > 0.0 && q * n < 20.0 {
+            rare_f += f;
+            rare_p += q;
+        } else {
+            worst = worst.max(z(f, q));
+        }
+    }
+    if rare_p > 0.0 {
+        worst = worst.max(z(rare_f, rare_p));
+    }
+    worst
+}
+
 /// The residual distribution norm(max(0, p − q)). Its mass equals the rejection probability of
 /// the min(1, p/q) rule, so it is only ever sampled with positive mass; when p = q exactly (no
 /// mass) it returns p, which no correct caller can reach.

@@ -337,6 +337,51 @@ mod tests {
         );
     }
 
+    /// Without-replacement children verified by MSS, by Monte Carlo with real coin flips against
+    /// the enumeration: 200,000 runs, max |z| over the 5 outputs and acceptance ≤ 4.5 (false alarm
+    /// ≤ 2·6·Φ(−4.5) < 1e-4); an error of 0.005 in any output probability shifts its z by ≥ 5.
+    #[test]
+    fn without_replacement_mss_by_monte_carlo() {
+        use crate::sampling::{max_abs_z, sample};
+        const RUNS: usize = 200_000;
+        let p = [0.1, 0.35, 0.05, 0.3, 0.2];
+        let q = [0.3, 0.25, 0.2, 0.05, 0.2];
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for k in 1..=3 {
+            let exact = children_exact(&p, &q, k, Children::WithoutReplacement, Mode::Mss);
+            let (mut out, mut accepted) = (vec![0.0; 5], 0.0);
+            for _ in 0..RUNS {
+                // Draw k distinct children, each from q renormalised without the earlier ones.
+                let mut qj = q.to_vec();
+                let mut r = p.to_vec();
+                let mut y = None;
+                for _ in 0..k {
+                    let x = sample(&qj, &mut rng);
+                    if rng.random::<f64>() < accept_prob(&r, &qj, x) {
+                        y = Some(x);
+                        break;
+                    }
+                    r = residual(&r, &qj);
+                    qj[x] = 0.0;
+                    let m: f64 = qj.iter().sum();
+                    qj.iter_mut().for_each(|w| *w /= m);
+                }
+                accepted += f64::from(u8::from(y.is_some()));
+                out[y.unwrap_or_else(|| sample(&r, &mut rng))] += 1.0 / RUNS as f64;
+            }
+            accepted /= RUNS as f64;
+            assert!(
+                max_abs_z(&out, &exact.output, RUNS) <= 4.5,
+                "k={k}: {out:?} vs {exact:?}"
+            );
+            assert!(
+                max_abs_z(&[accepted], &[exact.acceptance], RUNS) <= 4.5,
+                "k={k}: {accepted}"
+            );
+            assert!(tv(&exact.output, &p) <= 1e-12);
+        }
+    }
+
     #[test]
     fn simulation_agrees_with_enumeration() {
         let p = [0.1, 0.35, 0.05, 0.3, 0.2];

@@ -146,6 +146,43 @@ mod tests {
         }
     }
 
+    /// The same check with stated power: 200,000 runs per variant, every one of the 625 cells
+    /// tested (max |z| ≤ 4.5; false alarm ≤ 2·625·Φ(−4.5) ≈ 0.4%). A sampler that moves 0.005 of
+    /// probability into or out of any cell with p ≤ 0.25 shifts that cell's z by ≥ 0.005·√200000
+    /// / √(0.25·0.75) ≈ 5.2, so it is caught with power ≥ 0.7, and ≥ 0.99 where p ≤ 0.1 (z ≥ 7.5);
+    /// the 1.25×-floor check above lets such a bias through.
+    #[test]
+    fn monte_carlo_matches_enumeration_cell_by_cell_with_stated_power() {
+        use crate::sampling::max_abs_z;
+        const RUNS: usize = 200_000;
+        let lm = ToyLm::new(&ToyConfig::default());
+        for (k, variant) in Variant::ALL.into_iter().enumerate() {
+            let strategy = Strategy::Speculative { gamma: 3, variant };
+            let exact = exact_distribution(&lm, strategy);
+            let mc = empirical(&lm, strategy, RUNS, 500 + k as u64);
+            let z = max_abs_z(&mc, &exact, RUNS);
+            assert!(z <= 4.5, "{variant:?}: max |z| = {z}");
+            // The power, shown: the same sample against p with 0.005 moved between two cells.
+            let mut off = exact.clone();
+            let (a, b) = (
+                argmax_of(&off),
+                (0..off.len())
+                    .find(|&i| off[i] > 0.01 && off[i] < 0.1)
+                    .unwrap(),
+            );
+            off[a] -= 0.005;
+            off[b] += 0.005;
+            assert!(
+                max_abs_z(&mc, &off, RUNS) > 4.5,
+                "{variant:?}: a 0.005 shift went unseen"
+            );
+        }
+    }
+
+    fn argmax_of(p: &[f64]) -> usize {
+        crate::sampling::argmax(p)
+    }
+
     #[test]
     fn noise_floor_matches_two_seeds_of_the_target() {
         // The lecture's reference point: two seeds of the target differ by TV ≈ 0.028 at 20,000.
