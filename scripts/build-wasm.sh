@@ -9,7 +9,10 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
 wasm="$target_dir/wasm32-unknown-unknown/wasm/specdec.wasm"
-rm -rf pkg
+# Which modules: cpu, gpu, or all (the default; the CPU module first: the page needs it, the GPU
+# module only when someone picks WebGPU).
+which="${1:-all}"
+case "$which" in cpu|gpu|all) ;; *) echo "build-wasm.sh: expected cpu, gpu or all, got $which" >&2; exit 2 ;; esac
 
 # name: the function-name section (8 MB in the GPU module); panics carry their own message.
 generate() {
@@ -22,7 +25,16 @@ generate() {
   printf '%s/specdec_bg.wasm: %s bytes (%s gzip)\n' "$out" "$(wc -c < "$out/specdec_bg.wasm")" "$(gzip -9c "$out/specdec_bg.wasm" | wc -c)"
 }
 
-cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec
-generate pkg/gpu
-cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features
-generate pkg
+if [ "$which" != gpu ]; then
+  rm -f pkg/specdec.js pkg/specdec_bg.wasm
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features
+  generate pkg
+fi
+if [ "$which" != cpu ]; then
+  # Built beside the page into a temporary folder and moved in whole, so that a half-written
+  # module is never served.
+  rm -rf pkg/gpu pkg/gpu.partial
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec
+  generate pkg/gpu.partial
+  mv pkg/gpu.partial pkg/gpu
+fi

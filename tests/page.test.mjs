@@ -406,3 +406,14 @@ test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('WebGPU chosen before the GPU module exists: the job runs on the CPU and says so', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
+  await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await mfDone(page, 1);
+  assert.match(await text(page, '[data-widget="modelfree"] .mf-status'), /LikesWorld on flex/);
+  assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU engine could not be loaded .* ran on the CPU \(flex\)/);
+  await page.close();
+});

@@ -15,18 +15,32 @@ import init, * as cpu from './pkg/specdec.js';
 let cpuReady = null;
 let gpuReady = null;
 
-function engineFor(params, progress) {
-  if (params?.backend === 'wgpu') {
-    gpuReady ??= (async () => {
-      progress('downloading the WebGPU engine');
-      const gpu = await import('./pkg/gpu/specdec.js');
-      await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
-      return gpu;
-    })();
-    return gpuReady;
-  }
+function cpuEngine() {
   cpuReady ??= init({ module_or_path: new URL('./pkg/specdec_bg.wasm', import.meta.url) }).then(() => cpu);
   return cpuReady;
+}
+
+/**
+ * The engine for a job: { engine, params, note }. Without the GPU module (not built yet — the
+ * dev server builds it after the page is up — or not fetchable) a WebGPU job runs on the CPU
+ * module with flex and says so; the next WebGPU job tries the GPU module again.
+ */
+async function engineFor(params, progress) {
+  if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
+  gpuReady ??= (async () => {
+    progress('downloading the WebGPU engine');
+    const gpu = await import('./pkg/gpu/specdec.js');
+    await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
+    return gpu;
+  })();
+  try {
+    return { engine: await gpuReady, params };
+  } catch (e) {
+    gpuReady = null;
+    const note = `The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
+      + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.';
+    return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
+  }
 }
 
 self.onmessage = async ({ data }) => {
@@ -39,8 +53,11 @@ self.onmessage = async ({ data }) => {
   const progress = (message) => self.postMessage({ id, kind: 'progress', message });
   let engine = null;
   try {
-    engine = await engineFor(params, progress);
-    self.postMessage({ id, kind: 'done', result: await engine[name](params, progress) });
+    const job = await engineFor(params, progress);
+    engine = job.engine;
+    const result = await engine[name](job.params, progress);
+    if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
+    self.postMessage({ id, kind: 'done', result });
   } catch (e) {
     const panic = e instanceof WebAssembly.RuntimeError;
     let message = e?.message ?? String(e);
