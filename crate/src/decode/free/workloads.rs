@@ -265,8 +265,8 @@ const VOCABULARY: [&str; 7] = [
 fn code_rewrite(rng: &mut StdRng) -> (String, String) {
     let mut ids: Vec<&str> = IDENTIFIERS.to_vec();
     ids.shuffle(rng);
-    let (used, unused) = ids.split_at(5);
-    let pick = |rng: &mut StdRng| *used.choose(rng).expect("five identifiers");
+    let (used, unused) = ids.split_at(8);
+    let pick = |rng: &mut StdRng| *used.choose(rng).expect("eight identifiers");
     let f = *FUNCTIONS.choose(rng).expect("functions");
     let mut code = format!("fn {f} ( {} , {} ) {{", used[0], used[1]);
     for _ in 0..rng.random_range(3..=6) {
