@@ -7,7 +7,7 @@
 // render are shown in the widget's role="alert" element; the last good drawing stays, and the
 // next good render clears the alert.
 
-import { call, PanicError } from './engine.js';
+import { call, PanicError, runJob, CancelledError } from './engine.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -247,4 +247,61 @@ export function fmt(x, digits = 3) {
   if (x === null || x === undefined) return '∞';
   if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(2);
   return x.toFixed(digits);
+}
+
+/** The run bar of a widget whose experiments run in a worker: status, progress, Cancel. */
+export function runBar(cls) {
+  return `<div class="dec-run"><p class="numbers ${cls}-status" aria-live="polite">Waiting…</p>
+    <progress class="${cls}-progress" max="1" value="0"></progress> <button type="button" class="${cls}-cancel">Cancel</button></div>`;
+}
+
+const runs = new WeakMap(); // widget root → { gen, timer, job }
+
+/**
+ * Runs export `name` with `params` in the worker of `channel`, 250 ms after the last change, for
+ * the widget `ui` whose view holds runBar(cls) and a `.${cls}-note`. A newer run supersedes the
+ * older one: a stale answer (or its cancellation) never touches the newer view. `done(v)` draws
+ * a result; errors go to the widget's alert. Sets data-decoded / data-cancelled counters.
+ */
+export function runInWorker(ui, view, cls, name, params, channel, done) {
+  const p = runs.get(ui.root) ?? { gen: 0 };
+  runs.set(ui.root, p);
+  clearTimeout(p.timer);
+  const gen = ++p.gen;
+  const current = () => p.gen === gen;
+  p.job?.cancel();
+  const q = (what) => view.querySelector(`.${cls}-${what}`);
+  const [status, bar, cancel, note] = ['status', 'progress', 'cancel', 'note'].map(q);
+  const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
+  const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
+  busy(true);
+  bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
+  cancel.onclick = null;
+  status.textContent = 'Starting…';
+  p.timer = setTimeout(() => {
+    const job = runJob(name, params, (st) => {
+      if (!current()) return;
+      status.textContent = `Running: ${st}…`;
+      const m = /^(\d+) of (\d+)/.exec(st);
+      if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
+    }, channel);
+    p.job = job;
+    cancel.onclick = () => job.cancel();
+    job.promise.then((v) => {
+      if (!current()) return;
+      note.hidden = !v.note;
+      note.textContent = v.note ?? '';
+      status.textContent = done(v);
+      count('decoded');
+    }, (e) => {
+      if (!current()) return;
+      if (e instanceof CancelledError) {
+        status.textContent = 'Cancelled.';
+        count('cancelled');
+        return;
+      }
+      status.textContent = 'The experiment could not run.';
+      ui.alert(e.message);
+    }).finally(() => { if (current()) busy(false); });
+  }, 250);
 }

@@ -1,8 +1,7 @@
 // Speculative decoding on LikesWorld (lecture §3–§4, demos 03.1–03.3, 04.3–04.5): the drafts
 // propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
 // and cancel; a newer run supersedes the older one.
-import { fmt, table, escapeHtml } from '../widget.js';
-import { runJob, CancelledError } from '../engine.js';
+import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
 
 const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
 const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
@@ -17,7 +16,6 @@ function params(s) {
   };
 }
 
-const pending = new WeakMap(); // widget root → { timer, job }
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const kind = (k) => KINDS[k] ?? k;
 const byKind = (rows) => rows.map((k) => `${kind(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
@@ -118,81 +116,35 @@ export default {
     { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
   ],
   render() {
-    return [
-      `<div class="dec-run"><p class="numbers dec-status" aria-live="polite">Waiting…</p>
-        <progress class="dec-progress" max="1" value="0"></progress> <button type="button" class="dec-cancel">Cancel</button></div>`,
-      '<p class="note dec-note" hidden></p>',
-      '<div class="dec-result"></div>',
-      '<div class="plots dec-plot"></div>',
-    ];
+    return [runBar('dec'), '<p class="note dec-note" hidden></p>', '<div class="dec-result"></div>', '<div class="plots dec-plot"></div>'];
   },
   after(s, ui, view) {
-    const p = pending.get(ui.root) ?? { gen: 0 };
-    clearTimeout(p.timer);
-    // A superseded run's late answer (or its cancellation) must not touch the new run's view.
-    const gen = ++p.gen;
-    const current = () => p.gen === gen;
-    p.job?.cancel();
-    const status = view.querySelector('.dec-status');
-    const bar = view.querySelector('.dec-progress');
-    const cancel = view.querySelector('.dec-cancel');
     const result = view.querySelector('.dec-result');
-    const plot = view.querySelector('.dec-plot');
-    const note = view.querySelector('.dec-note');
-    const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
-    busy(true);
-    bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
-    cancel.onclick = null;
-    status.textContent = 'Starting…';
-    p.timer = setTimeout(() => {
-      const job = runJob('likesworld_decode', params(s), (st) => {
-        if (!current()) return;
-        status.textContent = `Running: ${st}…`;
-        const m = /^(\d+) of (\d+)/.exec(st);
-        if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
-      }, 'decode');
-      p.job = job;
-      cancel.onclick = () => job.cancel();
-      job.promise.then((v) => {
-        if (!current()) return;
-        note.hidden = !v.note;
-        note.textContent = v.note ?? '';
-        status.textContent = `Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
-        plot.innerHTML = v.svg;
-        const r = v.report;
-        if (v.experiment === 'step') {
-          let i = 0;
-          const show = () => {
-            result.innerHTML = `<div class="dec-step" tabindex="0" role="group" aria-label="Step-through: left and right arrow keys move between steps">
-              <p class="numbers">${escapeHtml(r.method)}, seed ${s.seed}: ${r.stats.tokens} tokens in ${r.stats.target_calls} target calls.
-              <button type="button" class="dec-prev">◀ previous</button> <button type="button" class="dec-next">next ▶</button></p>${stepHtml(v, i)}</div>`;
-            const box = result.querySelector('.dec-step');
-            result.querySelector('.dec-prev').onclick = () => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); };
-            result.querySelector('.dec-next').onclick = () => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); };
-            box.onkeydown = (ev) => {
-              if (ev.key === 'ArrowRight') { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
-              if (ev.key === 'ArrowLeft') { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
-            };
-            ui.root.dataset.step = String(i + 1);
+    runInWorker(ui, view, 'dec', 'likesworld_decode', params(s), 'decode', (v) => {
+      view.querySelector('.dec-plot').innerHTML = v.svg;
+      const r = v.report;
+      if (v.experiment === 'step') {
+        let i = 0;
+        const show = () => {
+          result.innerHTML = `<div class="dec-step" tabindex="0" role="group" aria-label="Step-through: left and right arrow keys move between steps">
+            <p class="numbers">${escapeHtml(r.method)}, seed ${s.seed}: ${r.stats.tokens} tokens in ${r.stats.target_calls} target calls.
+            <button type="button" class="dec-prev">◀ previous</button> <button type="button" class="dec-next">next ▶</button></p>${stepHtml(v, i)}</div>`;
+          const box = result.querySelector('.dec-step');
+          result.querySelector('.dec-prev').onclick = () => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); };
+          result.querySelector('.dec-next').onclick = () => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); };
+          box.onkeydown = (ev) => {
+            if (ev.key === 'ArrowRight') { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
+            if (ev.key === 'ArrowLeft') { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
           };
-          show();
-        } else {
-          result.innerHTML = {
-            acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml,
-          }[v.experiment](r);
-        }
-        ui.root.dataset.decoded = String(Number(ui.root.dataset.decoded || 0) + 1);
-      }, (e) => {
-        if (!current()) return;
-        if (e instanceof CancelledError) {
-          status.textContent = 'Cancelled.';
-          ui.root.dataset.cancelled = String(Number(ui.root.dataset.cancelled || 0) + 1);
-          return;
-        }
-        status.textContent = 'The experiment could not run.';
-        ui.alert(e.message);
-      }).finally(() => { if (current()) busy(false); });
-    }, 250);
-    pending.set(ui.root, p);
+          ui.root.dataset.step = String(i + 1);
+        };
+        show();
+      } else {
+        result.innerHTML = {
+          acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml,
+        }[v.experiment](r);
+      }
+      return `Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
+    });
   },
 };

@@ -1,8 +1,7 @@
 // Drafting without a model (lecture §5.3, demos 05.1–05.3): Prompt Lookup, the suffix index,
 // Jacobi and Lookahead on three workloads. Runs in a Web Worker with progress and cancel; a
 // newer run supersedes the older one.
-import { fmt, table, escapeHtml } from '../widget.js';
-import { runJob, CancelledError } from '../engine.js';
+import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
 
 const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
   ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
@@ -11,7 +10,6 @@ const SOURCES = { target: 'the target', request: 'this prompt + output', earlier
 const name = (list, v) => (list.find(([k]) => k === v) ?? [v, v])[1];
 const uses = (...names) => (s) => names.includes(s.experiment);
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const pending = new WeakMap();
 
 function params(s) {
   return {
@@ -89,60 +87,14 @@ export default {
     { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
   ],
   render() {
-    return [
-      `<div class="dec-run"><p class="numbers mf-status" aria-live="polite">Waiting…</p>
-        <progress class="mf-progress" max="1" value="0"></progress> <button type="button" class="mf-cancel">Cancel</button></div>`,
-      '<p class="note mf-note" hidden></p>',
-      '<div class="dec-result mf-result"></div>',
-      '<div class="plots mf-plot"></div>',
-    ];
+    return [runBar('mf'), '<p class="note mf-note" hidden></p>', '<div class="dec-result mf-result"></div>', '<div class="plots mf-plot"></div>'];
   },
   after(s, ui, view) {
-    const p = pending.get(ui.root) ?? { gen: 0 };
-    clearTimeout(p.timer);
-    const gen = ++p.gen;
-    const current = () => p.gen === gen;
-    p.job?.cancel();
-    const status = view.querySelector('.mf-status');
-    const bar = view.querySelector('.mf-progress');
-    const cancel = view.querySelector('.mf-cancel');
-    const result = view.querySelector('.mf-result');
-    const plot = view.querySelector('.mf-plot');
-    const note = view.querySelector('.mf-note');
-    const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
-    busy(true);
-    bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
-    cancel.onclick = null;
-    status.textContent = 'Starting…';
-    p.timer = setTimeout(() => {
-      const job = runJob('modelfree', params(s), (st) => {
-        if (!current()) return;
-        status.textContent = `Running: ${st}…`;
-        const m = /^(\d+) of (\d+)/.exec(st);
-        if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
-      }, 'modelfree');
-      p.job = job;
-      cancel.onclick = () => job.cancel();
-      job.promise.then((v) => {
-        if (!current()) return;
-        note.hidden = !v.note;
-        note.textContent = v.note ?? '';
-        status.textContent = `Done${v.backend ? ` (LikesWorld on ${v.backend})` : ''} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
-        plot.innerHTML = v.svg;
-        result.innerHTML = v.experiment === 'highlight' ? highlightHtml(v.highlight)
-          : { table: tableHtml, sweep: sweepHtml, jacobi: jacobiHtml }[v.experiment](v.report);
-        ui.root.dataset.decoded = String(Number(ui.root.dataset.decoded || 0) + 1);
-      }, (e) => {
-        if (!current()) return;
-        if (e instanceof CancelledError) {
-          status.textContent = 'Cancelled.';
-          ui.root.dataset.cancelled = String(Number(ui.root.dataset.cancelled || 0) + 1);
-          return;
-        }
-        status.textContent = 'The experiment could not run.';
-        ui.alert(e.message);
-      }).finally(() => { if (current()) busy(false); });
-    }, 250);
-    pending.set(ui.root, p);
+    runInWorker(ui, view, 'mf', 'modelfree', params(s), 'modelfree', (v) => {
+      view.querySelector('.mf-plot').innerHTML = v.svg;
+      view.querySelector('.mf-result').innerHTML = v.experiment === 'highlight' ? highlightHtml(v.highlight)
+        : { table: tableHtml, sweep: sweepHtml, jacobi: jacobiHtml }[v.experiment](v.report);
+      return `Done${v.backend ? ` (LikesWorld on ${v.backend})` : ''} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
+    });
   },
 };

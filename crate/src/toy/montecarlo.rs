@@ -165,7 +165,7 @@ mod tests {
             // The power, shown: the same sample against p with 0.005 moved between two cells.
             let mut off = exact.clone();
             let (a, b) = (
-                argmax_of(&off),
+                crate::sampling::argmax(&off),
                 (0..off.len())
                     .find(|&i| off[i] > 0.01 && off[i] < 0.1)
                     .unwrap(),
@@ -177,10 +177,6 @@ mod tests {
                 "{variant:?}: a 0.005 shift went unseen"
             );
         }
-    }
-
-    fn argmax_of(p: &[f64]) -> usize {
-        crate::sampling::argmax(p)
     }
 
     #[test]

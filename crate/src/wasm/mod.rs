@@ -127,6 +127,22 @@ fn report(progress: &Option<js_sys::Function>, message: &str) {
     }
 }
 
+/// A progress callback for the core that reports "done of total{suffix}" at most once per 1%
+/// (posting a message is not free) and at the end.
+fn progress_every_percent<'a>(
+    progress: &'a Option<js_sys::Function>,
+    suffix: &'a str,
+) -> impl FnMut(usize, usize) + 'a {
+    let mut last = -1.0f64;
+    move |done, total| {
+        let f = done as f64 / total.max(1) as f64;
+        if f - last >= 0.01 || done == total {
+            last = f;
+            report(progress, &format!("{done} of {total}{suffix}"));
+        }
+    }
+}
+
 /// LikesWorld: every model's next-token distributions over a world (run it in a worker).
 #[wasm_bindgen]
 pub async fn likesworld(
@@ -228,18 +244,8 @@ pub async fn likesworld_decode(
     let (m, note) = models(&p.backend).await.map_err(into_error)?;
     let perf = performance()?;
     let clock = move || perf.now() * 1e3;
-    let mut last = -1.0f64;
-    let mut tell = |done: usize, total: usize| {
-        // At most one message per 1% (posting is not free).
-        let f = done as f64 / total.max(1) as f64;
-        if f - last >= 0.01 || done == total {
-            last = f;
-            report(
-                &progress,
-                &format!("{} of {} on {}", done, total, m.backend.name()),
-            );
-        }
-    };
+    let on = format!(" on {}", m.backend.name());
+    let mut tell = progress_every_percent(&progress, &on);
     let mut view = views::decoding::decoding_view(&p, &m, &clock, &mut tell)
         .await
         .map_err(into_error)?;
@@ -266,14 +272,7 @@ pub async fn modelfree(
     };
     let perf = performance()?;
     let clock = move || perf.now() * 1e3;
-    let mut last = -1.0f64;
-    let mut tell = |done: usize, total: usize| {
-        let f = done as f64 / total.max(1) as f64;
-        if f - last >= 0.01 || done == total {
-            last = f;
-            report(&progress, &format!("{done} of {total}"));
-        }
-    };
+    let mut tell = progress_every_percent(&progress, "");
     let mut view = modelfree_view(&p, m.as_deref(), &clock, &mut tell)
         .await
         .map_err(into_error)?;

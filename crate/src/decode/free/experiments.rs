@@ -77,6 +77,24 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// A run from a random initial guess (what every demo but 05.3's fixed start uses).
+    pub fn new(
+        workload: Kind,
+        drafter: DrafterKind,
+        budget: usize,
+        requests: usize,
+        seed: u64,
+    ) -> Settings {
+        Settings {
+            workload,
+            drafter,
+            budget,
+            requests,
+            seed,
+            fixed_init: false,
+        }
+    }
+
     pub fn check(&self) -> Result<(), Error> {
         check_range(
             "budget",
@@ -191,8 +209,7 @@ pub async fn references(
 ) -> Result<Vec<Vec<u32>>, Error> {
     match (w.kind, models) {
         (Kind::Likesworld, Some(m)) => {
-            let prompts: Vec<Vec<u32>> = w.requests.iter().map(|r| r.prompt.clone()).collect();
-            let runs = ex::target_greedy(m, &prompts, clock, &mut |_, _| {}).await?;
+            let runs = ex::target_greedy(m, &prompts(w), clock, &mut |_, _| {}).await?;
             Ok(runs.into_iter().map(|g| g.output).collect())
         }
         _ => Ok(w.requests.iter().map(|r| r.output.clone()).collect()),
@@ -281,45 +298,67 @@ pub async fn table(
         .collect();
     let total = kinds.len() * DrafterKind::ALL.len() + usize::from(models.is_some());
     let mut rows = Vec::new();
+    let mut draft_b = None;
     for &k in &kinds {
         let w = Workload::new(k, requests, EARLIER, seed);
-        let reference = references(&w, models, clock).await?;
-        for drafter in DrafterKind::ALL {
-            let s = Settings {
-                workload: k,
-                drafter,
-                budget,
-                requests,
-                seed,
-                fixed_init: false,
-            };
-            let (row, _) = run(&s, &w, &reference, models, false, clock, &mut |_, _| {}).await?;
-            rows.push(row);
-            progress(rows.len(), total);
-        }
-    }
-    let draft_b = match models {
-        Some(m) => {
-            let w = Workload::new(Kind::Likesworld, requests, 0, seed);
-            let prompts: Vec<Vec<u32>> = w.requests.iter().map(|r| r.prompt.clone()).collect();
-            let reference = ex::target_greedy(m, &prompts, clock, &mut |_, _| {}).await?;
+        let (reference, target_runs) = match (k, models) {
+            (Kind::Likesworld, Some(m)) => {
+                let runs = ex::target_greedy(m, &prompts(&w), clock, &mut |_, _| {}).await?;
+                (runs.iter().map(|g| g.output.clone()).collect(), Some(runs))
+            }
+            _ => (references(&w, models, clock).await?, None),
+        };
+        let settings = DrafterKind::ALL.map(|d| Settings::new(k, d, budget, requests, seed));
+        let done = rows.len();
+        rows.extend(
+            run_all(&settings, &w, &reference, models, clock, &mut |i| {
+                progress(done + i, total)
+            })
+            .await?,
+        );
+        // Draft B, γ 6 on the same prompts, against the same reference runs.
+        if let (Some(m), Some(runs)) = (models, target_runs) {
             let method = Method::Chain {
                 draft: 1,
                 gamma: 6,
                 rule: ChainRule::Greedy,
             };
-            let r = ex::greedy(m, method, &prompts, &reference, clock, &mut |_, _| {}).await?;
-            progress(total, total);
-            Some(r)
+            let r = ex::greedy(m, method, &prompts(&w), &runs, clock, &mut |_, _| {}).await?;
+            draft_b = Some(r);
         }
-        None => None,
-    };
+    }
+    progress(total, total);
     Ok(TableReport {
         budget,
         requests,
         rows,
         draft_b,
     })
+}
+
+fn prompts(w: &Workload) -> Vec<Vec<u32>> {
+    w.requests.iter().map(|r| r.prompt.clone()).collect()
+}
+
+/// Runs each of `settings` over `w` in turn; `progress` hears how many are done.
+async fn run_all(
+    settings: &[Settings],
+    w: &Workload,
+    reference: &[Vec<u32>],
+    models: Option<&Models>,
+    clock: Clock<'_>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<Row>, Error> {
+    let mut rows = Vec::with_capacity(settings.len());
+    for s in settings {
+        rows.push(
+            run(s, w, reference, models, false, clock, &mut |_, _| {})
+                .await?
+                .0,
+        );
+        progress(rows.len());
+    }
+    Ok(rows)
 }
 
 /// Demo 05.2: the node budget swept for one tree drafter on one workload.
@@ -336,24 +375,11 @@ pub async fn budget_sweep(
 ) -> Result<Vec<Row>, Error> {
     let w = Workload::new(workload, requests, EARLIER, seed);
     let reference = references(&w, models, clock).await?;
-    let mut rows = Vec::new();
-    for (i, &budget) in SWEEP.iter().enumerate() {
-        let s = Settings {
-            workload,
-            drafter,
-            budget,
-            requests,
-            seed,
-            fixed_init: false,
-        };
-        rows.push(
-            run(&s, &w, &reference, models, false, clock, &mut |_, _| {})
-                .await?
-                .0,
-        );
-        progress(i + 1, SWEEP.len());
-    }
-    Ok(rows)
+    let settings = SWEEP.map(|b| Settings::new(workload, drafter, b, requests, seed));
+    run_all(&settings, &w, &reference, models, clock, &mut |i| {
+        progress(i, SWEEP.len())
+    })
+    .await
 }
 
 /// Demo 05.3: Jacobi from a fixed token and from random tokens, and Lookahead, on one workload.
@@ -368,32 +394,21 @@ pub async fn jacobi_inits(
 ) -> Result<Vec<(String, Row)>, Error> {
     let w = Workload::new(workload, requests, EARLIER, seed);
     let reference = references(&w, models, clock).await?;
-    let runs = [
-        ("fixed", DrafterKind::Jacobi, true),
-        ("random", DrafterKind::Jacobi, false),
-        ("lookahead (random)", DrafterKind::Lookahead, false),
+    let jacobi = Settings::new(workload, DrafterKind::Jacobi, window, requests, seed);
+    let settings = [
+        Settings {
+            fixed_init: true,
+            ..jacobi
+        },
+        jacobi,
+        Settings::new(workload, DrafterKind::Lookahead, 2 * window, requests, seed),
     ];
-    let mut rows = Vec::new();
-    for (i, (name, drafter, fixed_init)) in runs.into_iter().enumerate() {
-        let s = Settings {
-            workload,
-            drafter,
-            budget: if drafter == DrafterKind::Lookahead {
-                2 * window
-            } else {
-                window
-            },
-            requests,
-            seed,
-            fixed_init,
-        };
-        let row = run(&s, &w, &reference, models, false, clock, &mut |_, _| {})
-            .await?
-            .0;
-        rows.push((name.to_string(), row));
-        progress(i + 1, runs.len());
-    }
-    Ok(rows)
+    let rows = run_all(&settings, &w, &reference, models, clock, &mut |i| {
+        progress(i, settings.len())
+    })
+    .await?;
+    let names = ["fixed", "random", "lookahead (random)"].map(String::from);
+    Ok(names.into_iter().zip(rows).collect())
 }
 
 /// One request's output, token by token, with where each token came from.

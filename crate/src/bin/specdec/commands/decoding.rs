@@ -62,20 +62,8 @@ fn gamma(o: &mut Opts) -> Result<usize, Usage> {
     Ok(g as usize)
 }
 
-fn count(
-    o: &mut Opts,
-    name: &'static str,
-    default: usize,
-    max: usize,
-    allowed: &'static str,
-) -> Result<usize, Usage> {
-    let n: usize = o.number(name, Some(default))?;
-    check_range(name, n as f64, 1.0, max as f64, allowed)?;
-    Ok(n)
-}
-
 fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
-    count(o, "prompts", default, 1000, "1 ≤ prompts ≤ 1000")
+    o.count("prompts", Some(default), 1000, "1 ≤ prompts ≤ 1000")
 }
 
 /// A tree configuration within the LikesWorld budget.
@@ -197,7 +185,7 @@ fn tree(o: &mut Opts) -> Result<Report, Usage> {
 
 fn sample(o: &mut Opts) -> Result<Report, Usage> {
     let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
-    let repeats = count(o, "repeats", 3, 20, "1 ≤ repeats ≤ 20")?;
+    let repeats = o.count("repeats", Some(3), 20, "1 ≤ repeats ≤ 20")?;
     let seed: u64 = o.number("seed", Some(0))?;
     let variant = Variant::parse(&o.take("variant").unwrap_or_else(|| "correct".into()))?;
     let m = models(o)?;

@@ -79,6 +79,10 @@ fn settings(o: &mut Opts, drafter_default: Option<&str>) -> Result<Settings, Usa
     Ok(s)
 }
 
+fn requests(o: &mut Opts) -> Result<usize, Usage> {
+    o.count("requests", Some(50), ex::MAX_REQUESTS, "1 ≤ requests ≤ 200")
+}
+
 /// The LikesWorld models, loaded only when a LikesWorld run needs them.
 fn models(o: &mut Opts, needed: bool) -> Result<Option<Models>, Usage> {
     let b = backend(o)?;
@@ -92,24 +96,14 @@ fn models(o: &mut Opts, needed: bool) -> Result<Option<Models>, Usage> {
 fn sources(r: &Row) -> String {
     r.sources
         .iter()
-        .map(|(s, n)| format!("{} {n}", source_name(*s)))
+        .map(|(s, n)| format!("{} {n}", name(s)))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn source_name(s: Source) -> &'static str {
-    match s {
-        Source::Target => "target",
-        Source::Draft => "draft",
-        Source::Request => "request",
-        Source::Earlier => "earlier",
-        Source::Jacobi => "jacobi",
-        Source::Pool => "pool",
-    }
-}
-
-fn name(d: DrafterKind) -> String {
-    serde_json::to_value(d)
+/// A value's serde name, as in the JSON: `prompt-lookup`, `earlier`.
+fn name(v: impl serde::Serialize) -> String {
+    serde_json::to_value(v)
         .ok()
         .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
@@ -200,22 +194,8 @@ fn single(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 fn table(o: &mut Opts) -> Result<Report, Usage> {
-    let budget: usize = o.number("budget", Some(8))?;
-    let requests: usize = o.number("requests", Some(50))?;
-    check_range(
-        "budget",
-        budget as f64,
-        1.0,
-        ex::MAX_BUDGET as f64,
-        "1 ≤ budget ≤ 48",
-    )?;
-    check_range(
-        "requests",
-        requests as f64,
-        1.0,
-        200.0,
-        "1 ≤ requests ≤ 200",
-    )?;
+    let budget = o.count("budget", Some(8), ex::MAX_BUDGET, "1 ≤ budget ≤ 48")?;
+    let requests = requests(o)?;
     let seed: u64 = o.number("seed", Some(0))?;
     let m = models(o, true)?;
     let clock = native_clock();
@@ -282,16 +262,8 @@ fn sweep(o: &mut Opts) -> Result<Report, Usage> {
 
 fn jacobi(o: &mut Opts) -> Result<Report, Usage> {
     let workload = Kind::parse(&o.take("workload").unwrap_or_else(|| "likesworld".into()))?;
-    let window: usize = o.number("window", Some(6))?;
-    check_range("window", window as f64, 1.0, 24.0, "1 ≤ window ≤ 24")?;
-    let requests: usize = o.number("requests", Some(50))?;
-    check_range(
-        "requests",
-        requests as f64,
-        1.0,
-        200.0,
-        "1 ≤ requests ≤ 200",
-    )?;
+    let window = o.count("window", Some(6), 24, "1 ≤ window ≤ 24")?;
+    let requests = requests(o)?;
     let seed: u64 = o.number("seed", Some(0))?;
     let m = models(o, workload == Kind::Likesworld)?;
     let clock = native_clock();
@@ -325,7 +297,7 @@ fn highlight(o: &mut Opts) -> Result<Report, Usage> {
         .zip(&h.sources)
         .map(|(w, s)| match s {
             Source::Target => w.clone(),
-            s => format!("[{w}|{}]", source_name(*s)),
+            s => format!("[{w}|{}]", name(s)),
         })
         .collect();
     Ok(Report {
@@ -347,8 +319,7 @@ fn highlight(o: &mut Opts) -> Result<Report, Usage> {
 pub fn suffix_bench(o: &mut Opts) -> Result<Report, Usage> {
     let max: usize = o.number("max-tokens", Some(1_000_000))?;
     check_range("max-tokens", max as f64, 1e3, 1e7, "10³ ≤ max-tokens ≤ 10⁷")?;
-    let lookups: usize = o.number("lookups", Some(2000))?;
-    check_range("lookups", lookups as f64, 1.0, 1e6, "1 ≤ lookups ≤ 10⁶")?;
+    let lookups = o.count("lookups", Some(2000), 1_000_000, "1 ≤ lookups ≤ 10⁶")?;
     // Documents: agent outputs, as many as the largest index needs; contexts: fresh requests.
     let per_doc = 30;
     let w = Workload::new(Kind::Agent, max / per_doc + 1, 0, 7);
