@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the page's two wasm modules with the size profile and generates them with wasm-bindgen:
-#   pkg/      the CPU module (burn's flex and ndarray): the page and its workers load it
-#   pkg/gpu/  the GPU module (the same, plus burn's wgpu backend for WebGPU): a worker loads it
-#             only when someone picks WebGPU, since wgpu and cubecl make it 4× larger
+#   pkg/          the CPU module (burn's flex and ndarray): the page and its workers load it
+#   pkg/gpu/      the GPU module (burn's wgpu backend for WebGPU, and flex to fall back on): a
+#                 worker loads it only when someone picks WebGPU, since wgpu and cubecl make it
+#                 several times larger
+#   pkg/weights/  the trained models' weights, which neither module embeds: the page downloads
+#                 them once and hands them to every module it starts
 # (No wasm-pack: it would try to download wasm-bindgen and wasm-opt, which fails here.)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,26 +18,27 @@ which="${1:-all}"
 case "$which" in cpu|gpu|all) ;; *) echo "build-wasm.sh: expected cpu, gpu or all, got $which" >&2; exit 2 ;; esac
 
 # name: the function-name section (8 MB in the GPU module); panics carry their own message.
+# No wasm-opt: binaryen's -Os/-Oz cut the CPU module by a fifth but made it 7% larger gzipped (what
+# is downloaded), and Debian's binaryen 108 breaks wasm-bindgen's externref table.
 generate() {
   local out="$1"
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$out" "$wasm"
-  if command -v wasm-opt >/dev/null; then
-    wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-      --enable-simd "$out/specdec_bg.wasm" -o "$out/specdec_bg.wasm"
-  fi
   printf '%s/specdec_bg.wasm: %s bytes (%s gzip)\n' "$out" "$(wc -c < "$out/specdec_bg.wasm")" "$(gzip -9c "$out/specdec_bg.wasm" | wc -c)"
 }
 
+mkdir -p pkg/weights
+cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg/weights/
 if [ "$which" != gpu ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
-  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features ndarray
   generate pkg
 fi
 if [ "$which" != cpu ]; then
   # Built beside the page into a temporary folder and moved in whole, so that a half-written
   # module is never served.
   rm -rf pkg/gpu pkg/gpu.partial
-  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec
+  # The same features as the wasm tests (scripts/test.sh), so burn is compiled once for both.
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu
   generate pkg/gpu.partial
   mv pkg/gpu.partial pkg/gpu
 fi

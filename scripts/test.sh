@@ -13,7 +13,10 @@ ensure_vulkan
 say "format and lints"
 cargo fmt --all --check
 cargo clippy --all-targets -- -D warnings
-cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+# wasm32 as the two modules are built: the GPU module's features (also the wasm tests'), and the
+# CPU module's.
+cargo clippy --all-targets --target wasm32-unknown-unknown --no-default-features --features wgpu -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features ndarray -- -D warnings
 
 say "native tests (core, views, CLI)"
 cargo test --workspace
@@ -22,11 +25,11 @@ say "the wasm module"
 bash scripts/build-wasm.sh
 
 say "wasm API tests in headless Chromium (WebGPU through SwiftShader)"
-# The wasm profile, as the page's module: the tests run the code that ships, and burn is compiled
-# for wasm once instead of twice (2 cores: each compile of burn and wgpu takes a quarter hour).
+# The wasm profile and the GPU module's features: the tests run the code that ships, and burn is
+# compiled for wasm once for both (2 cores: each compile of burn and wgpu takes a quarter hour).
 (cd crate && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --profile wasm --target wasm32-unknown-unknown --test wasm)
+  cargo test --profile wasm --target wasm32-unknown-unknown --no-default-features --features wgpu --test wasm)
 
 say "browser tests of the page"
 (cd tests && node --test --test-concurrency=1 ./*.test.mjs)

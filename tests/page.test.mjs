@@ -283,6 +283,25 @@ test('speculative decoding on WebGPU: a short run end to end', async () => {
   await page.close();
 });
 
+test('a WebGPU device lost mid-run: the job runs again on the CPU with a note, the next one gets a new device', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.gamma=2&decoding.seed=1');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  let done = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded'));
+  await page.evaluate(() => window.specdec.loseDeviceOnNextJob());
+  await setControl(page, 'decoding', 'backend', 'wgpu');
+  await decoded(page, ++done);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU device was lost during this run \(.+\), so it ran again on the CPU \(flex\)/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => !n.hidden && n.getBoundingClientRect().height > 0), 'the note is visible');
+  // The next WebGPU job starts a fresh instance of the GPU module, which asks for a new device.
+  await setControl(page, 'decoding', 'seed', 2);
+  await decoded(page, ++done);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on wgpu/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => n.hidden), 'no note on the new device');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const mfDone = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="modelfree"]')?.dataset.decoded || 0) >= k, n, { timeout: 180_000 });
 
 test('model-free drafting: every drafter on every workload, identical outputs, draft B beside', async () => {

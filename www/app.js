@@ -1,6 +1,6 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
-import { ready, retry, panicOnNextCall, call, health } from './engine.js';
+import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mount } from './widget.js';
 import roofline from './widgets/roofline.js';
 import theory from './widgets/theory.js';
@@ -52,7 +52,7 @@ async function main() {
   }
   document.documentElement.dataset.ready = 'true';
   // A handle for tests and for the curious, in the console.
-  window.specdec = { call, panicOnNextCall, health };
+  window.specdec = { call, panicOnNextCall, loseDeviceOnNextJob, health };
 }
 
 main();

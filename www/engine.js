@@ -8,10 +8,14 @@
 // the panic hook, so we read it, then instantiate the module afresh (clean memory) and tell the
 // widgets to redraw.
 
+import { MODELS, fetchWeights } from './weights.js';
+
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
+const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
 let mod = null;
 let exports = null; // the instance's raw exports (its memory)
 let compiled = null;
+let weights = null; // the models' weights, downloaded once (in parallel with the module)
 let generation = 0;
 let panicNext = false;
 
@@ -20,9 +24,13 @@ async function load() {
   compiled ??= WebAssembly.compileStreaming(fetch(WASM_URL));
   // A failed fetch or compile must not stick: the next load (a retry) starts over.
   compiled.catch(() => { compiled = null; });
+  weights ??= fetchWeights(WEIGHTS_URL);
+  weights.catch(() => { weights = null; });
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
   const m = await import(`./pkg/specdec.js?instance=${generation}`);
   exports = await m.default({ module_or_path: await compiled });
+  const ws = await weights;
+  for (const name of MODELS) m.provide_weights(name, new Uint8Array(ws[name]));
   mod = m;
   return m;
 }
@@ -66,9 +74,10 @@ let nextId = 0;
 
 function spawn(ch) {
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  // The compiled module goes first and every job after it (messages keep their order), so the
-  // worker instantiates once instead of fetching and compiling the module a second time.
-  ch.ready = (compiled ?? Promise.reject(new Error('no module'))).then((module) => w.postMessage({ module }), () => {});
+  // The compiled module and the weights go first and every job after them (messages keep their
+  // order), so the worker instantiates once and downloads nothing a second time.
+  ch.ready = Promise.all([compiled ?? Promise.reject(new Error('no module')), weights])
+    .then(([module, ws]) => w.postMessage({ module, weights: ws }), () => {});
   w.onmessage = ({ data }) => {
     const job = ch.current;
     if (!job || data.id !== job.id) return;
@@ -128,13 +137,21 @@ export function runJob(name, params, onStatus, channel = name) {
   const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
   onStatus?.('queued');
   const w = ch.worker;
-  ch.ready.then(() => w.postMessage({ id, name, params }));
+  const test = loseDeviceNext ? { loseDevice: true } : undefined;
+  loseDeviceNext = false;
+  ch.ready.then(() => w.postMessage({ id, name, params, test }));
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 
 /** For tests of the recovery path: the next call panics inside Rust. */
 export function panicOnNextCall() {
   panicNext = true;
+}
+
+let loseDeviceNext = false;
+/** For tests of the recovery path: the next job's WebGPU device is destroyed mid-run. */
+export function loseDeviceOnNextJob() {
+  loseDeviceNext = true;
 }
 
 /** For the long-use test and the curious: the main instance's wasm memory and the live workers. */

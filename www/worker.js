@@ -1,6 +1,7 @@
 // Runs long engine calls off the main thread, so the page never freezes. Protocol (the page
 // cancels a job by terminating the worker):
-//   page → worker  { id, name, params }          first message may carry { module } instead
+//   page → worker  { module, weights }            first: the compiled CPU module and the weights
+//                  { id, name, params, test }     a job (test: hooks for the browser tests)
 //   worker → page  { id, kind: 'loading' }       the job was received
 //                  { id, kind: 'progress', message }   what a long (async) job is doing now
 //                  { id, kind: 'done', result }  or { id, kind: 'error', message, panic }
@@ -8,16 +9,66 @@
 // asynchronously); they take a progress callback as their second argument.
 //
 // Two builds of the same engine: the CPU module (pkg/, compiled once by the page and passed in)
-// and the GPU module (pkg/gpu/, burn's wgpu backend added; four times larger), fetched only
-// when a job asks for the WebGPU backend.
+// and the GPU module (pkg/gpu/, burn's wgpu backend instead of ndarray; several times larger),
+// fetched only when a job asks for the WebGPU backend. Neither embeds the models' weights: the
+// page downloads them once and passes them in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
+import { MODELS, fetchWeights } from './weights.js';
 
 let cpuReady = null;
 let gpuReady = null;
+let gpuInstance = 0;
+let weights = null; // { target: ArrayBuffer, … }, or a promise of it
 
-function cpuEngine() {
-  cpuReady ??= init({ module_or_path: new URL('./pkg/specdec_bg.wasm', import.meta.url) }).then(() => cpu);
+function provide(engine, ws) {
+  for (const m of MODELS) engine.provide_weights(m, new Uint8Array(ws[m]));
+  return engine;
+}
+
+function cpuEngine(module) {
+  weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url));
+  cpuReady ??= Promise.all([
+    init({ module_or_path: module ?? new URL('./pkg/specdec_bg.wasm', import.meta.url) }),
+    weights,
+  ]).then(([, ws]) => provide(cpu, ws));
+  cpuReady.catch(() => { cpuReady = null; });
   return cpuReady;
+}
+
+// WebGPU devices the GPU module asked for, watched for loss (a driver reset, a GPU process crash,
+// or the tests' `loseDevice` hook): a lost device fails its next call or never answers.
+const devices = new Set();
+let onDeviceLost = null;
+function watchDevices() {
+  if (typeof GPUAdapter === 'undefined' || GPUAdapter.prototype.requestDevice.watched) return;
+  const request = GPUAdapter.prototype.requestDevice;
+  const watched = async function requestDevice(...args) {
+    const device = await request.apply(this, args);
+    devices.add(device);
+    device.lost.then((info) => {
+      devices.delete(device);
+      gpuReady = null; // the instance's runtime holds the dead device: the next job starts afresh
+      onDeviceLost?.(info);
+    });
+    return device;
+  };
+  watched.watched = true;
+  GPUAdapter.prototype.requestDevice = watched;
+}
+
+function gpuEngine(progress) {
+  gpuReady ??= (async () => {
+    progress('downloading the WebGPU engine');
+    watchDevices();
+    // A fresh JavaScript module (hence instance) per generation: after a device loss, burn's
+    // runtime in the old instance still holds the dead device.
+    gpuInstance += 1;
+    const gpu = await import(`./pkg/gpu/specdec.js?instance=${gpuInstance}`);
+    await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
+    weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url));
+    return provide(gpu, await weights);
+  })();
+  return gpuReady;
 }
 
 /**
@@ -27,14 +78,8 @@ function cpuEngine() {
  */
 async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
-  gpuReady ??= (async () => {
-    progress('downloading the WebGPU engine');
-    const gpu = await import('./pkg/gpu/specdec.js');
-    await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
-    return gpu;
-  })();
   try {
-    return { engine: await gpuReady, params };
+    return { engine: await gpuEngine(progress), params, gpu: true };
   } catch (e) {
     gpuReady = null;
     const note = `The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
@@ -43,19 +88,69 @@ async function engineFor(params, progress) {
   }
 }
 
+class DeviceLost extends Error {}
+
+/**
+ * Runs a job on the GPU module, racing it against the loss of the WebGPU device. On a loss the
+ * GPU instance is dropped (the next WebGPU job starts a fresh one) and the job runs again from
+ * the start on the CPU module with flex, with a note saying so.
+ */
+async function runOnGpu(job, name, progress, test) {
+  let lost;
+  const loss = new Promise((_, reject) => {
+    lost = (info) => reject(new DeviceLost(`${info?.message || info?.reason || 'no reason given'}`));
+  });
+  loss.catch(() => {});
+  onDeviceLost = lost;
+  let restore = () => {};
+  if (test?.loseDevice) {
+    // The hook: destroy the device right after the job's first submission of GPU work, so that
+    // the loss lands mid-run (between two awaits of the module).
+    const submit = GPUQueue.prototype.submit;
+    GPUQueue.prototype.submit = function submitThenLose(...args) {
+      const r = submit.apply(this, args);
+      GPUQueue.prototype.submit = submit;
+      queueMicrotask(() => { for (const d of devices) d.destroy(); });
+      return r;
+    };
+    restore = () => { GPUQueue.prototype.submit = submit; };
+  }
+  const run = job.engine[name](job.params, progress);
+  run.catch(() => {}); // after a loss its failure (or silence) no longer matters
+  try {
+    return await Promise.race([run, loss]);
+  } catch (error) {
+    // A call on a lost device may fail before the loss itself is reported: wait a moment for it.
+    const e = error instanceof DeviceLost ? error
+      : await Promise.race([loss.catch((l) => l), new Promise((ok) => { setTimeout(ok, 250, null); })]);
+    if (!(e instanceof DeviceLost)) throw error;
+    gpuReady = null;
+    progress('the WebGPU device was lost: running again on the CPU (flex)');
+    const result = await (await cpuEngine())[name]({ ...job.params, backend: 'flex' }, progress);
+    const note = `The WebGPU device was lost during this run (${e.message}), so it ran again on the CPU (flex). `
+      + 'The next WebGPU job asks for a new device.';
+    if (result && typeof result === 'object') result.note = [result.note, note].filter(Boolean).join(' ');
+    return result;
+  } finally {
+    onDeviceLost = null;
+    restore();
+  }
+}
+
 self.onmessage = async ({ data }) => {
-  if (data.module) {
-    cpuReady ??= init({ module_or_path: data.module }).then(() => cpu);
+  if (data.module || data.weights) {
+    if (data.weights) weights ??= data.weights;
+    if (data.module) cpuEngine(data.module).catch(() => {});
     return;
   }
-  const { id, name, params } = data;
+  const { id, name, params, test } = data;
   self.postMessage({ id, kind: 'loading' });
   const progress = (message) => self.postMessage({ id, kind: 'progress', message });
   let engine = null;
   try {
     const job = await engineFor(params, progress);
     engine = job.engine;
-    const result = await engine[name](job.params, progress);
+    const result = job.gpu ? await runOnGpu(job, name, progress, test) : await engine[name](job.params, progress);
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
     self.postMessage({ id, kind: 'done', result });
   } catch (e) {

@@ -35,6 +35,39 @@ fn error_message(e: wasm_bindgen::JsError) -> String {
 
 use serde::Serialize;
 
+/// Hands the module the weights, as the page does after downloading them (the module does not
+/// embed them); a second hand-over of the same bytes is accepted.
+fn provide_weights() {
+    for (model, bytes) in [
+        ("target", &include_bytes!("../assets/target.bpk")[..]),
+        ("draft-a", &include_bytes!("../assets/draft-a.bpk")[..]),
+        ("draft-b", &include_bytes!("../assets/draft-b.bpk")[..]),
+    ] {
+        wasm::provide_weights(model, bytes).unwrap();
+    }
+}
+
+/// The backends this module has: the GPU module's features leave ndarray out.
+const BACKENDS: &[&str] = if cfg!(feature = "ndarray") {
+    &["flex", "ndarray", "wgpu"]
+} else {
+    &["flex", "wgpu"]
+};
+
+#[wasm_bindgen_test]
+fn weights_are_checked_when_handed_over() {
+    let e = wasm::provide_weights("draft-c", b"").unwrap_err();
+    assert!(error_message(e).contains("draft-c"));
+    // Garbage is refused (as not a Burnpack file, or as different from what the module has).
+    let e = wasm::provide_weights("target", b"not a burnpack file").unwrap_err();
+    assert!(error_message(e).contains("target"));
+    // A draft's file is not the target's.
+    let e = wasm::provide_weights("target", include_bytes!("../assets/draft-a.bpk")).unwrap_err();
+    assert!(error_message(e).contains("target"));
+    provide_weights();
+    provide_weights();
+}
+
 #[wasm_bindgen_test]
 fn theory_reports_table_1() {
     let v = wasm::theory(obj(
@@ -87,7 +120,14 @@ fn bad_parameter_types_are_reported() {
 
 #[wasm_bindgen_test]
 async fn likesworld_models_run_in_the_browser_on_every_backend() {
-    for backend in ["flex", "ndarray", "wgpu"] {
+    provide_weights();
+    if !cfg!(feature = "ndarray") {
+        let e = wasm::likesworld(obj(json!({"backend": "ndarray"})), None)
+            .await
+            .unwrap_err();
+        assert!(error_message(e).contains("no ndarray backend"));
+    }
+    for &backend in BACKENDS {
         // Worlds have 3 to 6 facts; the models never saw fewer.
         let text = "dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q dan jam . q eve tea . <eos>";
         let v = wasm::likesworld(obj(json!({"text": text, "backend": backend})), None)
@@ -125,6 +165,7 @@ async fn likesworld_models_run_in_the_browser_on_every_backend() {
 /// path run on its own, with and without a cached prefix; and WebGPU's logits equal flex's.
 #[wasm_bindgen_test]
 async fn tree_attention_on_webgpu_equals_every_path_and_the_cpu() {
+    provide_weights();
     use specdec::likesworld::{encode, worlds, Split, VOCAB};
     use specdec::model::device::Backend;
     use specdec::model::tree_attention::{check, tree_logits};
@@ -184,6 +225,7 @@ async fn tree_attention_on_webgpu_equals_every_path_and_the_cpu() {
 /// seeded greedy-tree run on WebGPU whose output equals the same run on flex.
 #[wasm_bindgen_test]
 async fn speculative_decoding_runs_in_the_browser_on_cpu_and_webgpu() {
+    provide_weights();
     let v = wasm::likesworld_decode(
         obj(json!({"experiment": "greedy", "prompts": 5, "draft": "a"})),
         None,
@@ -215,6 +257,7 @@ async fn speculative_decoding_runs_in_the_browser_on_cpu_and_webgpu() {
 /// them, outputs identical to the target's; bad values named.
 #[wasm_bindgen_test]
 async fn model_free_drafting_runs_in_the_browser() {
+    provide_weights();
     let h = wasm::modelfree(
         obj(json!({"experiment": "highlight", "workload": "agent", "requests": 6, "request": 5})),
         None,

@@ -56,8 +56,15 @@ impl Backend {
     pub async fn device(self) -> Result<Device, Error> {
         match self {
             Backend::Flex => Ok(Device::flex()),
-            #[allow(deprecated)] // offered on purpose, beside flex, to show the difference
+            #[cfg(feature = "ndarray")]
+            #[allow(deprecated)]
+            // offered on purpose, beside flex, to show the difference
             Backend::Ndarray => Ok(Device::ndarray()),
+            #[cfg(not(feature = "ndarray"))]
+            Backend::Ndarray => Err(Error::Unavailable {
+                what: "ndarray backend",
+                why: "this build has no ndarray backend (the page's CPU module has it)".into(),
+            }),
             Backend::Wgpu => gpu().await,
         }
     }

@@ -4,8 +4,8 @@
 //! is on. [`decoder`] is the Transformer (position ids as an input, attention under an explicit
 //! boolean mask, a KV cache that appends, truncates and keeps an accepted tree path);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
-//! [`train`] trains a model with burn's autodiff; [`weights`] saves and embeds the trained
-//! weights; [`device`] is the one place that chooses a device; [`lm`] puts a decoder and its KV
+//! [`train`] trains a model with burn's autodiff (natively only); [`weights`] saves the trained
+//! weights and provides them (embedded natively, handed over by the page in wasm); [`device`] is the one place that chooses a device; [`lm`] puts a decoder and its KV
 //! cache behind the decoding engine's `LanguageModel` trait.
 
 pub mod bench;
@@ -14,6 +14,7 @@ pub mod decoder;
 pub mod device;
 pub mod eval;
 pub mod lm;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 pub mod tree_attention;
 pub mod weights;

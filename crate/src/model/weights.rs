@@ -1,6 +1,7 @@
 //! Trained weights: saved by `specdec train` into `crate/assets/<model>.bpk` (burn's Burnpack
-//! format) and embedded in the library, so every build — the CLI, the tests, later the wasm
-//! module — carries the same trained models.
+//! format). Native builds (the CLI, the tests) embed them. The page's two wasm modules do not:
+//! the page downloads the files once (`pkg/weights/`, copied there by `scripts/build-wasm.sh`)
+//! and hands them to each module it starts ([`provide`]).
 
 use super::{Decoder, ModelKind};
 use crate::error::Error;
@@ -8,38 +9,124 @@ use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::Device;
 use std::path::{Path, PathBuf};
 
-/// Embedded bytes aligned to 64: Burnpack reads its f32 data in place, which needs the file's
-/// start aligned (`include_bytes!` alone guarantees only 1-byte alignment).
+/// Bytes aligned to 64: Burnpack reads its f32 data in place, which needs the file's start
+/// aligned (`include_bytes!` and a `Vec<u8>` alone guarantee only 1-byte alignment).
+#[cfg(not(target_arch = "wasm32"))]
 #[repr(C)]
 struct Aligned<Bytes: ?Sized> {
     _align: [Align64; 0],
     bytes: Bytes,
 }
 
+#[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Align64;
+struct Align64([u8; 64]);
 
+#[cfg(not(target_arch = "wasm32"))]
 static TARGET: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!("../../assets/target.bpk"),
 };
+#[cfg(not(target_arch = "wasm32"))]
 static DRAFT_A: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!("../../assets/draft-a.bpk"),
 };
+#[cfg(not(target_arch = "wasm32"))]
 static DRAFT_B: &Aligned<[u8]> = &Aligned {
     _align: [],
     bytes: *include_bytes!("../../assets/draft-b.bpk"),
 };
 
-/// The shipped weights of each model.
-fn embedded(kind: ModelKind) -> &'static [u8] {
-    match kind {
+/// The shipped weights of each model: embedded in native builds.
+#[cfg(not(target_arch = "wasm32"))]
+fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
+    Ok(match kind {
         ModelKind::Target => &TARGET.bytes,
         ModelKind::DraftA => &DRAFT_A.bytes,
         ModelKind::DraftB => &DRAFT_B.bytes,
-    }
+    })
 }
+
+/// The weights handed over by [`provide`], per model (wasm: the page downloads the three files
+/// once and hands them to every module it starts, instead of each module embedding them).
+#[cfg(target_arch = "wasm32")]
+static PROVIDED: [std::sync::OnceLock<&'static [u8]>; 3] =
+    [const { std::sync::OnceLock::new() }; 3];
+
+#[cfg(target_arch = "wasm32")]
+fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
+    kept(kind).ok_or_else(|| Error::Unavailable {
+            what: "model weights",
+            why: format!(
+                "the weights of {} were not handed to this module yet (the page downloads them from pkg/weights/)",
+                kind.name()
+            ),
+        })
+}
+
+/// Longest weights file accepted (the target's is 341 kB).
+pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
+
+/// Hands the downloaded weights of `kind` to this module (wasm). They are checked by loading
+/// them onto the CPU before they are kept; a second call for the same model must bring the same
+/// bytes. The copy lives as long as the module instance (three files, ≈ 0.5 MB in all).
+pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
+    let bad = |why: String| Error::Parse {
+        what: "weights",
+        text: kind.name().into(),
+        why,
+    };
+    if let Some(kept) = kept(kind) {
+        return if kept == bytes {
+            Ok(())
+        } else {
+            Err(bad(
+                "differ from the weights this module already has for it".into(),
+            ))
+        };
+    }
+    if bytes.len() > MAX_WEIGHTS_BYTES {
+        return Err(bad(format!(
+            "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
+            bytes.len()
+        )));
+    }
+    let blocks = Box::into_raw(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
+    // SAFETY: `Align64` is 64 plain bytes, so the blocks are `len * 64` initialised bytes.
+    let aligned: &'static mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(blocks.cast::<u8>(), bytes.len()) };
+    aligned.copy_from_slice(bytes);
+    let aligned: &'static [u8] = aligned;
+    // Loading checks the format and every tensor's shape against the model's configuration; the
+    // model is dropped before this returns, so nothing borrows the bytes afterwards.
+    if let Err(e) = from_bytes(kind, aligned, &burn::tensor::Device::flex()) {
+        // SAFETY: from `Box::into_raw` above, and no reference to it is left.
+        drop(unsafe { Box::from_raw(blocks) });
+        return Err(e);
+    }
+    keep(kind, aligned);
+    Ok(())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn kept(kind: ModelKind) -> Option<&'static [u8]> {
+    PROVIDED[kind as usize].get().copied()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn keep(kind: ModelKind, bytes: &'static [u8]) {
+    let _ = PROVIDED[kind as usize].set(bytes);
+}
+
+/// Natively the weights are embedded: provided ones must be the same.
+#[cfg(not(target_arch = "wasm32"))]
+fn kept(kind: ModelKind) -> Option<&'static [u8]> {
+    shipped(kind).ok()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn keep(_: ModelKind, _: &'static [u8]) {}
 
 /// Where `specdec train` writes a model's weights.
 pub fn asset_path(kind: ModelKind) -> PathBuf {
@@ -50,8 +137,12 @@ pub fn asset_path(kind: ModelKind) -> PathBuf {
 
 /// The shipped, trained model on `device`.
 pub fn load(kind: ModelKind, device: &Device) -> Result<Decoder, Error> {
+    from_bytes(kind, shipped(kind)?, device)
+}
+
+fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<Decoder, Error> {
     let mut model = kind.config().init(device);
-    let mut store = BurnpackStore::from_static(embedded(kind));
+    let mut store = BurnpackStore::from_static(bytes);
     model.load_from(&mut store).map_err(|e| Error::Parse {
         what: "weights",
         text: kind.name().into(),
@@ -70,4 +161,34 @@ pub fn save(model: &Decoder, path: &Path) -> Result<(), Error> {
         text: path.display().to_string(),
         why: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provided_weights_must_be_the_shipped_ones_and_valid() {
+        for kind in ModelKind::ALL {
+            provide(kind, shipped(kind).unwrap()).unwrap();
+        }
+        let mut other = shipped(ModelKind::DraftA).unwrap().to_vec();
+        let middle = other.len() / 2;
+        other[middle] ^= 1;
+        let e = provide(ModelKind::DraftA, &other).unwrap_err().to_string();
+        assert!(e.contains("draft-a") && e.contains("differ"), "{e}");
+        // The target's file is not a draft's: the shapes disagree.
+        let e = from_bytes(
+            ModelKind::DraftA,
+            shipped(ModelKind::Target).unwrap(),
+            &Device::flex(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("draft-a"), "{e}");
+        let e = from_bytes(ModelKind::Target, b"not a burnpack file", &Device::flex())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("weights"), "{e}");
+    }
 }

@@ -75,6 +75,14 @@ pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::tree::tree_view)
 }
 
+/// Hands this module the weights of one model (`target`, `draft-a` or `draft-b`), downloaded by
+/// the page from `pkg/weights/<model>.bpk`: the modules do not embed them.
+#[wasm_bindgen]
+pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
+    let kind = crate::model::ModelKind::parse(model).map_err(into_error)?;
+    crate::model::weights::provide(kind, bytes).map_err(into_error)
+}
+
 thread_local! {
     /// Models stay loaded per backend: decoding the weights is the slow part of a first call.
     static MODELS: std::cell::RefCell<Vec<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(Vec::new()) };
