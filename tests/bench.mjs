@@ -1,13 +1,19 @@
 // Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, the
 // time of the exact enumeration and of Monte Carlo, the LikesWorld models' per-call latency and
 // the speculative-decoding experiments, measured inside the page.
-//   node tests/bench.mjs [--moves N]
+//   node tests/bench.mjs [--moves N] [--json FILE]
+// With --json, the models' rows (engine, backend, model, workload, median µs, WebGPU dispatches
+// per call) are also written to FILE, for scripts/bench.sh --json to merge with the peer's.
 // A "redraw" is: the input event is dispatched, the widget calls the wasm engine, replaces its
 // SVG, and the browser recomputes style and layout (forced by reading a layout property).
 // Goal: every analytic widget within 16 ms at p95.
 import { start, open } from './browser.mjs';
 
-const moves = Number(process.argv[process.argv.indexOf('--moves') + 1]) || 80;
+import { writeFileSync } from 'node:fs';
+
+const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const moves = Number(arg('--moves')) || 80;
+const jsonOut = arg('--json');
 
 // Per widget, the control moved and the values it cycles through.
 const PLAN = [
@@ -72,12 +78,26 @@ try {
   for (const [backend, runs, warmup] of [['flex', 300], ['ndarray', 300]]) {
     models.push(await page.evaluate((p) => window.specdec.call('likesworld_latency', p), { backend, runs, warmup }));
   }
-  // WebGPU lives in the GPU module (pkg/gpu/), which the page loads only on demand.
-  models.push(await page.evaluate(async (p) => {
-    const gpu = await import('/pkg/gpu/specdec.js');
-    await gpu.default({ module_or_path: '/pkg/gpu/specdec_bg.wasm' });
-    return gpu.likesworld_latency(p);
-  }, { backend: 'wgpu', runs: 20, warmup: 5 }));
+  // WebGPU lives in the GPU module (pkg/gpu/), which the page loads only on demand, and gets the
+  // weights the page downloaded. Every compute dispatch is counted (the module reads the count
+  // through `specdecDispatches`), so each call's dispatches are reported beside its time.
+  await page.evaluate(() => {
+    let dispatches = 0;
+    const pass = GPUComputePassEncoder.prototype;
+    for (const name of ['dispatchWorkgroups', 'dispatchWorkgroupsIndirect']) {
+      const original = pass[name];
+      pass[name] = function counted(...args) { dispatches += 1; return original.apply(this, args); };
+    }
+    globalThis.specdecDispatches = () => dispatches;
+    window.benchGpu = (async () => {
+      const [gpu, { MODELS, fetchWeights }] = await Promise.all([import('/pkg/gpu/specdec.js'), import('/weights.js')]);
+      await gpu.default({ module_or_path: '/pkg/gpu/specdec_bg.wasm' });
+      const ws = await fetchWeights(new URL('/pkg/weights/', location.href));
+      for (const m of MODELS) gpu.provide_weights(m, new Uint8Array(ws[m]));
+      return gpu;
+    })();
+  });
+  models.push(await page.evaluate(async (p) => (await window.benchGpu).likesworld_latency(p), { backend: 'wgpu', runs: 20, warmup: 5 }));
   console.log(`Slider-to-redraw latency in headless Chromium (${moves} moves after a 2 s warm-up), ms:`);
   console.log('widget       control    median    p95     max   goal p95 ≤ 16');
   for (const r of rows) {
@@ -88,7 +108,8 @@ try {
   console.log('\nLikesWorld models in wasm (main thread; wgpu = WebGPU on SwiftShader), median µs per call: 1 token on a 32-token cache / chain of 5 / 31-token tree');
   for (const m of models) {
     for (const [name, l] of [['target', m.target], ['draft A', m.draft_a], ['draft B', m.draft_b]]) {
-      console.log(`  ${m.backend.padEnd(8)} ${name.padEnd(8)} ${l.decode1.median_us.toFixed(0).padStart(6)} ${l.chain5.median_us.toFixed(0).padStart(6)} ${l.tree31.median_us.toFixed(0).padStart(6)}`);
+      const d = l.decode1.dispatches == null ? '' : `   dispatches per call ${[l.decode1, l.chain5, l.tree31].map((w) => w.dispatches.toFixed(1)).join(' / ')}`;
+      console.log(`  ${m.backend.padEnd(8)} ${name.padEnd(8)} ${l.decode1.median_us.toFixed(0).padStart(6)} ${l.chain5.median_us.toFixed(0).padStart(6)} ${l.tree31.median_us.toFixed(0).padStart(6)}${d}`);
     }
     console.log(`  ${m.backend.padEnd(8)} c = draft/target (1 token): A ${m.c[0].toFixed(2)}, B ${m.c[1].toFixed(2)}${m.note ? ` (${m.note})` : ''}`);
   }
@@ -119,7 +140,7 @@ try {
   for (const [name, p] of EXPERIMENTS) {
     if (Date.now() > budget) { console.log(`  wgpu     ${name.padEnd(48)}    (skipped: over the GPU_BUDGET_S time budget)`); continue; }
     const ms = await page.evaluate(async (q) => {
-      const gpu = await import('/pkg/gpu/specdec.js');
+      const gpu = await window.benchGpu;
       const t0 = performance.now();
       await gpu.likesworld_decode(q);
       return performance.now() - t0;
@@ -128,6 +149,13 @@ try {
     print('wgpu', name, ms, ` (1 prompt; ≈ ${(ms / 1000 * per / 60).toFixed(0)} min at the full size)`);
   }
   if (errors.length) console.log(`\nconsole errors:\n${errors.join('\n')}`);
+  if (jsonOut) {
+    const rows = models.flatMap((m) => [['target', m.target], ['draft-a', m.draft_a], ['draft-b', m.draft_b]]
+      .flatMap(([model, l]) => ['decode1', 'chain5', 'tree31'].map((workload) => ({
+        engine: 'specdec', backend: m.backend, model, workload, median_us: l[workload].median_us, dispatches: l[workload].dispatches ?? null,
+      }))));
+    writeFileSync(jsonOut, JSON.stringify({ rows }));
+  }
 } finally {
   await env.close();
 }

@@ -45,11 +45,13 @@ impl Call {
     }
 }
 
-/// Median and 95th percentile of one workload, in microseconds.
+/// Median and 95th percentile of one workload, in microseconds, and what one call costs in GPU
+/// dispatches where the caller can count them (the page wraps WebGPU's `dispatchWorkgroups`).
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Latency {
     pub median_us: f64,
     pub p95_us: f64,
+    pub dispatches: Option<f64>,
 }
 
 /// Latency of the three workloads (decode1, chain5, tree31).
@@ -63,6 +65,9 @@ pub struct ModelLatency {
 /// A clock in microseconds: `std::time::Instant` natively, `performance.now()` in a browser
 /// (where `Instant` is unavailable).
 pub type Clock<'a> = &'a dyn Fn() -> f64;
+
+/// A running count of GPU dispatches, where the caller has one.
+pub type Counter<'a> = Option<&'a dyn Fn() -> f64>;
 
 /// The native clock.
 #[cfg(not(target_arch = "wasm32"))]
@@ -78,6 +83,7 @@ async fn time_call(
     runs: usize,
     warmup: usize,
     clock: Clock<'_>,
+    dispatches: Counter<'_>,
 ) -> Result<Latency, Error> {
     let n = call.tokens.len();
     let mut cache = KvCache::new(model.n_layers());
@@ -112,6 +118,7 @@ async fn time_call(
     for _ in 0..warmup {
         call_once().await?;
     }
+    let counted_from = dispatches.map(|count| count());
     for _ in 0..runs.div_ceil(BLOCK) {
         let started = clock();
         for _ in 0..BLOCK {
@@ -119,24 +126,32 @@ async fn time_call(
         }
         times.push((clock() - started) / BLOCK as f64);
     }
+    let calls = (times.len() * BLOCK) as f64;
+    let dispatches = dispatches
+        .zip(counted_from)
+        .map(|(count, from)| (count() - from) / calls);
     times.sort_by(f64::total_cmp);
     Ok(Latency {
         median_us: times[times.len() / 2],
         p95_us: times[(times.len() * 95 / 100).min(times.len() - 1)],
+        dispatches,
     })
 }
 
-/// Times the three workloads, `runs` calls each after `warmup` untimed ones.
+/// Times the three workloads, `runs` calls each after `warmup` untimed ones (and counts the
+/// dispatches of the timed calls, given a counter).
 pub async fn latency(
     model: &Decoder,
     device: &Device,
     runs: usize,
     warmup: usize,
     clock: Clock<'_>,
+    dispatches: Counter<'_>,
 ) -> Result<ModelLatency, Error> {
+    let time = |call| time_call(model, device, call, runs, warmup, clock, dispatches);
     Ok(ModelLatency {
-        decode1: time_call(model, device, &Call::chain(1), runs, warmup, clock).await?,
-        chain5: time_call(model, device, &Call::chain(5), runs, warmup, clock).await?,
-        tree31: time_call(model, device, &Call::tree(), runs, warmup, clock).await?,
+        decode1: time(&Call::chain(1)).await?,
+        chain5: time(&Call::chain(5)).await?,
+        tree31: time(&Call::tree()).await?,
     })
 }

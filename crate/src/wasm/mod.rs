@@ -214,6 +214,20 @@ pub async fn likesworld_latency(
     let (m, note) = models(&p.backend).await.map_err(into_error)?;
     let perf = performance()?;
     let clock = move || perf.now() * 1e3;
+    // A page that counts WebGPU dispatches (the benchmark wraps `dispatchWorkgroups`) exposes the
+    // running count as `specdecDispatches()`.
+    let counter = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("specdecDispatches"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let count = counter.map(|f| {
+        move || {
+            f.call0(&JsValue::NULL)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(f64::NAN)
+        }
+    });
+    let count_ref = count.as_ref().map(|c| c as &dyn Fn() -> f64);
     let mut timed = Vec::with_capacity(3);
     for kind in crate::model::ModelKind::ALL {
         report(
@@ -222,7 +236,7 @@ pub async fn likesworld_latency(
         );
         let warmup = p.warmup.unwrap_or(p.runs / 3 + 20);
         timed.push(
-            crate::model::bench::latency(m.get(kind), &m.device, p.runs, warmup, &clock)
+            crate::model::bench::latency(m.get(kind), &m.device, p.runs, warmup, &clock, count_ref)
                 .await
                 .map_err(into_error)?,
         );

@@ -202,6 +202,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
                 runs,
                 runs / 3 + 20,
                 &clock,
+                None,
             ))?;
             decode1.push(l.decode1.median_us);
             rows.push(row(
