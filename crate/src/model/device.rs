@@ -95,7 +95,10 @@ async fn gpu() -> Result<Device, Error> {
     if let Some(known) = GPU.lock().expect("not poisoned").clone() {
         return known.map_err(unavailable);
     }
+    // Up to 128 kernels per submitted command (cubecl's default is 32): one submit per forward
+    // of our models, whose inputs are all uploaded before their first kernel.
     let acquired = Device::wgpu_options()
+        .tasks_max(128)
         .init_async()
         .await
         .map_err(|e| e.to_string());
