@@ -90,11 +90,9 @@ try {
     }
     globalThis.specdecDispatches = () => dispatches;
     window.benchGpu = (async () => {
-      const [gpu, { MODELS, fetchWeights }] = await Promise.all([import('/pkg/gpu/specdec.js'), import('/weights.js')]);
+      const [gpu, { fetchWeights, provideWeights }] = await Promise.all([import('/pkg/gpu/specdec.js'), import('/weights.js')]);
       await gpu.default({ module_or_path: '/pkg/gpu/specdec_bg.wasm' });
-      const ws = await fetchWeights(new URL('/pkg/weights/', location.href));
-      for (const m of MODELS) gpu.provide_weights(m, new Uint8Array(ws[m]));
-      return gpu;
+      return provideWeights(gpu, await fetchWeights(new URL('/pkg/weights/', location.href)));
     })();
   });
   models.push(await page.evaluate(async (p) => (await window.benchGpu).likesworld_latency(p), { backend: 'wgpu', runs: 20, warmup: 5 }));

@@ -8,7 +8,7 @@
 // the panic hook, so we read it, then instantiate the module afresh (clean memory) and tell the
 // widgets to redraw.
 
-import { MODELS, fetchWeights } from './weights.js';
+import { fetchWeights, provideWeights } from './weights.js';
 
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
@@ -29,9 +29,7 @@ async function load() {
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
   const m = await import(`./pkg/specdec.js?instance=${generation}`);
   exports = await m.default({ module_or_path: await compiled });
-  const ws = await weights;
-  for (const name of MODELS) m.provide_weights(name, new Uint8Array(ws[name]));
-  mod = m;
+  mod = provideWeights(m, await weights);
   return m;
 }
 

@@ -1,7 +1,7 @@
 // The trained models' weights: three Burnpack files that neither wasm module embeds. The page
 // downloads them once (engine.js) and hands copies to every module instance it starts, in the
 // page and in its workers (`provide_weights`).
-export const MODELS = ['target', 'draft-a', 'draft-b'];
+const MODELS = ['target', 'draft-a', 'draft-b'];
 
 /** Fetches the three files under `base` (a URL ending in /); resolves to { model: ArrayBuffer }. */
 export async function fetchWeights(base) {
@@ -11,4 +11,10 @@ export async function fetchWeights(base) {
     return r.arrayBuffer();
   }));
   return Object.fromEntries(MODELS.map((m, i) => [m, files[i]]));
+}
+
+/** Hands the weights `ws` (as fetchWeights resolves) to a module instance; returns the instance. */
+export function provideWeights(engine, ws) {
+  for (const m of MODELS) engine.provide_weights(m, new Uint8Array(ws[m]));
+  return engine;
 }

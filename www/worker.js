@@ -13,24 +13,26 @@
 // fetched only when a job asks for the WebGPU backend. Neither embeds the models' weights: the
 // page downloads them once and passes them in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
-import { MODELS, fetchWeights } from './weights.js';
+import { fetchWeights, provideWeights } from './weights.js';
 
 let cpuReady = null;
 let gpuReady = null;
+let gpuModule = null; // the compiled GPU module, kept for a fresh instance after a device loss
 let gpuInstance = 0;
-let weights = null; // { target: ArrayBuffer, … }, or a promise of it
+let weights = null; // a promise of { target: ArrayBuffer, … }
 
-function provide(engine, ws) {
-  for (const m of MODELS) engine.provide_weights(m, new Uint8Array(ws[m]));
-  return engine;
+/** The weights the page passed in, or (if it could not) downloaded here; a failure does not stick. */
+function weightsReady() {
+  weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url))
+    .catch((e) => { weights = null; throw e; });
+  return weights;
 }
 
 function cpuEngine(module) {
-  weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url));
   cpuReady ??= Promise.all([
     init({ module_or_path: module ?? new URL('./pkg/specdec_bg.wasm', import.meta.url) }),
-    weights,
-  ]).then(([, ws]) => provide(cpu, ws));
+    weightsReady(),
+  ]).then(([, ws]) => provideWeights(cpu, ws));
   cpuReady.catch(() => { cpuReady = null; });
   return cpuReady;
 }
@@ -63,10 +65,11 @@ function gpuEngine(progress) {
     // A fresh JavaScript module (hence instance) per generation: after a device loss, burn's
     // runtime in the old instance still holds the dead device.
     gpuInstance += 1;
+    gpuModule ??= WebAssembly.compileStreaming(fetch(new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url)))
+      .catch((e) => { gpuModule = null; throw e; });
     const gpu = await import(`./pkg/gpu/specdec.js?instance=${gpuInstance}`);
-    await gpu.default({ module_or_path: new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url) });
-    weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url));
-    return provide(gpu, await weights);
+    await gpu.default({ module_or_path: await gpuModule });
+    return provideWeights(gpu, await weightsReady());
   })();
   return gpuReady;
 }
@@ -124,7 +127,6 @@ async function runOnGpu(job, name, progress, test) {
     const e = error instanceof DeviceLost ? error
       : await Promise.race([loss.catch((l) => l), new Promise((ok) => { setTimeout(ok, 250, null); })]);
     if (!(e instanceof DeviceLost)) throw error;
-    gpuReady = null;
     progress('the WebGPU device was lost: running again on the CPU (flex)');
     const result = await (await cpuEngine())[name]({ ...job.params, backend: 'flex' }, progress);
     const note = `The WebGPU device was lost during this run (${e.message}), so it ran again on the CPU (flex). `
@@ -139,7 +141,7 @@ async function runOnGpu(job, name, progress, test) {
 
 self.onmessage = async ({ data }) => {
   if (data.module || data.weights) {
-    if (data.weights) weights ??= data.weights;
+    if (data.weights) weights ??= Promise.resolve(data.weights);
     if (data.module) cpuEngine(data.module).catch(() => {});
     return;
   }

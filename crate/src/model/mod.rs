@@ -5,8 +5,9 @@
 //! boolean mask, a KV cache that appends, truncates and keeps an accepted tree path);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
 //! [`train`] trains a model with burn's autodiff (natively only); [`weights`] saves the trained
-//! weights and provides them (embedded natively, handed over by the page in wasm); [`device`] is the one place that chooses a device; [`lm`] puts a decoder and its KV
-//! cache behind the decoding engine's `LanguageModel` trait.
+//! weights and provides them (embedded natively, handed over by the page in wasm); [`device`] is
+//! the one place that chooses a device; [`lm`] puts a decoder and its KV cache behind the
+//! decoding engine's `LanguageModel` trait.
 
 pub mod bench;
 pub mod cache;
