@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): builds the wasm module and measures, in headless Chromium, the
-# slider-to-redraw latency of every widget, the time of the exact enumeration and the per-call
-# latency of the LikesWorld models on flex, ndarray and WebGPU.
+# slider-to-redraw latency of every widget, the time of the exact enumeration, the per-call
+# latency of the LikesWorld models on flex, ndarray and WebGPU, and the time of the decoding
+# experiments 1–5 (in the page and natively).
 #   bash scripts/bench.sh [--moves N] [--peer] [--json]
 # With --json the output ends with one JSON line for scripts: {"rows":[{engine, backend, model,
 # workload, median_us, dispatches}], "sizes":{cpu_module_gzip, gpu_module_gzip, weights_gzip}}
@@ -32,6 +33,8 @@ cargo build --release -p specdec --bin specdec --quiet
 specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
 printf '\nSuffix index: one lookup (match + a 16-node tree) against index size:\n'
 "$specdec" suffix-bench
+printf '\nSpeculative decoding experiments 1–5 natively (goal: under 10 s in all on a CPU):\n'
+"$specdec" decode-bench
 printf '\nDemo 05.1 natively (flex):\n'
 time "$specdec" modelfree table
 if [ "$peer" = 1 ]; then

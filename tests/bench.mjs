@@ -1,7 +1,7 @@
 // Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, the
 // time of the exact enumeration and of Monte Carlo, the LikesWorld models' per-call latency and
 // the speculative-decoding experiments, measured inside the page.
-//   node tests/bench.mjs [--moves N] [--json FILE]
+//   node tests/bench.mjs [--moves N] [--json FILE] [--experiments]
 // With --json, the models' rows (engine, backend, model, workload, median µs, WebGPU dispatches
 // per call) are also written to FILE, for scripts/bench.sh --json to merge with the peer's.
 // A "redraw" is: the input event is dispatched, the widget calls the wasm engine, replaces its
@@ -14,6 +14,8 @@ import { writeFileSync } from 'node:fs';
 const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const moves = Number(arg('--moves')) || 80;
 const jsonOut = arg('--json');
+// --experiments: only the decoding experiments on the CPU backends (a quick check while tuning).
+const experimentsOnly = process.argv.includes('--experiments');
 
 // Per widget, the control moved and the values it cycles through.
 const PLAN = [
@@ -27,9 +29,37 @@ const PLAN = [
   ['tree', 'highlight', [0, 1, 2, 3, 4, 5, 6]],
 ];
 
+// Speculative decoding, experiments 1–5 at the lecture's sizes (issue: under 10 s in total on the
+// CPU), called on the main thread as the worker calls them; the list comes from the core
+// (`views::decoding::bench_suite`, which `specdec decode-bench` runs natively). Every model call is
+// batched across the prompts.
+async function timeExperiments(page) {
+  const suite = await page.evaluate(() => window.specdec.call('decoding_bench_suite'));
+  console.log('\nSpeculative decoding experiments in wasm (main thread), seconds:');
+  for (const backend of ['flex', 'ndarray']) {
+    let total = 0;
+    for (const { name, params } of suite) {
+      const ms = await page.evaluate(async (q) => { const t0 = performance.now(); await window.specdec.call('likesworld_decode', q); return performance.now() - t0; }, { ...params, backend });
+      total += ms;
+      printExperiment(backend, name, ms);
+    }
+    printExperiment(backend, 'total, experiments 1–5', total, '   goal < 10 s');
+  }
+  return suite;
+}
+
+function printExperiment(backend, name, ms, extra = '') {
+  console.log(`  ${backend.padEnd(8)} ${name.padEnd(48)} ${(ms / 1000).toFixed(2).padStart(7)}${extra}`);
+}
+
 const env = await start();
 try {
   const { page, errors } = await open(env, '');
+  if (experimentsOnly) {
+    await page.waitForSelector('[data-widget="decoding"][data-decoded]', { timeout: 120_000 });
+    await timeExperiments(page);
+    process.exit(errors.length ? 1 : 0);
+  }
   // The LikesWorld widget runs its models and a latency measurement in a worker after load; let
   // it finish so that it does not compete with the sliders for the CPU.
   await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
@@ -111,40 +141,18 @@ try {
     }
     console.log(`  ${m.backend.padEnd(8)} c = draft/target (1 token): A ${m.c[0].toFixed(2)}, B ${m.c[1].toFixed(2)}${m.note ? ` (${m.note})` : ''}`);
   }
-  // Speculative decoding, experiments 1–5 at the lecture's sizes (issue: under 10 s in total on
-  // the CPU), called on the main thread as the worker calls them. WebGPU (SwiftShader) runs the
-  // same experiments on 1 prompt: per-prompt times, since a full run would take hours there.
-  const EXPERIMENTS = [
-    ['1 acceptance by kind, 200 worlds', { experiment: 'acceptance', prompts: 200 }],
-    ['2 greedy chains, draft A, γ 1 2 4 6, 200 prompts', { experiment: 'greedy', draft: 'a', prompts: 200 }],
-    ['2 greedy chains, draft B, γ 1 2 4 6, 200 prompts', { experiment: 'greedy', draft: 'b', prompts: 200 }],
-    ['3 sampling, B γ 4, 200 × 3 (+ target alone)', { experiment: 'sample', draft: 'b', gamma: 4, prompts: 200, repeats: 3 }],
-    ['4 greedy trees, 6 shapes, 100 prompts', { experiment: 'tree', draft: 'b', config: '<2,2,1,1>', prompts: 100 }],
-    ['5 naive / MSS / top-k trees ⟨1,1,3,1⟩, 100', { experiment: 'stochastic', config: '<1,1,3,1>', prompts: 100 }],
-  ];
-  console.log('\nSpeculative decoding experiments in wasm (main thread), seconds:');
-  const print = (backend, name, ms, extra = '') => console.log(`  ${backend.padEnd(8)} ${name.padEnd(48)} ${(ms / 1000).toFixed(2).padStart(7)}${extra}`);
-  for (const backend of ['flex', 'ndarray']) {
-    let total = 0;
-    for (const [name, p] of EXPERIMENTS) {
-      const ms = await page.evaluate(async (q) => { const t0 = performance.now(); await window.specdec.call('likesworld_decode', q); return performance.now() - t0; }, { ...p, backend });
-      total += ms;
-      print(backend, name, ms);
-    }
-    print(backend, 'total, experiments 1–5', total, '   goal < 10 s');
-  }
-  // WebGPU on SwiftShader: one prompt each, within a time budget (a call costs ~0.5–1 s here).
+  const suite = await timeExperiments(page);
+  // WebGPU on SwiftShader: a tenth of the prompts, within a time budget.
   const budget = Date.now() + (Number(process.env.GPU_BUDGET_S) || 300) * 1000;
-  for (const [name, p] of EXPERIMENTS) {
+  for (const { name, params } of suite) {
     if (Date.now() > budget) { console.log(`  wgpu     ${name.padEnd(48)}    (skipped: over the GPU_BUDGET_S time budget)`); continue; }
     const ms = await page.evaluate(async (q) => {
       const gpu = await window.benchGpu;
       const t0 = performance.now();
       await gpu.likesworld_decode(q);
       return performance.now() - t0;
-    }, { ...p, prompts: 1, repeats: 1, backend: 'wgpu' });
-    const per = p.prompts * (p.repeats ?? 1);
-    print('wgpu', name, ms, ` (1 prompt; ≈ ${(ms / 1000 * per / 60).toFixed(0)} min at the full size)`);
+    }, { ...params, prompts: Math.ceil(params.prompts / 10), backend: 'wgpu' });
+    printExperiment('wgpu', name, ms, ` (${Math.ceil(params.prompts / 10)} prompts)`);
   }
   if (errors.length) console.log(`\nconsole errors:\n${errors.join('\n')}`);
   if (jsonOut) {

@@ -6,11 +6,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use burn::tensor::read_sync;
+use specdec::decode::batch::{Batched, Request};
 use specdec::decode::experiments::{self as ex, GreedyReport};
 use specdec::decode::Generation;
 use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
 use specdec::model::device::Backend;
-use specdec::model::lm::Cached;
+use specdec::model::lm::{Batch, Cached};
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
@@ -146,25 +147,43 @@ fn the_cache_follows_rollbacks_and_accepted_tree_paths() {
     // A chain verify, then a rejection after 1 token (rollback), then a tree, then one of its
     // paths accepted, then a context that leaves the tree at once.
     let p = w.prompt();
+    let tree_at_3 = {
+        let mut t = Speculation::default();
+        let a = t.push(full[p.len() + 3], None);
+        t.push(11, None);
+        let b = t.push(full[p.len() + 4], Some(a));
+        t.push(13, Some(a));
+        t.push(full[p.len() + 5], Some(b));
+        t
+    };
     let steps: Vec<(usize, Speculation)> = vec![
         (p.len(), Speculation::chain(&full[p.len()..p.len() + 4])),
         (p.len() + 1, Speculation::chain(&[7, 8, 9])),
+        (p.len() + 3, tree_at_3.clone()),
         (p.len() + 3, {
-            let mut t = Speculation::default();
-            let a = t.push(full[p.len() + 3], None);
-            t.push(11, None);
-            let b = t.push(full[p.len() + 4], Some(a));
-            t.push(13, Some(a));
-            t.push(full[p.len() + 5], Some(b));
+            // The same context, the tree grown by a level, then asked again unchanged.
+            let mut t = tree_at_3.clone();
+            t.push(4, Some(4));
+            t.push(full[p.len() + 6], Some(4));
+            t
+        }),
+        (p.len() + 3, {
+            let mut t = tree_at_3.clone();
+            t.push(4, Some(4));
+            t.push(full[p.len() + 6], Some(4));
             t
         }),
         (p.len() + 5, Speculation::chain(&[6])),
         (p.len() + 7, Speculation::default()),
         (p.len() + 2, Speculation::chain(&[5, 5])),
     ];
-    for (len, tree) in steps {
+    // Tokens each call must feed: the context past what the cache keeps, and the new nodes.
+    let feeds = [p.len() + 4, 1 + 3, 2 + 5, 2, 0, 1 + 1, 2, 1 + 2];
+    for ((len, tree), feeds) in steps.into_iter().zip(feeds) {
         let ctx = &full[..len];
+        let fed = model.fed();
         let got = read_sync(model.score(ctx, &tree)).unwrap();
+        assert_eq!(model.fed() - fed, feeds, "after {len} tokens, {tree:?}");
         assert_eq!(got.len(), tree.len() + 1);
         check(&got[0], ctx);
         for node in 0..tree.len() {
@@ -177,6 +196,78 @@ fn the_cache_follows_rollbacks_and_accepted_tree_paths() {
             len + tree.len(),
             "the cache holds the context and the tree"
         );
+    }
+}
+
+/// Many sequences on one cache: every row's distributions equal a fresh forward of its sequence,
+/// whatever the other rows do (rollbacks, trees, skipped calls, rows leaving and joining), with
+/// the cache compacted before every call, now and then, or never.
+#[test]
+fn a_batch_scores_every_row_as_if_it_were_alone() {
+    let m = flex();
+    let worlds: Vec<Vec<u32>> = ex::prompts(6).iter().map(|w| w.tokens()).collect();
+    let start = ex::prompts(1)[0].prompt().len() - 4;
+    for slack in [0, 4, 1000] {
+        let mut batch = Batch::new(&m.target, &m.device, 1.0, slack);
+        let mut rows: Vec<(usize, &[u32])> =
+            worlds[..4].iter().map(|w| (batch.open(), &w[..])).collect();
+        for round in 0..8usize {
+            if round == 3 {
+                batch.close(rows.remove(1).0);
+            }
+            if round == 4 {
+                rows.extend(worlds[4..].iter().map(|w| (batch.open(), &w[..])));
+            }
+            let requests: Vec<Request> = rows
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (round + i) % 4 != 3)
+                .map(|(i, &(row, w))| {
+                    // Forward, backward (a rollback) and forward again along the world's tokens.
+                    let len = start + (round * 3 + i * 5) % 9;
+                    let next = &w[len..len + 3];
+                    let tree = if (round + i) % 2 == 0 {
+                        Speculation::chain(next)
+                    } else {
+                        let mut t = Speculation::default();
+                        let a = t.push(next[0], None);
+                        t.push(5, None);
+                        t.push(next[1], Some(a));
+                        t
+                    };
+                    Request {
+                        row,
+                        context: w[..len].to_vec(),
+                        tree,
+                    }
+                })
+                .collect();
+            // Then some rows grow their tree by a node after the same context (as a draft
+            // expanding level by level does), and one asks the very same again.
+            let mut grown: Vec<Request> = requests.iter().take(3).cloned().collect();
+            for r in grown.iter_mut().take(2) {
+                let last = r.tree.len() - 1;
+                r.tree.push(7, Some(last));
+                r.tree.push(9, None);
+            }
+            let got = read_sync(batch.score_rows(&requests)).unwrap();
+            let more = read_sync(batch.score_rows(&grown)).unwrap();
+            for (r, dists) in requests.iter().zip(got).chain(grown.iter().zip(more)) {
+                assert_eq!(dists.len(), r.tree.len() + 1);
+                for (node, got) in std::iter::once(None)
+                    .chain((0..r.tree.len()).map(Some))
+                    .zip(dists)
+                {
+                    let mut seq = r.context.clone();
+                    if let Some(n) = node {
+                        seq.extend(r.tree.path_to(n).iter().map(|&k| r.tree.tokens[k]));
+                    }
+                    let want = read_sync(distributions(&m.target, &seq, &m.device)).unwrap();
+                    let d = tv(&got, want.last().unwrap());
+                    assert!(d < 1e-5, "slack {slack}, round {round}, {seq:?}: TV {d}");
+                }
+            }
+        }
     }
 }
 

@@ -134,7 +134,7 @@ fn truncate_rolls_back_a_rejected_chain() {
         &mut cache,
     );
     assert_eq!(cache.len(), keep + draft_len);
-    cache.truncate(keep);
+    cache.narrow(keep);
     let rest = &tokens[keep..];
     let out = rows(model.forward(
         ints(rest, &device),
@@ -183,7 +183,7 @@ fn keep_retains_the_accepted_tree_path() {
         path.iter()
             .map(|node| l + order.iter().position(|o| o == node).unwrap()),
     );
-    cache.keep(&keep);
+    cache.gather(&[keep]);
     assert_eq!(cache.len(), l + path.len());
     let next = 4u32;
     let out = rows(model.forward(

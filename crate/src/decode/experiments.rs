@@ -2,13 +2,14 @@
 //! burn models of any backend. Each returns a plain serde report; the CLI prints it and the page
 //! draws it. Prompts are held-out worlds (the facts); every random run takes a seed.
 
+use super::batch::{generate_all, Job};
 use super::chance::Seeded;
 use super::engine::{generate, ChainRule, Config, Method, TreeRule};
 use super::stats::{Generation, Span, Stats};
 use crate::error::Error;
 use crate::likesworld::{self, token_kinds, worlds, Split, TokenKind, World, EOS, Q};
 use crate::model::bench::Clock;
-use crate::model::lm::Cached;
+use crate::model::lm::{Batch, Cached};
 use crate::model::Models;
 use crate::sampling::multi::{verify_given, Children, Mode};
 use crate::sampling::speculative::Variant;
@@ -65,6 +66,46 @@ pub async fn run(
         clock,
     )
     .await
+}
+
+/// Sequences decoded at once in a batched run (the target's cache for 256 rows of 64 slots is
+/// 4 MB).
+pub const BATCH_ROWS: usize = 1024;
+
+/// Forgotten cache slots a batched run tolerates before compacting the cache.
+const SLACK: usize = 16;
+
+/// One generation per (prompt, seed) with `method`, all at once, every model call batched across
+/// them (see [`super::batch`]): what [`run`] does for each, in far fewer model calls.
+pub async fn run_all(
+    models: &Models,
+    method: Method,
+    temperature: f64,
+    jobs: Vec<(Vec<u32>, u64)>,
+    clock: Clock<'_>,
+    progress: Progress<'_>,
+) -> Result<Vec<Generation>, Error> {
+    let d = &models.device;
+    let batch = |m| Batch::new(m, d, temperature, SLACK);
+    let config = Config {
+        method,
+        max_len: likesworld::MAX_LEN,
+        eos: Some(EOS),
+        trace: false,
+    };
+    let jobs = jobs
+        .into_iter()
+        .map(|(prompt, seed)| Job {
+            prompt,
+            chance: Seeded::new(seed),
+        })
+        .collect();
+    let models = vec![
+        batch(&models.target),
+        batch(&models.draft_a),
+        batch(&models.draft_b),
+    ];
+    generate_all(models, jobs, &config, BATCH_ROWS, clock, progress).await
 }
 
 /// Measured acceptance of one token kind.
@@ -171,13 +212,9 @@ pub async fn target_greedy(
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<Generation>, Error> {
-    let mut out = Vec::with_capacity(prompts.len());
-    for (i, p) in prompts.iter().enumerate() {
-        let m = Method::Target { greedy: true };
-        out.push(run(models, m, 1.0, p, 0, false, clock).await?);
-        progress(i + 1, prompts.len());
-    }
-    Ok(out)
+    let jobs = prompts.iter().map(|p| (p.clone(), 0)).collect();
+    let m = Method::Target { greedy: true };
+    run_all(models, m, 1.0, jobs, clock, progress).await
 }
 
 /// Demo 03.2 (and 04.3 for trees): greedy speculative decoding against the target's own.
@@ -210,16 +247,15 @@ pub async fn greedy(
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<GreedyReport, Error> {
+    let jobs = prompts.iter().map(|p| (p.clone(), 0)).collect();
+    let gens = run_all(models, method.clone(), 1.0, jobs, clock, progress).await?;
     let mut stats = Stats::default();
-    let mut runs = Vec::with_capacity(prompts.len());
     let mut identical = 0;
-    for (i, (p, r)) in prompts.iter().zip(reference).enumerate() {
-        let g = run(models, method.clone(), 1.0, p, 0, false, clock).await?;
+    for (g, r) in gens.iter().zip(reference) {
         identical += usize::from(g.output == r.output);
         stats.add(&g.stats);
-        runs.push((p.clone(), g));
-        progress(i + 1, prompts.len());
     }
+    let runs: Vec<(Vec<u32>, Generation)> = prompts.iter().cloned().zip(gens).collect();
     let alpha = stats.alpha();
     let formula = match &method {
         Method::Chain { gamma, .. } => Some(theory::expected_tokens(alpha, *gamma as u32)),
@@ -373,30 +409,35 @@ pub async fn sample(
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SampleReport, Error> {
+    let jobs = |seed: u64| -> Vec<(Vec<u32>, u64)> {
+        let each = prompts.iter().enumerate();
+        each.flat_map(|(i, p)| (0..repeats).map(move |r| (p.clone(), derive_seed(seed, i, r))))
+            .collect()
+    };
+    // The speculative runs, then the target's own sampling with other seeds: half the progress
+    // each.
+    let total = 2 * prompts.len() * repeats;
+    let g = run_all(
+        models,
+        method.clone(),
+        1.0,
+        jobs(seed),
+        clock,
+        &mut |d, _| progress(d, total),
+    )
+    .await?;
+    let half = g.len();
+    let t = Method::Target { greedy: false };
+    let o = run_all(models, t, 1.0, jobs(seed ^ 1), clock, &mut |d, _| {
+        progress(half + d, total)
+    })
+    .await?;
     let (mut stats, mut own_stats) = (Stats::default(), Stats::default());
-    let (mut runs, mut own) = (Vec::new(), Vec::new());
-    let total = prompts.len() * repeats;
-    for (i, p) in prompts.iter().enumerate() {
-        for r in 0..repeats {
-            let g = run(
-                models,
-                method.clone(),
-                1.0,
-                p,
-                derive_seed(seed, i, r),
-                false,
-                clock,
-            )
-            .await?;
-            stats.add(&g.stats);
-            runs.push((p.clone(), g));
-            let t = Method::Target { greedy: false };
-            let o = run(models, t, 1.0, p, derive_seed(seed ^ 1, i, r), false, clock).await?;
-            own_stats.add(&o.stats);
-            own.push((p.clone(), o));
-            progress(i * repeats + r + 1, total);
-        }
-    }
+    g.iter().for_each(|g| stats.add(&g.stats));
+    o.iter().for_each(|o| own_stats.add(&o.stats));
+    let prompt_of = |j: Vec<(Vec<u32>, u64)>| j.into_iter().map(|(p, _)| p);
+    let runs: Vec<(Vec<u32>, Generation)> = prompt_of(jobs(seed)).zip(g).collect();
+    let own: Vec<(Vec<u32>, Generation)> = prompt_of(jobs(seed)).zip(o).collect();
     let (chi_square, df) = stats.calibration.chi_square();
     Ok(SampleReport {
         method: describe(&method),
@@ -477,20 +518,14 @@ pub async fn stochastic(
         children,
         rule,
     };
+    let jobs = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.clone(), derive_seed(seed, i, 0)))
+        .collect();
     let mut stats = Stats::default();
-    for (i, p) in prompts.iter().enumerate() {
-        let g = run(
-            models,
-            method.clone(),
-            1.0,
-            p,
-            derive_seed(seed, i, 0),
-            false,
-            clock,
-        )
-        .await?;
+    for g in run_all(models, method.clone(), 1.0, jobs, clock, progress).await? {
         stats.add(&g.stats);
-        progress(i + 1, prompts.len());
     }
     let distortion = if children == Children::TopK && rule == TreeRule::Mss {
         let reference = target_greedy(models, prompts, clock, &mut |_, _| {}).await?;

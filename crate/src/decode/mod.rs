@@ -15,11 +15,13 @@
 //!   tests walk every branch with its probability ([`chance::Enumerate`]).
 //!
 //! A step is `propose` (the drafts build a [`Proposal`]) then `verify` (one target call, then a
-//! rule walks the tree). [`engine`] holds both and the generation loop; [`stats`] what a run
-//! counts; [`toy`] the toy LM as a [`LanguageModel`]. Model calls are async (a browser reads a
+//! rule walks the tree). [`engine`] holds both and the generation loop; [`batch`] runs many
+//! generations at once, batching their model calls; [`stats`] what a run counts; [`toy`] the toy
+//! LM as a [`LanguageModel`]. Model calls are async (a browser reads a
 //! WebGPU buffer back only asynchronously), so the loops are async; native callers block on
 //! them as the model code does.
 
+pub mod batch;
 pub mod chance;
 pub mod engine;
 pub mod experiments;

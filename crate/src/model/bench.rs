@@ -112,7 +112,7 @@ async fn time_call(
             &mut cache,
         );
         std::hint::black_box(floats(logits).await?);
-        cache.truncate(CACHED);
+        cache.narrow(CACHED);
         Ok(())
     };
     for _ in 0..warmup {

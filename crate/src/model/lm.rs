@@ -1,14 +1,9 @@
-//! A burn decoder as a [`LanguageModel`] for the decoding engine: it owns a KV cache and knows
-//! which tokens are in it.
-//!
-//! Each call feeds only what the cache lacks: the part of the context after the longest cached
-//! prefix (at least the context's last token, whose next-token distribution is wanted), then the
-//! speculated tree under the topology-aware mask with depth positions (lecture §4.3). Rolling
-//! back after a rejection is keeping that prefix ([`KvCache::truncate`]); after a tree call the
-//! cache holds the tree, and the next call keeps the prefix plus the root-to-node path its
-//! context followed ([`KvCache::keep`]), wherever the tree put those nodes.
+//! A burn decoder for the decoding engine: [`Batch`] scores many sequences per call on one KV
+//! cache (a [`Batched`] model), [`Cached`] one sequence (a [`LanguageModel`]). Either knows which
+//! tokens each sequence has in the cache and feeds only what is missing.
 
 use super::{floats, Decoder, KvCache};
+use crate::decode::batch::{Batched, Request};
 use crate::decode::{LanguageModel, Speculation};
 use crate::error::Error;
 use crate::sampling::Dist;
@@ -17,58 +12,51 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 /// Positions the decoders were trained with (`DecoderConfig::max_positions`).
 pub const MAX_POSITIONS: usize = 64;
 
-/// A decoder, its device and its KV cache.
-pub struct Cached<'a> {
-    model: &'a Decoder,
-    device: &'a Device,
-    cache: KvCache,
-    /// The tokens whose keys and values are in the cache (a linear prefix)…
+/// What one sequence has in the cache, and where.
+#[derive(Debug, Clone, Default)]
+struct Row {
+    id: usize,
+    /// The tokens whose keys and values are cached (a linear prefix), and their slots…
     cached: Vec<u32>,
-    /// …followed by this tree, after a tree call.
+    slots: Vec<usize>,
+    /// …followed by this tree, after a tree call, and its nodes' slots…
     tree: Speculation,
-    temperature: f64,
+    tree_slots: Vec<usize>,
+    /// …and what the last call answered (after the context, after each node of the tree).
+    answers: Vec<Dist>,
+    /// The sequence is done; its slots are garbage.
+    closed: bool,
 }
 
-impl<'a> Cached<'a> {
-    /// `temperature` scales the logits before the softmax (1: the model's own distribution).
-    pub fn new(model: &'a Decoder, device: &'a Device, temperature: f64) -> Cached<'a> {
-        Cached {
-            cache: KvCache::new(model.n_layers()),
-            model,
-            device,
-            cached: Vec::new(),
-            tree: Speculation::default(),
-            temperature,
+impl Row {
+    /// Prepares the cache for `score(context, tree)` and returns how many of `tree`'s first nodes
+    /// are already in it, with their answers: a draft growing a tree level by level asks again
+    /// after the same context with the tree of the last call plus one level. Otherwise keeps the
+    /// cached prefix of `context` (at most all but its last token), following an earlier tree
+    /// along the path `context` took through it. Only bookkeeping: the slots left behind are
+    /// masked until the cache is compacted.
+    fn reconcile(&mut self, context: &[u32], tree: &Speculation) -> usize {
+        let k = self.tree.len();
+        let grows = |old: &Speculation| {
+            tree.len() >= k
+                && tree.tokens[..k] == old.tokens[..]
+                && tree.parents[..k] == old.parents[..]
+        };
+        if k > 0 && self.cached == context && grows(&self.tree) {
+            return k;
         }
-    }
-
-    /// Tokens in the cache (tests: the rollback keeps exactly the accepted prefix).
-    pub fn cached_len(&self) -> usize {
-        self.cache.len()
-    }
-
-    /// Keeps the cached prefix of `context` (at most all but its last token), following an
-    /// earlier tree along the path `context` took through it.
-    fn reconcile(&mut self, context: &[u32]) {
-        if !self.tree.is_empty() {
-            let base = self.cached.len();
-            let mut path = Vec::new();
-            let mut parent = None;
-            for &t in context.iter().skip(base) {
-                let tree = &self.tree;
-                match (0..tree.len()).find(|&i| tree.parents[i] == parent && tree.tokens[i] == t) {
-                    Some(i) => {
-                        path.push(i);
-                        parent = Some(i);
-                    }
-                    None => break,
+        let tree = std::mem::take(&mut self.tree);
+        let tree_slots = std::mem::take(&mut self.tree_slots);
+        let mut parent = None;
+        for &t in context.iter().skip(self.cached.len()) {
+            match (0..tree.len()).find(|&i| tree.parents[i] == parent && tree.tokens[i] == t) {
+                Some(i) => {
+                    self.cached.push(t);
+                    self.slots.push(tree_slots[i]);
+                    parent = Some(i);
                 }
+                None => break,
             }
-            let keep: Vec<usize> = (0..base).chain(path.iter().map(|&i| base + i)).collect();
-            self.cache.keep(&keep);
-            self.cached
-                .extend(path.iter().map(|&i| self.tree.tokens[i]));
-            self.tree = Speculation::default();
         }
         let common = self
             .cached
@@ -77,15 +65,257 @@ impl<'a> Cached<'a> {
             .take_while(|(a, b)| a == b)
             .count()
             .min(context.len().saturating_sub(1));
-        if common < self.cached.len() {
-            self.cache.truncate(common);
-            self.cached.truncate(common);
+        self.cached.truncate(common);
+        self.slots.truncate(common);
+        0
+    }
+
+    /// The slots still in use.
+    fn live(&self) -> Vec<usize> {
+        self.slots.iter().chain(&self.tree_slots).copied().collect()
+    }
+}
+
+/// A decoder and one KV cache for a batch of sequences (rows), each scored as
+/// [`LanguageModel::score`] describes; [`Cached`] is the one-sequence case.
+///
+/// Each call feeds every requested row only what its cache lacks: the part of the context after
+/// the longest cached prefix (at least the context's last token, whose next-token distribution is
+/// wanted), then the speculated tree under the topology-aware mask with depth positions (lecture
+/// §4.3). The rows' new tokens are padded to the longest and appended as new slots of the shared
+/// cache; a row attends only to its own slots. Rolling back after a rejection, or keeping the
+/// accepted path of a tree, is forgetting slots; the cache is compacted when more than `slack`
+/// slots are forgotten (0: before every call, as a single sequence wants).
+pub struct Batch<'a> {
+    model: &'a Decoder,
+    device: &'a Device,
+    cache: KvCache,
+    /// In cache order (row `i` of the cache is `rows[i]`).
+    rows: Vec<Row>,
+    next_id: usize,
+    temperature: f64,
+    slack: usize,
+    /// Tokens fed to the model so far, padding not counted.
+    fed: usize,
+}
+
+impl<'a> Batch<'a> {
+    /// `temperature` scales the logits before the softmax (1: the model's own distribution).
+    pub fn new(model: &'a Decoder, device: &'a Device, temperature: f64, slack: usize) -> Self {
+        Batch {
+            cache: KvCache::new(model.n_layers()),
+            model,
+            device,
+            rows: Vec::new(),
+            next_id: 0,
+            temperature,
+            slack,
+            fed: 0,
+        }
+    }
+
+    /// Drops closed rows and forgotten slots when they are worth a copy of the cache, and
+    /// gives rows opened since the last call their (zeroed) place in it.
+    fn compact(&mut self) {
+        if self.cache.is_empty() {
+            self.rows.retain(|r| !r.closed);
+            return;
+        }
+        let cached = self.cache.rows();
+        let closed = self.rows[..cached].iter().filter(|r| r.closed).count();
+        if closed * 4 >= cached {
+            let keep: Vec<usize> = (0..cached).filter(|&i| !self.rows[i].closed).collect();
+            self.cache.select_rows(&keep);
+            self.rows.retain(|r| !r.closed);
+        }
+        self.cache.grow_rows(self.rows.len() - self.cache.rows());
+        let live: Vec<Vec<usize>> = self.rows.iter().map(Row::live).collect();
+        let width = live.iter().map(Vec::len).max().unwrap_or(0);
+        if self.cache.len() <= width + self.slack {
+            return;
+        }
+        if live
+            .iter()
+            .all(|s| s.iter().enumerate().all(|(i, &x)| i == x))
+        {
+            return self.cache.narrow(width);
+        }
+        self.cache.gather(&live);
+        for (row, live) in self.rows.iter_mut().zip(&live) {
+            let n = row.slots.len();
+            row.slots = (0..n).collect();
+            row.tree_slots = (n..live.len()).collect();
         }
     }
 }
 
-fn ints(values: Vec<i64>, n: usize, device: &Device) -> Tensor<2, Int> {
-    Tensor::from_data(TensorData::new(values, [1, n]), device)
+fn ints(values: Vec<i64>, shape: [usize; 2], device: &Device) -> Tensor<2, Int> {
+    Tensor::from_data(TensorData::new(values, shape), device)
+}
+
+impl Batched for Batch<'_> {
+    fn vocab(&self) -> usize {
+        crate::likesworld::VOCAB
+    }
+
+    fn open(&mut self) -> usize {
+        self.next_id += 1;
+        self.rows.push(Row {
+            id: self.next_id - 1,
+            ..Row::default()
+        });
+        self.next_id - 1
+    }
+
+    fn close(&mut self, id: usize) {
+        if let Some(r) = self.rows.iter_mut().find(|r| r.id == id) {
+            r.closed = true;
+        }
+    }
+
+    async fn score_rows(&mut self, requests: &[Request]) -> Result<Vec<Vec<Dist>>, Error> {
+        let mut at = Vec::with_capacity(requests.len()); // the cache row of each request
+        for r in requests {
+            let deepest = r.context.len() + r.tree.depths().into_iter().max().unwrap_or(0);
+            if r.context.is_empty() || deepest > MAX_POSITIONS {
+                return Err(Error::OutOfRange {
+                    name: "context + speculation length",
+                    value: deepest as f64,
+                    allowed: "1 to 64 tokens (the models' positions)",
+                });
+            }
+            let i = self
+                .rows
+                .iter()
+                .position(|row| row.id == r.row && !row.closed);
+            at.push(i.expect("a request names an open row"));
+        }
+        let kept: Vec<usize> = requests
+            .iter()
+            .zip(&at)
+            .map(|(r, &i)| self.rows[i].reconcile(&r.context, &r.tree))
+            .collect();
+        self.compact();
+        // `compact` may have dropped closed rows: find the requests' rows again.
+        for (r, i) in requests.iter().zip(at.iter_mut()) {
+            *i = self
+                .rows
+                .iter()
+                .position(|row| row.id == r.row)
+                .expect("open");
+        }
+        let (batch, s) = (self.rows.len(), self.cache.len());
+        // What each request feeds: the context past its cached prefix, then the tree's new nodes.
+        let fresh: Vec<usize> = requests
+            .iter()
+            .zip(&at)
+            .map(|(r, &i)| r.context.len() - self.rows[i].cached.len())
+            .collect();
+        let feeds: Vec<usize> = (0..requests.len())
+            .map(|q| fresh[q] + requests[q].tree.len() - kept[q])
+            .collect();
+        let n = feeds.iter().copied().max().unwrap_or(0);
+        self.fed += feeds.iter().sum::<usize>();
+        let width = s + n;
+        // Padding: token 0 at position 0; rows without a request see nothing (a fully masked
+        // row stays finite, see `Decoder`), and their new slots are never used.
+        let mut ids = vec![0i64; batch * n];
+        let mut pos = vec![0i64; batch * n];
+        let mut mask = vec![false; batch * n * width];
+        for (q, (r, &i)) in requests.iter().zip(&at).enumerate() {
+            let row = &self.rows[i];
+            let (l, f, kept) = (r.context.len(), fresh[q], kept[q]);
+            let common = l - f;
+            let depths = r.tree.depths();
+            // Node a's slot: kept from the last call, or new in this one.
+            let slot = |a: usize| match a.checked_sub(kept) {
+                None => row.tree_slots[a],
+                Some(new) => s + f + new,
+            };
+            for j in 0..feeds[q] {
+                let node = j.checked_sub(f).map(|new| kept + new);
+                let (id, p) = match node {
+                    None => (r.context[common + j], common + j),
+                    Some(k) => (r.tree.tokens[k], l - 1 + depths[k]),
+                };
+                ids[i * n + j] = i64::from(id);
+                pos[i * n + j] = p as i64;
+                // Context rows are causal; a node sees the whole context and its ancestors.
+                let m = &mut mask[(i * n + j) * width..(i * n + j + 1) * width];
+                row.slots.iter().for_each(|&c| m[c] = true);
+                let own = if node.is_none() { j + 1 } else { f };
+                m[s..s + own].iter_mut().for_each(|x| *x = true);
+                if let Some(k) = node {
+                    for a in (0..=k).filter(|&a| r.tree.is_ancestor(a, k)) {
+                        m[slot(a)] = true;
+                    }
+                }
+            }
+        }
+        // Nothing new anywhere (every request repeats its last call): no model call.
+        let flat = if n == 0 {
+            Vec::new()
+        } else {
+            let logits = self.model.forward(
+                ints(ids, [batch, n], self.device),
+                ints(pos, [batch, n], self.device),
+                Tensor::<3, Bool>::from_data(TensorData::new(mask, [batch, n, width]), self.device),
+                &mut self.cache,
+            );
+            floats(logits).await?
+        };
+        let v = crate::likesworld::VOCAB;
+        let mut out = Vec::with_capacity(requests.len());
+        for (q, (r, &i)) in requests.iter().zip(&at).enumerate() {
+            let (f, kept) = (fresh[q], kept[q]);
+            let row = &mut self.rows[i];
+            // The answers kept from the last call, then one per new row: the context's last
+            // token (when it was fed) and each new node.
+            let first = if kept > 0 { 0 } else { f - 1 };
+            let mut answers = std::mem::take(&mut row.answers);
+            answers.truncate(if kept > 0 { kept + 1 } else { 0 });
+            answers.extend((first..feeds[q]).map(|j| {
+                let at = (i * n + j) * v;
+                softmax(&flat[at..at + v], self.temperature)
+            }));
+            row.slots.extend(s..s + f);
+            row.cached = r.context.clone();
+            row.tree = r.tree.clone();
+            row.tree_slots.truncate(kept);
+            row.tree_slots.extend(s + f..s + feeds[q]);
+            if !r.tree.is_empty() {
+                row.answers.clone_from(&answers);
+            }
+            out.push(answers);
+        }
+        Ok(out)
+    }
+}
+
+/// One sequence on a decoder: its KV cache kept exactly as long as the context and the last
+/// tree (compacted before every call).
+pub struct Cached<'a> {
+    batch: Batch<'a>,
+    row: usize,
+}
+
+impl<'a> Cached<'a> {
+    /// `temperature` scales the logits before the softmax (1: the model's own distribution).
+    pub fn new(model: &'a Decoder, device: &'a Device, temperature: f64) -> Cached<'a> {
+        let mut batch = Batch::new(model, device, temperature, 0);
+        let row = batch.open();
+        Cached { batch, row }
+    }
+
+    /// Slots in the cache (tests: after a call, the context and the tree).
+    pub fn cached_len(&self) -> usize {
+        self.batch.cache.len()
+    }
+
+    /// Tokens fed to the model so far (tests: a call feeds only what the cache lacks).
+    pub fn fed(&self) -> usize {
+        self.batch.fed
+    }
 }
 
 impl LanguageModel for Cached<'_> {
@@ -94,48 +324,13 @@ impl LanguageModel for Cached<'_> {
     }
 
     async fn score(&mut self, context: &[u32], tree: &Speculation) -> Result<Vec<Dist>, Error> {
-        let l = context.len();
-        let depths = tree.depths();
-        let deepest = l + depths.iter().copied().max().unwrap_or(0);
-        if l == 0 || deepest > MAX_POSITIONS {
-            return Err(Error::OutOfRange {
-                name: "context + speculation length",
-                value: deepest as f64,
-                allowed: "1 to 64 tokens (the models' positions)",
-            });
-        }
-        self.reconcile(context);
-        let common = self.cached.len();
-        let (fresh, nodes) = (l - common, tree.len());
-        let n = fresh + nodes;
-        let mut ids: Vec<i64> = context[common..].iter().map(|&t| i64::from(t)).collect();
-        ids.extend(tree.tokens.iter().map(|&t| i64::from(t)));
-        let mut pos: Vec<i64> = (common as i64..l as i64).collect();
-        pos.extend(depths.iter().map(|&d| (l - 1 + d) as i64));
-        // Context rows are causal; a node sees the cache, the whole context and its ancestors.
-        let width = common + n;
-        let mut mask = Vec::with_capacity(n * width);
-        for r in 0..fresh {
-            mask.extend((0..width).map(|c| c <= common + r));
-        }
-        for i in 0..nodes {
-            mask.extend((0..width).map(|c| c < l || tree.is_ancestor(c - l, i)));
-        }
-        let logits = self.model.forward(
-            ints(ids, n, self.device),
-            ints(pos, n, self.device),
-            Tensor::<3, Bool>::from_data(TensorData::new(mask, [1, n, width]), self.device),
-            &mut self.cache,
-        );
-        // Only the rows whose next-token distribution is wanted are read back.
-        let rows = floats(logits.narrow(1, fresh - 1, nodes + 1)).await?;
-        self.cached = context.to_vec();
-        self.tree = tree.clone();
-        let v = self.vocab();
-        Ok(rows
-            .chunks(v)
-            .map(|r| softmax(r, self.temperature))
-            .collect())
+        let request = Request {
+            row: self.row,
+            context: context.to_vec(),
+            tree: tree.clone(),
+        };
+        let mut out = self.batch.score_rows(&[request]).await?;
+        Ok(out.pop().expect("one answer"))
     }
 }
 

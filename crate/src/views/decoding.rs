@@ -31,7 +31,7 @@ pub const GAMMAS: [usize; 4] = [1, 2, 4, 6];
 pub const NODE_BUDGET: usize = 64;
 pub const MAX_DEPTH: usize = 8;
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct DecodingParams {
     /// acceptance, greedy, sample, tree, stochastic, speedup or step.
@@ -69,6 +69,48 @@ impl Default for DecodingParams {
             sampling: true,
         }
     }
+}
+
+/// Experiments 1–5 at the lecture's sizes, as the benchmark times them (issue: under 10 s in all
+/// on a CPU): natively `specdec decode-bench`, in the page `tests/bench.mjs` (through
+/// `decoding_bench_suite`). Each is one call of [`decoding_view`].
+pub fn bench_suite() -> Vec<(&'static str, DecodingParams)> {
+    let p = |experiment: &str, draft: &str, prompts, repeats| DecodingParams {
+        experiment: experiment.into(),
+        draft: draft.into(),
+        prompts,
+        repeats,
+        ..DecodingParams::default()
+    };
+    vec![
+        (
+            "1 acceptance by kind, 200 worlds",
+            p("acceptance", "b", 200, 1),
+        ),
+        (
+            "2 greedy chains, draft A, γ 1 2 4 6, 200 prompts",
+            p("greedy", "a", 200, 1),
+        ),
+        (
+            "2 greedy chains, draft B, γ 1 2 4 6, 200 prompts",
+            p("greedy", "b", 200, 1),
+        ),
+        (
+            "3 sampling, B γ 4, 200 × 3 (+ target alone)",
+            p("sample", "b", 200, 3),
+        ),
+        (
+            "4 greedy trees, 6 shapes, 100 prompts",
+            p("tree", "b", 100, 1),
+        ),
+        (
+            "5 naive / MSS / top-k trees ⟨1,1,3,1⟩, 100",
+            DecodingParams {
+                config: "<1,1,3,1>".into(),
+                ..p("stochastic", "b", 100, 1)
+            },
+        ),
+    ]
 }
 
 /// Validated parameters; each experiment checks only what it uses, so a bad tree typed for one

@@ -275,6 +275,16 @@ pub async fn likesworld_decode(
     output(&view)
 }
 
+/// The benchmark's experiments 1–5: `[{name, params}]` for `likesworld_decode`.
+#[wasm_bindgen]
+pub fn decoding_bench_suite() -> Result<JsValue, JsError> {
+    let suite: Vec<serde_json::Value> = views::decoding::bench_suite()
+        .into_iter()
+        .map(|(name, params)| serde_json::json!({ "name": name, "params": params }))
+        .collect();
+    output(&suite)
+}
+
 /// Drafting without a model: one experiment of `views::modelfree` (run it in a worker). The
 /// LikesWorld models are loaded only when the experiment decodes LikesWorld.
 #[wasm_bindgen]

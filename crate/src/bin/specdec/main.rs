@@ -41,6 +41,7 @@ Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndar
   likesworld tree       --config \"<2,2,1>\" [--draft a|b] [--prompts N]        (VerifyGreedy)
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]
   likesworld speedup    --draft a|b --gamma G [--prompts N]  measured c and wall-clock speedup
+  decode-bench          [--backend flex|ndarray|wgpu]    experiments 1–5 at the lecture's sizes, timed
 
 Drafting without a model (native; LikesWorld runs take [--backend flex|ndarray|wgpu]):
   prompt-lookup --tokens 1,2,3,4,1,2,3 --ngram N --k K [--min-ngram M]
@@ -285,6 +286,8 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "tree-attention" => commands::models::tree_attention(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "model-bench" => commands::models::bench(o)?,
+        #[cfg(not(target_arch = "wasm32"))]
+        "decode-bench" => commands::decoding::bench(o)?,
         other => {
             return Err(Usage(format!(
                 "unknown command {other:?} (try specdec --help)"

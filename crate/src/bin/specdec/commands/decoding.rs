@@ -348,3 +348,43 @@ fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         json,
     })
 }
+
+/// `decode-bench`: experiments 1–5 at the lecture's sizes, each timed as one call of the page's
+/// `decoding_view` (the same list `tests/bench.mjs` times in the browser).
+pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
+    use specdec::model::device::Backend;
+    use specdec::views::decoding::{bench_suite, decoding_view};
+    let backends = match o.take("backend") {
+        Some(b) => vec![Backend::parse(&b)?],
+        None => vec![Backend::Flex, Backend::Ndarray],
+    };
+    let clock = native_clock();
+    let mut rows = Vec::new();
+    let mut out = serde_json::Map::new();
+    for backend in backends {
+        let m = read_sync(Models::load(backend))?;
+        let mut times = serde_json::Map::new();
+        let mut total = 0.0;
+        for (name, params) in bench_suite() {
+            let t0 = clock();
+            read_sync(decoding_view(&params, &m, &clock, &mut no_progress()))?;
+            let s = (clock() - t0) / 1e6;
+            total += s;
+            rows.push(row(
+                &format!("{} {name}", backend.name()),
+                format!("{s:.2} s"),
+            ));
+            times.insert(name.into(), s.into());
+        }
+        rows.push(row(
+            &format!("{} total, experiments 1–5", backend.name()),
+            format!("{total:.2} s   (goal < 10 s)"),
+        ));
+        times.insert("total".into(), total.into());
+        out.insert(backend.name().into(), times.into());
+    }
+    Ok(Report {
+        json: out.into(),
+        rows,
+    })
+}
