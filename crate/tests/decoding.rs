@@ -10,13 +10,14 @@ use specdec::decode::batch::{Batched, Request};
 use specdec::decode::experiments::{self as ex, GreedyReport};
 use specdec::decode::Generation;
 use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
+use specdec::likesworld::TokenKind;
 use specdec::model::device::Backend;
 use specdec::model::lm::{Batch, Cached};
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
 use specdec::sampling::tv;
-use specdec::views::likesworld::distributions;
+use specdec::views::likesworld::{distributions, distributions_many};
 use std::sync::OnceLock;
 
 fn flex() -> &'static Models {
@@ -129,6 +130,59 @@ fn merge_trees_of_both_drafts_are_identical_too() {
     };
     let r = greedy(m, method, &prompts, &reference);
     assert_eq!(r.identical, 40);
+}
+
+/// Sequences of different lengths scored in one padded forward, each against its own forward.
+#[test]
+fn a_padded_forward_scores_every_sequence_as_if_it_were_alone() {
+    let m = flex();
+    let seqs: Vec<Vec<u32>> = ex::prompts(6).iter().map(|w| w.tokens()).collect();
+    let mut seqs: Vec<Vec<u32>> = seqs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s[..s.len() - 3 * i].to_vec())
+        .collect();
+    seqs.push(vec![seqs[0][0]]);
+    let lengths: std::collections::BTreeSet<usize> = seqs.iter().map(Vec::len).collect();
+    assert!(lengths.len() >= 4, "{lengths:?}");
+    let many = read_sync(distributions_many(&m.draft_b, &seqs, &m.device)).unwrap();
+    assert_eq!(many.len(), seqs.len());
+    for (seq, got) in seqs.iter().zip(&many) {
+        let want = read_sync(distributions(&m.draft_b, seq, &m.device)).unwrap();
+        assert_eq!(got.len(), seq.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert!(tv(g, w) < 1e-5, "{seq:?}: TV {}", tv(g, w));
+        }
+    }
+}
+
+/// Demo 03.1: boilerplate is free for both drafts; random facts are drawn alike (β high) but
+/// rarely guessed (greedy agreement low); names and answers are where the bigger draft B wins.
+#[test]
+fn acceptance_by_kind_follows_the_lecture() {
+    let m = flex();
+    let rows = read_sync(ex::acceptance_by_kind(m, 40, &mut quiet())).unwrap();
+    let row = |k: TokenKind| {
+        rows.iter()
+            .find(|r| r.kind == k)
+            .expect("every kind occurs")
+    };
+    let b = row(TokenKind::Boilerplate);
+    assert!(b.beta.iter().chain(&b.greedy).all(|&x| x > 0.98), "{b:?}");
+    let f = row(TokenKind::RandomFact);
+    assert!(
+        f.beta.iter().all(|&x| x > 0.9) && f.greedy[0] < 0.4,
+        "{f:?}"
+    );
+    for k in [TokenKind::QuestionName, TokenKind::Answer] {
+        let r = row(k);
+        assert!(
+            r.beta[0] + 0.1 < r.beta[1] && r.greedy[0] + 0.1 < r.greedy[1],
+            "{r:?}"
+        );
+    }
+    let positions: usize = ex::prompts(40).iter().map(|w| w.tokens().len() - 1).sum();
+    assert_eq!(rows.iter().map(|r| r.positions).sum::<usize>(), positions);
 }
 
 /// Distributions from a model behind the engine, against a fresh causal forward of each path.

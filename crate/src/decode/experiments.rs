@@ -51,17 +51,11 @@ pub async fn run(
         Cached::new(&models.draft_a, d, temperature),
         Cached::new(&models.draft_b, d, temperature),
     ];
-    let config = Config {
-        method,
-        max_len: likesworld::MAX_LEN,
-        eos: Some(EOS),
-        trace,
-    };
     generate(
         &mut target,
         &mut drafts,
         prompt,
-        &config,
+        &config(method, trace),
         &mut Seeded::new(seed),
         clock,
     )
@@ -87,12 +81,6 @@ pub async fn run_all(
 ) -> Result<Vec<Generation>, Error> {
     let d = &models.device;
     let batch = |m| Batch::new(m, d, temperature, SLACK);
-    let config = Config {
-        method,
-        max_len: likesworld::MAX_LEN,
-        eos: Some(EOS),
-        trace: false,
-    };
     let jobs = jobs
         .into_iter()
         .map(|(prompt, seed)| Job {
@@ -105,7 +93,19 @@ pub async fn run_all(
         batch(&models.draft_a),
         batch(&models.draft_b),
     ];
+    let config = config(method, false);
     generate_all(models, jobs, &config, BATCH_ROWS, clock, progress).await
+}
+
+/// How the experiments decode a LikesWorld prompt with `method`: up to the longest world, ending
+/// at EOS.
+fn config(method: Method, trace: bool) -> Config {
+    Config {
+        method,
+        max_len: likesworld::MAX_LEN,
+        eos: Some(EOS),
+        trace,
+    }
 }
 
 /// Measured acceptance of one token kind.
@@ -163,34 +163,45 @@ pub struct KindAcceptance {
     pub greedy: [f64; 2],
 }
 
+/// Sequences scored in one teacher-forced forward by the experiments that need every position's
+/// distribution.
+const DISTRIBUTION_CHUNK: usize = 64;
+
 pub async fn acceptance_by_kind(
     models: &Models,
     n: usize,
     progress: Progress<'_>,
 ) -> Result<Vec<KindAcceptance>, Error> {
-    use crate::views::likesworld::distributions;
+    use crate::views::likesworld::distributions_many;
     let mut sums = [[0.0f64; 5]; 4]; // per kind: positions, β A, β B, greedy A, greedy B
-    for (i, w) in prompts(n).iter().enumerate() {
-        let tokens = w.tokens();
+    let worlds = prompts(n);
+    let mut done = 0;
+    // Teacher-forced forwards over many worlds at once (one model call per chunk, not per world).
+    for chunk in worlds.chunks(DISTRIBUTION_CHUNK) {
+        let seqs: Vec<Vec<u32>> = chunk.iter().map(World::tokens).collect();
         let d = &models.device;
-        let p = distributions(&models.target, &tokens, d).await?;
-        let a = distributions(&models.draft_a, &tokens, d).await?;
-        let b = distributions(&models.draft_b, &tokens, d).await?;
-        let kinds = token_kinds(&tokens);
-        for j in 0..tokens.len() - 1 {
-            let k = KINDS
-                .iter()
-                .position(|&k| k == kinds[j + 1])
-                .expect("a kind");
-            let top = argmax(&p[j]);
-            let s = &mut sums[k];
-            s[0] += 1.0;
-            s[1] += overlap(&p[j], &a[j]);
-            s[2] += overlap(&p[j], &b[j]);
-            s[3] += f64::from(u8::from(argmax(&a[j]) == top));
-            s[4] += f64::from(u8::from(argmax(&b[j]) == top));
+        let p = distributions_many(&models.target, &seqs, d).await?;
+        let a = distributions_many(&models.draft_a, &seqs, d).await?;
+        let b = distributions_many(&models.draft_b, &seqs, d).await?;
+        for (i, tokens) in seqs.iter().enumerate() {
+            let (p, a, b) = (&p[i], &a[i], &b[i]);
+            let kinds = token_kinds(tokens);
+            for j in 0..tokens.len() - 1 {
+                let k = KINDS
+                    .iter()
+                    .position(|&k| k == kinds[j + 1])
+                    .expect("a kind");
+                let top = argmax(&p[j]);
+                let s = &mut sums[k];
+                s[0] += 1.0;
+                s[1] += overlap(&p[j], &a[j]);
+                s[2] += overlap(&p[j], &b[j]);
+                s[3] += f64::from(u8::from(argmax(&a[j]) == top));
+                s[4] += f64::from(u8::from(argmax(&b[j]) == top));
+            }
         }
-        progress(i + 1, n);
+        done += chunk.len();
+        progress(done, n);
     }
     Ok(KINDS
         .iter()
@@ -414,30 +425,31 @@ pub async fn sample(
         each.flat_map(|(i, p)| (0..repeats).map(move |r| (p.clone(), derive_seed(seed, i, r))))
             .collect()
     };
+    let (spec_jobs, own_jobs) = (jobs(seed), jobs(seed ^ 1));
+    let each_prompt: Vec<Vec<u32>> = spec_jobs.iter().map(|(p, _)| p.clone()).collect();
     // The speculative runs, then the target's own sampling with other seeds: half the progress
     // each.
-    let total = 2 * prompts.len() * repeats;
+    let total = 2 * spec_jobs.len();
+    let half = spec_jobs.len();
     let g = run_all(
         models,
         method.clone(),
         1.0,
-        jobs(seed),
+        spec_jobs,
         clock,
         &mut |d, _| progress(d, total),
     )
     .await?;
-    let half = g.len();
     let t = Method::Target { greedy: false };
-    let o = run_all(models, t, 1.0, jobs(seed ^ 1), clock, &mut |d, _| {
+    let o = run_all(models, t, 1.0, own_jobs, clock, &mut |d, _| {
         progress(half + d, total)
     })
     .await?;
     let (mut stats, mut own_stats) = (Stats::default(), Stats::default());
     g.iter().for_each(|g| stats.add(&g.stats));
     o.iter().for_each(|o| own_stats.add(&o.stats));
-    let prompt_of = |j: Vec<(Vec<u32>, u64)>| j.into_iter().map(|(p, _)| p);
-    let runs: Vec<(Vec<u32>, Generation)> = prompt_of(jobs(seed)).zip(g).collect();
-    let own: Vec<(Vec<u32>, Generation)> = prompt_of(jobs(seed)).zip(o).collect();
+    let runs: Vec<(Vec<u32>, Generation)> = each_prompt.iter().cloned().zip(g).collect();
+    let own: Vec<(Vec<u32>, Generation)> = each_prompt.into_iter().zip(o).collect();
     let (chi_square, df) = stats.calibration.chi_square();
     Ok(SampleReport {
         method: describe(&method),
@@ -466,19 +478,24 @@ pub async fn top_k_distortion(
     reference: &[(Vec<u32>, Generation)],
     k: usize,
 ) -> Result<f64, Error> {
-    use crate::views::likesworld::distributions;
+    use crate::views::likesworld::distributions_many;
     let (mut sum, mut n) = (0.0, 0usize);
-    for (prompt, g) in reference {
-        let mut seq = prompt.clone();
-        seq.extend(&g.output);
-        let p = distributions(&models.target, &seq, &models.device).await?;
-        let q = distributions(&models.draft_b, &seq, &models.device).await?;
-        for j in prompt.len() - 1..seq.len() - 1 {
-            let top = super::engine::top_k(&q[j], k);
-            let cands: Vec<(usize, &[f64])> =
-                top.iter().map(|&x| (x as usize, q[j].as_slice())).collect();
-            sum += tv(&verify_given(&p[j], &cands, Mode::Mss).output, &p[j]);
-            n += 1;
+    for chunk in reference.chunks(DISTRIBUTION_CHUNK) {
+        let seqs: Vec<Vec<u32>> = chunk
+            .iter()
+            .map(|(prompt, g)| [prompt.as_slice(), &g.output].concat())
+            .collect();
+        let p = distributions_many(&models.target, &seqs, &models.device).await?;
+        let q = distributions_many(&models.draft_b, &seqs, &models.device).await?;
+        for (i, (prompt, _)) in chunk.iter().enumerate() {
+            let (p, q) = (&p[i], &q[i]);
+            for j in prompt.len() - 1..seqs[i].len() - 1 {
+                let top = super::engine::top_k(&q[j], k);
+                let cands: Vec<(usize, &[f64])> =
+                    top.iter().map(|&x| (x as usize, q[j].as_slice())).collect();
+                sum += tv(&verify_given(&p[j], &cands, Mode::Mss).output, &p[j]);
+                n += 1;
+            }
         }
     }
     Ok(sum / n.max(1) as f64)

@@ -94,19 +94,39 @@ pub async fn distributions(
     tokens: &[u32],
     device: &Device,
 ) -> Result<Vec<Vec<f64>>, Error> {
-    let ids: Vec<i64> = tokens.iter().map(|&t| i64::from(t)).collect();
-    let n = ids.len();
-    let logits = model.forward_causal(Tensor::<2, Int>::from_data(
-        TensorData::new(ids, [1, n]),
-        device,
-    ));
-    let probs = floats(softmax(logits, 2)).await?;
+    let mut d = distributions_many(model, &[tokens.to_vec()], device).await?;
+    Ok(d.pop().expect("one sequence"))
+}
+
+/// [`distributions`] of several sequences in one causal forward, [sequence][positions][vocab].
+/// Shorter sequences are padded at the end, which the causal mask hides from every real
+/// position.
+pub async fn distributions_many(
+    model: &Decoder,
+    seqs: &[Vec<u32>],
+    device: &Device,
+) -> Result<Vec<Vec<Vec<f64>>>, Error> {
+    let n = seqs.iter().map(Vec::len).max().unwrap_or(0);
+    if n == 0 {
+        return Ok(seqs.iter().map(|_| Vec::new()).collect());
+    }
+    let mut ids = Vec::with_capacity(seqs.len() * n);
+    for s in seqs {
+        ids.extend(s.iter().map(|&t| i64::from(t)));
+        ids.extend(std::iter::repeat_n(i64::from(likesworld::PAD), n - s.len()));
+    }
+    let tokens = Tensor::<2, Int>::from_data(TensorData::new(ids, [seqs.len(), n]), device);
+    let probs = floats(softmax(model.forward_causal(tokens), 2)).await?;
     let v = likesworld::VOCAB;
-    Ok((0..n)
-        .map(|i| {
-            probs[i * v..(i + 1) * v]
-                .iter()
-                .map(|&x| f64::from(x))
+    Ok(seqs
+        .iter()
+        .enumerate()
+        .map(|(b, s)| {
+            (0..s.len())
+                .map(|i| {
+                    let at = (b * n + i) * v;
+                    probs[at..at + v].iter().map(|&x| f64::from(x)).collect()
+                })
                 .collect()
         })
         .collect())
