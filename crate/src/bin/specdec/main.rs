@@ -41,7 +41,8 @@ Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndar
   likesworld tree       --config \"<2,2,1>\" [--draft a|b] [--prompts N]        (VerifyGreedy)
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]
   likesworld speedup    --draft a|b --gamma G [--prompts N]  measured c and wall-clock speedup
-  decode-bench          [--backend flex|ndarray|wgpu]    experiments 1–5 at the lecture's sizes, timed
+  decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
+                                                          experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 
 Drafting without a model (native; LikesWorld runs take [--backend flex|ndarray|wgpu]):
   prompt-lookup --tokens 1,2,3,4,1,2,3 --ngram N --k K [--min-ngram M]
