@@ -87,10 +87,10 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
         naive: verify_exact(&p, &qs, Mode::Naive),
         mss: verify_exact(&p, &qs, Mode::Mss),
     };
-    let children = children_rows(&lm, params.k as usize);
+    let (children, svg_children) = children_panel(&params.toy, &lm, params.k);
     Ok(MultiDraftView {
         svg: comparison_chart(&p, given.as_ref(), &averaged),
-        svg_children: children_chart(&children, params.k),
+        svg_children,
         p,
         given,
         averaged,
@@ -165,6 +165,38 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
         }
     }
     Ok(Some(xs))
+}
+
+/// Toy-LM panels kept: the panel depends only on the toy and k, and enumerating it takes longer
+/// than a frame at k ≥ 3, so moving the other controls, or k back and forth, reuses it.
+const PANELS_KEPT: usize = 8;
+
+type Panel = (Vec<ChildrenRow>, String);
+
+thread_local! {
+    static PANELS: std::cell::RefCell<Vec<(ToyConfig, u32, Panel)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The children rows and their chart for the toy and k, from the last [`PANELS_KEPT`] kept.
+fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32) -> Panel {
+    PANELS.with(|panels| {
+        let mut panels = panels.borrow_mut();
+        let found = panels.iter().position(|(t, kk, _)| t == toy && *kk == k);
+        let entry = match found {
+            Some(i) => panels.remove(i),
+            None => {
+                let rows = children_rows(lm, k as usize);
+                let svg = children_chart(&rows, k);
+                (*toy, k, (rows, svg))
+            }
+        };
+        let panel = entry.2.clone();
+        panels.push(entry);
+        if panels.len() > PANELS_KEPT {
+            panels.remove(0);
+        }
+        panel
+    })
 }
 
 fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
@@ -337,6 +369,33 @@ mod tests {
         assert!(row("top-k").tv_mean > 0.05, "{:?}", row("top-k"));
         for r in &v.children {
             assert!(r.mss_acceptance + 1e-12 >= r.naive_acceptance, "{r:?}");
+        }
+    }
+
+    /// The kept panels are the panels of the toy and k asked for, however the requests come.
+    #[test]
+    fn kept_toy_panels_equal_fresh_ones() {
+        let toys = [
+            ToyConfig::default(),
+            ToyConfig {
+                seed: 5,
+                ..ToyConfig::default()
+            },
+        ];
+        for _ in 0..2 {
+            for k in [3, 1, 2, 3, 4, 5, 1] {
+                for toy in toys {
+                    let v = multi_draft_view(&MultiDraftParams {
+                        k,
+                        toy,
+                        ..MultiDraftParams::default()
+                    })
+                    .unwrap();
+                    let fresh = children_rows(&ToyLm::new(&toy), k as usize);
+                    assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
+                    assert_eq!(v.svg_children, children_chart(&fresh, k));
+                }
+            }
         }
     }
 
