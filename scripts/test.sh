@@ -23,6 +23,7 @@ cargo test --workspace
 
 say "the wasm module"
 bash scripts/build-wasm.sh
+bash scripts/size-budget.sh
 
 say "wasm API tests in headless Chromium (WebGPU through SwiftShader)"
 # The wasm profile and the GPU module's features: the tests run the code that ships, and burn is

@@ -27,14 +27,16 @@ export async function start({ webgpu = true } = {}) {
   };
 }
 
-/** Opens `path`, collecting console errors and page errors; waits for <html data-ready>. */
-export async function open(env, path, { width = 1280, height = 900 } = {}) {
-  const page = await env.browser.newPage({ viewport: { width, height } });
+/** Opens `path` in a fresh context, collecting console errors and page errors; waits for <html data-ready>. */
+export async function open(env, path, { width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]' } = {}) {
+  // The offline service worker is off unless asked for: it would see requests before a test's
+  // page.route, and keep copies between the tests' pages.
+  const page = await env.browser.newPage({ viewport: { width, height }, serviceWorkers });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
   await page.goto(env.url + path);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector(ready, { timeout: 30_000 });
   return { page, errors };
 }

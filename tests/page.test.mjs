@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
+import { readFileSync } from 'node:fs';
 
 let env;
 before(async () => { env = await start(); });
@@ -141,6 +142,161 @@ test('state goes into the URL and an embed shows one widget without controls', a
   assert.match(await text(unknown, '[role="alert"]'), /Unknown widget “script”\. Choose one of: roofline/);
   await embed.close();
   await unknown.close();
+});
+
+test('embed.html hides controls by name and has a compact mode', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=theory&hide=gamma,c,nope&compact=1');
+  const hidden = await page.$$eval('[data-widget="theory"] .control', (els) => els.map((e) => [e.querySelector('[data-key]').dataset.key, e.hidden]));
+  assert.deepEqual(hidden, [['alpha', false], ['gamma', true], ['c', true], ['c_hat', false]]);
+  assert.match(await alertOf(page, 'theory'), /hide: “nope” is not a control of this widget \(alpha, gamma, c, c_hat\)/);
+  assert.equal(await page.$eval('[data-widget="theory"] .intro', (e) => getComputedStyle(e).display), 'none');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** A page of someone's notes with <specdec-widget> elements; resolves once `sel` has drawn. */
+async function notes(path, sel) {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(env.url + path);
+  await page.waitForSelector(`${sel}[data-state]`, { timeout: 30_000 });
+  return { page, errors };
+}
+
+test('<specdec-widget>: attributes set the state, hide controls and redraw when changed; bad values get a message', async () => {
+  const el = 'specdec-widget#theory';
+  const { page, errors } = await notes('element.html', el);
+  const url = page.url();
+  const value = (key) => page.$eval(`${el} [data-key="${key}"]`, (e) => e.value);
+  const shown = (key) => page.$eval(`${el} [data-key="${key}"]`, (e) => !e.closest('.control').hidden);
+  const renders = () => page.$eval(el, (e) => Number(e.dataset.renders));
+  const setAttr = async (name, v) => {
+    const before = await renders();
+    await page.$eval(el, (e, [n, x]) => (x === null ? e.removeAttribute(n) : e.setAttribute(n, x)), [name, v]);
+    await page.waitForFunction(([s, b]) => Number(document.querySelector(s).dataset.renders) > b, [el, before]);
+  };
+  assert.equal(await value('alpha'), '0.7');
+  assert.equal(await shown('gamma'), false);
+  assert.equal(await shown('alpha'), true);
+  // α = 0.7, γ = 5: E = (1 − 0.7⁶)/(1 − 0.7).
+  assert.match(await text(page, `${el} .numbers`), /E = 2\.941 tokens/);
+  await setAttr('alpha', '0.9');
+  assert.equal(await value('alpha'), '0.9');
+  assert.match(await text(page, `${el} .numbers`), /E = 4\.686 tokens/);
+  // Out of range: clamped, with a message; then a hostile value: a message, nothing inserted.
+  await setAttr('alpha', '7');
+  assert.equal(await value('alpha'), '1');
+  assert.match(await text(page, `${el} [role="alert"]`), /α: 7 is outside 0…1; using 1/);
+  await setAttr('alpha', '<img src=x onerror="window.pwned=1">');
+  assert.match(await text(page, `${el} [role="alert"]`), /is not a number; using 0\.8/);
+  assert.equal(await page.$$eval(`${el} img`, (x) => x.length), 0);
+  // Removing the attribute returns to the default; hide changes at run time.
+  await setAttr('alpha', null);
+  assert.equal(await value('alpha'), '0.8');
+  await setAttr('hide', 'alpha');
+  assert.equal(await shown('alpha'), false);
+  assert.equal(await shown('gamma'), true);
+  // compact: no title; the roofline example was declared compact with batch 2^3.
+  assert.equal(await page.$eval('specdec-widget#roofline h2', (e) => getComputedStyle(e).display), 'none');
+  assert.equal(await page.$eval('specdec-widget#roofline [data-key="batch"]', (e) => e.value), '3');
+  // Another kind at run time; an unknown kind is named.
+  await page.$eval(el, (e) => e.setAttribute('kind', 'tree'));
+  await page.waitForSelector(`${el}[data-widget="tree"][data-state="ok"] svg`);
+  await page.$eval(el, (e) => e.setAttribute('kind', '<b>x</b>'));
+  await page.waitForSelector(`${el}[data-state="error"]`);
+  assert.match(await text(page, el), /Unknown widget kind “<b>x<\/b>”\. Choose one of: roofline/);
+  assert.equal(await page.$$eval(`${el} b`, (x) => x.length), 0);
+  assert.equal(page.url(), url, 'the host page URL is untouched');
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the widget reference lists every widget with its attributes, a snippet and a live example', async () => {
+  const { page, errors } = await notes('docs.html', 'section#roofline specdec-widget');
+  const sections = await page.$$eval('section.doc', (els) => els.map((e) => [e.id, e.querySelectorAll('table.attrs tbody tr').length]));
+  const expected = await page.evaluate(async () => {
+    const { WIDGETS } = await import('./widgets/index.js');
+    return Object.entries(WIDGETS).map(([n, w]) => [n, 3 + w.controls.length]);
+  });
+  assert.deepEqual(sections, expected);
+  assert.ok(expected.length >= 8);
+  const snip = await text(page, '#theory-snippet');
+  assert.match(snip, /<specdec-widget kind="theory" alpha="0\.8" gamma="5" c="0\.05" c_hat="0"><\/specdec-widget>/);
+  assert.match(snip, /<script type="module" src="http:\/\/[^"]+\/specdec-widget\.js"><\/script>/);
+  assert.equal(await page.getAttribute('section#roofline specdec-widget', 'data-state'), 'ok');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('every figure exports as SVG and PNG, every table as CSV', async () => {
+  const { page, errors } = await open(env, '');
+  const exportsOf = async (w) => {
+    await page.click(`[data-widget="${w}"] details.export summary`);
+    return page.$$eval(`[data-widget="${w}"] .export-list li`, (lis) => lis.map((li) => li.firstChild.textContent));
+  };
+  const take = async (w, n, format) => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click(`[data-widget="${w}"] .export-list li:nth-child(${n}) button[data-format="${format}"]`),
+    ]);
+    return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()) };
+  };
+  // The roofline: a plot, and the heat map drawn as two layers, exported as one picture.
+  const items = await exportsOf('roofline');
+  assert.deepEqual(items.map((t) => t.replace(/:.*/, '')), ['Figure 1', 'Figure 2']);
+  assert.match(items[1], /Optimal gamma over batch and context/);
+  const svg = await take('roofline', 2, 'svg');
+  assert.equal(svg.name, 'roofline-figure-2.svg');
+  const text = svg.bytes.toString('utf8');
+  assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="560" height="330"/);
+  assert.equal((text.match(/<svg /g) ?? []).length, 3, 'the frame and both layers');
+  // It is well-formed XML that the browser can draw: parse it there.
+  const parsed = await page.evaluate((t) => {
+    const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+    return doc.querySelector('parsererror') ? 'error' : doc.documentElement.querySelectorAll('text').length;
+  }, text);
+  assert.ok(parsed > 81, `text elements: ${parsed}`);
+  const png = await take('roofline', 1, 'png');
+  assert.equal(png.name, 'roofline-figure-1.png');
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.equal(png.bytes.readUInt32BE(16), 1120, 'twice the width');
+  // The multi-draft acceptance table as CSV.
+  const md = await exportsOf('multidraft');
+  const table = md.findIndex((t) => t === 'Table 1') + 1;
+  assert.ok(table > 0, md.join(' | '));
+  const csv = await take('multidraft', table, 'csv');
+  assert.equal(csv.bytes.toString('utf8'), ',naive,MSS\r\ngiven the drawn tokens,50.00%,100.00%\r\naveraged over the drafts,43.75%,81.25%\r\n');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('offline after the first visit: the service worker serves the page, the module and the weights', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  // Installed (the shell kept) and in control of the page.
+  await page.evaluate(async () => { await navigator.serviceWorker.ready; });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  const kept = await page.evaluate(async () => (await (await caches.open('specdec-playground-v1')).keys()).map((r) => new URL(r.url).pathname));
+  for (const path of ['/index.html', '/pkg/specdec_bg.wasm', '/pkg/weights/target.bpk', '/widgets/theory.js']) {
+    assert.ok(kept.includes(path), `${path} kept: ${kept.join(' ')}`);
+  }
+  await context.setOffline(true);
+  await page.reload();
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.getAttribute('[data-widget="theory"]', 'data-state'), 'ok');
+  await setControl(page, 'theory', 'alpha', 0.9);
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 4\.686 tokens/);
+  // The models too: the LikesWorld widget runs them in a worker from the kept module and weights.
+  await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
 });
 
 test('a Rust panic is shown in the widget and the widget recovers', async () => {
@@ -359,7 +515,7 @@ test('model-free drafting: bad input is named, a run can be cancelled, and the w
 });
 
 test('a failed engine load shows a message and a retry brings the page up', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   let fail = true;
   await page.route('**/pkg/specdec_bg.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
   await page.goto(`${env.url}embed.html?widget=theory`);
@@ -427,7 +583,7 @@ test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory 
 });
 
 test('WebGPU chosen before the GPU module exists: the job runs on the CPU and says so', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
   await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });

@@ -2,16 +2,7 @@
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
 import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mount } from './widget.js';
-import roofline from './widgets/roofline.js';
-import theory from './widgets/theory.js';
-import exactness from './widgets/exactness.js';
-import multidraft from './widgets/multidraft.js';
-import tree from './widgets/tree.js';
-import likesworld from './widgets/likesworld.js';
-import decoding from './widgets/decoding.js';
-import modelfree from './widgets/modelfree.js';
-
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree };
+import { WIDGETS } from './widgets/index.js';
 
 async function main() {
   const params = new URLSearchParams(location.search);
@@ -56,3 +47,11 @@ async function main() {
 }
 
 main();
+
+// Offline after the first visit (sw.js). Only on the course page's own origin, never in an
+// element embedded elsewhere; a failure here only means no offline copy.
+if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+  navigator.serviceWorker.register(new URL('sw.js', import.meta.url)).catch((e) => {
+    console.warn(`specdec-playground: no offline copy (${e?.message ?? e})`);
+  });
+}

@@ -31,29 +31,53 @@ function clampNumber(c, raw) {
   return { value: v };
 }
 
-function readInitial(root, widget) {
+/** A raw value (an attribute, a URL parameter) for control `c`: { value, error? }. */
+function parseValue(c, raw) {
+  if (c.type === 'range' || c.type === 'number') return clampNumber(c, raw);
+  if (c.type === 'select') {
+    const ok = c.options.some(([v]) => v === raw);
+    return ok ? { value: raw } : { value: c.value, error: `${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}` };
+  }
+  return { value: String(raw).slice(0, 500) };
+}
+
+/**
+ * The initial state: defaults ← `source(key)` (a custom element's attributes), or defaults ←
+ * data-* attributes ← URL parameters (a data-widget section, embed.html).
+ */
+function readInitial(root, widget, source) {
   const state = {};
   const notes = [];
   const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
   for (const c of widget.controls) {
-    let raw = root.dataset[c.key];
-    const fromUrl = params.get(prefix + c.key) ?? (prefix ? null : params.get(c.key));
-    if (fromUrl !== null) raw = fromUrl;
+    let raw;
+    if (source) {
+      raw = source(c.key);
+    } else {
+      raw = root.dataset[c.key];
+      const fromUrl = params.get(prefix + c.key) ?? (prefix ? null : params.get(c.key));
+      if (fromUrl !== null) raw = fromUrl;
+    }
     if (raw === undefined || raw === null) {
       state[c.key] = c.value;
-    } else if (c.type === 'range' || c.type === 'number') {
-      const r = clampNumber(c, raw);
+    } else {
+      const r = parseValue(c, raw);
       state[c.key] = r.value;
       if (r.error) notes.push(r.error);
-    } else if (c.type === 'select') {
-      const ok = c.options.some(([v]) => v === raw);
-      state[c.key] = ok ? raw : c.value;
-      if (!ok) notes.push(`${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}`);
-    } else {
-      state[c.key] = String(raw).slice(0, 500);
     }
   }
   return { state, notes };
+}
+
+/** Control names from a `hide` list ("c, gamma"): { keys, notes } (unknown names get a note). */
+export function parseHide(widget, text) {
+  const keys = new Set();
+  const notes = [];
+  for (const name of String(text ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (widget.controls.some((c) => c.key === name)) keys.add(name);
+    else notes.push(`hide: “${name.slice(0, 40)}” is not a control of this widget (${widget.controls.map((c) => c.key).join(', ')})`);
+  }
+  return { keys, notes };
 }
 
 function controlHtml(c, value, id) {
@@ -79,15 +103,34 @@ export function escapeHtml(s) {
 
 let counter = 0;
 
-/** Mounts `widget` into `root`; resolves after the first drawing (good or an alert). */
-export function mount(root, widget) {
-  const { state, notes } = readInitial(root, widget);
-  const hidden = root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${widget.name}.controls`) === '0';
+/**
+ * Mounts `widget` into `root` and draws it. Options (a custom element passes them; a section reads
+ * its data-* attributes and the URL instead):
+ *   source(key)  the raw initial value of each control, or null for its default
+ *   hide         control names to hide ("c,gamma"); the URL's `hide` otherwise
+ *   compact      no title bar or introduction
+ * Returns the widget's `ui`; `ui.apply(key, raw)` changes a control from outside (validated like
+ * a URL value) and redraws, `ui.hide(text)` and `ui.compact(on)` change the chrome.
+ */
+export function mount(root, widget, { source = null, hide = null, compact = false } = {}) {
+  const { state, notes } = readInitial(root, widget, source);
+  const fromPage = source === null;
+  const hidden = fromPage && (root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${widget.name}.controls`) === '0');
+  let hiddenKeys = new Set();
+  const hideList = hide ?? (fromPage ? root.dataset.hide ?? params.get(root.dataset.params === 'plain' ? 'hide' : `${widget.name}.hide`) : null);
+  if (hideList) {
+    const h = parseHide(widget, hideList);
+    hiddenKeys = h.keys;
+    notes.push(...h.notes);
+  }
+  if (fromPage && (root.dataset.compact !== undefined || params.get('compact') === '1')) compact = true;
   counter += 1;
   const ids = widget.controls.map((c) => `w${counter}-${c.key}`);
   root.classList.add('widget');
+  root.classList.toggle('compact', compact);
   root.innerHTML = `
-    <header><h2>${widget.title}</h2><button type="button" class="share" title="Copy a link to this state">Share</button></header>
+    <header><h2>${widget.title}</h2><span class="tools"><details class="export"><summary>Export</summary><ul class="export-list"></ul></details>
+      <button type="button" class="share" title="Copy a link to this state">Share</button></span></header>
     <p class="intro">${widget.intro}</p>
     <form class="controls"${hidden ? ' hidden' : ''}>
       ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
@@ -109,6 +152,24 @@ export function mount(root, widget) {
     },
     call,
     redraw: () => draw(),
+    /** Sets control `key` from a raw outside value (an attribute), validated, and redraws. */
+    apply(key, raw) {
+      const c = widget.controls.find((x) => x.key === key);
+      if (!c) return;
+      const r = raw === null || raw === undefined ? { value: c.value } : parseValue(c, raw);
+      ui.set(key, r.value);
+      draw();
+      if (r.error) ui.alert(r.error);
+    },
+    hide(text) {
+      const h = parseHide(widget, text);
+      hiddenKeys = h.keys;
+      draw();
+      if (h.notes.length) ui.alert(h.notes.join(' · '));
+    },
+    compact(on) {
+      root.classList.toggle('compact', Boolean(on));
+    },
     /** Shows a message from work that finished after the drawing (a worker job). */
     alert(message) {
       alertBox.textContent = message;
@@ -121,8 +182,9 @@ export function mount(root, widget) {
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
   function draw({ keepAlert = false } = {}) {
+    const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
-      if (c.showIf) root.querySelectorAll('.control')[i].hidden = !c.showIf(state);
+      boxes[i].hidden = hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
     });
     try {
       update(view, widget.render(state, ui));
@@ -162,6 +224,8 @@ export function mount(root, widget) {
     draw();
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
+  const exportBox = root.querySelector('details.export');
+  exportBox.addEventListener('toggle', () => { if (exportBox.open) listExports(widget, view, exportBox.querySelector('.export-list')); });
   root.querySelector('.share').addEventListener('click', async () => {
     const url = shareUrl(widget, state);
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
@@ -200,8 +264,104 @@ function update(view, chunks) {
   parts.slice(chunks.length).forEach((p) => p.remove());
 }
 
+/**
+ * Fills `list` with what the view shows now: every figure as SVG and PNG, every table as CSV. A
+ * stack of layers (a heat map and its marker) exports as one picture.
+ */
+function listExports(widget, view, list) {
+  list.replaceChildren();
+  const item = (text, buttons) => {
+    const li = document.createElement('li');
+    li.append(text);
+    for (const [label, run] of buttons) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.dataset.format = label.toLowerCase();
+      b.addEventListener('click', async () => {
+        try {
+          await run();
+        } catch (e) {
+          li.append(` (could not export: ${e?.message ?? e})`);
+        }
+      });
+      li.append(' ', b);
+    }
+    list.append(li);
+  };
+  const figures = [...view.children].flatMap((part) => (part.classList.contains('stack')
+    ? [[...part.querySelectorAll(':scope > .part svg')]]
+    : [...part.querySelectorAll('svg')].map((svg) => [svg])));
+  figures.forEach((layers, i) => {
+    const name = `${widget.name}-figure-${i + 1}`;
+    const title = layers[0].getAttribute('aria-label') || `figure ${i + 1}`;
+    item(`Figure ${i + 1}: ${title}`, [
+      ['SVG', () => download(`${name}.svg`, new Blob([svgFile(layers)], { type: 'image/svg+xml' }))],
+      ['PNG', async () => download(`${name}.png`, await pngOf(layers))],
+    ]);
+  });
+  [...view.querySelectorAll('table')].forEach((table, i) => {
+    item(`Table ${i + 1}`, [['CSV', () => download(`${widget.name}-table-${i + 1}.csv`, new Blob([csvOf(table)], { type: 'text/csv' }))]]);
+  });
+  if (!list.children.length) item('Nothing to export yet.', []);
+}
+
+/** One standalone SVG file from a picture's layers (drawn in order on one canvas). */
+function svgFile(layers) {
+  const [first] = layers;
+  const w = first.getAttribute('width');
+  const h = first.getAttribute('height');
+  // XML, not HTML, serialisation: an SVG file must parse as XML (no &nbsp; and the like).
+  const xml = new XMLSerializer();
+  const body = layers.map((svg) => {
+    const inner = svg.cloneNode(true);
+    inner.removeAttribute('role');
+    return xml.serializeToString(inner);
+  }).join('\n');
+  const label = escapeHtml(first.getAttribute('aria-label') ?? '');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><title>${label}</title>\n${body}\n</svg>\n`;
+}
+
+/** The picture as a PNG at twice its size, on white. */
+async function pngOf(layers) {
+  const text = svgFile(layers);
+  const img = new Image();
+  img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  await img.decode();
+  const scale = 2;
+  const canvas = document.createElement('canvas');
+  canvas.width = Number(layers[0].getAttribute('width')) * scale;
+  canvas.height = Number(layers[0].getAttribute('height')) * scale;
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.drawImage(img, 0, 0, canvas.width, canvas.height);
+  return new Promise((ok, fail) => canvas.toBlob((b) => (b ? ok(b) : fail(new Error('the browser made no PNG'))), 'image/png'));
+}
+
+/** A table as CSV (RFC 4180 quoting), one line per row, header first. */
+export function csvOf(table) {
+  const cell = (c) => {
+    const t = c.textContent.replace(/\s+/g, ' ').trim();
+    return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+  };
+  return [...table.rows].map((r) => [...r.cells].map(cell).join(',')).join('\r\n') + '\r\n';
+}
+
+function download(name, blob) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+}
+
 function shareUrl(widget, state) {
-  const u = new URL('embed.html', location.href);
+  // Beside this script: right on the course page and in a custom element on another site alike.
+  const u = new URL('embed.html', import.meta.url);
   u.search = '';
   u.searchParams.set('widget', widget.name);
   for (const c of widget.controls) u.searchParams.set(c.key, String(state[c.key]));

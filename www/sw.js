@@ -1,0 +1,53 @@
+// The offline service worker: after a first visit the course page works without a network.
+//
+// Every request goes to the network first (so a new version is picked up at once) and each good
+// answer is kept; without a network the kept copy answers. Installing keeps the page, its
+// scripts, the CPU module and the weights; the GPU module is kept the first time it is loaded.
+// Requests that differ only in their query (pkg/specdec.js?instance=2) share one copy.
+const CACHE = 'specdec-playground-v1';
+const SHELL = [
+  './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
+  'app.js', 'engine.js', 'widget.js', 'weights.js', 'worker.js', 'specdec-widget.js', 'docs.js',
+  'widgets/index.js', 'widgets/roofline.js', 'widgets/theory.js', 'widgets/exactness.js', 'widgets/multidraft.js',
+  'widgets/tree.js', 'widgets/likesworld.js', 'widgets/decoding.js', 'widgets/modelfree.js',
+  'pkg/specdec.js', 'pkg/specdec_bg.wasm',
+  'pkg/weights/target.bpk', 'pkg/weights/draft-a.bpk', 'pkg/weights/draft-b.bpk',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    await cache.addAll(SHELL.map((p) => new Request(p, { cache: 'no-cache' })));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) if (name !== CACHE) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const { request } = event;
+  if (request.method !== 'GET' || new URL(request.url).origin !== location.origin) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const answer = await fetch(request);
+      if (answer.ok) await cache.put(stripQuery(request), answer.clone());
+      return answer;
+    } catch (offline) {
+      const kept = await cache.match(stripQuery(request), { ignoreSearch: true });
+      if (kept) return kept;
+      throw offline;
+    }
+  })());
+});
+
+function stripQuery(request) {
+  const u = new URL(request.url);
+  u.search = '';
+  return new Request(u.href);
+}

@@ -1,0 +1,11 @@
+// Every widget, by name: the course page, embed.html and <specdec-widget> mount from this list.
+import roofline from './roofline.js';
+import theory from './theory.js';
+import exactness from './exactness.js';
+import multidraft from './multidraft.js';
+import tree from './tree.js';
+import likesworld from './likesworld.js';
+import decoding from './decoding.js';
+import modelfree from './modelfree.js';
+
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree };
