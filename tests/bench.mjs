@@ -146,9 +146,9 @@ try {
   }
   const suite = await timeExperiments(page);
   // WebGPU on SwiftShader: a tenth of the prompts, within a time budget.
-  const budget = Date.now() + (Number(process.env.GPU_BUDGET_S) || 300) * 1000;
+  const budget = Date.now() + (process.env.GPU_BUDGET_S === undefined ? 300 : Number(process.env.GPU_BUDGET_S)) * 1000;
   for (const { name, params } of suite) {
-    if (Date.now() > budget) { console.log(`  wgpu     ${name.padEnd(48)}    (skipped: over the GPU_BUDGET_S time budget)`); continue; }
+    if (Date.now() >= budget) { console.log(`  wgpu     ${name.padEnd(48)}    (skipped: over the GPU_BUDGET_S time budget)`); continue; }
     const ms = await page.evaluate(async (q) => {
       const gpu = await window.benchGpu;
       const t0 = performance.now();

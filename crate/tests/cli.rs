@@ -684,3 +684,34 @@ fn sample_dist_refuses_the_bonus_rule_it_cannot_show() {
         "toy-exact --variant bonus-from-draft",
     );
 }
+
+#[test]
+fn exercises_are_checked_part_by_part() {
+    let v = json(&[
+        "exercise",
+        "--number",
+        "5",
+        "--answers",
+        "7|r0 a1 b2 c3 d3 e4 f1 g2|a b c",
+    ]);
+    let verdicts: Vec<&str> = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["right", "right", "wrong"]);
+    assert_eq!(v["solved"], false);
+    assert!(v["solution"].is_null());
+    let v = json(&[
+        "exercise",
+        "--number",
+        "7",
+        "--answers",
+        "0.5, 0.5; 0.6, 0.4",
+    ]);
+    assert_eq!(v["solved"], true);
+    assert!(v["solution"].as_str().unwrap().contains("(0.833, 0.167)"));
+    check_error(&["exercise", "--number", "2"], "unknown exercise \"2\"");
+    check_error(&["exercise", "--number", "x"], "bad value for --number");
+}

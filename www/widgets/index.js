@@ -7,5 +7,6 @@ import tree from './tree.js';
 import likesworld from './likesworld.js';
 import decoding from './decoding.js';
 import modelfree from './modelfree.js';
+import exercises from './exercises.js';
 
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree };
+export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree, exercises };

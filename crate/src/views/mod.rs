@@ -7,6 +7,7 @@
 
 pub mod decoding;
 pub mod exactness;
+pub mod exercises;
 pub mod likesworld;
 pub mod modelfree;
 pub mod multidraft;

@@ -71,6 +71,11 @@ pub fn multi_draft(params: JsValue) -> Result<JsValue, JsError> {
 }
 
 #[wasm_bindgen]
+pub fn exercise(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exercises::exercise_view)
+}
+
+#[wasm_bindgen]
 pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::tree::tree_view)
 }

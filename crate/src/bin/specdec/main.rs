@@ -7,7 +7,7 @@
 
 mod commands;
 
-use commands::{roofline, sampling, theory, tree};
+use commands::{exercises, roofline, sampling, theory, tree};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -27,6 +27,7 @@ USAGE: specdec <command> [--option value]... [--json]
   multi-draft   --p P --drafts \"Q1;Q2;...\" --mode mss|naive [--given I,J,...]
   tree          --paths \"a b c|a b d e|f g\" [--root r]
   tree          --config \"<2,2,1>\" [--budget N]
+  exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"]   check answers to the lecture's exercises
 
 LikesWorld models (native):
   train               --model target|draft-a|draft-b --seed S [--steps N] [--batch B] [--backend flex|ndarray|wgpu]
@@ -270,6 +271,7 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "sample-dist" => sampling::cmd_sample_dist(o)?,
         "multi-draft" => sampling::cmd_multi_draft(o)?,
         "tree" => tree::cmd_tree(o)?,
+        "exercise" => exercises::cmd_exercise(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "train" => commands::models::train(o)?,
         #[cfg(not(target_arch = "wasm32"))]

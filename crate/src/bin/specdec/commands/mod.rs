@@ -3,6 +3,7 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod decoding;
+pub mod exercises;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod modelfree;
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,0 +1,62 @@
+// The lecture's exercises 1, 3, 4, 5, 6 and 7 (§10) as checks: type an answer, and the core
+// computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
+// number; the worked solution appears once every part is right.
+import { escapeHtml } from '../widget.js';
+
+const prefixes = new WeakMap(); // widget root → a prefix for its input ids
+let roots = 0;
+
+export default {
+  name: 'exercises',
+  title: 'Exercises: check your answers',
+  intro: 'The lecture’s exercises, checked by the same code that draws the other widgets. Type your answer and press '
+    + 'Check (or Enter): a wrong answer gets a hint about what to compute, never the answer; the worked solution '
+    + 'appears when every part is right.',
+  controls: [
+    { key: 'exercise', label: 'exercise', type: 'select', value: '1', options: [
+      ['1', '1 · tokens, speedup, operations'], ['3', '3 · the greedy rule under sampling'], ['4', '4 · how many tokens are free'],
+      ['5', '5 · merge and lay out a token tree'], ['6', '6 · naive sampling vs MSS'], ['7', '7 · a counterexample']] },
+  ],
+  render(s, ui) {
+    const v = ui.call('exercise', { exercise: Number(s.exercise), answers: [] });
+    if (!prefixes.has(ui.root)) prefixes.set(ui.root, `ex${(roots += 1)}`);
+    const parts = v.parts.map((p, i) => {
+      const id = `${prefixes.get(ui.root)}-${v.exercise}-${i}`;
+      return `<div class="ex-part"><label for="${id}">${escapeHtml(p.question)}</label>
+        <input id="${id}" type="text" spellcheck="false" autocomplete="off" data-part="${i}" aria-describedby="${id}-says">
+        <span class="ex-says" id="${id}-says" aria-live="polite"></span></div>`;
+    }).join('');
+    return [
+      `<form class="ex-form" data-exercise="${v.exercise}"><p class="ex-statement"><b>Exercise ${v.exercise}.</b> ${escapeHtml(v.statement)}</p>
+        ${parts}<p><button type="submit">Check</button></p>
+        <div class="ex-solution" aria-live="polite" hidden></div></form>`,
+    ];
+  },
+  after(s, ui, view) {
+    const form = view.querySelector('form.ex-form');
+    if (!form || form.dataset.wired) return;
+    form.dataset.wired = 'true';
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const inputs = [...form.querySelectorAll('input[data-part]')];
+      let v;
+      try {
+        v = ui.call('exercise', { exercise: Number(form.dataset.exercise), answers: inputs.map((x) => x.value) });
+      } catch (e) {
+        ui.alert(e.message);
+        return;
+      }
+      ui.alert('');
+      v.parts.forEach((p, i) => {
+        const says = form.querySelector(`#${inputs[i].id}-says`);
+        says.className = `ex-says ex-${p.verdict}`;
+        says.textContent = { right: '✓ right', empty: 'not answered yet', wrong: `✗ ${p.feedback}`, unreadable: p.feedback }[p.verdict];
+        inputs[i].setAttribute('aria-invalid', String(p.verdict === 'wrong' || p.verdict === 'unreadable'));
+      });
+      const solution = form.querySelector('.ex-solution');
+      solution.hidden = !v.solved;
+      solution.textContent = v.solved ? `Solved. ${v.solution}` : '';
+      ui.root.dataset.checks = String(Number(ui.root.dataset.checks || 0) + 1);
+    });
+  },
+};
