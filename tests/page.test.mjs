@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
 import { readFileSync } from 'node:fs';
+import { audit } from './a11y.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -329,6 +330,56 @@ test('exercises: answers are checked by the core, wrong ones get a hint, the sol
   assert.deepEqual(says.slice(1), ['✓ right', '✓ right']);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('URL round trip for every widget: every control set from the URL, then the Share link restores the same state', async () => {
+  const probe = await open(env, 'embed.html?widget=theory');
+  // For each widget, a value other than the default for every control (text controls keep theirs).
+  const plans = await probe.page.evaluate(async () => {
+    const { WIDGETS } = await import('./widgets/index.js');
+    return Object.entries(WIDGETS).map(([name, w]) => [name, w.controls.map((c) => {
+      let v = c.value;
+      if (c.type === 'range' || c.type === 'number') v = c.value !== c.min ? c.min : c.max;
+      if (c.type === 'select') v = c.options.find(([o]) => o !== c.value)[0];
+      return [c.key, String(v)];
+    })]);
+  });
+  await probe.page.close();
+  assert.ok(plans.length >= 9);
+  const values = (page) => page.$$eval('[data-widget] [data-key]', (els) => els.map((e) => [e.dataset.key, e.value]));
+  for (const [name, controls] of plans) {
+    const q = new URLSearchParams([['widget', name], ...controls]);
+    const { page } = await open(env, `embed.html?${q}`);
+    assert.deepEqual(await values(page), controls, `${name} from the URL`);
+    await page.click('[data-widget] .share');
+    const link = (await text(page, '[data-widget] [role="alert"]')).replace(/^.*Link to this state: /, '');
+    await page.close();
+    const shared = await open(env, link.replace(env.url, ''));
+    assert.deepEqual(await values(shared.page), controls, `${name} from its Share link`);
+    await shared.page.close();
+  }
+});
+
+test('accessibility: labels, names, live regions and contrast on every page, with no violation', async () => {
+  for (const path of ['', 'docs.html', 'embed.html?widget=exercises', 'embed.html?widget=decoding']) {
+    const { page, errors } = await open(env, path);
+    if (path === '') {
+      await page.waitForSelector('[data-widget="decoding"][data-decoded]', { timeout: 120_000 });
+      await page.waitForSelector('[data-widget="modelfree"][data-decoded]', { timeout: 120_000 });
+      await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+    }
+    if (path === 'docs.html') await page.waitForSelector('section#roofline specdec-widget[data-state="ok"]');
+    // An exercise checked (results shown) and an export menu open, so their texts are audited too.
+    if (path.includes('exercises')) {
+      await page.fill('input[data-part="0"]', '1');
+      await page.press('input[data-part="0"]', 'Enter');
+      await page.waitForSelector('.ex-says.ex-wrong');
+    }
+    await page.click('details.export summary');
+    assert.deepEqual(await audit(page), [], path || 'index.html');
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
 });
 
 test('a Rust panic is shown in the widget and the widget recovers', async () => {
