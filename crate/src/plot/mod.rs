@@ -16,17 +16,19 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// The palette: one colour per role, shared by every chart so that a legend means the same
-/// thing everywhere (target = ink, draft/variant = orange, MSS = teal, naive = purple).
+/// thing everywhere (target = ink, draft/variant = orange, MSS = teal, naive = purple). The hues
+/// are Okabe and Ito's, which stay apart under the common colour-vision deficiencies; red (notes
+/// and markers) is their vermillion darkened to read as small text on white (4.8:1).
 pub mod colors {
     use plotters::style::RGBColor;
     pub const INK: RGBColor = RGBColor(33, 37, 41);
     pub const GRID: RGBColor = RGBColor(226, 229, 233);
     pub const AXIS: RGBColor = RGBColor(120, 126, 134);
-    pub const BLUE: RGBColor = RGBColor(31, 119, 180);
-    pub const ORANGE: RGBColor = RGBColor(230, 126, 34);
-    pub const TEAL: RGBColor = RGBColor(22, 160, 133);
-    pub const PURPLE: RGBColor = RGBColor(142, 68, 173);
-    pub const RED: RGBColor = RGBColor(192, 57, 43);
+    pub const BLUE: RGBColor = RGBColor(0, 114, 178);
+    pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
+    pub const TEAL: RGBColor = RGBColor(0, 158, 115);
+    pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
+    pub const RED: RGBColor = RGBColor(190, 80, 0);
     pub const GREY: RGBColor = RGBColor(160, 165, 170);
 }
 

@@ -63,10 +63,13 @@ pub struct ExerciseView {
     pub solution: Option<String>,
 }
 
+/// A judged answer: `Ok(Ok(()))` right, `Ok(Err(hint))` wrong, `Err(form)` not in the form asked.
+type Judged = Result<Result<(), String>, String>;
+
 /// How a part is checked against the truth.
 struct Check {
     question: String,
-    judge: Box<dyn Fn(&str) -> Result<Result<(), String>, String>>,
+    judge: Box<dyn Fn(&str) -> Judged>,
 }
 
 pub fn exercise_view(params: &ExerciseParams) -> Result<ExerciseView, Error> {
@@ -127,10 +130,7 @@ pub fn exercise_view(params: &ExerciseParams) -> Result<ExerciseView, Error> {
 
 type Exercise = (String, Vec<Check>, String);
 
-fn check(
-    question: &str,
-    judge: impl Fn(&str) -> Result<Result<(), String>, String> + 'static,
-) -> Check {
+fn check(question: &str, judge: impl Fn(&str) -> Judged + 'static) -> Check {
     Check {
         question: question.to_string(),
         judge: Box::new(judge),
@@ -150,11 +150,7 @@ fn clip(text: &str) -> String {
 }
 
 /// A number checked to within `tolerance` of `truth`; the hint says higher or lower.
-fn close(
-    truth: f64,
-    tolerance: f64,
-    hint: &'static str,
-) -> impl Fn(&str) -> Result<Result<(), String>, String> {
+fn close(truth: f64, tolerance: f64, hint: &'static str) -> impl Fn(&str) -> Judged {
     move |text| {
         let x = number(text)?;
         Ok(if (x - truth).abs() <= tolerance {
@@ -314,7 +310,7 @@ fn exercise_4() -> Result<Exercise, Error> {
         one.intensity,
         gpu.knee()
     );
-    let judge = move |text: &str| -> Result<Result<(), String>, String> {
+    let judge = move |text: &str| -> Judged {
         let x = number(text)?;
         if x.fract() != 0.0 || !(1.0..=1024.0).contains(&x) {
             return Err("Type a whole number of tokens, 1 or more.".to_string());
@@ -326,7 +322,7 @@ fn exercise_4() -> Result<Exercise, Error> {
         let s = roofline::step(
             &gpu,
             &model,
-            &Workload::new(batch, context, k, 0.0).ok().unwrap(),
+            &Workload::new(batch, context, k, 0.0).expect("1 ≤ k ≤ 1024 was checked above"),
         );
         Ok(Err(match s.bound {
             Bound::Compute => format!(
