@@ -382,6 +382,54 @@ test('accessibility: labels, names, live regions and contrast on every page, wit
   }
 });
 
+test('lecture presets: one click sets the controls and reproduces the lecture’s numbers; every preset is valid', async () => {
+  const { page, errors } = await open(env, '');
+  const preset = async (w, label) => {
+    const before = await page.getAttribute(`[data-widget="${w}"]`, 'data-renders');
+    await page.click(`[data-widget="${w}"] .presets button:text-is("${label}")`);
+    assert.notEqual(await page.getAttribute(`[data-widget="${w}"]`, 'data-renders'), before);
+  };
+  await preset('theory', 'Table 1 · α 0.8, γ 5, c = ĉ = 0');
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 3\.689 .* speedup 3\.69×, operations 1\.63×/);
+  await preset('theory', 'Figure 3 · α 0.8, c 0.01');
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /optimal γ = 14 \(4\.2\d×\)/);
+  await preset('theory', 'Figure 3 · α 0.8, c 0.1');
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /optimal γ = 6 \(2\.47×\)/);
+  assert.match(page.url(), /theory\.c=0\.1/);
+  await preset('roofline', 'Demo 1 · OPT-13B, batch 32, context 512');
+  assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^26\.90 ms per step, memory-bound/);
+  await preset('multidraft', 'Exercise 6');
+  assert.match((await rowsOf(page, '[data-widget="multidraft"] table.acceptance'))[1], /given the drawn tokens 50\.00% 100\.00%/);
+  await preset('tree', 'Exercise 5 · [a b c] [a b d e] [f g]');
+  assert.match(await text(page, '[data-widget="tree"] .numbers'), /7 speculated nodes vs 9 tokens/);
+  // Every preset of every analytic widget draws without an alert.
+  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree']) {
+    const n = await page.$$eval(`[data-widget="${w}"] .presets button`, (b) => b.length);
+    assert.ok(n >= 2, w);
+    for (let i = 0; i < n; i++) {
+      await page.click(`[data-widget="${w}"] .presets button[data-preset="${i}"]`);
+      assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', `${w} preset ${i}`);
+    }
+  }
+  // The model widgets' presets name only options that exist.
+  for (const w of ['decoding', 'modelfree']) {
+    const bad = await page.evaluate(async (name) => {
+      const { WIDGETS } = await import('./widgets/index.js');
+      const widget = WIDGETS[name];
+      return widget.presets.flatMap((p) => Object.entries(p.values).filter(([k, v]) => {
+        const c = widget.controls.find((x) => x.key === k);
+        if (!c) return true;
+        if (c.type === 'select') return !c.options.some(([o]) => o === String(v));
+        if (c.type === 'range' || c.type === 'number') return !(v >= c.min && v <= c.max);
+        return false;
+      }).map(([k, v]) => `${p.label}: ${k}=${v}`));
+    }, w);
+    assert.deepEqual(bad, [], w);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a Rust panic is shown in the widget and the widget recovers', async () => {
   const { page } = await open(env, '');
   await page.evaluate(() => window.specdec.panicOnNextCall());

@@ -135,6 +135,8 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
     <form class="controls"${hidden ? ' hidden' : ''}>
       ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
     </form>
+    ${widget.presets?.length ? `<div class="presets" role="group" aria-label="Presets from the lecture"${hidden ? ' hidden' : ''}>
+      <span>Lecture presets:</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(p.note ?? '')}">${escapeHtml(p.label)}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
     <div class="view"></div>`;
   const alertBox = root.querySelector('[role="alert"]');
@@ -221,6 +223,14 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
       v = r.value;
     }
     ui.set(key, v);
+    draw();
+    if (root.dataset.params !== 'none') syncUrl(widget, state, root);
+  });
+  // A preset sets the controls it names (the others keep their values) and redraws once.
+  root.querySelector('.presets')?.addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-preset]');
+    if (!b) return;
+    for (const [key, value] of Object.entries(widget.presets[Number(b.dataset.preset)].values)) ui.set(key, value);
     draw();
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });

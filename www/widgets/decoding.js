@@ -100,6 +100,14 @@ export default {
   intro: 'The trained target and drafts of the LikesWorld widget, decoding together: the draft proposes, the target verifies everything in one call. '
     + 'Greedy outputs are identical to the target’s own, sampled ones are distributed as the target’s, and the target is called fewer times. '
     + 'Every experiment runs in a worker on the backend you pick; results are measured in this browser.',
+  // Lecture §3 (demos 03.1–03.3) and §4.4–4.5 (demos 04.3, 04.5) at the lecture's sizes.
+  presets: [
+    { label: 'Demo 03.1 · acceptance by kind', values: { experiment: 'acceptance', prompts: '200' } },
+    { label: 'Demo 03.2 · greedy chains, 200 prompts', values: { experiment: 'greedy', draft: 'b', prompts: '200' } },
+    { label: 'Demo 03.3 · sampling, 200 × 3', values: { experiment: 'sample', draft: 'b', gamma: 4, prompts: '200', repeats: 3, variant: 'correct' } },
+    { label: 'Demo 04.3 · greedy trees, 100 prompts', values: { experiment: 'tree', prompts: '100' } },
+    { label: 'Demo 04.5 · naive vs MSS ⟨1,1,3,1⟩', values: { experiment: 'stochastic', config: '<1,1,3,1>', prompts: '100' } },
+  ],
   controls: [
     { key: 'experiment', label: 'experiment', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],

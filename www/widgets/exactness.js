@@ -19,6 +19,12 @@ export default {
   intro: 'The toy LM (vocabulary 5, p depends on the last two tokens, q = softmax(log p + noise)) lets us enumerate every branch '
     + 'of speculative decoding: the exact distribution of the first 4 output tokens, compared with the target’s own. '
     + 'The correct rule is exact (TV ≤ 1e-12); the wrong ones are not. Monte Carlo alone cannot tell TV 0.02 from noise.',
+  // Lecture §2.3 (demos 02.2–02.3).
+  presets: [
+    { label: 'Demo 02.2 · exact, γ = 4', values: { variant: 'correct', gamma: 4, noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16: the same distribution' },
+    { label: 'Demo 02.3 · Monte Carlo, 20,000 runs', values: { variant: 'correct', runs: '20000' }, note: 'Monte Carlo alone cannot tell a small bias from noise' },
+    { label: 'A wrong rule · greedy rule', values: { variant: 'greedy-rule' } },
+  ],
   controls: [
     { key: 'variant', label: 'sampler', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]) },
     { key: 'gamma', label: 'γ', type: 'range', min: 1, max: 6, step: 1, value: 3 },

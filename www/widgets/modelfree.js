@@ -71,6 +71,12 @@ export default {
   title: 'Drafting without a model: Prompt Lookup, suffix trees, Jacobi and Lookahead',
   intro: 'No draft model at all: the speculation is looked up in the prompt, in earlier outputs, or in the target’s own Jacobi trajectory, '
     + 'and verified by the target in one call. Outputs are always the target’s own greedy output; what changes is how many tokens one call decides.',
+  // Lecture §5.3 (demos 05.1–05.3).
+  presets: [
+    { label: 'Demo 05.1 · every drafter', values: { experiment: 'table' } },
+    { label: 'Demo 05.2 · budget 1 → 48', values: { experiment: 'sweep', workload: 'likesworld', treedrafter: 'suffix' } },
+    { label: 'Demo 05.3 · Jacobi starts', values: { experiment: 'jacobi', workload: 'likesworld' } },
+  ],
   controls: [
     { key: 'experiment', label: 'experiment', type: 'select', value: 'table', options: [
       ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']] },

@@ -7,6 +7,11 @@ export default {
   intro: 'Each draft model proposes one token for the same position. Naive sampling draws from the LLM and hopes to land on a '
     + 'candidate; multi-step speculative sampling (MSS) tries the candidates in turn, passing the residual norm(max(0, r − q_j)) on. '
     + 'Preloaded: the slide example (LLM uniform over 4 tokens, SSM1 always t1, SSM2 uniform and drew t2). Tokens are numbered from 0.',
+  // Lecture §4.5: the slide example and exercise 6.
+  presets: [
+    { label: 'The slide example', values: { p: '0.25,0.25,0.25,0.25', drafts: '1,0,0,0; 0.25,0.25,0.25,0.25', given: '0,1' } },
+    { label: 'Exercise 6', values: { p: '0.25,0.25,0.25,0.25', drafts: '0.5,0.5,0,0; 0.25,0.25,0.25,0.25', given: '1,2' }, note: 'naive 0.5, MSS 1.0' },
+  ],
   controls: [
     { key: 'p', label: 'LLM p', type: 'text', value: '0.25,0.25,0.25,0.25' },
     { key: 'drafts', label: 'drafts q₁; q₂; …', type: 'text', value: '1,0,0,0; 0.25,0.25,0.25,0.25' },

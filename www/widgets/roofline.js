@@ -9,6 +9,13 @@ export default {
   intro: 'One decoding step in which each of B requests processes k tokens against a context of L. '
     + 'At batch 1 the step is memory-bound and k barely matters; at large batch the compute roof arrives early. '
     + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α.',
+  // Lecture §1.2, §2.5 (demos 1, 4, 5) and exercise 4.
+  presets: [
+    { label: 'Demo 1 · OPT-13B, batch 32, context 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
+      note: 'k = 4: 26.90 ms, still memory-bound; k = 8 is compute-bound' },
+    { label: 'Demo 4 · overhead 0.2 ms: c ≈ 0.02', values: { batch: 0, context: 9, overhead: 0.2 }, note: 'CUDA Graphs or a mega-kernel cut the fixed cost' },
+    { label: 'Demo 5 · heat map at α = 0.8', values: { alpha: 0.8, overhead: 1.5 }, note: 'the best γ per batch × context' },
+  ],
   controls: [
     { key: 'gpu', label: 'GPU', type: 'select', value: 'a100-40gb', options: [
       ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4']] },

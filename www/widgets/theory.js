@@ -6,6 +6,13 @@ export default {
   title: 'How much faster: E, speedup and operations',
   intro: 'With acceptance α i.i.d. per token, a call yields E = (1 − α^{γ+1})/(1 − α) tokens, capped by 1/(1 − α). '
     + 'The speedup E/(γc + 1) peaks at an optimal γ; the operations factor shows that speculation spends compute to save time.',
+  // Lecture §2.5: Leviathan et al. Table 1 and Figure 3, exercise 1.
+  presets: [
+    { label: 'Table 1 · α 0.8, γ 5, c = ĉ = 0', values: { alpha: 0.8, gamma: 5, c: 0, c_hat: 0 }, note: 'speedup 3.69×, operations 1.63×' },
+    { label: 'Figure 3 · α 0.8, c 0.01', values: { alpha: 0.8, c: 0.01, c_hat: 0 }, note: 'optimal γ 14, about 4.2×' },
+    { label: 'Figure 3 · α 0.8, c 0.1', values: { alpha: 0.8, c: 0.1, c_hat: 0 }, note: 'optimal γ 6, 2.47× (the lecture rounds to 2.5)' },
+    { label: 'Exercise 1 · α 0.75, γ 4, c 0.05, ĉ 0.02', values: { alpha: 0.75, gamma: 4, c: 0.05, c_hat: 0.02 } },
+  ],
   controls: [
     { key: 'alpha', label: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
     { key: 'gamma', label: 'γ', type: 'range', min: 0, max: 30, step: 1, value: 5 },

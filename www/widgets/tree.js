@@ -6,6 +6,12 @@ export default {
   title: 'Token trees: merge, expand, linearise, mask',
   intro: 'Type several drafts’ sequences (tokens separated by spaces, sequences by |) to merge them, or an expansion configuration '
     + 'such as ⟨2,2,1⟩. The tree is laid out depth-first; each token may attend only to its ancestors, and its position id is its depth.',
+  // Lecture §4.2–4.3: SpecInfer Figure 3, its experiments' tree, and exercise 5.
+  presets: [
+    { label: 'Figure 3 · ⟨2,2,1⟩', values: { mode: 'config', config: '<2,2,1>', root: 'machine' } },
+    { label: 'SpecInfer · ⟨1,1,3,1,1,1,1,1⟩', values: { mode: 'config', config: '<1,1,3,1,1,1,1,1>', root: 'machine' } },
+    { label: 'Exercise 5 · [a b c] [a b d e] [f g]', values: { mode: 'paths', paths: 'a b c | a b d e | f g', root: 'r' } },
+  ],
   controls: [
     { key: 'mode', label: 'build from', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
     { key: 'paths', label: 'sequences', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
