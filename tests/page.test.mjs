@@ -430,6 +430,35 @@ test('lecture presets: one click sets the controls and reproduces the lecture’
   await page.close();
 });
 
+test('the language switch changes the page and the widgets to Chinese, is remembered, and keeps the state', async () => {
+  const { page, errors } = await open(env, '?theory.alpha=0.7');
+  const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
+  assert.equal(await h1(), 'Speculative decoding, exactly');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  assert.equal(await h1(), '推测解码，精确地');
+  assert.equal(await page.$eval('#s2-h', (e) => e.innerText.trim()), '§2 推测解码：小模型猜、大模型验');
+  assert.match(await page.$eval('#s2 .explain', (e) => e.innerText), /墙钟加速比/);
+  assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), '能快多少：E、加速比与运算量');
+  assert.equal(await page.$eval('[data-widget="roofline"] label[for$="-overhead"]', (e) => e.textContent), '固定开销 (ms)');
+  assert.equal(await page.$eval('[data-widget="theory"] [data-key="alpha"]', (e) => e.value), '0.7', 'the state survives the switch');
+  // No English prose is visible: every [data-lang="en"] is hidden.
+  assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
+  // Remembered: a new visit is in Chinese; the switch goes back.
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await h1(), '推测解码，精确地');
+  assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="en"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await h1(), 'Speculative decoding, exactly');
+  assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), 'How much faster: E, speedup and operations');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a Rust panic is shown in the widget and the widget recovers', async () => {
   const { page } = await open(env, '');
   await page.evaluate(() => window.specdec.panicOnNextCall());

@@ -1,10 +1,18 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
 import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
-import { mount } from './widget.js';
+import { mount, flushUrl } from './widget.js';
+import { applyLang, wireSwitch } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
 
 async function main() {
+  // The language first, so that the widgets mount in it; switching reloads the page with the
+  // state every widget keeps in the URL, so that every widget redraws in the new language.
+  applyLang();
+  wireSwitch(() => {
+    flushUrl();
+    location.reload();
+  });
   const params = new URLSearchParams(location.search);
   const embedded = document.querySelector('[data-embed]');
   if (embedded) {

@@ -8,6 +8,7 @@
 // next good render clears the alert.
 
 import { call, PanicError, runJob, CancelledError } from './engine.js';
+import { t } from './i18n.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -81,7 +82,7 @@ export function parseHide(widget, text) {
 }
 
 function controlHtml(c, value, id) {
-  const label = `<label for="${id}">${c.label}</label>`;
+  const label = `<label for="${id}">${t(c, 'label')}</label>`;
   if (c.type === 'select') {
     const opts = c.options.map(([v, t]) => `<option value="${v}"${v === value ? ' selected' : ''}>${t}</option>`).join('');
     return `${label}<select id="${id}" data-key="${c.key}">${opts}</select>`;
@@ -129,9 +130,9 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
   root.classList.add('widget');
   root.classList.toggle('compact', compact);
   root.innerHTML = `
-    <header><h2>${widget.title}</h2><span class="tools"><details class="export"><summary>Export</summary><ul class="export-list"></ul></details>
+    <header><h2>${t(widget, 'title')}</h2><span class="tools"><details class="export"><summary>Export</summary><ul class="export-list"></ul></details>
       <button type="button" class="share" title="Copy a link to this state">Share</button></span></header>
-    <p class="intro">${widget.intro}</p>
+    <p class="intro">${t(widget, 'intro')}</p>
     <form class="controls"${hidden ? ' hidden' : ''}>
       ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
     </form>
@@ -393,7 +394,8 @@ function syncUrl(widget, state, root) {
   else urlTimer ??= setTimeout(flushUrl, wait);
 }
 
-function flushUrl() {
+/** Writes any state change still waiting for the URL (before the page reloads, say). */
+export function flushUrl() {
   urlTimer = null;
   urlLast = performance.now();
   const u = new URL(location.href);

@@ -100,6 +100,8 @@ export default {
   intro: 'The trained target and drafts of the LikesWorld widget, decoding together: the draft proposes, the target verifies everything in one call. '
     + 'Greedy outputs are identical to the target’s own, sampled ones are distributed as the target’s, and the target is called fewer times. '
     + 'Every experiment runs in a worker on the backend you pick; results are measured in this browser.',
+  title_zh: '在 LikesWorld 上做推测解码：链、树与墙钟时间',
+  intro_zh: 'LikesWorld 组件里训练好的目标模型和草稿模型一起解码：草稿提出，目标模型一次调用验证全部。贪心输出与目标模型自己的逐字相同，采样输出与目标模型同分布，而目标模型被调用的次数更少。每个实验都在 worker 里、在你选的后端上运行；结果是在这个浏览器里测的。',
   // Lecture §3 (demos 03.1–03.3) and §4.4–4.5 (demos 04.3, 04.5) at the lecture's sizes.
   presets: [
     { label: 'Demo 03.1 · acceptance by kind', values: { experiment: 'acceptance', prompts: '200' } },
@@ -109,19 +111,19 @@ export default {
     { label: 'Demo 04.5 · naive vs MSS ⟨1,1,3,1⟩', values: { experiment: 'stochastic', config: '<1,1,3,1>', prompts: '100' } },
   ],
   controls: [
-    { key: 'experiment', label: 'experiment', type: 'select', value: 'greedy', options: [
+    { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
       ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['step', 'step through one run']] },
-    { key: 'backend', label: 'backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
-    { key: 'draft', label: 'draft', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
-    { key: 'gamma', label: 'γ', type: 'range', min: 1, max: 16, step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
-    { key: 'prompts', label: 'prompts', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
-    { key: 'repeats', label: 'samples per prompt', type: 'range', min: 1, max: 5, step: 1, value: 1, showIf: uses('sample') },
-    { key: 'variant', label: 'verification rule', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]), showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
-    { key: 'stepkind', label: 'run', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], showIf: uses('step') },
-    { key: 'config', label: 'tree ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
-    { key: 'children', label: 'children', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], showIf: uses('stochastic') },
-    { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
+    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 16, step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
+    { key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', min: 1, max: 5, step: 1, value: 1, showIf: uses('sample') },
+    { key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]), showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], showIf: uses('step') },
+    { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
+    { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], showIf: uses('stochastic') },
+    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
   ],
   render() {
     return [runBar('dec'), '<p class="note dec-note" hidden></p>', '<div class="dec-result"></div>', '<div class="plots dec-plot"></div>'];

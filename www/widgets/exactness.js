@@ -19,6 +19,8 @@ export default {
   intro: 'The toy LM (vocabulary 5, p depends on the last two tokens, q = softmax(log p + noise)) lets us enumerate every branch '
     + 'of speculative decoding: the exact distribution of the first 4 output tokens, compared with the target’s own. '
     + 'The correct rule is exact (TV ≤ 1e-12); the wrong ones are not. Monte Carlo alone cannot tell TV 0.02 from noise.',
+  title_zh: '精确性实验：推测采样及其错误写法',
+  intro_zh: '玩具模型（词表 5，p 只看最近两个 token，q = softmax(log p + 噪声)）可以枚举推测解码的每一个分支：输出前 4 个 token 的精确分布，与目标模型自己的分布比较。正确的规则是精确的（TV ≤ 1e-12），错误的写法不是。只靠蒙特卡洛分不清 0.02 的 TV 和噪声。',
   // Lecture §2.3 (demos 02.2–02.3).
   presets: [
     { label: 'Demo 02.2 · exact, γ = 4', values: { variant: 'correct', gamma: 4, noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16: the same distribution' },
@@ -26,12 +28,12 @@ export default {
     { label: 'A wrong rule · greedy rule', values: { variant: 'greedy-rule' } },
   ],
   controls: [
-    { key: 'variant', label: 'sampler', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]) },
-    { key: 'gamma', label: 'γ', type: 'range', min: 1, max: 6, step: 1, value: 3 },
-    { key: 'noise', label: 'draft noise', type: 'range', min: 0, max: 3, step: 0.05, value: 1.5 },
-    { key: 'temperature', label: 'T', type: 'range', min: 0.25, max: 3, step: 0.05, value: 1 },
-    { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
-    { key: 'runs', label: 'Monte Carlo runs', type: 'select', value: '20000', options: [
+    { key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]) },
+    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 6, step: 1, value: 3 },
+    { key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', min: 0, max: 3, step: 0.05, value: 1.5 },
+    { key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', min: 0.25, max: 3, step: 0.05, value: 1 },
+    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
+    { key: 'runs', label: 'Monte Carlo runs', label_zh: '蒙特卡洛次数', type: 'select', value: '20000', options: [
       ['1000', '1,000'], ['5000', '5,000'], ['20000', '20,000'], ['100000', '100,000']] },
   ],
   render(s, ui) {

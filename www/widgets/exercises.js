@@ -12,8 +12,10 @@ export default {
   intro: 'The lecture’s exercises, checked by the same code that draws the other widgets. Type your answer and press '
     + 'Check (or Enter): a wrong answer gets a hint about what to compute, never the answer; the worked solution '
     + 'appears when every part is right.',
+  title_zh: '练习：检查你的答案',
+  intro_zh: '本讲的练习，由绘制其他组件的同一份代码来检查。输入答案后按“Check”（或回车）：答错时给出应该怎么算的提示，而不是答案；所有小题都对了才显示完整解答。',
   controls: [
-    { key: 'exercise', label: 'exercise', type: 'select', value: '1', options: [
+    { key: 'exercise', label: 'exercise', label_zh: '练习', type: 'select', value: '1', options: [
       ['1', '1 · tokens, speedup, operations'], ['3', '3 · the greedy rule under sampling'], ['4', '4 · how many tokens are free'],
       ['5', '5 · merge and lay out a token tree'], ['6', '6 · naive sampling vs MSS'], ['7', '7 · a counterexample']] },
   ],

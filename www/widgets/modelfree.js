@@ -71,6 +71,8 @@ export default {
   title: 'Drafting without a model: Prompt Lookup, suffix trees, Jacobi and Lookahead',
   intro: 'No draft model at all: the speculation is looked up in the prompt, in earlier outputs, or in the target’s own Jacobi trajectory, '
     + 'and verified by the target in one call. Outputs are always the target’s own greedy output; what changes is how many tokens one call decides.',
+  title_zh: '不用模型的推测：Prompt Lookup、后缀树、Jacobi 与 Lookahead',
+  intro_zh: '完全没有草稿模型：猜测来自提示词、以前的输出，或目标模型自己的 Jacobi 轨迹，再由目标模型一次调用验证。输出总是目标模型自己的贪心输出；变化的是一次调用能确定几个 token。',
   // Lecture §5.3 (demos 05.1–05.3).
   presets: [
     { label: 'Demo 05.1 · every drafter', values: { experiment: 'table' } },
@@ -78,19 +80,19 @@ export default {
     { label: 'Demo 05.3 · Jacobi starts', values: { experiment: 'jacobi', workload: 'likesworld' } },
   ],
   controls: [
-    { key: 'experiment', label: 'experiment', type: 'select', value: 'table', options: [
+    { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'table', options: [
       ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']] },
-    { key: 'workload', label: 'workload', type: 'select', value: 'agent', options: WORKLOADS, showIf: (s) => s.experiment !== 'table' },
-    { key: 'drafter', label: 'drafter', type: 'select', value: 'both', options: DRAFTERS, showIf: uses('highlight') },
-    { key: 'treedrafter', label: 'tree from', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), showIf: uses('sweep') },
-    { key: 'budget', label: 'budget (tokens per call)', type: 'range', min: 1, max: 48, step: 1, value: 8, showIf: uses('table', 'highlight') },
-    { key: 'window', label: 'Jacobi window', type: 'range', min: 1, max: 24, step: 1, value: 6, showIf: uses('jacobi') },
-    { key: 'init', label: 'Jacobi start', type: 'select', value: 'random', options: [['random', 'random tokens'], ['fixed', 'one token repeated']], showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
-    { key: 'requests', label: 'requests', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
-    { key: 'request', label: 'show request', type: 'range', min: 0, max: 199, step: 1, value: 5, showIf: uses('highlight') },
-    { key: 'backend', label: 'LikesWorld backend', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+    { key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', options: WORKLOADS, showIf: (s) => s.experiment !== 'table' },
+    { key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', options: DRAFTERS, showIf: uses('highlight') },
+    { key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), showIf: uses('sweep') },
+    { key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', min: 1, max: 48, step: 1, value: 8, showIf: uses('table', 'highlight') },
+    { key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', min: 1, max: 24, step: 1, value: 6, showIf: uses('jacobi') },
+    { key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', options: [['random', 'random tokens'], ['fixed', 'one token repeated']], showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
+    { key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
+    { key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, max: 199, step: 1, value: 5, showIf: uses('highlight') },
+    { key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
       showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
-    { key: 'seed', label: 'seed', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
+    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
   ],
   render() {
     return [runBar('mf'), '<p class="note mf-note" hidden></p>', '<div class="dec-result mf-result"></div>', '<div class="plots mf-plot"></div>'];

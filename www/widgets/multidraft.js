@@ -7,16 +7,18 @@ export default {
   intro: 'Each draft model proposes one token for the same position. Naive sampling draws from the LLM and hopes to land on a '
     + 'candidate; multi-step speculative sampling (MSS) tries the candidates in turn, passing the residual norm(max(0, r − q_j)) on. '
     + 'Preloaded: the slide example (LLM uniform over 4 tokens, SSM1 always t1, SSM2 uniform and drew t2). Tokens are numbered from 0.',
+  title_zh: '同一位置多个草稿：朴素采样 vs MSS',
+  intro_zh: '每个草稿模型为同一位置提出一个 token。朴素采样从大模型采一个 token，碰上某个候选才算接受；多步推测采样（MSS）依次尝试各个候选，把剩余分布 norm(max(0, r − q_j)) 传下去。预置的是课上的例子（大模型在 4 个 token 上均匀，SSM1 总是 t1，SSM2 均匀并采到 t2）。token 从 0 开始编号。',
   // Lecture §4.5: the slide example and exercise 6.
   presets: [
     { label: 'The slide example', values: { p: '0.25,0.25,0.25,0.25', drafts: '1,0,0,0; 0.25,0.25,0.25,0.25', given: '0,1' } },
     { label: 'Exercise 6', values: { p: '0.25,0.25,0.25,0.25', drafts: '0.5,0.5,0,0; 0.25,0.25,0.25,0.25', given: '1,2' }, note: 'naive 0.5, MSS 1.0' },
   ],
   controls: [
-    { key: 'p', label: 'LLM p', type: 'text', value: '0.25,0.25,0.25,0.25' },
-    { key: 'drafts', label: 'drafts q₁; q₂; …', type: 'text', value: '1,0,0,0; 0.25,0.25,0.25,0.25' },
-    { key: 'given', label: 'drawn tokens (empty: average)', type: 'text', value: '0,1' },
-    { key: 'k', label: 'children k (toy LM)', type: 'range', min: 1, max: 4, step: 1, value: 2 },
+    { key: 'p', label: 'LLM p', label_zh: '大模型 p', type: 'text', value: '0.25,0.25,0.25,0.25' },
+    { key: 'drafts', label: 'drafts q₁; q₂; …', label_zh: '草稿 q₁; q₂; …', type: 'text', value: '1,0,0,0; 0.25,0.25,0.25,0.25' },
+    { key: 'given', label: 'drawn tokens (empty: average)', label_zh: '采到的 token（空：取平均）', type: 'text', value: '0,1' },
+    { key: 'k', label: 'children k (toy LM)', label_zh: '孩子数 k（玩具模型）', type: 'range', min: 1, max: 4, step: 1, value: 2 },
   ],
   render(s, ui) {
     const v = ui.call('multi_draft', { p: s.p, drafts: s.drafts, given: s.given, k: Number(s.k) });

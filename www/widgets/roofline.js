@@ -9,6 +9,8 @@ export default {
   intro: 'One decoding step in which each of B requests processes k tokens against a context of L. '
     + 'At batch 1 the step is memory-bound and k barely matters; at large batch the compute roof arrives early. '
     + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α.',
+  title_zh: '为什么验证几乎不要钱：屋顶线模型',
+  intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）。',
   // Lecture §1.2, §2.5 (demos 1, 4, 5) and exercise 4.
   presets: [
     { label: 'Demo 1 · OPT-13B, batch 32, context 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
@@ -17,17 +19,17 @@ export default {
     { label: 'Demo 5 · heat map at α = 0.8', values: { alpha: 0.8, overhead: 1.5 }, note: 'the best γ per batch × context' },
   ],
   controls: [
-    { key: 'gpu', label: 'GPU', type: 'select', value: 'a100-40gb', options: [
+    { key: 'gpu', label: 'GPU', label_zh: 'GPU', type: 'select', value: 'a100-40gb', options: [
       ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4']] },
-    { key: 'target', label: 'target', type: 'select', value: 'opt-13b', options: [
+    { key: 'target', label: 'target', label_zh: '目标模型', type: 'select', value: 'opt-13b', options: [
       ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B']] },
-    { key: 'draft', label: 'draft', type: 'select', value: 'opt-125m', options: [
+    { key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m', options: [
       ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B']] },
-    { key: 'batch', label: 'batch B = 2^', type: 'range', min: 0, max: 8, step: 1, value: 5, format: (v) => `${v} → ${pow2(v)}` },
-    { key: 'context', label: 'context L = 2^', type: 'range', min: 7, max: 15, step: 1, value: 9, format: (v) => `${v} → ${pow2(v)}` },
-    { key: 'k', label: 'k tokens', type: 'range', min: 1, max: 64, step: 1, value: 4 },
-    { key: 'overhead', label: 'overhead (ms)', type: 'range', min: 0, max: 5, step: 0.1, value: 1.5 },
-    { key: 'alpha', label: 'α (heat map)', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
+    { key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', min: 0, max: 8, step: 1, value: 5, format: (v) => `${v} → ${pow2(v)}` },
+    { key: 'context', label: 'context L = 2^', label_zh: '上下文 L = 2^', type: 'range', min: 7, max: 15, step: 1, value: 9, format: (v) => `${v} → ${pow2(v)}` },
+    { key: 'k', label: 'k tokens', label_zh: '每请求 token 数 k', type: 'range', min: 1, max: 64, step: 1, value: 4 },
+    { key: 'overhead', label: 'overhead (ms)', label_zh: '固定开销 (ms)', type: 'range', min: 0, max: 5, step: 0.1, value: 1.5 },
+    { key: 'alpha', label: 'α (heat map)', label_zh: 'α（热力图）', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
   ],
   render(s, ui) {
     const v = ui.call('roofline', {

@@ -6,6 +6,8 @@ export default {
   title: 'How much faster: E, speedup and operations',
   intro: 'With acceptance α i.i.d. per token, a call yields E = (1 − α^{γ+1})/(1 − α) tokens, capped by 1/(1 − α). '
     + 'The speedup E/(γc + 1) peaks at an optimal γ; the operations factor shows that speculation spends compute to save time.',
+  title_zh: '能快多少：E、加速比与运算量',
+  intro_zh: '每个 token 以 α 的概率独立被接受时，一次调用产生 E = (1 − α^{γ+1})/(1 − α) 个 token，上限 1/(1 − α)。加速比 E/(γc + 1) 在某个最优 γ 处最大；运算量倍数说明推测解码是用算力换时间。',
   // Lecture §2.5: Leviathan et al. Table 1 and Figure 3, exercise 1.
   presets: [
     { label: 'Table 1 · α 0.8, γ 5, c = ĉ = 0', values: { alpha: 0.8, gamma: 5, c: 0, c_hat: 0 }, note: 'speedup 3.69×, operations 1.63×' },
@@ -14,10 +16,10 @@ export default {
     { label: 'Exercise 1 · α 0.75, γ 4, c 0.05, ĉ 0.02', values: { alpha: 0.75, gamma: 4, c: 0.05, c_hat: 0.02 } },
   ],
   controls: [
-    { key: 'alpha', label: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
-    { key: 'gamma', label: 'γ', type: 'range', min: 0, max: 30, step: 1, value: 5 },
-    { key: 'c', label: 'c', type: 'range', min: 0, max: 1, step: 0.005, value: 0.05 },
-    { key: 'c_hat', label: 'ĉ', type: 'range', min: 0, max: 1, step: 0.005, value: 0 },
+    { key: 'alpha', label: 'α', label_zh: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
+    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 0, max: 30, step: 1, value: 5 },
+    { key: 'c', label: 'c', label_zh: 'c', type: 'range', min: 0, max: 1, step: 0.005, value: 0.05 },
+    { key: 'c_hat', label: 'ĉ', label_zh: 'ĉ', type: 'range', min: 0, max: 1, step: 0.005, value: 0 },
   ],
   render(s, ui) {
     const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });

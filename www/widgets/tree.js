@@ -6,6 +6,8 @@ export default {
   title: 'Token trees: merge, expand, linearise, mask',
   intro: 'Type several drafts’ sequences (tokens separated by spaces, sequences by |) to merge them, or an expansion configuration '
     + 'such as ⟨2,2,1⟩. The tree is laid out depth-first; each token may attend only to its ancestors, and its position id is its depth.',
+  title_zh: '令牌树：合并、展开、线性化、掩码',
+  intro_zh: '输入几个草稿的序列（token 用空格分隔，序列用 | 分隔）来合并，或者输入 ⟨2,2,1⟩ 这样的扩展配置。树按深度优先排列；每个 token 只能看到它的祖先，位置编号就是它的深度。',
   // Lecture §4.2–4.3: SpecInfer Figure 3, its experiments' tree, and exercise 5.
   presets: [
     { label: 'Figure 3 · ⟨2,2,1⟩', values: { mode: 'config', config: '<2,2,1>', root: 'machine' } },
@@ -13,11 +15,11 @@ export default {
     { label: 'Exercise 5 · [a b c] [a b d e] [f g]', values: { mode: 'paths', paths: 'a b c | a b d e | f g', root: 'r' } },
   ],
   controls: [
-    { key: 'mode', label: 'build from', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
-    { key: 'paths', label: 'sequences', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
-    { key: 'root', label: 'root', type: 'text', value: 'machine' },
-    { key: 'config', label: 'configuration', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
-    { key: 'highlight', label: 'highlight node #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
+    { key: 'mode', label: 'build from', label_zh: '构造方式', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
+    { key: 'paths', label: 'sequences', label_zh: '序列', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
+    { key: 'root', label: 'root', label_zh: '根', type: 'text', value: 'machine' },
+    { key: 'config', label: 'configuration', label_zh: '扩展配置', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
+    { key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
   ],
   // The highlight slider spans the nodes of the tree on screen.
   after(s, ui, view) {

@@ -1,0 +1,39 @@
+// The page's language: English or Chinese (the lecture's), chosen with the switch in the header
+// and remembered in this browser. Page text comes in both languages as [data-lang] elements, one
+// of which CSS hides; a widget declares `title_zh`, `intro_zh` and each control's `label_zh`
+// beside the English ones. Numbers, messages and figures from the engine stay in English.
+const KEY = 'specdec-playground.lang';
+
+export function lang() {
+  try {
+    return localStorage.getItem(KEY) === 'zh' ? 'zh' : 'en';
+  } catch (_) {
+    return 'en'; // storage blocked: English
+  }
+}
+
+/** `obj[field]` in the page's language: `obj[field + '_zh']` in Chinese when there is one. */
+export function t(obj, field) {
+  return (lang() === 'zh' && obj[`${field}_zh`]) || obj[field];
+}
+
+/** Marks the document with the language (CSS shows that language's text) and the switch's state. */
+export function applyLang() {
+  const l = lang();
+  document.documentElement.lang = l === 'zh' ? 'zh-CN' : 'en';
+  for (const b of document.querySelectorAll('[data-set-lang]')) b.setAttribute('aria-pressed', String(b.dataset.setLang === l));
+}
+
+/** Wires the switch: the choice is stored, then `changed()` redraws what CSS cannot switch. */
+export function wireSwitch(changed) {
+  for (const b of document.querySelectorAll('[data-set-lang]')) {
+    b.addEventListener('click', () => {
+      if (b.dataset.setLang === lang()) return;
+      try {
+        localStorage.setItem(KEY, b.dataset.setLang);
+      } catch (_) { /* not remembered, but switched for this visit below */ }
+      applyLang();
+      changed(b.dataset.setLang);
+    });
+  }
+}
