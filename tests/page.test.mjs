@@ -459,6 +459,52 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   await page.close();
 });
 
+test('keyboard only: a slider and the tree editor are operated with Tab, arrows and typing', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=theory');
+  // Tab from the top of the page reaches the α slider; arrow keys move it and the widget redraws.
+  let guard = 0;
+  while (!(await page.evaluate(() => document.activeElement?.dataset?.key === 'alpha')) && guard++ < 20) await page.keyboard.press('Tab');
+  assert.ok(guard < 20, 'the α slider is reachable with Tab');
+  const before = await text(page, '[data-widget="theory"] .numbers');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.$eval('[data-key="alpha"]', (e) => e.value), '0.82');
+  assert.notEqual(await text(page, '[data-widget="theory"] .numbers'), before);
+  assert.equal(await page.$eval('[data-key="alpha"]', (e) => getComputedStyle(e).outlineStyle), 'solid', 'focus is visible');
+  await page.close();
+  // The tree editor: pick "sequences", type the exercise-5 drafts, and the tree follows.
+  const tree = await open(env, 'embed.html?widget=tree');
+  guard = 0;
+  while (!(await tree.page.evaluate(() => document.activeElement?.dataset?.key === 'paths')) && guard++ < 20) await tree.page.keyboard.press('Tab');
+  assert.ok(guard < 20, 'the sequences field is reachable with Tab');
+  await tree.page.keyboard.press('Control+A');
+  await tree.page.keyboard.type('a b c | a b d e | f g');
+  await tree.page.keyboard.press('Tab');
+  await tree.page.keyboard.press('Control+A');
+  await tree.page.keyboard.type('r');
+  assert.match(await text(tree.page, '[data-widget="tree"] .numbers'), /7 speculated nodes vs 9 tokens/);
+  // The highlight slider, by keyboard: End goes to the last node of the tree on screen.
+  guard = 0;
+  while (!(await tree.page.evaluate(() => document.activeElement?.dataset?.key === 'highlight')) && guard++ < 20) await tree.page.keyboard.press('Tab');
+  await tree.page.keyboard.press('End');
+  assert.equal(await tree.page.$eval('[data-key="highlight"]', (e) => e.value), '7');
+  assert.deepEqual([...errors, ...tree.errors], []);
+  await tree.page.close();
+});
+
+test('every page has a Content-Security-Policy and no inline script or handler', async () => {
+  const { readdirSync } = await import('node:fs');
+  const www = new URL('../www/', import.meta.url);
+  const pages = readdirSync(www).filter((f) => f.endsWith('.html'));
+  assert.ok(pages.length >= 4, pages.join(' '));
+  for (const f of pages) {
+    const html = readFileSync(new URL(f, www), 'utf8');
+    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval';/, f);
+    assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>/, `${f}: an inline script`);
+    assert.doesNotMatch(html, /\son[a-z]+=/i, `${f}: an inline event handler`);
+  }
+});
+
 test('a Rust panic is shown in the widget and the widget recovers', async () => {
   const { page } = await open(env, '');
   await page.evaluate(() => window.specdec.panicOnNextCall());
