@@ -236,6 +236,8 @@ test('every figure exports as SVG and PNG, every table as CSV', async () => {
   const { page, errors } = await open(env, '');
   const exportsOf = async (w) => {
     await page.click(`[data-widget="${w}"] details.export summary`);
+    // The list is filled on the details' toggle event, which comes a task after the click.
+    await page.waitForSelector(`[data-widget="${w}"] .export-list li`);
     return page.$$eval(`[data-widget="${w}"] .export-list li`, (lis) => lis.map((li) => li.firstChild.textContent));
   };
   const take = async (w, n, format) => {
@@ -376,6 +378,7 @@ test('accessibility: labels, names, live regions and contrast on every page, wit
       await page.waitForSelector('.ex-says.ex-wrong');
     }
     await page.click('details.export summary');
+    await page.waitForSelector('.export-list li');
     assert.deepEqual(await audit(page), [], path || 'index.html');
     assert.deepEqual(errors, []);
     await page.close();
@@ -444,6 +447,9 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), '能快多少：E、加速比与运算量');
   assert.equal(await page.$eval('[data-widget="roofline"] label[for$="-overhead"]', (e) => e.textContent), '固定开销 (ms)');
   assert.equal(await page.$eval('[data-widget="theory"] [data-key="alpha"]', (e) => e.value), '0.7', 'the state survives the switch');
+  assert.equal(await page.$eval('[data-widget="theory"] .share', (e) => e.textContent), '分享');
+  assert.equal(await page.$eval('[data-widget="exercises"] button[type="submit"]', (e) => e.textContent), '检查');
+  assert.match(await page.$eval('[data-widget="theory"] .presets span', (e) => e.textContent), /课上的例子/);
   // No English prose is visible: every [data-lang="en"] is hidden.
   assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
   // Remembered: a new visit is in Chinese; the switch goes back.

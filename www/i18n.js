@@ -17,6 +17,11 @@ export function t(obj, field) {
   return (lang() === 'zh' && obj[`${field}_zh`]) || obj[field];
 }
 
+/** A short text of the page's own chrome, in the page's language. */
+export function tr(en, zh) {
+  return lang() === 'zh' ? zh : en;
+}
+
 /** Marks the document with the language (CSS shows that language's text) and the switch's state. */
 export function applyLang() {
   const l = lang();

@@ -8,7 +8,7 @@
 // next good render clears the alert.
 
 import { call, PanicError, runJob, CancelledError } from './engine.js';
-import { t } from './i18n.js';
+import { t, tr } from './i18n.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -130,14 +130,14 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
   root.classList.add('widget');
   root.classList.toggle('compact', compact);
   root.innerHTML = `
-    <header><h2>${t(widget, 'title')}</h2><span class="tools"><details class="export"><summary>Export</summary><ul class="export-list"></ul></details>
-      <button type="button" class="share" title="Copy a link to this state">Share</button></span></header>
+    <header><h2>${t(widget, 'title')}</h2><span class="tools"><details class="export"><summary>${tr('Export', '导出')}</summary><ul class="export-list"></ul></details>
+      <button type="button" class="share" title="${tr('Copy a link to this state', '复制指向当前状态的链接')}">${tr('Share', '分享')}</button></span></header>
     <p class="intro">${t(widget, 'intro')}</p>
     <form class="controls"${hidden ? ' hidden' : ''}>
       ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
     </form>
     ${widget.presets?.length ? `<div class="presets" role="group" aria-label="Presets from the lecture"${hidden ? ' hidden' : ''}>
-      <span>Lecture presets:</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(p.note ?? '')}">${escapeHtml(p.label)}</button>`).join(' ')}</div>` : ''}
+      <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(p.note ?? '')}">${escapeHtml(p.label)}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
     <div class="view"></div>`;
   const alertBox = root.querySelector('[role="alert"]');
@@ -240,7 +240,7 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
   root.querySelector('.share').addEventListener('click', async () => {
     const url = shareUrl(widget, state);
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
-    alertBox.textContent = `Link to this state: ${url}`;
+    alertBox.textContent = `${tr('Link to this state', '当前状态的链接')}: ${url}`;
     alertBox.classList.add('shown');
   });
   window.addEventListener('specdec:restarted', () => draw({ keepAlert: true }));
@@ -314,7 +314,7 @@ function listExports(widget, view, list) {
   [...view.querySelectorAll('table')].forEach((table, i) => {
     item(`Table ${i + 1}`, [['CSV', () => download(`${widget.name}-table-${i + 1}.csv`, new Blob([csvOf(table)], { type: 'text/csv' }))]]);
   });
-  if (!list.children.length) item('Nothing to export yet.', []);
+  if (!list.children.length) item(tr('Nothing to export yet.', '还没有可导出的内容。'), []);
 }
 
 /** One standalone SVG file from a picture's layers (drawn in order on one canvas). */
@@ -423,8 +423,8 @@ export function fmt(x, digits = 3) {
 
 /** The run bar of a widget whose experiments run in a worker: status, progress, Cancel. */
 export function runBar(cls) {
-  return `<div class="dec-run"><p class="numbers ${cls}-status" aria-live="polite">Waiting…</p>
-    <progress class="${cls}-progress" max="1" value="0"></progress> <button type="button" class="${cls}-cancel">Cancel</button></div>`;
+  return `<div class="dec-run"><p class="numbers ${cls}-status" aria-live="polite">${tr('Waiting…', '等待中…')}</p>
+    <progress class="${cls}-progress" max="1" value="0"></progress> <button type="button" class="${cls}-cancel">${tr('Cancel', '取消')}</button></div>`;
 }
 
 const runs = new WeakMap(); // widget root → { gen, timer, job }
@@ -449,11 +449,11 @@ export function runInWorker(ui, view, cls, name, params, channel, done) {
   busy(true);
   bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
   cancel.onclick = null;
-  status.textContent = 'Starting…';
+  status.textContent = tr('Starting…', '正在启动…');
   p.timer = setTimeout(() => {
     const job = runJob(name, params, (st) => {
       if (!current()) return;
-      status.textContent = `Running: ${st}…`;
+      status.textContent = `${tr('Running', '运行中')}: ${st}…`;
       const m = /^(\d+) of (\d+)/.exec(st);
       if (m) bar.value = Number(m[1]) / Math.max(1, Number(m[2]));
     }, channel);
@@ -468,11 +468,11 @@ export function runInWorker(ui, view, cls, name, params, channel, done) {
     }, (e) => {
       if (!current()) return;
       if (e instanceof CancelledError) {
-        status.textContent = 'Cancelled.';
+        status.textContent = tr('Cancelled.', '已取消。');
         count('cancelled');
         return;
       }
-      status.textContent = 'The experiment could not run.';
+      status.textContent = tr('The experiment could not run.', '实验无法运行。');
       ui.alert(e.message);
     }).finally(() => { if (current()) busy(false); });
   }, 250);

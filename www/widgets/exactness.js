@@ -1,6 +1,7 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../widget.js';
 import { runJob, CancelledError } from '../engine.js';
+import { tr } from '../i18n.js';
 
 const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
 
@@ -47,7 +48,7 @@ export default {
         i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>${table(rows, 'tvs')}`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
       `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">Monte Carlo: waiting…</figcaption>
-        <button type="button" class="mc-cancel" hidden>Cancel</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
+        <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
       `<div class="plots">${v.svg_temperature}</div>`,
     ];
   },

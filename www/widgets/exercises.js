@@ -2,6 +2,7 @@
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
 import { escapeHtml } from '../widget.js';
+import { tr } from '../i18n.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids
 let roots = 0;
@@ -29,8 +30,8 @@ export default {
         <span class="ex-says" id="${id}-says" aria-live="polite"></span></div>`;
     }).join('');
     return [
-      `<form class="ex-form" data-exercise="${v.exercise}"><p class="ex-statement"><b>Exercise ${v.exercise}.</b> ${escapeHtml(v.statement)}</p>
-        ${parts}<p><button type="submit">Check</button></p>
+      `<form class="ex-form" data-exercise="${v.exercise}"><p class="ex-statement"><b>${tr('Exercise', '练习')} ${v.exercise}.</b> ${escapeHtml(v.statement)}</p>
+        ${parts}<p><button type="submit">${tr('Check', '检查')}</button></p>
         <div class="ex-solution" aria-live="polite" hidden></div></form>`,
     ];
   },
@@ -52,12 +53,12 @@ export default {
       v.parts.forEach((p, i) => {
         const says = form.querySelector(`#${inputs[i].id}-says`);
         says.className = `ex-says ex-${p.verdict}`;
-        says.textContent = { right: '✓ right', empty: 'not answered yet', wrong: `✗ ${p.feedback}`, unreadable: p.feedback }[p.verdict];
+        says.textContent = { right: tr('✓ right', '✓ 正确'), empty: tr('not answered yet', '还没有作答'), wrong: `✗ ${p.feedback}`, unreadable: p.feedback }[p.verdict];
         inputs[i].setAttribute('aria-invalid', String(p.verdict === 'wrong' || p.verdict === 'unreadable'));
       });
       const solution = form.querySelector('.ex-solution');
       solution.hidden = !v.solved;
-      solution.textContent = v.solved ? `Solved. ${v.solution}` : '';
+      solution.textContent = v.solved ? `${tr('Solved.', '全部正确。')} ${v.solution}` : '';
       ui.root.dataset.checks = String(Number(ui.root.dataset.checks || 0) + 1);
     });
   },
