@@ -15,8 +15,21 @@ use wasm_bindgen::JsCast;
 
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
+// burn's GPU stack (cubecl) registers its IR and compiler pieces with `inventory`, whose
+// constructors the wasm linker gathers in `__wasm_call_ctors`. Unless an export calls that
+// function itself, the linker takes the module for a command and calls every constructor again
+// at the top of *every* export, that is at each of the many calls from JavaScript into a WebGPU
+// forward (future wake-ups, callbacks): measured in Chromium, ⅞ of a WebGPU model call went
+// there (`tests/gpu-profile.mjs --cpu-profile`). Calling it once, here, at start-up ends that.
+unsafe extern "C" {
+    fn __wasm_call_ctors();
+}
+
 #[wasm_bindgen(start)]
 pub fn start() {
+    // SAFETY: called once per instance, before any other export (wasm-bindgen's start function),
+    // as the linker's reactor model expects; the constructors only register static data.
+    unsafe { __wasm_call_ctors() };
     std::panic::set_hook(Box::new(|info| {
         let msg = format!("internal error (a bug): {info}");
         web_sys::console::error_1(&JsValue::from_str(&msg));
