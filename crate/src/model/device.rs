@@ -97,11 +97,20 @@ async fn gpu() -> Result<Device, Error> {
     }
     // Up to 128 kernels per submitted command (cubecl's default is 32): one submit per forward
     // of our models, whose inputs are all uploaded before their first kernel.
-    let acquired = Device::wgpu_options()
-        .tasks_max(128)
-        .init_async()
-        .await
-        .map_err(|e| e.to_string());
+    let init = || Device::wgpu_options().tasks_max(128).init_async();
+    // Natively, tests on several threads may ask at once, and two adapter searches at once can
+    // panic inside wgpu's GL backend (EGL's make_current: BadAccess): one search at a time.
+    #[cfg(not(target_arch = "wasm32"))]
+    let acquired = {
+        static SEARCH: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = SEARCH.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = GPU.lock().expect("not poisoned").clone() {
+            return known.map_err(unavailable);
+        }
+        burn::tensor::read_sync(init()).map_err(|e| e.to_string())
+    };
+    #[cfg(target_arch = "wasm32")]
+    let acquired = init().await.map_err(|e| e.to_string());
     let mut slot = GPU.lock().expect("not poisoned");
     // Two callers may race to the first acquisition (the worker interleaves jobs at awaits):
     // the first one to finish wins, and the other's "already initialised" error is dropped.
