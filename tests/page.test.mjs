@@ -651,6 +651,49 @@ test('speculative decoding on WebGPU: a short run end to end', async () => {
   await page.close();
 });
 
+test('WebGPU without timestamp queries (as in Firefox and Safari): the job runs on the CPU and says why', async () => {
+  const page = await env.browser.newPage({ serviceWorkers: 'block' });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The worker's adapter and device hide the feature, and a device asking for it is refused.
+  const hide = `{
+    const without = (proto) => {
+      const get = Object.getOwnPropertyDescriptor(proto, 'features').get;
+      Object.defineProperty(proto, 'features', { get() { return new Set([...get.call(this)].filter((f) => f !== 'timestamp-query')); } });
+    };
+    without(GPUAdapter.prototype);
+    without(GPUDevice.prototype);
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = function (d = {}) {
+      if ([...(d.requiredFeatures ?? [])].includes('timestamp-query')) return Promise.reject(new TypeError('timestamp-query is not supported here'));
+      self.specdecNoTimestamps = (self.specdecNoTimestamps ?? 0) + 1;
+      return request.call(this, d);
+    };
+  }\n`;
+  await page.route('**/worker.js', async (route) => {
+    const body = await (await route.fetch()).text();
+    route.fulfill({ status: 200, contentType: 'text/javascript', body: hide + body });
+  });
+  await page.goto(`${env.url}?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1`);
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU is not usable in this browser \(its adapter has no timestamp-query feature.*\), so this ran on the CPU \(flex\)/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => !n.hidden && n.getBoundingClientRect().height > 0), 'the note is visible');
+  // The GPU module never started a device (it would have panicked).
+  const devices = await Promise.all(page.workers().map((w) => w.evaluate(() => self.specdecNoTimestamps ?? 0)));
+  assert.deepEqual(devices.filter((n) => n > 0), []);
+  // The page keeps working: another run, the same answer.
+  const first = await text(page, '[data-widget="decoding"] .dec-step');
+  await setControl(page, 'decoding', 'seed', 2);
+  await decoded(page, 2);
+  await setControl(page, 'decoding', 'seed', 1);
+  await decoded(page, 3);
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a WebGPU device lost mid-run: the job runs again on the CPU with a note, the next one gets a new device', async () => {
   const { page, errors } = await open(env, '?decoding.experiment=step&decoding.gamma=2&decoding.seed=1');
   await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });

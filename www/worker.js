@@ -74,6 +74,21 @@ function gpuEngine(progress) {
   return gpuReady;
 }
 
+// burn's WebGPU runtime (cubecl-wgpu 0.11) panics when it starts on an adapter without timestamp
+// queries ("cannot profile on web assembly without timestamp_query"), as in Firefox and Safari
+// today: such a browser gets the CPU and the reason, instead of a crashed engine. Asked once.
+let unusableChecked = null;
+function webgpuUnusable() {
+  unusableChecked ??= (async () => {
+    const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
+    if (adapter && !adapter.features.has('timestamp-query')) {
+      return 'its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser';
+    }
+    return null; // no adapter at all: the GPU module says so itself
+  })();
+  return unusableChecked;
+}
+
 /**
  * The engine for a job: { engine, params, note }. Without the GPU module (not built yet — the
  * dev server builds it after the page is up — or not fetchable) a WebGPU job runs on the CPU
@@ -81,6 +96,11 @@ function gpuEngine(progress) {
  */
 async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
+  const unusable = await webgpuUnusable();
+  if (unusable) {
+    const note = `WebGPU is not usable in this browser (${unusable}), so this ran on the CPU (flex).`;
+    return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
+  }
   try {
     return { engine: await gpuEngine(progress), params, gpu: true };
   } catch (e) {
