@@ -354,6 +354,7 @@ test('URL round trip for every widget: every control set from the URL, then the 
     const { page } = await open(env, `embed.html?${q}`);
     assert.deepEqual(await values(page), controls, `${name} from the URL`);
     await page.click('[data-widget] .share');
+    await page.waitForFunction(() => document.querySelector('[data-widget] [role="alert"]').textContent.includes('Link to this state: '));
     const link = (await text(page, '[data-widget] [role="alert"]')).replace(/^.*Link to this state: /, '');
     await page.close();
     const shared = await open(env, link.replace(env.url, ''));
@@ -438,6 +439,9 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
   assert.equal(await h1(), 'Speculative decoding, exactly');
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  // The switch reloads the page; a reload while the worker script is still loading aborts that
+  // request (harmless, but it would count as a failed request), so the switch waits for quiet.
+  await page.waitForLoadState('networkidle');
   await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
@@ -457,6 +461,7 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await h1(), '推测解码，精确地');
   assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
+  await page.waitForLoadState('networkidle');
   await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="en"]')]);
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await h1(), 'Speculative decoding, exactly');
