@@ -399,11 +399,17 @@ test('lecture presets: one click sets the controls and reproduces the lecture’
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /optimal γ = 14 \(4\.2\d×\)/);
   await preset('theory', 'Figure 3 · α 0.8, c 0.1');
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /optimal γ = 6 \(2\.47×\)/);
-  assert.match(page.url(), /theory\.c=0\.1/);
+  await page.waitForURL(/theory\.c=0\.1/); // the URL is written a moment after the redraw
   await preset('roofline', 'Demo 1 · OPT-13B, batch 32, context 512');
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^26\.90 ms per step, memory-bound/);
   await preset('multidraft', 'Exercise 6');
   assert.match((await rowsOf(page, '[data-widget="multidraft"] table.acceptance'))[1], /given the drawn tokens 50\.00% 100\.00%/);
+  await preset('multidraft', 'The slide example, averaged over SSM2');
+  const averaged = await rowsOf(page, '[data-widget="multidraft"] table.acceptance');
+  assert.equal(averaged.length, 2, 'no drawn tokens: only the average');
+  assert.match(averaged[1], /averaged over the drafts 43\.75% 81\.25%/);
+  await preset('tree', '⟨2,2,2,2⟩ · 31 nodes with the root');
+  assert.match(await text(page, '[data-widget="tree"] .numbers'), /^30 speculated nodes vs/);
   await preset('tree', 'Exercise 5 · [a b c] [a b d e] [f g]');
   assert.match(await text(page, '[data-widget="tree"] .numbers'), /7 speculated nodes vs 9 tokens/);
   // Every preset of every analytic widget draws without an alert.
@@ -454,6 +460,24 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   assert.equal(await page.$eval('[data-widget="theory"] .share', (e) => e.textContent), '分享');
   assert.equal(await page.$eval('[data-widget="exercises"] button[type="submit"]', (e) => e.textContent), '检查');
   assert.match(await page.$eval('[data-widget="theory"] .presets span', (e) => e.textContent), /课上的例子/);
+  assert.equal(await page.$eval('[data-widget="theory"] .presets button', (e) => e.textContent), '表 1 · α 0.8，γ 5，c = ĉ = 0');
+  assert.equal(await page.$eval('[data-widget="theory"] .presets button', (e) => e.title), '加速比 3.69×，运算量 1.63×');
+  // Translated select options keep the values of the English ones, in the same order.
+  const mismatched = await page.evaluate(async () => {
+    const { WIDGETS } = await import('./widgets/index.js');
+    return Object.values(WIDGETS).flatMap((w) => w.controls.filter((c) => c.options_zh
+      && JSON.stringify(c.options_zh.map(([v]) => v)) !== JSON.stringify(c.options.map(([v]) => v))).map((c) => `${w.name}.${c.key}`));
+  });
+  assert.deepEqual(mismatched, []);
+  assert.equal(await page.$eval('[data-widget="decoding"] [data-key="experiment"] option[value="tree"]', (e) => e.textContent), '贪心树（04.3）');
+  // The figures too: titles, axes and legends come from the engine in the page's language.
+  assert.match(await page.$eval('[data-widget="theory"] .plots svg', (e) => e.textContent), /E 和加速比随 γ 的变化/);
+  assert.match(await page.$eval('[data-widget="roofline"] .plots svg', (e) => e.textContent), /每步时间/);
+  // The exercises speak Chinese too, hints included.
+  assert.match(await text(page, '[data-widget="exercises"] .ex-statement'), /每步平均产生多少 token/);
+  await page.fill('[data-widget="exercises"] input[data-part="0"]', '9');
+  await page.click('[data-widget="exercises"] button[type="submit"]');
+  assert.match(await text(page, '[data-widget="exercises"] .ex-says'), /9 偏大。前 i 个草稿全部通过的概率是 α\^i/);
   // No English prose is visible: every [data-lang="en"] is hidden.
   assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
   // Remembered: a new visit is in Chinese; the switch goes back.

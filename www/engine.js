@@ -9,6 +9,7 @@
 // widgets to redraw.
 
 import { fetchWeights, provideWeights } from './weights.js';
+import { lang } from './i18n.js';
 
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
@@ -45,6 +46,11 @@ export class PanicError extends Error {}
 export class CancelledError extends Error {}
 
 /** Calls export `name` with `params`; throws Error (bad input) or PanicError (a bug). */
+/** Every engine call writes its figures' texts in the page's language (see crate/src/i18n.rs). */
+function withLang(params) {
+  return params && typeof params === 'object' && !('lang' in params) ? { ...params, lang: lang() } : params;
+}
+
 export function call(name, params) {
   if (!mod) throw new Error('the engine is restarting; try again in a moment');
   try {
@@ -52,7 +58,7 @@ export function call(name, params) {
       panicNext = false;
       mod.debug_panic();
     }
-    return mod[name](params);
+    return mod[name](withLang(params));
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) {
       let message = e.message;
@@ -137,7 +143,7 @@ export function runJob(name, params, onStatus, channel = name) {
   const w = ch.worker;
   const test = loseDeviceNext ? { loseDevice: true } : undefined;
   loseDeviceNext = false;
-  ch.ready.then(() => w.postMessage({ id, name, params, test }));
+  ch.ready.then(() => w.postMessage({ id, name, params: withLang(params), test }));
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 

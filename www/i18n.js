@@ -1,7 +1,9 @@
 // The page's language: English or Chinese (the lecture's), chosen with the switch in the header
 // and remembered in this browser. Page text comes in both languages as [data-lang] elements, one
 // of which CSS hides; a widget declares `title_zh`, `intro_zh` and each control's `label_zh`
-// beside the English ones. Numbers, messages and figures from the engine stay in English.
+// beside the English ones; the rest of a widget's text goes through `tr`, and the engine writes
+// its figures and exercises in the language it is given (engine.js passes `lang()` to every call).
+// Only the engine's error messages stay in English.
 const KEY = 'specdec-playground.lang';
 
 export function lang() {

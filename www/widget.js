@@ -84,7 +84,7 @@ export function parseHide(widget, text) {
 function controlHtml(c, value, id) {
   const label = `<label for="${id}">${t(c, 'label')}</label>`;
   if (c.type === 'select') {
-    const opts = c.options.map(([v, t]) => `<option value="${v}"${v === value ? ' selected' : ''}>${t}</option>`).join('');
+    const opts = t(c, 'options').map(([v, text]) => `<option value="${v}"${v === value ? ' selected' : ''}>${text}</option>`).join('');
     return `${label}<select id="${id}" data-key="${c.key}">${opts}</select>`;
   }
   if (c.type === 'text') {
@@ -136,8 +136,8 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
     <form class="controls"${hidden ? ' hidden' : ''}>
       ${widget.controls.map((c, i) => `<div class="control control-${c.type}">${controlHtml(c, state[c.key], ids[i])}</div>`).join('')}
     </form>
-    ${widget.presets?.length ? `<div class="presets" role="group" aria-label="Presets from the lecture"${hidden ? ' hidden' : ''}>
-      <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(p.note ?? '')}">${escapeHtml(p.label)}</button>`).join(' ')}</div>` : ''}
+    ${widget.presets?.length ? `<div class="presets" role="group" aria-label="${tr('Presets from the lecture', '课上的例子')}"${hidden ? ' hidden' : ''}>
+      <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(t(p, 'note') ?? '')}">${escapeHtml(t(p, 'label'))}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
     <div class="view"></div>`;
   const alertBox = root.querySelector('[role="alert"]');

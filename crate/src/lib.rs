@@ -15,6 +15,7 @@
 //!   `LanguageModel` trait (chains, expansion and merge trees; greedy, Algorithm 1 and its wrong
 //!   variants, naive sampling, MSS), their statistics, and the LikesWorld experiments.
 //! - [`plot`]: SVG charts drawn with plotters.
+//! - [`i18n`]: the page's two languages, for the views that write prose.
 //! - [`views`]: one function per page widget, turning validated parameters into numbers + SVG.
 //! - `wasm` (wasm32 only): the thin binding layer, the only module that knows JavaScript exists.
 //!
@@ -22,6 +23,7 @@
 
 pub mod decode;
 pub mod error;
+pub mod i18n;
 pub mod likesworld;
 pub mod model;
 pub mod plot;

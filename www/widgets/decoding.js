@@ -2,9 +2,11 @@
 // propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
 // and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
+import { tr } from '../i18n.js';
 
 const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
 const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
+const KINDS_ZH = { boilerplate: '套话', 'random-fact': '随机事实', 'question-name': '问题里的名字', answer: '答案' };
 const uses = (...names) => (s) => names.includes(s.experiment);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
@@ -17,48 +19,68 @@ function params(s) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const kind = (k) => KINDS[k] ?? k;
+const kind = (k) => tr(KINDS, KINDS_ZH)[k] ?? k;
 const byKind = (rows) => rows.map((k) => `${kind(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
 
 function acceptanceHtml(rows) {
-  return '<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>'
-    + table([['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B']].concat(rows.map((k) => [
+  return tr('<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>',
+    '<p class="numbers">在留出的整个世界的每个位置上的接受率（teacher forcing）：采样时 β = Σ min(p, q)，贪心时看草稿的 argmax 是否就是目标模型的。</p>')
+    + table([tr(['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B'],
+      ['下一个 token 是', '位置数', 'β 草稿 A', 'β 草稿 B', 'argmax 一致 A', 'argmax 一致 B'])].concat(rows.map((k) => [
       kind(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])])), 'dec-kinds');
 }
 
 function greedyHtml(reports) {
   const rows = reports.map((r) => [r.method, `${r.identical}/${r.prompts}`, fmt(r.tokens_per_call), r.formula_tokens_per_call == null ? '—' : fmt(r.formula_tokens_per_call),
     fmt(r.alpha), `${r.target_calls} (${r.reference_calls})`, fmt(r.verified_nodes_per_call, 2)]);
-  return '<p class="numbers">Greedy speculative decoding against the target’s own greedy output. The formula E(α, γ) uses the measured α and assumes every position is accepted independently; '
-    + 'the hard positions (the asked name, the answer) come every 4 tokens, so long runs are rarer than it thinks (lecture §3.3).</p>'
-    + table([['method', 'identical', 'tokens / call', 'E(α, γ)', 'measured α', 'target calls (alone)', 'verified nodes / call']].concat(rows), 'dec-greedy')
-    + `<p class="numbers">α by kind of the output token, last run: ${byKind(reports[reports.length - 1].by_kind)}</p>`;
+  return tr('<p class="numbers">Greedy speculative decoding against the target’s own greedy output. The formula E(α, γ) uses the measured α and assumes every position is accepted independently; '
+    + 'the hard positions (the asked name, the answer) come every 4 tokens, so long runs are rarer than it thinks (lecture §3.3).</p>',
+  '<p class="numbers">贪心推测解码，与目标模型自己的贪心输出对照。公式 E(α, γ) 用实测的 α，并假设每个位置独立地被接受；'
+    + '难的位置（问到的名字、答案）每 4 个 token 出现一次，所以长串的接受比公式以为的少（课上 §3.3）。</p>')
+    + table([tr(['method', 'identical', 'tokens / call', 'E(α, γ)', 'measured α', 'target calls (alone)', 'verified nodes / call'],
+      ['方法', '一致', 'token / 调用', 'E(α, γ)', '实测 α', '目标模型调用（单独解码）', '验证节点 / 调用'])].concat(rows), 'dec-greedy')
+    + `<p class="numbers">${tr('α by kind of the output token, last run', '按输出 token 类别的 α，最后一次运行')}: ${byKind(reports[reports.length - 1].by_kind)}</p>`;
 }
 
 function sampleHtml(r) {
   const ok = r.p_value >= 0.01;
   const st = (o) => [o.sequences, fmt(o.mean_length, 2), pct(o.answer_accuracy), fmt(o.mean_log_p)];
-  return `<p class="numbers">${escapeHtml(r.method)}: <b>${fmt(r.tokens_per_call)}</b> tokens per target call, measured α ${fmt(r.alpha)}.
+  const p = `<b class="${ok ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
+  return tr(`<p class="numbers">${escapeHtml(r.method)}: <b>${fmt(r.tokens_per_call)}</b> tokens per target call, measured α ${fmt(r.alpha)}.
     Calibration test (is every emitted token distributed as the target’s p given what came before?): χ² ${fmt(r.chi_square, 2)} with ${r.df} df,
-    <b class="${ok ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b> — ${ok ? 'consistent with the target’s own sampling' : 'the output is not the target’s (p < 0.01)'};
-    the same test on the target’s own samples: p = ${fmt(r.target_p_value)}.</p>`
-    + table([['', 'sequences', 'mean length', 'answers right', 'mean ln p'], ['speculative', ...st(r.speculative)], ['target alone', ...st(r.target)]], 'dec-sample')
-    + `<p class="numbers">α by kind of the output token: ${byKind(r.by_kind)}</p>`;
+    ${p} — ${ok ? 'consistent with the target’s own sampling' : 'the output is not the target’s (p < 0.01)'};
+    the same test on the target’s own samples: p = ${fmt(r.target_p_value)}.</p>`,
+  `<p class="numbers">${escapeHtml(r.method)}：每次目标模型调用 <b>${fmt(r.tokens_per_call)}</b> 个 token，实测 α ${fmt(r.alpha)}。
+    校准检验（每个输出的 token 是否按目标模型在前文条件下的 p 分布？）：χ² ${fmt(r.chi_square, 2)}，自由度 ${r.df}，
+    ${p}——${ok ? '与目标模型自己采样一致' : '输出不是目标模型的分布（p < 0.01）'}；
+    同样的检验用在目标模型自己的样本上：p = ${fmt(r.target_p_value)}。</p>`)
+    + table([tr(['', 'sequences', 'mean length', 'answers right', 'mean ln p'], ['', '序列数', '平均长度', '答对', '平均 ln p']),
+      [tr('speculative', '推测解码'), ...st(r.speculative)], [tr('target alone', '目标模型单独'), ...st(r.target)]], 'dec-sample')
+    + `<p class="numbers">${tr('α by kind of the output token', '按输出 token 类别的 α')}: ${byKind(r.by_kind)}</p>`;
 }
 
 function stochasticHtml(reports) {
-  return '<p class="numbers">Children sampled from draft B (T = 1). Naive sampling draws from p and hopes to land in the tree; MSS tests each child in turn and hands the residual on. '
-    + 'Top-k children verified as if sampled look good and are biased: the last column is its exact one-step distortion.</p>'
-    + table([['method', 'tokens / call', 'accepted drafts / call', 'verified nodes / call', 'calibration p', 'exact one-step TV']].concat(reports.map((r) => [
-      r.method, fmt(r.tokens_per_call), fmt(r.accepted_per_call), fmt(r.verified_nodes_per_call, 2), fmt(r.p_value), r.distortion != null ? fmt(r.distortion) : (r.verify === 'naive' ? '0 (a draw from p)' : '0 (Theorem 4.2)')])), 'dec-stochastic');
+  return tr('<p class="numbers">Children sampled from draft B (T = 1). Naive sampling draws from p and hopes to land in the tree; MSS tests each child in turn and hands the residual on. '
+    + 'Top-k children verified as if sampled look good and are biased: the last column is its exact one-step distortion.</p>',
+  '<p class="numbers">孩子从草稿 B 采样（T = 1）。朴素采样从 p 抽一个，指望它落在树里；MSS 依次检验每个孩子，把残差分布传下去。'
+    + '把 top-k 孩子当作采样来验证，看起来好，却有偏：最后一列是它精确的单步失真。</p>')
+    + table([tr(['method', 'tokens / call', 'accepted drafts / call', 'verified nodes / call', 'calibration p', 'exact one-step TV'],
+      ['方法', 'token / 调用', '被接受的草稿 / 调用', '验证节点 / 调用', '校准 p', '精确单步 TV'])].concat(reports.map((r) => [
+      r.method, fmt(r.tokens_per_call), fmt(r.accepted_per_call), fmt(r.verified_nodes_per_call, 2), fmt(r.p_value), r.distortion != null ? fmt(r.distortion) : (r.verify === 'naive' ? tr('0 (a draw from p)', '0（从 p 抽取）') : tr('0 (Theorem 4.2)', '0（定理 4.2）'))])), 'dec-stochastic');
 }
 
 function speedupHtml(r) {
-  return `<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)}, ${r.prompts} prompts: α ${fmt(r.alpha)}, c = draft call / target call = <b>${fmt(r.c)}</b>
+  const slower = r.measured_speedup >= 1 ? '' : tr('Slower: with models this small the draft is not cheap next to the target (c far from 0), and a verify call costs more than one token.',
+    '反而更慢：模型这么小，草稿相对目标模型并不便宜（c 远离 0），而一次验证调用比一个 token 贵。');
+  return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)}, ${r.prompts} prompts: α ${fmt(r.alpha)}, c = draft call / target call = <b>${fmt(r.c)}</b>
     (${fmt(r.draft_call_us, 0)} µs / ${fmt(r.target_call_us, 0)} µs; one verify call ${fmt(r.verify_call_us, 0)} µs).
     The formula predicts <b>${fmt(r.predicted_speedup, 2)}×</b>; the wall clock says <b>${fmt(r.measured_speedup, 2)}×</b>
     (${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative).
-    ${r.measured_speedup < 1 ? 'Slower: with models this small the draft is not cheap next to the target (c far from 0), and a verify call costs more than one token.' : ''}</p>`;
+    ${slower}</p>`, `<p class="numbers">在这里的 <b>${r.backend}</b> 上实测，${escapeHtml(r.method)}，${r.prompts} 个提示词：α ${fmt(r.alpha)}，c = 草稿调用 / 目标调用 = <b>${fmt(r.c)}</b>
+    （${fmt(r.draft_call_us, 0)} µs / ${fmt(r.target_call_us, 0)} µs；一次验证调用 ${fmt(r.verify_call_us, 0)} µs）。
+    公式预测 <b>${fmt(r.predicted_speedup, 2)}×</b>；墙钟给出 <b>${fmt(r.measured_speedup, 2)}×</b>
+    （普通解码 ${fmt(r.plain_us / 1000, 1)} ms，推测解码 ${fmt(r.speculative_us / 1000, 1)} ms）。
+    ${slower}</p>`);
 }
 
 const depth = (tree, j) => (tree.parents[j] === null ? 1 : 1 + depth(tree, tree.parents[j]));
@@ -77,21 +99,28 @@ function stepHtml(v, i) {
   const visit = (parent) => tree.parents.forEach((p, j) => { if (p === parent) { order.push(j); visit(j); } });
   visit(null);
   const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="depth ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
-  const checks = st.checks.map((c) => [c.at === 0 ? 'root' : `after ${w(tree.tokens[c.at - 1])}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
-    c.u == null ? '—' : fmt(c.u), c.accepted ? '<span class="ok">accepted</span>' : '<span class="bad">rejected</span>']);
-  const ending = { bonus: 'every check passed: the bonus token from the target’s p after the last one',
-    residual: 'a check failed: drawn from the residual norm(max(0, r − q))', target: 'the target’s own token (no draft token matched)' }[st.ending];
+  const checks = st.checks.map((c) => [c.at === 0 ? tr('root', '根') : `${tr('after', '在')} ${w(tree.tokens[c.at - 1])}${tr('', ' 之后')}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
+    c.u == null ? '—' : fmt(c.u), c.accepted ? `<span class="ok">${tr('accepted', '接受')}</span>` : `<span class="bad">${tr('rejected', '拒绝')}</span>`]);
+  const ending = tr({ bonus: 'every check passed: the bonus token from the target’s p after the last one',
+    residual: 'a check failed: drawn from the residual norm(max(0, r − q))', target: 'the target’s own token (no draft token matched)' },
+  { bonus: '每个检验都通过：从最后一个之后目标模型的 p 抽取奖励 token',
+    residual: '有一个检验没通过：从残差 norm(max(0, r − q)) 抽取', target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending];
   let mask = '';
   if (!chain) {
     const anc = (a, b) => { for (let n = b; n !== null; n = tree.parents[n]) if (n === a) return true; return false; };
-    const head = ['mask (depth-first)'].concat(order.map((j) => w(tree.tokens[j])));
+    const head = [tr('mask (depth-first)', '掩码（深度优先）')].concat(order.map((j) => w(tree.tokens[j])));
     mask = table([head].concat(order.map((r) => [w(tree.tokens[r])].concat(order.map((c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
   }
-  return `<p class="numbers">Step ${i + 1} of ${v.steps.length} · context …${tail}</p>
-    <p class="dec-tree">${chain ? 'draft chain' : 'token tree'}: ${nodes || '(none)'}</p>`
-    + (checks.length ? table([['at', 'candidate x', 'p(x)', 'q(x)', st.checks.some((c) => c.u != null) ? 'accept prob a = min(1, p/q)' : 'a (greedy: x = argmax p)', 'uniform u', 'verdict']].concat(checks), 'dec-checks') : '')
-    + `<p class="numbers">Then ${ending}: ${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>.
-      This step emitted: <b>${st.emitted.map(w).join(' ')}</b> (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).</p>${mask}`;
+  const a = st.checks.some((c) => c.u != null) ? tr('accept prob a = min(1, p/q)', '接受概率 a = min(1, p/q)') : tr('a (greedy: x = argmax p)', 'a（贪心：x = argmax p）');
+  const dist = `${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>`;
+  const emitted = `<b>${st.emitted.map(w).join(' ')}</b>`;
+  return `<p class="numbers">${tr(`Step ${i + 1} of ${v.steps.length} · context`, `第 ${i + 1} 步，共 ${v.steps.length} 步 · 上下文`)} …${tail}</p>
+    <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}: ${nodes || tr('(none)', '（无）')}</p>`
+    + (checks.length ? table([tr(['at', 'candidate x', 'p(x)', 'q(x)', a, 'uniform u', 'verdict'], ['位置', '候选 x', 'p(x)', 'q(x)', a, '均匀 u', '结果'])].concat(checks), 'dec-checks') : '')
+    + tr(`<p class="numbers">Then ${ending}: ${dist}.
+      This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).</p>`,
+    `<p class="numbers">然后${ending}：${dist}。
+      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。</p>`) + mask;
 }
 
 export default {
@@ -104,25 +133,27 @@ export default {
   intro_zh: 'LikesWorld 组件里训练好的目标模型和草稿模型一起解码：草稿提出，目标模型一次调用验证全部。贪心输出与目标模型自己的逐字相同，采样输出与目标模型同分布，而目标模型被调用的次数更少。每个实验都在 worker 里、在你选的后端上运行；结果是在这个浏览器里测的。',
   // Lecture §3 (demos 03.1–03.3) and §4.4–4.5 (demos 04.3, 04.5) at the lecture's sizes.
   presets: [
-    { label: 'Demo 03.1 · acceptance by kind', values: { experiment: 'acceptance', prompts: '200' } },
-    { label: 'Demo 03.2 · greedy chains, 200 prompts', values: { experiment: 'greedy', draft: 'b', prompts: '200' } },
-    { label: 'Demo 03.3 · sampling, 200 × 3', values: { experiment: 'sample', draft: 'b', gamma: 4, prompts: '200', repeats: 3, variant: 'correct' } },
-    { label: 'Demo 04.3 · greedy trees, 100 prompts', values: { experiment: 'tree', prompts: '100' } },
-    { label: 'Demo 04.5 · naive vs MSS ⟨1,1,3,1⟩', values: { experiment: 'stochastic', config: '<1,1,3,1>', prompts: '100' } },
+    { label: 'Demo 03.1 · acceptance by kind', label_zh: '演示 03.1 · 按 token 类别的接受率', values: { experiment: 'acceptance', prompts: '200' } },
+    { label: 'Demo 03.2 · greedy chains, 200 prompts', label_zh: '演示 03.2 · 贪心链，200 个提示词', values: { experiment: 'greedy', draft: 'b', prompts: '200' } },
+    { label: 'Demo 03.3 · sampling, 200 × 3', label_zh: '演示 03.3 · 采样，200 × 3', values: { experiment: 'sample', draft: 'b', gamma: 4, prompts: '200', repeats: 3, variant: 'correct' } },
+    { label: 'Demo 04.3 · greedy trees, 100 prompts', label_zh: '演示 04.3 · 贪心树，100 个提示词', values: { experiment: 'tree', prompts: '100' } },
+    { label: 'Demo 04.5 · naive vs MSS ⟨1,1,3,1⟩', label_zh: '演示 04.5 · 朴素采样 vs MSS ⟨1,1,3,1⟩', values: { experiment: 'stochastic', config: '<1,1,3,1>', prompts: '100' } },
   ],
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
-      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['step', 'step through one run']] },
+      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['step', 'step through one run']],
+    options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
+      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['step', '逐步查看一次运行']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
-    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
+    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
     { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 16, step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     { key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', min: 1, max: 5, step: 1, value: 1, showIf: uses('sample') },
     { key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]), showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
-    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], showIf: uses('step') },
+    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
-    { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], showIf: uses('stochastic') },
+    { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
   ],
   render() {
@@ -136,9 +167,10 @@ export default {
       if (v.experiment === 'step') {
         let i = 0;
         const show = () => {
-          result.innerHTML = `<div class="dec-step" tabindex="0" role="group" aria-label="Step-through: left and right arrow keys move between steps">
-            <p class="numbers">${escapeHtml(r.method)}, seed ${s.seed}: ${r.stats.tokens} tokens in ${r.stats.target_calls} target calls.
-            <button type="button" class="dec-prev">◀ previous</button> <button type="button" class="dec-next">next ▶</button></p>${stepHtml(v, i)}</div>`;
+          result.innerHTML = `<div class="dec-step" tabindex="0" role="group" aria-label="${tr('Step-through: left and right arrow keys move between steps', '逐步查看：左右方向键切换步骤')}">
+            <p class="numbers">${tr(`${escapeHtml(r.method)}, seed ${s.seed}: ${r.stats.tokens} tokens in ${r.stats.target_calls} target calls.`,
+    `${escapeHtml(r.method)}，种子 ${s.seed}：${r.stats.target_calls} 次目标模型调用得到 ${r.stats.tokens} 个 token。`)}
+            <button type="button" class="dec-prev">${tr('◀ previous', '◀ 上一步')}</button> <button type="button" class="dec-next">${tr('next ▶', '下一步 ▶')}</button></p>${stepHtml(v, i)}</div>`;
           const box = result.querySelector('.dec-step');
           result.querySelector('.dec-prev').onclick = () => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); };
           result.querySelector('.dec-next').onclick = () => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); };
@@ -154,7 +186,7 @@ export default {
           acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml,
         }[v.experiment](r);
       }
-      return `Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`;
+      return tr(`Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`, `在 ${v.backend} 上完成，用时 ${(v.elapsed_ms / 1000).toFixed(1)} 秒。`);
     });
   },
 };

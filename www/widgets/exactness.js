@@ -24,9 +24,9 @@ export default {
   intro_zh: '玩具模型（词表 5，p 只看最近两个 token，q = softmax(log p + 噪声)）可以枚举推测解码的每一个分支：输出前 4 个 token 的精确分布，与目标模型自己的分布比较。正确的规则是精确的（TV ≤ 1e-12），错误的写法不是。只靠蒙特卡洛分不清 0.02 的 TV 和噪声。',
   // Lecture §2.3 (demos 02.2–02.3).
   presets: [
-    { label: 'Demo 02.2 · exact, γ = 4', values: { variant: 'correct', gamma: 4, noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16: the same distribution' },
-    { label: 'Demo 02.3 · Monte Carlo, 20,000 runs', values: { variant: 'correct', runs: '20000' }, note: 'Monte Carlo alone cannot tell a small bias from noise' },
-    { label: 'A wrong rule · greedy rule', values: { variant: 'greedy-rule' } },
+    { label: 'Demo 02.2 · exact, γ = 4', label_zh: '演示 02.2 · 精确枚举，γ = 4', values: { variant: 'correct', gamma: 4, noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16: the same distribution', note_zh: 'TV 1e-16：分布完全相同' },
+    { label: 'Demo 02.3 · Monte Carlo, 20,000 runs', label_zh: '演示 02.3 · 蒙特卡洛，20,000 次', values: { variant: 'correct', runs: '20000' }, note: 'Monte Carlo alone cannot tell a small bias from noise', note_zh: '单靠蒙特卡洛分不清小偏差和噪声' },
+    { label: 'A wrong rule · greedy rule', label_zh: '错误的规则 · 贪心规则', values: { variant: 'greedy-rule' } },
   ],
   controls: [
     { key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]) },
@@ -39,15 +39,19 @@ export default {
   ],
   render(s, ui) {
     const v = ui.call('exactness', params(s));
-    const rows = [['sampler', `exact TV (γ = ${v.gamma})`, '']].concat(v.tvs.map((t) => [
-      t.variant, fmt(t.tv), t.tv <= 1e-12 ? '<span class="ok">exact</span>' : '<span class="bad">biased</span>']));
+    const rows = [[tr('sampler', '采样规则'), tr(`exact TV (γ = ${v.gamma})`, `精确 TV（γ = ${v.gamma}）`), '']].concat(v.tvs.map((t) => [
+      t.variant, fmt(t.tv), t.tv <= 1e-12 ? `<span class="ok">${tr('exact', '精确')}</span>` : `<span class="bad">${tr('biased', '有偏')}</span>`]));
     return [
-      `<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
+      tr(`<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
         (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)});
         tokens per target call with <b>${v.variant}</b>: exactly <b>${fmt(v.tokens_per_call)}</b>,
-        i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>${table(rows, 'tvs')}`,
+        i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`,
+      `<p class="numbers">各上下文的平均接受率 β = Σ min(p, q)：<b>${fmt(v.mean_beta)}</b>
+        （范围 ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)}）；
+        用 <b>${v.variant}</b> 时每次目标模型调用的 token 数：精确值 <b>${fmt(v.tokens_per_call)}</b>，
+        i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs'),
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
-      `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">Monte Carlo: waiting…</figcaption>
+      `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
         <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
       `<div class="plots">${v.svg_temperature}</div>`,
     ];
@@ -69,12 +73,14 @@ export default {
       busy(true);
       cancel.onclick = () => job.cancel();
       job.promise.then((m) => {
-        caption.innerHTML = `${m.runs.toLocaleString('en')} runs of <b>${m.variant}</b>: TV to the exact target <b>${fmt(m.tv_sampler)}</b>;
-          two seeds of the target itself differ by ${fmt(m.tv_two_seeds)} (expected floor ${fmt(m.floor)}).`;
+        caption.innerHTML = tr(`${m.runs.toLocaleString('en')} runs of <b>${m.variant}</b>: TV to the exact target <b>${fmt(m.tv_sampler)}</b>;
+          two seeds of the target itself differ by ${fmt(m.tv_two_seeds)} (expected floor ${fmt(m.floor)}).`,
+        `<b>${m.variant}</b> 运行 ${m.runs.toLocaleString('en')} 次：与精确目标分布的 TV 为 <b>${fmt(m.tv_sampler)}</b>；
+          目标模型自己换两个种子相差 ${fmt(m.tv_two_seeds)}（预期下限 ${fmt(m.floor)}）。`);
         fig.querySelector('.mc-plot').innerHTML = m.svg;
         ui.root.dataset.mc = String(Number(ui.root.dataset.mc || 0) + 1);
       }, (e) => {
-        caption.textContent = e instanceof CancelledError ? 'Monte Carlo: cancelled.' : `Monte Carlo failed: ${e.message}`;
+        caption.textContent = e instanceof CancelledError ? tr('Monte Carlo: cancelled.', '蒙特卡洛：已取消。') : `${tr('Monte Carlo failed', '蒙特卡洛失败')}: ${e.message}`;
       }).finally(() => busy(false));
     }, 120);
     pending.set(ui.root, p);

@@ -1,8 +1,10 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
 import { fmt, table, escapeHtml } from '../widget.js';
 import { runJob, CancelledError } from '../engine.js';
+import { tr } from '../i18n.js';
 
 const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
+const KINDS_ZH = { boilerplate: '套话', 'random-fact': '随机事实', 'question-name': '问题里的名字', answer: '答案' };
 
 export default {
   name: 'likesworld',
@@ -19,45 +21,49 @@ export default {
   ],
   render() {
     return [
-      '<p class="numbers lw-status" aria-live="polite">Running the models in a worker…</p>',
+      `<p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>`,
       '<p class="note lw-note" hidden></p>',
       '<div class="plots lw-plot"></div>',
       '<div class="lw-kinds"></div>',
-      '<div class="lw-latency"><p class="numbers">Per-call latency: waiting…</p></div>',
+      `<div class="lw-latency"><p class="numbers">${tr('Per-call latency: waiting…', '每次调用的延迟：等待中…')}</p></div>`,
     ];
   },
   after(s, ui, view) {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, (st) => { status.textContent = `Models: ${st}…`; }, 'likesworld').promise.then((v) => {
-      status.innerHTML = `<code>${escapeHtml(v.text)}</code> on <b>${v.backend}</b>`;
+    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, 'likesworld').promise.then((v) => {
+      status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;
       note.textContent = v.note ?? '';
       view.querySelector('.lw-plot').innerHTML = v.svg;
-      const rows = [['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B']].concat(v.kinds.map((k) => [
-        KINDS[k.kind] ?? k.kind, k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])]));
+      const rows = [tr(['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B'],
+        ['下一个 token 是', '位置数', 'β 草稿 A', 'β 草稿 B', 'argmax 一致 A', 'argmax 一致 B'])].concat(v.kinds.map((k) => [
+        tr(KINDS, KINDS_ZH)[k.kind] ?? k.kind, k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])]));
       view.querySelector('.lw-kinds').innerHTML = table(rows, 'kinds');
       ui.root.dataset.model = String(Number(ui.root.dataset.model || 0) + 1);
       const lat = view.querySelector('.lw-latency');
-      lat.innerHTML = '<p class="numbers">Per-call latency: measuring in the worker…</p>';
+      lat.innerHTML = `<p class="numbers">${tr('Per-call latency: measuring in the worker…', '每次调用的延迟：正在 worker 里测量…')}</p>`;
       // A GPU call dispatches ~100 kernels and waits for its read-back (on a CPU-emulated GPU,
       // a large fraction of a second): far fewer calls there.
       const gpu = v.backend === 'wgpu';
       const runs = gpu ? 10 : 150;
-      const progress = (st) => { lat.firstElementChild.textContent = `Per-call latency: ${st}…`; };
+      const progress = (st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; };
       return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, 'likesworld').promise.then((l) => {
         const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
-        lat.innerHTML = `<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
-          c = draft/target for one token: A ${fmt(l.c[0], 2)}, B ${fmt(l.c[1], 2)}.</p>`
-          + table([['model', '1 token, 32 cached', 'chain of 5', 'tree of 31'], row('target', l.target), row('draft A', l.draft_a), row('draft B', l.draft_b)], 'latency');
+        lat.innerHTML = tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
+          c = draft/target for one token: A ${fmt(l.c[0], 2)}, B ${fmt(l.c[1], 2)}.</p>`,
+        `<p class="numbers">在这个浏览器里、在 <b>${l.backend}</b> 上实测（每 10 次调用一组取中位数，共 ${runs} 次，读回 logits）：
+          单个 token 的 c = 草稿/目标：A ${fmt(l.c[0], 2)}，B ${fmt(l.c[1], 2)}。</p>`)
+          + table([tr(['model', '1 token, 32 cached', 'chain of 5', 'tree of 31'], ['模型', '1 个 token，缓存 32', '5 个的链', '31 个的树']),
+            row(tr('target', '目标'), l.target), row(tr('draft A', '草稿 A'), l.draft_a), row(tr('draft B', '草稿 B'), l.draft_b)], 'latency');
         ui.root.dataset.latency = String(Number(ui.root.dataset.latency || 0) + 1);
       });
     }).catch((e) => {
       if (e instanceof CancelledError) return;
-      status.textContent = 'The models could not run on this input.';
+      status.textContent = tr('The models could not run on this input.', '模型无法在这个输入上运行。');
       ui.alert(e.message);
     });
   },

@@ -1,5 +1,6 @@
 // Multi-draft verification (lecture §4.5; demos 04.4–04.5; exercise 6).
 import { fmt, table } from '../widget.js';
+import { tr } from '../i18n.js';
 
 export default {
   name: 'multidraft',
@@ -11,8 +12,9 @@ export default {
   intro_zh: '每个草稿模型为同一位置提出一个 token。朴素采样从大模型采一个 token，碰上某个候选才算接受；多步推测采样（MSS）依次尝试各个候选，把剩余分布 norm(max(0, r − q_j)) 传下去。预置的是课上的例子（大模型在 4 个 token 上均匀，SSM1 总是 t1，SSM2 均匀并采到 t2）。token 从 0 开始编号。',
   // Lecture §4.5: the slide example and exercise 6.
   presets: [
-    { label: 'The slide example', values: { p: '0.25,0.25,0.25,0.25', drafts: '1,0,0,0; 0.25,0.25,0.25,0.25', given: '0,1' } },
-    { label: 'Exercise 6', values: { p: '0.25,0.25,0.25,0.25', drafts: '0.5,0.5,0,0; 0.25,0.25,0.25,0.25', given: '1,2' }, note: 'naive 0.5, MSS 1.0' },
+    { label: 'The slide example', label_zh: '幻灯片上的例子', values: { p: '0.25,0.25,0.25,0.25', drafts: '1,0,0,0; 0.25,0.25,0.25,0.25', given: '0,1' } },
+    { label: 'The slide example, averaged over SSM2', label_zh: '幻灯片上的例子，对 SSM2 取平均', values: { p: '0.25,0.25,0.25,0.25', drafts: '1,0,0,0; 0.25,0.25,0.25,0.25', given: '' }, note: 'naive 43.75%, MSS 81.25%', note_zh: '朴素 43.75%，MSS 81.25%' },
+    { label: 'Exercise 6', label_zh: '练习 6', values: { p: '0.25,0.25,0.25,0.25', drafts: '0.5,0.5,0,0; 0.25,0.25,0.25,0.25', given: '1,2' }, note: 'naive 0.5, MSS 1.0', note_zh: '朴素 0.5，MSS 1.0' },
   ],
   controls: [
     { key: 'p', label: 'LLM p', label_zh: '大模型 p', type: 'text', value: '0.25,0.25,0.25,0.25' },
@@ -23,16 +25,18 @@ export default {
   render(s, ui) {
     const v = ui.call('multi_draft', { p: s.p, drafts: s.drafts, given: s.given, k: Number(s.k) });
     const pct = (x) => `${(100 * x).toFixed(2)}%`;
-    const rows = [['', 'naive', 'MSS']];
-    if (v.given) rows.push(['given the drawn tokens', pct(v.given.naive.acceptance), pct(v.given.mss.acceptance)]);
-    rows.push(['averaged over the drafts', pct(v.averaged.naive.acceptance), pct(v.averaged.mss.acceptance)]);
-    const kids = [['children of a node', 'MSS bias: mean TV', 'worst TV', 'MSS accepts', 'naive accepts']].concat(
+    const rows = [['', tr('naive', '朴素'), 'MSS']];
+    if (v.given) rows.push([tr('given the drawn tokens', '给定采到的 token'), pct(v.given.naive.acceptance), pct(v.given.mss.acceptance)]);
+    rows.push([tr('averaged over the drafts', '对草稿取平均'), pct(v.averaged.naive.acceptance), pct(v.averaged.mss.acceptance)]);
+    const kids = [tr(['children of a node', 'MSS bias: mean TV', 'worst TV', 'MSS accepts', 'naive accepts'],
+      ['节点的孩子', 'MSS 偏差：平均 TV', '最大 TV', 'MSS 接受率', '朴素接受率'])].concat(
       v.children.map((r) => [r.children, fmt(r.tv_mean), fmt(r.tv_max), pct(r.mss_acceptance), pct(r.naive_acceptance)]));
     return [
       table(rows, 'acceptance'),
       `<div class="plots">${v.svg}</div>`,
-      `<p class="numbers">On the toy LM, a node's k children drawn from the draft: i.i.d. and without replacement keep MSS exact;
-        the deterministic top-k looks better and is biased.</p>${table(kids, 'children')}`,
+      tr(`<p class="numbers">On the toy LM, a node's k children drawn from the draft: i.i.d. and without replacement keep MSS exact;
+        the deterministic top-k looks better and is biased.</p>`,
+      '<p class="numbers">在玩具模型上，从草稿抽出一个节点的 k 个孩子：i.i.d. 与无放回抽样都让 MSS 保持精确；确定性的 top-k 看起来更好，却有偏。</p>') + table(kids, 'children'),
       `<div class="plots">${v.svg_children}</div>`,
     ];
   },

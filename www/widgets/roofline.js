@@ -1,5 +1,6 @@
 // Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
 import { fmt } from '../widget.js';
+import { tr } from '../i18n.js';
 
 const pow2 = (v) => 2 ** Number(v);
 
@@ -13,10 +14,10 @@ export default {
   intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）。',
   // Lecture §1.2, §2.5 (demos 1, 4, 5) and exercise 4.
   presets: [
-    { label: 'Demo 1 · OPT-13B, batch 32, context 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
-      note: 'k = 4: 26.90 ms, still memory-bound; k = 8 is compute-bound' },
-    { label: 'Demo 4 · overhead 0.2 ms: c ≈ 0.02', values: { batch: 0, context: 9, overhead: 0.2 }, note: 'CUDA Graphs or a mega-kernel cut the fixed cost' },
-    { label: 'Demo 5 · heat map at α = 0.8', values: { alpha: 0.8, overhead: 1.5 }, note: 'the best γ per batch × context' },
+    { label: 'Demo 1 · OPT-13B, batch 32, context 512', label_zh: '演示 1 · OPT-13B，批大小 32，上下文 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
+      note: 'k = 4: 26.90 ms, still memory-bound; k = 8 is compute-bound', note_zh: 'k = 4：26.90 ms，仍然访存受限；k = 8 已经算力受限' },
+    { label: 'Demo 4 · overhead 0.2 ms: c ≈ 0.02', label_zh: '演示 4 · 固定开销 0.2 ms：c ≈ 0.02', values: { batch: 0, context: 9, overhead: 0.2 }, note: 'CUDA Graphs or a mega-kernel cut the fixed cost', note_zh: 'CUDA Graphs 或 mega-kernel 削减固定开销' },
+    { label: 'Demo 5 · heat map at α = 0.8', label_zh: '演示 5 · α = 0.8 的热力图', values: { alpha: 0.8, overhead: 1.5 }, note: 'the best γ per batch × context', note_zh: '每个批大小 × 上下文的最优 γ' },
   ],
   controls: [
     { key: 'gpu', label: 'GPU', label_zh: 'GPU', type: 'select', value: 'a100-40gb', options: [
@@ -38,9 +39,12 @@ export default {
     });
     const st = v.step;
     return [
-      `<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
+      tr(`<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
         intensity ${st.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
         c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`,
+      `<p class="numbers">每步 <b>${st.time_ms.toFixed(2)} ms</b>，<b>${st.bound === 'memory' ? '访存受限' : '算力受限'}</b>；
+        算术强度 ${st.intensity.toFixed(1)} FLOP/B（拐点 ${v.knee.toFixed(1)}）；
+        草稿模型 c = ${fmt(v.c)}；此处最优 γ ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`),
       `<div class="plots">${v.svg}</div>`,
       [v.svg_heat, v.svg_heat_marker],
     ];

@@ -1,5 +1,6 @@
 // Speedup explorer (lecture §2.5; Leviathan et al. Table 1, Figure 3; exercise 1).
 import { fmt } from '../widget.js';
+import { tr } from '../i18n.js';
 
 export default {
   name: 'theory',
@@ -10,10 +11,10 @@ export default {
   intro_zh: '每个 token 以 α 的概率独立被接受时，一次调用产生 E = (1 − α^{γ+1})/(1 − α) 个 token，上限 1/(1 − α)。加速比 E/(γc + 1) 在某个最优 γ 处最大；运算量倍数说明推测解码是用算力换时间。',
   // Lecture §2.5: Leviathan et al. Table 1 and Figure 3, exercise 1.
   presets: [
-    { label: 'Table 1 · α 0.8, γ 5, c = ĉ = 0', values: { alpha: 0.8, gamma: 5, c: 0, c_hat: 0 }, note: 'speedup 3.69×, operations 1.63×' },
-    { label: 'Figure 3 · α 0.8, c 0.01', values: { alpha: 0.8, c: 0.01, c_hat: 0 }, note: 'optimal γ 14, about 4.2×' },
-    { label: 'Figure 3 · α 0.8, c 0.1', values: { alpha: 0.8, c: 0.1, c_hat: 0 }, note: 'optimal γ 6, 2.47× (the lecture rounds to 2.5)' },
-    { label: 'Exercise 1 · α 0.75, γ 4, c 0.05, ĉ 0.02', values: { alpha: 0.75, gamma: 4, c: 0.05, c_hat: 0.02 } },
+    { label: 'Table 1 · α 0.8, γ 5, c = ĉ = 0', label_zh: '表 1 · α 0.8，γ 5，c = ĉ = 0', values: { alpha: 0.8, gamma: 5, c: 0, c_hat: 0 }, note: 'speedup 3.69×, operations 1.63×', note_zh: '加速比 3.69×，运算量 1.63×' },
+    { label: 'Figure 3 · α 0.8, c 0.01', label_zh: '图 3 · α 0.8，c 0.01', values: { alpha: 0.8, c: 0.01, c_hat: 0 }, note: 'optimal γ 14, about 4.2×', note_zh: '最优 γ 14，约 4.2×' },
+    { label: 'Figure 3 · α 0.8, c 0.1', label_zh: '图 3 · α 0.8，c 0.1', values: { alpha: 0.8, c: 0.1, c_hat: 0 }, note: 'optimal γ 6, 2.47× (the lecture rounds to 2.5)', note_zh: '最优 γ 6，2.47×（课上取整为 2.5）' },
+    { label: 'Exercise 1 · α 0.75, γ 4, c 0.05, ĉ 0.02', label_zh: '练习 1 · α 0.75，γ 4，c 0.05，ĉ 0.02', values: { alpha: 0.75, gamma: 4, c: 0.05, c_hat: 0.02 } },
   ],
   controls: [
     { key: 'alpha', label: 'α', label_zh: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
@@ -23,12 +24,16 @@ export default {
   ],
   render(s, ui) {
     const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });
-    return [`<p class="numbers">
+    const optimal = Number(s.c) === 0 && Number(s.alpha) > 0
+      ? tr('— (c = 0: every extra draft helps, up to the cap)', '—（c = 0：多猜一个总有好处，直到上限）')
+      : `<b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)`;
+    return [tr(`<p class="numbers">
         E = <b>${fmt(v.expected_tokens)}</b> tokens per call (cap ${fmt(v.cap, 2)}),
         speedup <b>${fmt(v.speedup, 2)}×</b>, operations <b>${fmt(v.operations, 2)}×</b>;
-        optimal γ = ${Number(s.c) === 0 && Number(s.alpha) > 0
-          ? '— (c = 0: every extra draft helps, up to the cap)'
-          : `<b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)`}</p>`,
+        optimal γ = ${optimal}</p>`, `<p class="numbers">
+        E = 每次调用 <b>${fmt(v.expected_tokens)}</b> 个 token（上限 ${fmt(v.cap, 2)}），
+        加速比 <b>${fmt(v.speedup, 2)}×</b>，运算量 <b>${fmt(v.operations, 2)}×</b>；
+        最优 γ = ${optimal}</p>`),
       `<div class="plots">${v.svg}</div>`,
       `<div class="plots">${v.svg_optimal}</div>`];
   },

@@ -1,5 +1,6 @@
 // Token-tree builder (lecture §4.2–4.3; exercise 5; the slide example).
 import { table, escapeHtml } from '../widget.js';
+import { tr } from '../i18n.js';
 
 export default {
   name: 'tree',
@@ -10,12 +11,15 @@ export default {
   intro_zh: '输入几个草稿的序列（token 用空格分隔，序列用 | 分隔）来合并，或者输入 ⟨2,2,1⟩ 这样的扩展配置。树按深度优先排列；每个 token 只能看到它的祖先，位置编号就是它的深度。',
   // Lecture §4.2–4.3: SpecInfer Figure 3, its experiments' tree, and exercise 5.
   presets: [
-    { label: 'Figure 3 · ⟨2,2,1⟩', values: { mode: 'config', config: '<2,2,1>', root: 'machine' } },
-    { label: 'SpecInfer · ⟨1,1,3,1,1,1,1,1⟩', values: { mode: 'config', config: '<1,1,3,1,1,1,1,1>', root: 'machine' } },
-    { label: 'Exercise 5 · [a b c] [a b d e] [f g]', values: { mode: 'paths', paths: 'a b c | a b d e | f g', root: 'r' } },
+    { label: 'Figure 3 · ⟨2,2,1⟩', label_zh: '图 3 · ⟨2,2,1⟩', values: { mode: 'config', config: '<2,2,1>', root: 'machine' } },
+    { label: '⟨1,1,1,1⟩ · a chain, 5 nodes with the root', label_zh: '⟨1,1,1,1⟩ · 一条链，含根 5 个节点', values: { mode: 'config', config: '<1,1,1,1>', root: 'r' } },
+    { label: '⟨2,2,2,2⟩ · 31 nodes with the root', label_zh: '⟨2,2,2,2⟩ · 含根 31 个节点', values: { mode: 'config', config: '<2,2,2,2>', root: 'r' } },
+    { label: 'SpecInfer · ⟨1,1,3,1,1,1,1,1⟩', label_zh: 'SpecInfer · ⟨1,1,3,1,1,1,1,1⟩', values: { mode: 'config', config: '<1,1,3,1,1,1,1,1>', root: 'machine' } },
+    { label: 'Exercise 5 · [a b c] [a b d e] [f g]', label_zh: '练习 5 · [a b c] [a b d e] [f g]', values: { mode: 'paths', paths: 'a b c | a b d e | f g', root: 'r' } },
   ],
   controls: [
-    { key: 'mode', label: 'build from', label_zh: '构造方式', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']] },
+    { key: 'mode', label: 'build from', label_zh: '构造方式', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']],
+      options_zh: [['paths', '序列（合并）'], ['config', '配置（展开）']] },
     { key: 'paths', label: 'sequences', label_zh: '序列', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
     { key: 'root', label: 'root', label_zh: '根', type: 'text', value: 'machine' },
     { key: 'config', label: 'configuration', label_zh: '扩展配置', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
@@ -29,13 +33,15 @@ export default {
   },
   render(s, ui) {
     const v = ui.call('token_tree', { mode: s.mode, paths: s.paths, root: s.root, config: s.config, highlight: Number(s.highlight) });
-    const rows = [['#', 'token', 'depth (position)', 'sees']].concat(v.order.map((t, i) => [
+    const rows = [['#', 'token', tr('depth (position)', '深度（位置）'), tr('sees', '可见')]].concat(v.order.map((t, i) => [
       i, escapeHtml(t), v.depths[i], v.mask[i].map((b, j) => (b ? escapeHtml(v.order[j]) : '')).filter(Boolean).join(' ')]));
     return [
-      `<p class="numbers"><b>${v.nodes}</b> speculated nodes vs <b>${v.sequence_tokens}</b> tokens decoded path by path
+      tr(`<p class="numbers"><b>${v.nodes}</b> speculated nodes vs <b>${v.sequence_tokens}</b> tokens decoded path by path
         (${(v.sequence_tokens / Math.max(1, v.nodes)).toFixed(2)}×)</p>`,
+      `<p class="numbers"><b>${v.nodes}</b> 个推测节点，逐条路径解码则要 <b>${v.sequence_tokens}</b> 个 token
+        （${(v.sequence_tokens / Math.max(1, v.nodes)).toFixed(2)}×）</p>`),
       `<div class="plots">${v.svg_tree}${v.svg_mask}</div>`,
-      `<details${v.order.length <= 16 ? ' open' : ''}><summary>Depth-first order</summary>${table(rows, 'order')}</details>`,
+      `<details${v.order.length <= 16 ? ' open' : ''}><summary>${tr('Depth-first order', '深度优先顺序')}</summary>${table(rows, 'order')}</details>`,
     ];
   },
 };

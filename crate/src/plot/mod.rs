@@ -179,10 +179,22 @@ impl Canvas<'_> {
         for (name, color) in entries {
             self.rect((x, at.1 - 5), (x + 12, at.1 + 5), *color, true);
             self.text((x + 16, at.1), name, 12, colors::INK, Align::Start, false);
-            // Width estimate: ~6.5 px per character at 12 px is enough for a legend's spacing.
-            x += 28 + (name.chars().count() as i32 * 13) / 2;
+            x += 28 + text_width_12px(name);
         }
     }
+}
+
+/// Estimated width in pixels of `text` at 12 px: ~6.5 px per Latin character, a full 12 px per
+/// CJK character (the Chinese page's legends), enough for a legend's spacing.
+pub fn text_width_12px(text: &str) -> i32 {
+    let half_widths: i32 = text
+        .chars()
+        .map(|c| match c {
+            '\u{2e80}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{ff00}'..='\u{ff60}' => 24,
+            _ => 13,
+        })
+        .sum();
+    half_widths / 2
 }
 
 /// A number printed compactly for a tick label.
@@ -217,6 +229,14 @@ mod tests {
         assert_eq!(tick_label(0.25), "0.25");
         assert_eq!(tick_label(1e-12), "1e-12");
         assert_eq!(tick_label(2.5e6), "2.5e6");
+    }
+
+    /// A Chinese legend entry is given twice the room per character of a Latin one.
+    #[test]
+    fn cjk_text_is_wider() {
+        assert_eq!(text_width_12px("step time"), 9 * 13 / 2);
+        assert_eq!(text_width_12px("每步时间"), 4 * 12);
+        assert_eq!(text_width_12px("E（每次调用）"), (13 + 6 * 24) / 2);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::decode::experiments::{self as ex, Progress};
 use crate::decode::stats::{Span, StepTrace};
 use crate::decode::{ChainRule, Method, TreeRule};
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::likesworld;
 use crate::model::bench::Clock;
 use crate::model::Models;
@@ -50,6 +51,8 @@ pub struct DecodingParams {
     pub children: String,
     /// Step-through: which prompt, and greedy (false) or sampling.
     pub sampling: bool,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for DecodingParams {
@@ -67,6 +70,7 @@ impl Default for DecodingParams {
             verify: "mss".into(),
             children: "without-replacement".into(),
             sampling: true,
+            lang: Lang::En,
         }
     }
 }
@@ -251,7 +255,7 @@ pub async fn decoding_view(
                 .await?;
                 reports.push((gamma, r));
             }
-            view.svg = greedy_svg(&reports);
+            view.svg = greedy_svg(&reports, params.lang);
             view.report = json(&reports.iter().map(|(_, r)| r).collect::<Vec<_>>());
         }
         "sample" => {
@@ -341,7 +345,7 @@ pub async fn decoding_view(
         }
         "speedup" => {
             let r = ex::speedup(models, c.draft, c.gamma, &prompts, clock, progress).await?;
-            view.svg = lanes_svg(&r.plain_lane, &r.speculative_lane);
+            view.svg = lanes_svg(&r.plain_lane, &r.speculative_lane, params.lang);
             view.report = json(&r);
         }
         "step" => {
@@ -389,7 +393,7 @@ pub async fn decoding_view(
 }
 
 /// Measured tokens per call against γ, beside the i.i.d. formula with the measured α.
-fn greedy_svg(reports: &[(usize, ex::GreedyReport)]) -> String {
+fn greedy_svg(reports: &[(usize, ex::GreedyReport)], l: Lang) -> String {
     let max_g = reports.iter().map(|(g, _)| *g).max().unwrap_or(1) as f64;
     let top = reports
         .iter()
@@ -400,11 +404,18 @@ fn greedy_svg(reports: &[(usize, ex::GreedyReport)]) -> String {
         })
         .fold(1.0f64, f64::max)
         .ceil();
-    render(560, 300, "Tokens per target call against γ", |cv| {
+    let label = l.pick(
+        "Tokens per target call against γ",
+        "每次目标模型调用的 token 数随 γ 的变化",
+    );
+    render(560, 300, label, |cv| {
         let labels = Labels {
-            title: "Tokens per target call: measured vs the i.i.d. formula",
-            x: "γ (draft tokens per call)",
-            y: "tokens per call",
+            title: l.pick(
+                "Tokens per target call: measured vs the i.i.d. formula",
+                "每次目标模型调用的 token 数：实测 vs i.i.d. 公式",
+            ),
+            x: l.pick("γ (draft tokens per call)", "γ（每次调用的草稿 token 数）"),
+            y: l.pick("tokens per call", "每次调用的 token 数"),
         };
         let ch = Chart::new(
             cv,
@@ -428,15 +439,18 @@ fn greedy_svg(reports: &[(usize, ex::GreedyReport)]) -> String {
         cv.legend(
             (70, 290),
             &[
-                ("measured", colors::BLUE),
-                ("E(α, γ) with the measured α", colors::ORANGE),
+                (l.pick("measured", "实测"), colors::BLUE),
+                (
+                    l.pick("E(α, γ) with the measured α", "用实测 α 的 E(α, γ)"),
+                    colors::ORANGE,
+                ),
             ],
         );
     })
 }
 
 /// Two lanes on one wall-clock axis: plain decoding and speculative decoding of one prompt.
-fn lanes_svg(plain: &[Span], fast: &[Span]) -> String {
+fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
     let end = plain
         .iter()
         .chain(fast)
@@ -445,13 +459,19 @@ fn lanes_svg(plain: &[Span], fast: &[Span]) -> String {
     render(
         760,
         190,
-        "Plain and speculative decoding of one prompt on one clock",
+        lang.pick(
+            "Plain and speculative decoding of one prompt on one clock",
+            "同一个提示词的普通解码和推测解码，在同一个时钟上",
+        ),
         |cv| {
             let labels = Labels {
-            title: "Each bar is a measured call: target (blue, with tokens decided), draft (orange)",
-            x: "wall clock (ms)",
-            y: "",
-        };
+                title: lang.pick(
+                    "Each bar is a measured call: target (blue, with tokens decided), draft (orange)",
+                    "每个条是一次实测的调用：目标模型（蓝，标出决定的 token 数），草稿（橙）",
+                ),
+                x: lang.pick("wall clock (ms)", "墙钟（ms）"),
+                y: "",
+            };
             let ch = Chart::new(
                 cv,
                 (110, 40, 740, 140),
@@ -459,7 +479,8 @@ fn lanes_svg(plain: &[Span], fast: &[Span]) -> String {
                 Scale::linear(0.0, 2.0),
                 &labels,
             );
-            for (lane, spans, name) in [(1.0, plain, "plain"), (0.0, fast, "speculative")] {
+            let names = [lang.pick("plain", "普通"), lang.pick("speculative", "推测")];
+            for (lane, spans, name) in [(1.0, plain, names[0]), (0.0, fast, names[1])] {
                 let (l, y) = ch.px(0.0, lane + 0.5);
                 cv.text((l - 8, y), name, 12, colors::INK, Align::End, false);
                 for s in spans {

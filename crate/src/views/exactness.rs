@@ -3,6 +3,7 @@
 //! against its 1/√n noise floor, and α against temperature for two shapes of distribution.
 
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
@@ -19,6 +20,8 @@ pub struct ExactnessParams {
     pub toy: ToyConfig,
     /// Monte Carlo runs (only [`monte_carlo_view`] uses it).
     pub runs: u32,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for ExactnessParams {
@@ -28,6 +31,7 @@ impl Default for ExactnessParams {
             variant: "correct".into(),
             toy: ToyConfig::default(),
             runs: 20_000,
+            lang: Lang::En,
         }
     }
 }
@@ -137,21 +141,27 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         tokens_per_call_formula: crate::theory::expected_tokens(mean_beta, c.gamma),
         mean_beta,
         beta_by_context: beta,
-        svg_tv: tv_bars(&tvs, c.gamma, c.variant),
-        svg_dist: side_by_side(&target, &selected, c.variant),
-        svg_temperature: temperature_chart(),
+        svg_tv: tv_bars(&tvs, c.gamma, c.variant, params.lang),
+        svg_dist: side_by_side(&target, &selected, c.variant, params.lang),
+        svg_temperature: temperature_chart(params.lang),
         tvs,
     })
 }
 
-fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant) -> String {
-    let label = format!("Exact total variation to the target of each sampler at gamma {gamma}");
+fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String {
+    let label = l.pick(
+        format!("Exact total variation to the target of each sampler at gamma {gamma}"),
+        format!("γ = {gamma} 时各采样规则与目标分布的精确总变差"),
+    );
     render(560, 280, &label, |cv| {
-        let title = format!("Exact TV to the target, first 4 tokens, γ = {gamma}");
+        let title = l.pick(
+            format!("Exact TV to the target, first 4 tokens, γ = {gamma}"),
+            format!("与目标分布的精确 TV，前 4 个 token，γ = {gamma}"),
+        );
         let labels = Labels {
             title: &title,
             x: "",
-            y: "TV (log)",
+            y: l.pick("TV (log)", "TV（对数）"),
         };
         let ch = Chart::new(
             cv,
@@ -188,14 +198,14 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant) -> String {
         ch.note(
             tvs.len() as f64,
             1e-12,
-            "1e-12: exact",
+            l.pick("1e-12: exact", "1e-12：精确"),
             colors::RED,
             Align::End,
         );
     })
 }
 
-fn side_by_side(target: &[f64], other: &[f64], variant: Variant) -> String {
+fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> String {
     let mut rank: Vec<usize> = (0..target.len()).collect();
     rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
     let shown = 40;
@@ -205,15 +215,22 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant) -> String {
         .map(|&i| target[i].max(other[i]))
         .fold(0.0, f64::max)
         * 1.1;
-    let label = format!(
-        "The {shown} most likely 4-token outputs under the target and under {}",
-        variant.name()
+    let name = variant.name();
+    let label = l.pick(
+        format!("The {shown} most likely 4-token outputs under the target and under {name}"),
+        format!("目标分布和 {name} 下最可能的 {shown} 个 4-token 输出"),
     );
     render(560, 280, &label, |cv| {
         let labels = Labels {
-            title: "Most likely first-4-token outputs: target vs sampler",
-            x: "output sequence (by target probability)",
-            y: "probability",
+            title: l.pick(
+                "Most likely first-4-token outputs: target vs sampler",
+                "最可能的前 4 个 token 输出：目标 vs 采样规则",
+            ),
+            x: l.pick(
+                "output sequence (by target probability)",
+                "输出序列（按目标概率排序）",
+            ),
+            y: l.pick("probability", "概率"),
         };
         let ch = Chart::new(
             cv,
@@ -234,21 +251,30 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant) -> String {
         ch.dots(&pts, colors::ORANGE, 3);
         cv.legend(
             (300, 275),
-            &[("target p", colors::BLUE), (variant.name(), colors::ORANGE)],
+            &[
+                (l.pick("target p", "目标 p"), colors::BLUE),
+                (name, colors::ORANGE),
+            ],
         );
     })
 }
 
-fn temperature_chart() -> String {
+fn temperature_chart(l: Lang) -> String {
     let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
     render(
         560,
         260,
-        "Acceptance rate against temperature for a flat and a peaked distribution",
+        l.pick(
+            "Acceptance rate against temperature for a flat and a peaked distribution",
+            "平坦分布和尖峰分布的接受率随温度的变化",
+        ),
         |cv| {
             let labels = Labels {
-                title: "α against temperature (demo 02.5)",
-                x: "temperature T",
+                title: l.pick(
+                    "α against temperature (demo 02.5)",
+                    "α 随温度的变化（演示 02.5）",
+                ),
+                x: l.pick("temperature T", "温度 T"),
                 y: "α = Σ min(p_T, q_T)",
             };
             let ch = Chart::new(
@@ -266,8 +292,11 @@ fn temperature_chart() -> String {
             cv.legend(
                 (300, 255),
                 &[
-                    ("flat: α rises", colors::TEAL),
-                    ("peaked + tail: α falls", colors::PURPLE),
+                    (l.pick("flat: α rises", "平坦：α 上升"), colors::TEAL),
+                    (
+                        l.pick("peaked + tail: α falls", "尖峰 + 长尾：α 下降"),
+                        colors::PURPLE,
+                    ),
                 ],
             );
         },
@@ -292,6 +321,7 @@ pub struct MonteCarloView {
 /// the page calls this after the exact view has drawn.
 pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Error> {
     let c = check(params)?;
+    let l = params.lang;
     let target = exact_distribution(&c.lm, Strategy::Target);
     let checkpoints = log_checkpoints(c.runs);
     let strategy = Strategy::Speculative {
@@ -315,12 +345,18 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
     let svg = render(
         560,
         280,
-        "Monte Carlo total variation against the number of runs",
+        l.pick(
+            "Monte Carlo total variation against the number of runs",
+            "蒙特卡洛的总变差随次数的变化",
+        ),
         |cv| {
             let labels = Labels {
-                title: "Monte Carlo: TV to the exact target against runs",
-                x: "runs (log)",
-                y: "TV (log)",
+                title: l.pick(
+                    "Monte Carlo: TV to the exact target against runs",
+                    "蒙特卡洛：与精确目标分布的 TV 随次数的变化",
+                ),
+                x: l.pick("runs (log)", "次数（对数）"),
+                y: l.pick("TV (log)", "TV（对数）"),
             };
             let ch = Chart::new(
                 cv,
@@ -337,8 +373,11 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
             cv.legend(
                 (70, 275),
                 &[
-                    ("1/√n noise floor", colors::GREY),
-                    ("target's own samples", colors::BLUE),
+                    (l.pick("1/√n noise floor", "1/√n 噪声下限"), colors::GREY),
+                    (
+                        l.pick("target's own samples", "目标模型自己的样本"),
+                        colors::BLUE,
+                    ),
                     (c.variant.name(), colors::ORANGE),
                 ],
             );
@@ -397,6 +436,21 @@ mod tests {
             "{}",
             v.tv_two_seeds
         );
+    }
+
+    #[test]
+    fn the_figures_speak_chinese() {
+        let p = ExactnessParams {
+            lang: Lang::Zh,
+            runs: 1_000,
+            ..ExactnessParams::default()
+        };
+        let v = exactness_view(&p).unwrap();
+        assert!(v.svg_tv.contains("与目标分布的精确 TV") && v.svg_tv.contains("1e-12：精确"));
+        assert!(v.svg_dist.contains("目标 p") && v.svg_temperature.contains("温度 T"));
+        let m = monte_carlo_view(&p).unwrap();
+        assert!(m.svg.contains("1/√n 噪声下限"));
+        assert!(!m.svg.contains("noise floor") && !v.svg_temperature.contains("temperature T"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! agreement of each draft with the target.
 
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::likesworld::{self, token_kinds, worlds, Split, TokenKind, BOS};
 use crate::model::{floats, Decoder, Models};
 use crate::plot::diagrams::ramp;
@@ -20,6 +21,8 @@ pub struct LikesWorldParams {
     pub seed: u64,
     /// flex or ndarray.
     pub backend: String,
+    /// The language of the figure's texts.
+    pub lang: Lang,
 }
 
 impl Default for LikesWorldParams {
@@ -28,6 +31,7 @@ impl Default for LikesWorldParams {
             text: String::new(),
             seed: 0,
             backend: "flex".into(),
+            lang: Lang::En,
         }
     }
 }
@@ -179,7 +183,7 @@ pub async fn likesworld_view(
     Ok(LikesWorldView {
         text: likesworld::decode(&tokens),
         backend: models.backend.name(),
-        svg: strip(&positions),
+        svg: strip(&positions, params.lang),
         positions,
         kinds,
         note: None,
@@ -196,18 +200,24 @@ fn kind_color(kind: TokenKind) -> plotters::style::RGBColor {
     }
 }
 
-fn strip(positions: &[Position]) -> String {
+fn strip(positions: &[Position], l: Lang) -> String {
     let n = positions.len();
     let width = (80 + 15 * n as i32).max(640) as u32;
     render(
         width,
         300,
-        "Probability of each next token under the target and the drafts",
+        l.pick(
+            "Probability of each next token under the target and the drafts",
+            "目标模型和草稿模型给每个下一 token 的概率",
+        ),
         |cv| {
             let labels = Labels {
-                title: "P(next token): target (bars, coloured by kind), draft A and B (dots)",
+                title: l.pick(
+                    "P(next token): target (bars, coloured by kind), draft A and B (dots)",
+                    "P(下一个 token)：目标模型（柱，按类别着色），草稿 A 和 B（点）",
+                ),
                 x: "",
-                y: "probability",
+                y: l.pick("probability", "概率"),
             };
             let ch = Chart::new(
                 cv,
@@ -230,12 +240,12 @@ fn strip(positions: &[Position]) -> String {
             cv.legend(
                 (60, 290),
                 &[
-                    ("boilerplate", colors::GREY),
-                    ("random fact", colors::PURPLE),
-                    ("question name", colors::BLUE),
-                    ("answer", colors::TEAL),
-                    ("draft A", colors::ORANGE),
-                    ("draft B", colors::RED),
+                    (l.pick("boilerplate", "套话"), colors::GREY),
+                    (l.pick("random fact", "随机事实"), colors::PURPLE),
+                    (l.pick("question name", "问题里的名字"), colors::BLUE),
+                    (l.pick("answer", "答案"), colors::TEAL),
+                    (l.pick("draft A", "草稿 A"), colors::ORANGE),
+                    (l.pick("draft B", "草稿 B"), colors::RED),
                 ],
             );
         },

@@ -8,6 +8,7 @@ use crate::decode::free::experiments::{
 };
 use crate::decode::free::workloads::Kind;
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::model::bench::Clock;
 use crate::model::Models;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
@@ -30,6 +31,8 @@ pub struct ModelfreeParams {
     pub request: usize,
     /// Jacobi's window (demo 05.3).
     pub window: usize,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for ModelfreeParams {
@@ -45,6 +48,7 @@ impl Default for ModelfreeParams {
             init: "random".into(),
             request: 5,
             window: 6,
+            lang: Lang::En,
         }
     }
 }
@@ -108,7 +112,7 @@ pub async fn modelfree_view(
     match p.experiment.as_str() {
         "table" => {
             let r = ex::table(models, s.requests, s.budget, s.seed, clock, progress).await?;
-            view.svg = table_svg(&r);
+            view.svg = table_svg(&r, p.lang);
             view.report = serde_json::to_value(&r).expect("reports serialise");
         }
         "sweep" => {
@@ -123,7 +127,7 @@ pub async fn modelfree_view(
                 models, s.workload, s.drafter, s.requests, s.seed, clock, progress,
             )
             .await?;
-            view.svg = sweep_svg(&rows);
+            view.svg = sweep_svg(&rows, p.lang);
             view.report = serde_json::json!({ "rows": rows });
         }
         "jacobi" => {
@@ -131,7 +135,7 @@ pub async fn modelfree_view(
                 models, s.workload, p.window, s.requests, s.seed, clock, progress,
             )
             .await?;
-            view.svg = jacobi_svg(&rows);
+            view.svg = jacobi_svg(&rows, p.lang);
             view.report = serde_json::json!({ "rows": rows.iter().map(|(n, r)| serde_json::json!({"init": n, "row": r})).collect::<Vec<_>>() });
         }
         "highlight" => {
@@ -166,9 +170,16 @@ const DRAFTER_NAMES: [&str; 5] = [
     "jacobi",
     "lookahead",
 ];
+const DRAFTER_NAMES_ZH: [&str; 5] = [
+    "prompt lookup",
+    "后缀（以前的输出）",
+    "两者",
+    "jacobi",
+    "lookahead",
+];
 
 /// Tokens per call, a group of bars per workload, draft B γ 6 as a line over LikesWorld.
-fn table_svg(r: &TableReport) -> String {
+fn table_svg(r: &TableReport, l: Lang) -> String {
     let kinds: Vec<Kind> = Kind::ALL
         .into_iter()
         .filter(|k| r.rows.iter().any(|x| x.workload == *k))
@@ -183,12 +194,18 @@ fn table_svg(r: &TableReport) -> String {
     render(
         640,
         320,
-        "Tokens per target call by drafter and workload",
+        l.pick(
+            "Tokens per target call by drafter and workload",
+            "各草稿方法和负载下每次目标模型调用的 token 数",
+        ),
         |cv| {
             let labels = Labels {
-                title: "Tokens decided per target call (VerifyGreedy, budget as set)",
+                title: l.pick(
+                    "Tokens decided per target call (VerifyGreedy, budget as set)",
+                    "每次目标模型调用决定的 token 数（VerifyGreedy，按设定的预算）",
+                ),
                 x: "",
-                y: "tokens per call",
+                y: l.pick("tokens per call", "每次调用的 token 数"),
             };
             let ch = Chart::new(
                 cv,
@@ -220,36 +237,51 @@ fn table_svg(r: &TableReport) -> String {
                     ch.note(
                         i as f64 + 0.5,
                         b.tokens_per_call,
-                        &format!("draft B, γ 6: {:.2}", b.tokens_per_call),
+                        &format!(
+                            "{} {:.2}",
+                            l.pick("draft B, γ 6:", "草稿 B，γ 6："),
+                            b.tokens_per_call
+                        ),
                         colors::RED,
                         Align::Middle,
                     );
                 }
             }
-            let entries: Vec<(&str, RGBColor)> =
-                DRAFTER_NAMES.into_iter().zip(DRAFTER_COLORS).collect();
+            let entries: Vec<(&str, RGBColor)> = l
+                .pick(DRAFTER_NAMES, DRAFTER_NAMES_ZH)
+                .into_iter()
+                .zip(DRAFTER_COLORS)
+                .collect();
             cv.legend((70, 300), &entries);
         },
     )
 }
 
 /// Tokens per call and the accepted fraction of verified nodes against the node budget.
-fn sweep_svg(rows: &[Row]) -> String {
+fn sweep_svg(rows: &[Row], l: Lang) -> String {
     let top = rows
         .iter()
         .map(|r| r.tokens_per_call)
         .fold(1.0f64, f64::max)
         .ceil();
-    render(720, 300, "Node budget sweep of the suffix tree", |cv| {
+    let label = l.pick(
+        "Node budget sweep of the suffix tree",
+        "后缀树的节点预算扫描",
+    );
+    let (budget, per_call) = (
+        l.pick("node budget", "节点预算"),
+        l.pick("tokens per call", "每次调用的 token 数"),
+    );
+    render(720, 300, label, |cv| {
         let left = Chart::new(
             cv,
             (60, 40, 340, 240),
             Scale::log(1.0, MAX_BUDGET as f64),
             Scale::linear(0.0, top),
             &Labels {
-                title: "Tokens decided per call",
-                x: "node budget",
-                y: "tokens per call",
+                title: l.pick("Tokens decided per call", "每次调用决定的 token 数"),
+                x: budget,
+                y: per_call,
             },
         );
         let right = Chart::new(
@@ -258,9 +290,12 @@ fn sweep_svg(rows: &[Row]) -> String {
             Scale::log(1.0, MAX_BUDGET as f64),
             Scale::linear(0.0, 1.0),
             &Labels {
-                title: "Accepted fraction of verified nodes",
-                x: "node budget",
-                y: "accepted / verified",
+                title: l.pick(
+                    "Accepted fraction of verified nodes",
+                    "被验证节点中被接受的比例",
+                ),
+                x: budget,
+                y: l.pick("accepted / verified", "接受 / 验证"),
             },
         );
         let t: Vec<(f64, f64)> = rows
@@ -289,7 +324,7 @@ fn sweep_svg(rows: &[Row]) -> String {
 }
 
 /// Tokens per call of Jacobi from each start, and of Lookahead.
-fn jacobi_svg(rows: &[(String, Row)]) -> String {
+fn jacobi_svg(rows: &[(String, Row)], l: Lang) -> String {
     let top = rows
         .iter()
         .map(|(_, r)| r.tokens_per_call)
@@ -298,7 +333,10 @@ fn jacobi_svg(rows: &[(String, Row)]) -> String {
     render(
         520,
         280,
-        "Jacobi decoding: tokens per call by initial guess",
+        l.pick(
+            "Jacobi decoding: tokens per call by initial guess",
+            "Jacobi 解码：不同初始猜测下每次调用的 token 数",
+        ),
         |cv| {
             let ch = Chart::new(
                 cv,
@@ -306,9 +344,12 @@ fn jacobi_svg(rows: &[(String, Row)]) -> String {
                 Scale::categories(rows.len()),
                 Scale::linear(0.0, top),
                 &Labels {
-                    title: "Tokens decided per target call",
+                    title: l.pick(
+                        "Tokens decided per target call",
+                        "每次目标模型调用决定的 token 数",
+                    ),
                     x: "",
-                    y: "tokens per call",
+                    y: l.pick("tokens per call", "每次调用的 token 数"),
                 },
             );
             let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();

@@ -4,6 +4,7 @@
 //! children are drawn i.i.d., without replacement, or deterministically as the top k.
 
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
 use crate::sampling::{parse_dist, tv, Dist};
@@ -21,6 +22,8 @@ pub struct MultiDraftParams {
     /// Children per node on the toy LM panel.
     pub k: u32,
     pub toy: ToyConfig,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for MultiDraftParams {
@@ -32,6 +35,7 @@ impl Default for MultiDraftParams {
             given: "0,1".into(),
             k: 2,
             toy: ToyConfig::default(),
+            lang: Lang::En,
         }
     }
 }
@@ -87,9 +91,9 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
         naive: verify_exact(&p, &qs, Mode::Naive),
         mss: verify_exact(&p, &qs, Mode::Mss),
     };
-    let (children, svg_children) = children_panel(&params.toy, &lm, params.k);
+    let (children, svg_children) = children_panel(&params.toy, &lm, params.k, params.lang);
     Ok(MultiDraftView {
-        svg: comparison_chart(&p, given.as_ref(), &averaged),
+        svg: comparison_chart(&p, given.as_ref(), &averaged, params.lang),
         svg_children,
         p,
         given,
@@ -174,23 +178,25 @@ const PANELS_KEPT: usize = 8;
 type Panel = (Vec<ChildrenRow>, String);
 
 thread_local! {
-    static PANELS: std::cell::RefCell<Vec<(ToyConfig, u32, Panel)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static PANELS: std::cell::RefCell<Vec<(ToyConfig, u32, Lang, Panel)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The children rows and their chart for the toy and k, from the last [`PANELS_KEPT`] kept.
-fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32) -> Panel {
+fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang) -> Panel {
     PANELS.with(|panels| {
         let mut panels = panels.borrow_mut();
-        let found = panels.iter().position(|(t, kk, _)| t == toy && *kk == k);
+        let found = panels
+            .iter()
+            .position(|(t, kk, ll, _)| t == toy && *kk == k && *ll == l);
         let entry = match found {
             Some(i) => panels.remove(i),
             None => {
                 let rows = children_rows(lm, k as usize);
-                let svg = children_chart(&rows, k);
-                (*toy, k, (rows, svg))
+                let svg = children_chart(&rows, k, l);
+                (*toy, k, l, (rows, svg))
             }
         };
-        let panel = entry.2.clone();
+        let panel = entry.3.clone();
         panels.push(entry);
         if panels.len() > PANELS_KEPT {
             panels.remove(0);
@@ -226,29 +232,42 @@ fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
         .collect()
 }
 
-fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison) -> String {
+fn comparison_chart(
+    p: &[f64],
+    given: Option<&Comparison>,
+    averaged: &Comparison,
+    l: Lang,
+) -> String {
     let mut bars: Vec<(String, f64, plotters::style::RGBColor)> = Vec::new();
+    let (naive, given_, avg) = (
+        l.pick("naive", "朴素"),
+        l.pick("given", "给定"),
+        l.pick("averaged", "平均"),
+    );
     if let Some(g) = given {
-        bars.push(("naive\ngiven".into(), g.naive.acceptance, colors::PURPLE));
-        bars.push(("MSS\ngiven".into(), g.mss.acceptance, colors::TEAL));
+        bars.push((
+            format!("{naive}\n{given_}"),
+            g.naive.acceptance,
+            colors::PURPLE,
+        ));
+        bars.push((format!("MSS\n{given_}"), g.mss.acceptance, colors::TEAL));
     }
     bars.push((
-        "naive\naveraged".into(),
+        format!("{naive}\n{avg}"),
         averaged.naive.acceptance,
         colors::PURPLE,
     ));
-    bars.push((
-        "MSS\naveraged".into(),
-        averaged.mss.acceptance,
-        colors::TEAL,
-    ));
+    bars.push((format!("MSS\n{avg}"), averaged.mss.acceptance, colors::TEAL));
     let output = given.map_or(&averaged.mss.output, |g| &g.mss.output);
-    let label = "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p";
+    let label = l.pick(
+        "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p",
+        "朴素采样与多步推测采样（MSS）的接受概率，以及 MSS 的输出与 p 的对比",
+    );
     render(560, 300, label, |cv| {
         let labels = Labels {
-            title: "P(a draft token is accepted)",
+            title: l.pick("P(a draft token is accepted)", "P（某个草稿 token 被接受）"),
             x: "",
-            y: "probability",
+            y: l.pick("probability", "概率"),
         };
         let ch = Chart::new(
             cv,
@@ -270,10 +289,9 @@ fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison
         }
         ch.categories(&bars.iter().map(|b| b.0.as_str()).collect::<Vec<_>>());
         let top = p.iter().chain(output).fold(0.0f64, |a, &b| a.max(b)) * 1.15;
-        let title = if given.is_some() {
-            "MSS output | given vs p"
-        } else {
-            "MSS output vs p"
+        let title = match given {
+            Some(_) => l.pick("MSS output | given vs p", "MSS 输出 | 给定，对比 p"),
+            None => l.pick("MSS output vs p", "MSS 输出，对比 p"),
         };
         let labels = Labels {
             title,
@@ -298,16 +316,24 @@ fn comparison_chart(p: &[f64], given: Option<&Comparison>, averaged: &Comparison
         }
         cv.legend(
             (330, 280),
-            &[("p", colors::BLUE), ("MSS output", colors::TEAL)],
+            &[
+                ("p", colors::BLUE),
+                (l.pick("MSS output", "MSS 输出"), colors::TEAL),
+            ],
         );
     })
 }
 
-fn children_chart(rows: &[ChildrenRow], k: u32) -> String {
-    let label =
-        format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways");
+fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang) -> String {
+    let label = l.pick(
+        format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways"),
+        format!("玩具模型上用三种方式抽 {k} 个孩子时 MSS 的偏差和接受率"),
+    );
     render(560, 280, &label, |cv| {
-        let title = format!("Toy LM, {k} children per node: MSS bias (TV) and acceptance");
+        let title = l.pick(
+            format!("Toy LM, {k} children per node: MSS bias (TV) and acceptance"),
+            format!("玩具模型，每个节点 {k} 个孩子：MSS 的偏差（TV）和接受率"),
+        );
         let labels = Labels {
             title: &title,
             x: "",
@@ -337,9 +363,12 @@ fn children_chart(rows: &[ChildrenRow], k: u32) -> String {
         cv.legend(
             (70, 270),
             &[
-                ("mean TV(MSS output, p)", colors::RED),
-                ("MSS acceptance", colors::TEAL),
-                ("naive acceptance", colors::PURPLE),
+                (
+                    l.pick("mean TV(MSS output, p)", "平均 TV(MSS 输出, p)"),
+                    colors::RED,
+                ),
+                (l.pick("MSS acceptance", "MSS 接受率"), colors::TEAL),
+                (l.pick("naive acceptance", "朴素接受率"), colors::PURPLE),
             ],
         );
     })
@@ -383,20 +412,36 @@ mod tests {
             },
         ];
         for _ in 0..2 {
-            for k in [3, 1, 2, 3, 4, 5, 1] {
+            for (k, lang) in [3, 1, 2, 3, 4, 5, 1]
+                .into_iter()
+                .zip([Lang::En, Lang::Zh].iter().cycle())
+            {
                 for toy in toys {
                     let v = multi_draft_view(&MultiDraftParams {
                         k,
                         toy,
+                        lang: *lang,
                         ..MultiDraftParams::default()
                     })
                     .unwrap();
                     let fresh = children_rows(&ToyLm::new(&toy), k as usize);
                     assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
-                    assert_eq!(v.svg_children, children_chart(&fresh, k));
+                    assert_eq!(v.svg_children, children_chart(&fresh, k, *lang));
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_figures_speak_chinese() {
+        let v = multi_draft_view(&MultiDraftParams {
+            lang: Lang::Zh,
+            ..MultiDraftParams::default()
+        })
+        .unwrap();
+        assert!(v.svg.contains("P（某个草稿 token 被接受）") && v.svg.contains("朴素"));
+        assert!(v.svg_children.contains("MSS 接受率"));
+        assert!(!v.svg.contains("accepted") && !v.svg_children.contains("acceptance"));
     }
 
     #[test]

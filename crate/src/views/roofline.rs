@@ -3,6 +3,7 @@
 //! optimal γ over batch × context.
 
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
 use crate::plot::{colors, render, render_overlay, Align, Chart, Labels, Scale};
 use crate::roofline::{self, Cell, Pair, Step, Workload};
@@ -19,6 +20,8 @@ pub struct RooflineParams {
     pub overhead_ms: f64,
     /// α used for the heat map's optimal γ.
     pub alpha: f64,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for RooflineParams {
@@ -32,6 +35,7 @@ impl Default for RooflineParams {
             k: 4,
             overhead_ms: roofline::DEFAULT_OVERHEAD_MS,
             alpha: 0.8,
+            lang: Lang::En,
         }
     }
 }
@@ -74,16 +78,16 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
         knee: gpu.knee(),
         c: pair.cost_ratio(w.batch, w.context),
         optimal: pair.optimal_gamma(w.batch, w.context, alpha, 16),
-        svg: time_against_k(&pair, &w),
-        svg_heat: heat_svg(&heat, alpha),
-        svg_heat_marker: heat_marker(&w),
+        svg: time_against_k(&pair, &w, params.lang),
+        svg_heat: heat_svg(&heat, alpha, params.lang),
+        svg_heat_marker: heat_marker(&w, params.lang),
         batches: HEAT_BATCHES.to_vec(),
         contexts: HEAT_CONTEXTS.to_vec(),
         heat,
     })
 }
 
-fn time_against_k(pair: &Pair, w: &Workload) -> String {
+fn time_against_k(pair: &Pair, w: &Workload, l: Lang) -> String {
     let kmax = K_AXIS.max(w.k);
     let steps: Vec<(f64, Step)> = (1..=kmax)
         .map(|k| {
@@ -104,19 +108,23 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
         .collect();
     let top = total.iter().map(|t| t.1).fold(0.0, f64::max) * 1.1;
     let now = roofline::step(&pair.gpu, &pair.target, w);
-    let label = format!(
-        "Step time of {} against k at batch {}, context {}",
-        pair.target.label, w.batch, w.context
+    let (t, g, b, c) = (pair.target.label, pair.gpu.label, w.batch, w.context);
+    let label = l.pick(
+        format!("Step time of {t} against k at batch {b}, context {c}"),
+        format!("批 {b}、上下文 {c} 时 {t} 的每步时间随 k 的变化"),
     );
     render(560, 310, &label, |cv| {
-        let title = format!(
-            "{} on {}: one step, batch {}, context {}",
-            pair.target.label, pair.gpu.label, w.batch, w.context
+        let title = l.pick(
+            format!("{t} on {g}: one step, batch {b}, context {c}"),
+            format!("{t} 在 {g} 上：一步，批 {b}，上下文 {c}"),
         );
         let labels = Labels {
             title: &title,
-            x: "k (tokens per request in the step, log)",
-            y: "time per step (ms)",
+            x: l.pick(
+                "k (tokens per request in the step, log)",
+                "k（这一步里每个请求的 token 数，对数）",
+            ),
+            y: l.pick("time per step (ms)", "每步时间（ms）"),
         };
         let ch = Chart::new(
             cv,
@@ -132,8 +140,8 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
         ch.vline(k, colors::AXIS);
         ch.dots(&[(k, now.time_ms)], colors::RED, 5);
         let bound = match now.bound {
-            roofline::Bound::Memory => "memory-bound",
-            roofline::Bound::Compute => "compute-bound",
+            roofline::Bound::Memory => l.pick("memory-bound", "访存受限"),
+            roofline::Bound::Compute => l.pick("compute-bound", "算力受限"),
         };
         ch.note(
             k,
@@ -145,9 +153,15 @@ fn time_against_k(pair: &Pair, w: &Workload) -> String {
         cv.legend(
             (70, 298),
             &[
-                ("step time", colors::INK),
-                ("bytes/bandwidth + overhead", colors::BLUE),
-                ("FLOPs/peak + overhead", colors::PURPLE),
+                (l.pick("step time", "每步时间"), colors::INK),
+                (
+                    l.pick("bytes/bandwidth + overhead", "字节/带宽 + 固定开销"),
+                    colors::BLUE,
+                ),
+                (
+                    l.pick("FLOPs/peak + overhead", "FLOPs/峰值 + 固定开销"),
+                    colors::PURPLE,
+                ),
             ],
         );
     })
@@ -158,7 +172,7 @@ const HEAT_SIZE: (u32, u32) = (560, 330);
 const HEAT_ORIGIN: (i32, i32) = (70, 44);
 const HEAT_CELL: (i32, i32) = (52, 30);
 
-fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
+fn heat_svg(heat: &[Vec<Cell>], alpha: f64, l: Lang) -> String {
     let rows: Vec<String> = HEAT_BATCHES.iter().map(|b| format!("B {b}")).collect();
     let cols: Vec<String> = HEAT_CONTEXTS
         .iter()
@@ -171,11 +185,17 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
         })
         .collect();
     let best = heat.iter().flatten().map(|c| c.speedup).fold(1.0, f64::max);
-    let label = format!("Optimal gamma over batch and context at alpha {alpha}");
+    let label = l.pick(
+        format!("Optimal gamma over batch and context at alpha {alpha}"),
+        format!("α = {alpha} 时各批大小与上下文的最优 γ"),
+    );
     render(HEAT_SIZE.0, HEAT_SIZE.1, &label, |cv| {
         cv.text(
             (60, 16),
-            &format!("Demo 5: optimal γ (and speedup) at α = {alpha}"),
+            &l.pick(
+                format!("Demo 5: optimal γ (and speedup) at α = {alpha}"),
+                format!("演示 5：α = {alpha} 时的最优 γ（和加速比）"),
+            ),
             14,
             colors::INK,
             Align::Start,
@@ -201,7 +221,7 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
                 ramp(colors::TEAL, 0.15 + 0.75 * t)
             };
             let text = if cell.gamma == 0 {
-                "off".to_string()
+                l.pick("off", "不用").to_string()
             } else {
                 format!("{} · {:.1}×", cell.gamma, cell.speedup)
             };
@@ -209,7 +229,10 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
         });
         cv.text(
             (70, 322),
-            "context length →   (grey “off”: speculation does not pay)",
+            l.pick(
+                "context length →   (grey “off”: speculation does not pay)",
+                "上下文长度 →   （灰色“不用”：推测解码不划算）",
+            ),
             11,
             colors::AXIS,
             Align::Start,
@@ -219,11 +242,11 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64) -> String {
 }
 
 /// Outlines the cell of the current batch and context when it is on the grid.
-fn heat_marker(w: &Workload) -> String {
+fn heat_marker(w: &Workload, l: Lang) -> String {
     render_overlay(
         HEAT_SIZE.0,
         HEAT_SIZE.1,
-        "Current batch and context",
+        l.pick("Current batch and context", "当前的批大小和上下文"),
         |cv| {
             let r = HEAT_BATCHES.iter().position(|&b| b == w.batch);
             let c = HEAT_CONTEXTS.iter().position(|&l| l == w.context);
@@ -260,6 +283,14 @@ mod tests {
         assert_eq!(v.step.bound, roofline::Bound::Memory);
         assert_eq!(v.heat.len(), HEAT_BATCHES.len());
         assert!(v.svg.contains("memory-bound") && v.svg_heat.contains("off"));
+        let zh = roofline_view(&RooflineParams {
+            lang: Lang::Zh,
+            ..RooflineParams::default()
+        })
+        .unwrap();
+        assert!(zh.svg.contains("访存受限") && zh.svg.contains("每步时间"));
+        assert!(zh.svg_heat.contains("演示 5") && zh.svg_heat.contains("不用"));
+        assert!(!zh.svg.contains("bound") && !zh.svg_heat.contains("off"));
     }
 
     #[test]

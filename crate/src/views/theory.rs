@@ -2,6 +2,7 @@
 //! against γ with the optimum and the 1/(1 − α) cap; the optimal γ against c.
 
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::theory::{self, Params};
 
@@ -12,6 +13,8 @@ pub struct TheoryParams {
     pub gamma: u32,
     pub c: f64,
     pub c_hat: f64,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for TheoryParams {
@@ -21,6 +24,7 @@ impl Default for TheoryParams {
             gamma: 5,
             c: 0.05,
             c_hat: 0.0,
+            lang: Lang::En,
         }
     }
 }
@@ -52,12 +56,12 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
         cap: cap.is_finite().then_some(cap),
         optimal_gamma,
         optimal_speedup,
-        svg: against_gamma(&p, optimal_gamma),
-        svg_optimal: optimal_against_c(p.alpha, p.c),
+        svg: against_gamma(&p, optimal_gamma, params.lang),
+        svg_optimal: optimal_against_c(p.alpha, p.c, params.lang),
     })
 }
 
-fn against_gamma(p: &Params, optimal: u32) -> String {
+fn against_gamma(p: &Params, optimal: u32, l: Lang) -> String {
     let max_g = GAMMA_AXIS.max(p.gamma);
     let e: Vec<(f64, f64)> = (0..=max_g)
         .map(|g| (f64::from(g), theory::expected_tokens(p.alpha, g)))
@@ -71,15 +75,24 @@ fn against_gamma(p: &Params, optimal: u32) -> String {
         .map_or(1.0, |l| l.1)
         .max(cap.min(f64::from(max_g) + 1.0))
         * 1.08;
-    let label = format!(
-        "Expected tokens and speedup against gamma at alpha {}, c {}",
-        p.alpha, p.c
+    let label = l.pick(
+        format!(
+            "Expected tokens and speedup against gamma at alpha {}, c {}",
+            p.alpha, p.c
+        ),
+        format!(
+            "α = {}、c = {} 时期望 token 数和加速比随 γ 的变化",
+            p.alpha, p.c
+        ),
     );
     render(560, 310, &label, |cv| {
         let labels = Labels {
-            title: "E and speedup against γ",
-            x: "γ (draft tokens per target call)",
-            y: "tokens / speedup",
+            title: l.pick("E and speedup against γ", "E 和加速比随 γ 的变化"),
+            x: l.pick(
+                "γ (draft tokens per target call)",
+                "γ（每次目标模型调用的草稿 token 数）",
+            ),
+            y: l.pick("tokens / speedup", "token 数 / 加速比"),
         };
         let ch = Chart::new(
             cv,
@@ -93,7 +106,7 @@ fn against_gamma(p: &Params, optimal: u32) -> String {
             ch.note(
                 f64::from(max_g),
                 cap,
-                &format!("cap 1/(1−α) = {cap:.2}"),
+                &format!("{} 1/(1−α) = {cap:.2}", l.pick("cap", "上限")),
                 colors::AXIS,
                 Align::End,
             );
@@ -105,7 +118,7 @@ fn against_gamma(p: &Params, optimal: u32) -> String {
         ch.note(
             g,
             sp,
-            &format!("optimum γ = {optimal}"),
+            &format!("{} γ = {optimal}", l.pick("optimum", "最优")),
             colors::RED,
             Align::Middle,
         );
@@ -122,15 +135,21 @@ fn against_gamma(p: &Params, optimal: u32) -> String {
         cv.legend(
             (70, 298),
             &[
-                ("E (tokens per call)", colors::BLUE),
-                ("speedup E/(γc+1)", colors::ORANGE),
-                ("optimum", colors::RED),
+                (
+                    l.pick("E (tokens per call)", "E（每次调用的 token 数）"),
+                    colors::BLUE,
+                ),
+                (
+                    l.pick("speedup E/(γc+1)", "加速比 E/(γc+1)"),
+                    colors::ORANGE,
+                ),
+                (l.pick("optimum", "最优"), colors::RED),
             ],
         );
     })
 }
 
-fn optimal_against_c(alpha: f64, c_now: f64) -> String {
+fn optimal_against_c(alpha: f64, c_now: f64, l: Lang) -> String {
     let cs: Vec<f64> = (0..=60)
         .map(|i| 10f64.powf(-3.0 + 3.0 * f64::from(i) / 60.0))
         .collect();
@@ -144,12 +163,18 @@ fn optimal_against_c(alpha: f64, c_now: f64) -> String {
         })
         .collect();
     let top = best.iter().map(|b| b.1).fold(1.0, f64::max) * 1.1;
-    let label = format!("Optimal gamma against c at alpha {alpha}");
+    let label = l.pick(
+        format!("Optimal gamma against c at alpha {alpha}"),
+        format!("α = {alpha} 时最优 γ 随 c 的变化"),
+    );
     render(560, 260, &label, |cv| {
         let labels = Labels {
-            title: "Optimal γ against c",
-            x: "c = draft time / target time (log)",
-            y: "optimal γ",
+            title: l.pick("Optimal γ against c", "最优 γ 随 c 的变化"),
+            x: l.pick(
+                "c = draft time / target time (log)",
+                "c = 草稿耗时 / 目标耗时（对数）",
+            ),
+            y: l.pick("optimal γ", "最优 γ"),
         };
         let ch = Chart::new(
             cv,
@@ -178,6 +203,7 @@ mod tests {
             gamma: 5,
             c: 0.0,
             c_hat: 0.0,
+            lang: Lang::En,
         })
         .unwrap();
         assert_eq!(format!("{:.2} {:.2}", v.operations, v.speedup), "1.63 3.69");
@@ -192,11 +218,32 @@ mod tests {
             gamma: 4,
             c: 0.1,
             c_hat: 0.0,
+            lang: Lang::En,
         })
         .unwrap();
         assert_eq!(v.cap, None);
         assert_eq!(v.expected_tokens, 5.0);
         assert!(!v.svg.contains("NaN") && !v.svg.contains("inf"));
+    }
+
+    /// In Chinese the figures' titles, axes, legends and notes are Chinese.
+    #[test]
+    fn the_figures_speak_chinese() {
+        let v = theory_view(&TheoryParams {
+            lang: Lang::Zh,
+            ..TheoryParams::default()
+        })
+        .unwrap();
+        for want in [
+            "E 和加速比随 γ 的变化",
+            "加速比 E/(γc+1)",
+            "最优 γ = ",
+            "上限 1/(1−α)",
+        ] {
+            assert!(v.svg.contains(want), "{want}");
+        }
+        assert!(v.svg_optimal.contains("最优 γ 随 c 的变化"));
+        assert!(!v.svg.contains("speedup") && !v.svg_optimal.contains("against"));
     }
 
     #[test]

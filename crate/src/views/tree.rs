@@ -2,6 +2,7 @@
 //! configuration; see the tree, its depth-first order with depths, and the topology-aware mask.
 
 use crate::error::{check_range, Error};
+use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
 use crate::plot::{colors, render, Align};
 use crate::tree::{parse_config, parse_paths, TokenTree};
@@ -18,6 +19,8 @@ pub struct TreeParams {
     pub budget: u32,
     /// A node (index in DFS order) whose root path and mask row are highlighted.
     pub highlight: Option<usize>,
+    /// The language of the figures' texts.
+    pub lang: Lang,
 }
 
 impl Default for TreeParams {
@@ -29,6 +32,7 @@ impl Default for TreeParams {
             root: "machine".into(),
             budget: 126,
             highlight: None,
+            lang: Lang::En,
         }
     }
 }
@@ -83,8 +87,8 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
         .map(|&n| tree.nodes()[n].token.clone())
         .collect();
     Ok(TreeView {
-        svg_tree: tree_svg(&tree, highlight),
-        svg_mask: mask_svg(&tokens, &mask, params.highlight),
+        svg_tree: tree_svg(&tree, highlight, params.lang),
+        svg_mask: mask_svg(&tokens, &mask, params.highlight, params.lang),
         depths: tree.depths(&order),
         mask: mask
             .iter()
@@ -96,22 +100,25 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
     })
 }
 
-fn tree_svg(tree: &TokenTree, highlight: Option<usize>) -> String {
+fn tree_svg(tree: &TokenTree, highlight: Option<usize>, l: Lang) -> String {
     let depth = tree.nodes().iter().map(|n| n.depth).max().unwrap_or(0) as i32;
     let height = (70 + depth * 60).max(120) as u32;
-    let label = format!("Token tree with {} speculated nodes", tree.speculated());
+    let (n, paths) = (tree.speculated(), tree.sequence_tokens());
+    let label = l.pick(
+        format!("Token tree with {n} speculated nodes"),
+        format!("有 {n} 个猜测节点的令牌树"),
+    );
     render(560, height, &label, |cv| {
-        let title = format!(
-            "{} nodes in the tree vs {} tokens decoded path by path",
-            tree.speculated(),
-            tree.sequence_tokens()
+        let title = l.pick(
+            format!("{n} nodes in the tree vs {paths} tokens decoded path by path"),
+            format!("树里 {n} 个节点，逐条路径解码则要 {paths} 个 token"),
         );
         cv.text((10, 14), &title, 13, colors::INK, Align::Start, false);
         draw_tree(cv, tree, 560, 40, 60, highlight);
     })
 }
 
-fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>) -> String {
+fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>, l: Lang) -> String {
     let n = tokens.len() as i32;
     let cell = (420 / n.max(1)).clamp(6, 28);
     let show_labels = cell >= 14;
@@ -140,11 +147,17 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>) -> 
     render(
         width,
         height,
-        "Topology-aware causal mask: row attends to column",
+        l.pick(
+            "Topology-aware causal mask: row attends to column",
+            "拓扑感知的因果掩码：行关注列",
+        ),
         |cv| {
             cv.text(
                 (8, 12),
-                "mask: row may attend to column (DFS order)",
+                l.pick(
+                    "mask: row may attend to column (DFS order)",
+                    "掩码：行可以关注列（深度优先顺序）",
+                ),
                 12,
                 colors::INK,
                 Align::Start,
@@ -193,6 +206,20 @@ mod tests {
         );
         assert_eq!(v.mask[6], [1, 0, 0, 0, 0, 1, 1]);
         assert!(v.svg_tree.contains("\ntranslation\n"));
+    }
+
+    #[test]
+    fn the_figures_speak_chinese() {
+        let v = tree_view(&TreeParams {
+            lang: Lang::Zh,
+            ..TreeParams::default()
+        })
+        .unwrap();
+        assert!(v
+            .svg_tree
+            .contains("树里 6 个节点，逐条路径解码则要 7 个 token"));
+        assert!(v.svg_mask.contains("掩码：行可以关注列"));
+        assert!(!v.svg_tree.contains("nodes in the tree") && !v.svg_mask.contains("attend"));
     }
 
     #[test]

@@ -27,7 +27,7 @@ USAGE: specdec <command> [--option value]... [--json]
   multi-draft   --p P --drafts \"Q1;Q2;...\" --mode mss|naive [--given I,J,...]
   tree          --paths \"a b c|a b d e|f g\" [--root r]
   tree          --config \"<2,2,1>\" [--budget N]
-  exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"]   check answers to the lecture's exercises
+  exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"] [--lang en|zh]   check answers to the lecture's exercises
 
 LikesWorld models (native):
   train               --model target|draft-a|draft-b --seed S [--steps N] [--batch B] [--backend flex|ndarray|wgpu]

@@ -1,6 +1,7 @@
 //! `exercise`: the lecture's exercises 1, 3, 4, 5, 6 and 7 checked as the page checks them.
 
 use crate::{row, Opts, Report, Usage};
+use specdec::i18n::Lang;
 use specdec::views::exercises::{exercise_view, ExerciseParams, Verdict};
 
 pub fn cmd_exercise(o: &mut Opts) -> Result<Report, Usage> {
@@ -10,7 +11,15 @@ pub fn cmd_exercise(o: &mut Opts) -> Result<Report, Usage> {
         .take("answers")
         .map(|a| a.split('|').map(str::to_string).collect())
         .unwrap_or_default();
-    let v = exercise_view(&ExerciseParams { exercise, answers })?;
+    let lang = match o.take("lang") {
+        Some(name) => Lang::parse(&name)?,
+        None => Lang::En,
+    };
+    let v = exercise_view(&ExerciseParams {
+        exercise,
+        answers,
+        lang,
+    })?;
     let mut rows = vec![row(&format!("exercise {}", v.exercise), &v.statement)];
     for p in &v.parts {
         let said = match p.verdict {

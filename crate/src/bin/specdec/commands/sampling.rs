@@ -53,6 +53,7 @@ pub fn cmd_monte_carlo(o: &mut Opts) -> Result<Report, Usage> {
             seed: o.number("seed", Some(0))?,
             ..ToyConfig::default()
         },
+        ..ExactnessParams::default()
     };
     let v = monte_carlo_view(&params)?;
     Ok(Report {

@@ -1,0 +1,34 @@
+//! The two languages of the page (the lecture is Chinese). A view that writes prose takes a
+//! [`Lang`] in its parameters and picks each text with [`Lang::pick`]; English is the default,
+//! and what the CLI prints.
+
+/// A language of the page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    /// `en` or `zh`, whichever this language is.
+    pub fn pick<T>(self, en: T, zh: T) -> T {
+        match self {
+            Lang::En => en,
+            Lang::Zh => zh,
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Lang, crate::error::Error> {
+        match name {
+            "en" => Ok(Lang::En),
+            "zh" => Ok(Lang::Zh),
+            _ => Err(crate::error::Error::Unknown {
+                what: "language",
+                name: name.into(),
+                known: "en, zh".into(),
+            }),
+        }
+    }
+}
