@@ -14,6 +14,7 @@ const cpuProfile = process.argv.includes('--cpu-profile');
 const env = await start();
 try {
   const { page } = await open(env, 'embed.html?widget=theory');
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.error(`console ${m.type()}: ${m.text()}`); });
   const cdp = cpuProfile ? await page.context().newCDPSession(page) : null;
   await page.evaluate(async ({ module }) => {
     const stats = {};
