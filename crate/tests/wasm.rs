@@ -36,8 +36,11 @@ fn error_message(e: wasm_bindgen::JsError) -> String {
 use serde::Serialize;
 
 /// Hands the module the weights, as the page does after downloading them (the module does not
-/// embed them); a second hand-over of the same bytes is accepted.
+/// embed them); a second hand-over of the same bytes is accepted. First the module's start-up, as
+/// wasm-bindgen's loader runs it in the page (this test binary's harness does not): it runs the
+/// linker's constructors, which cubecl's WebGPU runtime needs.
 fn provide_weights() {
+    wasm::start();
     for (model, bytes) in [
         ("target", &include_bytes!("../assets/target.bpk")[..]),
         ("draft-a", &include_bytes!("../assets/draft-a.bpk")[..]),

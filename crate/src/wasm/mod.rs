@@ -21,22 +21,29 @@ static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 // at the top of *every* export, that is at each of the many calls from JavaScript into a WebGPU
 // forward (future wake-ups, callbacks): measured in Chromium, ⅞ of a WebGPU model call went
 // there (`tests/gpu-profile.mjs --cpu-profile`). Calling it once, here, at start-up ends that.
+// Whatever embeds the module must then call `start` first: wasm-bindgen's generated loader does,
+// a wasm-bindgen-test binary does not (the wasm tests call it themselves).
+static STARTED: std::sync::Once = std::sync::Once::new();
+
 unsafe extern "C" {
     fn __wasm_call_ctors();
 }
 
 #[wasm_bindgen(start)]
 pub fn start() {
-    // SAFETY: called once per instance, before any other export (wasm-bindgen's start function),
-    // as the linker's reactor model expects; the constructors only register static data.
-    unsafe { __wasm_call_ctors() };
-    std::panic::set_hook(Box::new(|info| {
-        let msg = format!("internal error (a bug): {info}");
-        web_sys::console::error_1(&JsValue::from_str(&msg));
-        if let Ok(mut slot) = LAST_PANIC.lock() {
-            *slot = Some(msg);
-        }
-    }));
+    STARTED.call_once(|| {
+        // SAFETY: called once per instance (the `Once`), before any other export when the
+        // embedder calls `start` first as wasm-bindgen's loader does; the constructors only
+        // register static data.
+        unsafe { __wasm_call_ctors() };
+        std::panic::set_hook(Box::new(|info| {
+            let msg = format!("internal error (a bug): {info}");
+            web_sys::console::error_1(&JsValue::from_str(&msg));
+            if let Ok(mut slot) = LAST_PANIC.lock() {
+                *slot = Some(msg);
+            }
+        }));
+    });
 }
 
 /// The message of the panic that aborted this instance, if any.
