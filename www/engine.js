@@ -48,7 +48,7 @@ export class CancelledError extends Error {}
 /** Calls export `name` with `params`; throws Error (bad input) or PanicError (a bug). */
 /** Every engine call writes its figures' texts in the page's language (see crate/src/i18n.rs). */
 function withLang(params) {
-  return params && typeof params === 'object' && !('lang' in params) ? { ...params, lang: lang() } : params;
+  return params && typeof params === 'object' ? { ...params, lang: lang() } : params;
 }
 
 export function call(name, params) {

@@ -2,7 +2,7 @@
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
 import { escapeHtml } from '../widget.js';
-import { lang, tr } from '../i18n.js';
+import { tr } from '../i18n.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids
 let roots = 0;
@@ -23,7 +23,7 @@ export default {
       ['5', '5 · 合并并排列令牌树'], ['6', '6 · 朴素采样 vs MSS'], ['7', '7 · 一个反例']] },
   ],
   render(s, ui) {
-    const v = ui.call('exercise', { exercise: Number(s.exercise), answers: [], lang: lang() });
+    const v = ui.call('exercise', { exercise: Number(s.exercise), answers: [] });
     if (!prefixes.has(ui.root)) prefixes.set(ui.root, `ex${(roots += 1)}`);
     const parts = v.parts.map((p, i) => {
       const id = `${prefixes.get(ui.root)}-${v.exercise}-${i}`;
@@ -46,7 +46,7 @@ export default {
       const inputs = [...form.querySelectorAll('input[data-part]')];
       let v;
       try {
-        v = ui.call('exercise', { exercise: Number(form.dataset.exercise), answers: inputs.map((x) => x.value), lang: lang() });
+        v = ui.call('exercise', { exercise: Number(form.dataset.exercise), answers: inputs.map((x) => x.value) });
       } catch (e) {
         ui.alert(e.message);
         return;

@@ -791,10 +791,14 @@ mod tests {
     use super::*;
 
     fn run(exercise: u32, answers: &[&str]) -> ExerciseView {
+        run_in(Lang::En, exercise, answers)
+    }
+
+    fn run_in(lang: Lang, exercise: u32, answers: &[&str]) -> ExerciseView {
         exercise_view(&ExerciseParams {
             exercise,
             answers: answers.iter().map(|s| s.to_string()).collect(),
-            lang: Lang::En,
+            lang,
         })
         .unwrap()
     }
@@ -871,14 +875,7 @@ mod tests {
     /// same answers get the same verdicts; Chinese punctuation in answers is read too.
     #[test]
     fn every_text_has_a_chinese_version() {
-        let zh = |exercise: u32, answers: &[&str]| {
-            exercise_view(&ExerciseParams {
-                exercise,
-                answers: answers.iter().map(|s| s.to_string()).collect(),
-                lang: Lang::Zh,
-            })
-            .unwrap()
-        };
+        let zh = |exercise: u32, answers: &[&str]| run_in(Lang::Zh, exercise, answers);
         let han = |t: &str| t.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
         let right: [(u32, &[&str]); 6] = [
             (1, &["3.05", "2.54", "1.67"]),
