@@ -1,7 +1,7 @@
 // Benchmark (not a test): slider-to-redraw latency of every widget in headless Chromium, the
 // time of the exact enumeration and of Monte Carlo, the LikesWorld models' per-call latency and
 // the speculative-decoding experiments, measured inside the page.
-//   node tests/bench.mjs [--moves N] [--json FILE] [--experiments]
+//   node tests/bench.mjs [--moves N] [--json FILE] [--experiments | --cpu-models]
 // With --json, the models' rows (engine, backend, model, workload, median µs, WebGPU dispatches
 // per call) are also written to FILE, for scripts/bench.sh --json to merge with the peer's.
 // A "redraw" is: the input event is dispatched, the widget calls the wasm engine, replaces its
@@ -16,6 +16,8 @@ const moves = Number(arg('--moves')) || 80;
 const jsonOut = arg('--json');
 // --experiments: only the decoding experiments on the CPU backends (a quick check while tuning).
 const experimentsOnly = process.argv.includes('--experiments');
+// --cpu-models: only the models' per-call latency on flex (a quick check while tuning kernels).
+const cpuModelsOnly = process.argv.includes('--cpu-models');
 
 // Per widget, the control moved and the values it cycles through.
 const PLAN = [
@@ -61,6 +63,16 @@ try {
     await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
     await page.waitForSelector('[data-widget="decoding"][data-decoded]', { timeout: 120_000 });
     await timeExperiments(page);
+    process.exit(errors.length ? 1 : 0);
+  }
+  if (cpuModelsOnly) {
+    await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+    await page.waitForSelector('[data-widget="decoding"][data-decoded]', { timeout: 120_000 });
+    const m = await page.evaluate((p) => window.specdec.call('likesworld_latency', p), { backend: 'flex', runs: 600 });
+    console.log('flex in wasm, median µs per call (decode1 / chain5 / tree31):');
+    for (const k of ['target', 'draft_a', 'draft_b']) {
+      console.log(`  ${k.padEnd(8)} ${['decode1', 'chain5', 'tree31'].map((w) => m[k][w].median_us.toFixed(0).padStart(5)).join(' / ')}`);
+    }
     process.exit(errors.length ? 1 : 0);
   }
   // The LikesWorld widget runs its models and a latency measurement in a worker after load; let

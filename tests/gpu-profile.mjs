@@ -1,7 +1,7 @@
 // Profile (not a test): where one WebGPU model call's time goes in headless Chromium
 // (SwiftShader). Wraps the WebGPU entry points the GPU module uses, counts them per call, and
 // times how long reading the logits back (mapAsync) waits.
-//   node tests/gpu-profile.mjs [--runs 10] [--module /pkg/gpu/] [--cpu-profile]
+//   node tests/gpu-profile.mjs [--runs 10] [--module /pkg/gpu/] [--cpu-profile] [--backend flex]
 // --module: a GPU module built with its name section (wasm-bindgen without --remove-name-section)
 // makes --cpu-profile's table name the Rust functions where the main thread's time goes.
 import { start, open } from './browser.mjs';
@@ -10,13 +10,15 @@ const arg = (name, d) => (process.argv.includes(name) ? process.argv[process.arg
 const runs = Number(arg('--runs', 10));
 const module = arg('--module', '/pkg/gpu/');
 const cpuProfile = process.argv.includes('--cpu-profile');
+// --backend flex profiles the CPU path of the same module (its CPU profile is the useful part).
+const backend = arg('--backend', 'wgpu');
 
 const env = await start();
 try {
   const { page } = await open(env, 'embed.html?widget=theory');
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') console.error(`console ${m.type()}: ${m.text()}`); });
   const cdp = cpuProfile ? await page.context().newCDPSession(page) : null;
-  await page.evaluate(async ({ module }) => {
+  await page.evaluate(async ({ module, backend }) => {
     const stats = {};
     const note = (name, ms = 0) => { const s = (stats[name] ??= { n: 0, ms: 0 }); s.n += 1; s.ms += ms; };
     const wrap = (proto, name, timed = false) => {
@@ -39,18 +41,18 @@ try {
     await gpu.default({ module_or_path: `${module}specdec_bg.wasm` });
     await provideWeights(gpu, await fetchWeights(new URL('/pkg/weights/', location.href)));
     // Warm-up (compiles every pipeline), then the measured calls.
-    await gpu.likesworld_latency({ backend: 'wgpu', runs: 10, warmup: 2 });
+    await gpu.likesworld_latency({ backend, runs: 10, warmup: 2 });
     for (const k of Object.keys(stats)) delete stats[k];
     window.profiled = { gpu, stats };
-  }, { module });
+  }, { module, backend });
   if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
-  const out = await page.evaluate(async ({ runs }) => {
+  const out = await page.evaluate(async ({ runs, backend }) => {
     const { gpu, stats } = window.profiled;
     const t0 = performance.now();
-    const lat = await gpu.likesworld_latency({ backend: 'wgpu', runs, warmup: 0 });
+    const lat = await gpu.likesworld_latency({ backend, runs, warmup: 0 });
     const wall = performance.now() - t0;
     return { wall, lat, stats };
-  }, { runs });
+  }, { runs, backend });
   if (cdp) {
     const { profile } = await cdp.send('Profiler.stop');
     const self = new Map();

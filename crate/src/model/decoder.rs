@@ -6,13 +6,12 @@
 //! explicit boolean mask (`true` = may attend) over the cached prefix and the new tokens, so the
 //! same forward serves a causal chain and a topology-aware tree mask.
 
+use super::activation::{gelu, softmax_last};
 use super::cache::KvCache;
 use crate::error::Error;
-use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
 use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
-use burn::tensor::activation::{self, softmax};
 use burn::tensor::{Bool, Device, Int, Tensor};
 
 /// The three models of the lecture.
@@ -186,125 +185,13 @@ impl Block {
         let k = heads(qkv.clone().narrow(2, d, d));
         let v = heads(qkv.narrow(2, 2 * d, d));
         let (k, v) = cache.append(layer, k, v); // [batch, h, cached + new, dk]
-        let scores = q.matmul(k.swap_dims(2, 3)).div_scalar((dk as f32).sqrt()); // [batch, h, new, cached + new]
-        let weights = softmax(scores.mask_fill(blocked, MASKED), 3);
+        let scores = q.matmul(k.swap_dims(2, 3)); // [batch, h, new, cached + new]
+        let weights = softmax_last(scores.mask_fill(blocked, MASKED), 1.0 / (dk as f32).sqrt());
         let context = weights.matmul(v).swap_dims(1, 2).reshape([batch, new, d]);
         let x = x + self.out.forward(context);
         let h = self
             .down
             .forward(gelu(self.up.forward(self.norm_mlp.forward(x.clone()))));
         x + h
-    }
-}
-
-/// GELU, 0.5·x·(1 + erf(x/√2)). On flex (outside training) with [`erf`], which the compiler
-/// vectorises: flex itself calls libm's scalar `erff` per element, a quarter of a batched
-/// forward's time. Elsewhere, and for autodiff, burn's own.
-pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    match x.into_dispatch() {
-        DispatchTensor {
-            kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
-            autodiff: DispatchAutodiffContext::Disabled,
-        } => {
-            let out = burn_flex::ops::unary::unary_op(t, gelu_f32, gelu_f64);
-            Tensor::from_dispatch(DispatchTensor {
-                kind: DispatchTensorKind::Flex(BackendTensor::Float(out)),
-                autodiff: DispatchAutodiffContext::Disabled,
-            })
-        }
-        other => activation::gelu(Tensor::from_dispatch(other)),
-    }
-}
-
-#[inline(always)]
-fn gelu_f32(x: f32) -> f32 {
-    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
-}
-
-fn gelu_f64(x: f64) -> f64 {
-    f64::from(gelu_f32(x as f32))
-}
-
-/// erf for f32 without a branch or a call: an odd rational function of x on [−4, 4] (erf is ±1
-/// in f32 beyond), the fit Eigen and XLA use for f32, within a few 1e-7 of the true erf.
-#[inline(always)]
-pub fn erf(x: f32) -> f32 {
-    const ALPHA: [f32; 7] = [
-        -2.726_142_3e-10,
-        2.770_681_4e-8,
-        -2.101_024e-6,
-        -5.692_506_4e-5,
-        -7.349_906e-4,
-        -2.954_6e-3,
-        -1.609_603_3e-2,
-    ];
-    const BETA: [f32; 5] = [
-        -1.456_607_2e-5,
-        -2.133_740_6e-4,
-        -1.682_827e-3,
-        -7.373_329e-3,
-        -1.426_474e-2,
-    ];
-    let x = x.clamp(-4.0, 4.0);
-    let x2 = x * x;
-    let p = ALPHA[1..].iter().fold(ALPHA[0], |p, &a| p * x2 + a) * x;
-    let q = BETA[1..].iter().fold(BETA[0], |q, &b| q * x2 + b);
-    p / q
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use burn::tensor::TensorData;
-
-    fn values(t: Tensor<1>) -> Vec<f32> {
-        burn::tensor::read_sync(crate::model::floats(t)).unwrap()
-    }
-
-    /// The vectorisable GELU on flex against flex's own erf (libm's `erff`) and against ndarray's
-    /// GELU, over and beyond the range the models see.
-    #[test]
-    fn gelu_on_flex_equals_the_exact_one() {
-        let xs: Vec<f32> = (-24_000..=24_000).map(|i| i as f32 / 2000.0).collect();
-        let n = xs.len();
-        let on = |d: &Device| Tensor::<1>::from_data(TensorData::new(xs.clone(), [n]), d);
-        let flex = Device::flex();
-        let fast = values(gelu(on(&flex)));
-        let x = on(&flex);
-        let exact = values(
-            x.clone()
-                .mul(
-                    x.mul_scalar(std::f32::consts::FRAC_1_SQRT_2)
-                        .erf()
-                        .add_scalar(1.0),
-                )
-                .mul_scalar(0.5),
-        );
-        #[cfg(feature = "ndarray")]
-        let ndarray = {
-            #[allow(deprecated)] // burn deprecates ndarray for flex; the page still offers it
-            let d = Device::ndarray();
-            values(gelu(on(&d)))
-        };
-        for i in 0..n {
-            let tol = 4e-7 * xs[i].abs().max(1.0);
-            assert!(
-                (fast[i] - exact[i]).abs() <= tol,
-                "gelu({}) = {} ≠ {}",
-                xs[i],
-                fast[i],
-                exact[i]
-            );
-            #[cfg(feature = "ndarray")]
-            assert!(
-                (fast[i] - ndarray[i]).abs() <= tol,
-                "gelu({}): ndarray {}",
-                xs[i],
-                ndarray[i]
-            );
-        }
-        // erf itself, at its extremes: ±1 to within an f32 step, odd, 0 at 0.
-        assert!((erf(100.0) - 1.0).abs() <= 2e-7 && erf(-100.0) == -erf(100.0));
-        assert_eq!(erf(0.0), 0.0);
     }
 }

@@ -9,6 +9,7 @@
 //! the one place that chooses a device; [`lm`] puts a decoder and its KV cache behind the
 //! decoding engine's `LanguageModel` trait.
 
+pub mod activation;
 pub mod bench;
 pub mod cache;
 pub mod decoder;
