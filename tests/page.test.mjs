@@ -876,3 +876,42 @@ test('WebGPU chosen before the GPU module exists: the job runs on the CPU and sa
   assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU engine could not be loaded .* ran on the CPU \(flex\)/);
   await page.close();
 });
+
+test('on the Chinese page the engine’s errors, the worker’s notes and its progress are in Chinese', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.addInitScript(() => localStorage.setItem('specdec-playground.lang', 'zh'));
+  await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
+  await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  // Core errors raised on the main thread: a tree config, a distribution, drawn tokens.
+  await setControl(page, 'tree', 'mode', 'config');
+  await page.fill('[data-widget="tree"] [data-key="config"]', '<2,0>');
+  assert.equal(await alertOf(page, 'tree'), '无法读取树配置 "<2,0>"：第 2 层宽度为 0；每层至少需要一个子节点');
+  await page.fill('[data-widget="tree"] [data-key="config"]', '<9,9,9,9>');
+  assert.match(await alertOf(page, 'tree'), /^树配置 <9,9,9,9> 有 7380 个节点，超出 \d+ 个节点的预算$/);
+  await page.fill('[data-widget="multidraft"] [data-key="p"]', '0.5,0.6');
+  assert.match(await alertOf(page, 'multidraft'), /^无法读取p "0\.5,0\.6"：总和为 1\.1/);
+  // In a worker: the WebGPU module is missing, so the job runs on flex with a note in Chinese.
+  await mfDone(page, 1);
+  assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU 引擎无法加载（.*），所以这次在 CPU（flex）上运行/);
+  // A core error raised in a worker job: the decoding widget's tree budget.
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<9,9>');
+  await page.waitForFunction(() => /超出 64 个节点的预算/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  // Progress from the engine, "done / total（backend）": every text the status line shows.
+  await page.evaluate(() => {
+    window.statusLog = [];
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) window.statusLog.push(n.textContent);
+    }).observe(document.querySelector('[data-widget="decoding"] .dec-status'), { childList: true });
+  });
+  const runs = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded') || 0);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<2,1>');
+  await decoded(page, runs + 1);
+  const log = await page.evaluate(() => window.statusLog);
+  assert.ok(log.some((s) => /^运行中: \d+ \/ \d+（flex）…$/.test(s)), log.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -9,7 +9,7 @@
 // widgets to redraw.
 
 import { fetchWeights, provideWeights } from './weights.js';
-import { lang } from './i18n.js';
+import { lang, tr } from './i18n.js';
 
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
@@ -52,7 +52,7 @@ function withLang(params) {
 }
 
 export function call(name, params) {
-  if (!mod) throw new Error('the engine is restarting; try again in a moment');
+  if (!mod) throw new Error(tr('the engine is restarting; try again in a moment', '引擎正在重启，请稍后再试'));
   try {
     if (panicNext) {
       panicNext = false;
@@ -65,7 +65,7 @@ export function call(name, params) {
       try { message = mod.last_panic() || message; } catch (_) { /* the instance is gone */ }
       mod = null;
       load().then(() => window.dispatchEvent(new CustomEvent('specdec:restarted')));
-      throw new PanicError(`${message} — the engine was restarted`);
+      throw new PanicError(`${message}${tr(' — the engine was restarted', ' — 引擎已重启')}`);
     }
     throw e;
   }
@@ -91,7 +91,7 @@ function spawn(ch) {
     if (data.kind === 'done') job.resolve(data.result);
     else {
       if (data.panic) { w.terminate(); ch.worker = null; }
-      job.reject(data.panic ? new PanicError(`${data.message} — the worker was restarted`) : new Error(data.message));
+      job.reject(data.panic ? new PanicError(`${data.message}${tr(' — the worker was restarted', ' — 后台线程已重启')}`) : new Error(data.message));
     }
   };
   w.onerror = (ev) => {
@@ -99,7 +99,7 @@ function spawn(ch) {
     ch.current = null;
     ch.worker = null;
     w.terminate();
-    job?.reject(new Error(`the worker failed: ${ev.message ?? 'unknown error'}`));
+    job?.reject(new Error(`${tr('the worker failed: ', '后台线程出错：')}${ev.message ?? tr('unknown error', '未知错误')}`));
   };
   return w;
 }

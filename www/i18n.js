@@ -3,7 +3,7 @@
 // of which CSS hides; a widget declares `title_zh`, `intro_zh` and each control's `label_zh`
 // beside the English ones; the rest of a widget's text goes through `tr`, and the engine writes
 // its figures and exercises in the language it is given (engine.js passes `lang()` to every call).
-// Only the engine's error messages stay in English.
+// The engine's error messages follow the language of the latest call (crate/src/wasm/mod.rs).
 const KEY = 'specdec-playground.lang';
 
 export function lang() {

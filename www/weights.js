@@ -1,13 +1,15 @@
 // The trained models' weights: three Burnpack files that neither wasm module embeds. The page
 // downloads them once (engine.js) and hands copies to every module instance it starts, in the
 // page and in its workers (`provide_weights`).
+import { tr } from './i18n.js';
+
 const MODELS = ['target', 'draft-a', 'draft-b'];
 
 /** Fetches the three files under `base` (a URL ending in /); resolves to { model: ArrayBuffer }. */
 export async function fetchWeights(base) {
   const files = await Promise.all(MODELS.map(async (m) => {
     const r = await fetch(new URL(`${m}.bpk`, base));
-    if (!r.ok) throw new Error(`the weights of ${m} could not be downloaded (HTTP ${r.status})`);
+    if (!r.ok) throw new Error(tr(`the weights of ${m} could not be downloaded (HTTP ${r.status})`, `${m} 的权重无法下载（HTTP ${r.status}）`));
     return r.arrayBuffer();
   }));
   return Object.fromEntries(MODELS.map((m, i) => [m, files[i]]));

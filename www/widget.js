@@ -347,7 +347,7 @@ async function pngOf(layers) {
   g.fillStyle = '#fff';
   g.fillRect(0, 0, canvas.width, canvas.height);
   g.drawImage(img, 0, 0, canvas.width, canvas.height);
-  return new Promise((ok, fail) => canvas.toBlob((b) => (b ? ok(b) : fail(new Error('the browser made no PNG'))), 'image/png'));
+  return new Promise((ok, fail) => canvas.toBlob((b) => (b ? ok(b) : fail(new Error(tr('the browser made no PNG', '浏览器没有生成 PNG')))), 'image/png'));
 }
 
 /** A table as CSV (RFC 4180 quoting), one line per row, header first. */

@@ -20,6 +20,10 @@ let gpuReady = null;
 let gpuModule = null; // the compiled GPU module, kept for a fresh instance after a device loss
 let gpuInstance = 0;
 let weights = null; // a promise of { target: ArrayBuffer, … }
+// The page's language, from the current job's parameters (engine.js adds it to every job; a
+// worker has no localStorage to read it from): the worker's own notes and progress follow it.
+let zh = false;
+const tr = (en, zhText) => (zh ? zhText : en);
 
 /** The weights the page passed in, or (if it could not) downloaded here; a failure does not stick. */
 function weightsReady() {
@@ -60,13 +64,15 @@ function watchDevices() {
 
 function gpuEngine(progress) {
   gpuReady ??= (async () => {
-    progress('downloading the WebGPU engine');
+    progress(tr('downloading the WebGPU engine', '正在下载 WebGPU 引擎'));
     watchDevices();
     // A fresh JavaScript module (hence instance) per generation: after a device loss, burn's
     // runtime in the old instance still holds the dead device.
     gpuInstance += 1;
     gpuModule ??= WebAssembly.compileStreaming(fetch(new URL('./pkg/gpu/specdec_bg.wasm', import.meta.url)))
       .catch((e) => { gpuModule = null; throw e; });
+    // Awaited below, after the import: if the import fails first, this failure is still handled.
+    gpuModule.catch(() => {});
     const gpu = await import(`./pkg/gpu/specdec.js?instance=${gpuInstance}`);
     await gpu.default({ module_or_path: await gpuModule });
     return provideWeights(gpu, await weightsReady());
@@ -81,10 +87,8 @@ let unusableChecked = null;
 function webgpuUnusable() {
   unusableChecked ??= (async () => {
     const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
-    if (adapter && !adapter.features.has('timestamp-query')) {
-      return 'its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser';
-    }
-    return null; // no adapter at all: the GPU module says so itself
+    // No adapter at all is not this case: the GPU module says so itself.
+    return Boolean(adapter && !adapter.features.has('timestamp-query'));
   })();
   return unusableChecked;
 }
@@ -98,15 +102,18 @@ async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
   const unusable = await webgpuUnusable();
   if (unusable) {
-    const note = `WebGPU is not usable in this browser (${unusable}), so this ran on the CPU (flex).`;
+    const note = tr('WebGPU is not usable in this browser (its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser), so this ran on the CPU (flex).',
+      '这个浏览器里的 WebGPU 无法使用（它的适配器没有 timestamp-query 功能，而 burn 的 WebGPU 运行时在浏览器中需要它），所以这次在 CPU（flex）上运行。');
     return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
   }
   try {
     return { engine: await gpuEngine(progress), params, gpu: true };
   } catch (e) {
     gpuReady = null;
-    const note = `The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
-      + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.';
+    const note = tr(`The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
+      + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.',
+    `WebGPU 引擎无法加载（${e?.message ?? e}），所以这次在 CPU（flex）上运行。`
+      + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
     return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
   }
 }
@@ -121,7 +128,7 @@ class DeviceLost extends Error {}
 async function runOnGpu(job, name, progress, test) {
   let lost;
   const loss = new Promise((_, reject) => {
-    lost = (info) => reject(new DeviceLost(`${info?.message || info?.reason || 'no reason given'}`));
+    lost = (info) => reject(new DeviceLost(`${info?.message || info?.reason || tr('no reason given', '没有给出原因')}`));
   });
   loss.catch(() => {});
   onDeviceLost = lost;
@@ -147,10 +154,11 @@ async function runOnGpu(job, name, progress, test) {
     const e = error instanceof DeviceLost ? error
       : await Promise.race([loss.catch((l) => l), new Promise((ok) => { setTimeout(ok, 250, null); })]);
     if (!(e instanceof DeviceLost)) throw error;
-    progress('the WebGPU device was lost: running again on the CPU (flex)');
+    progress(tr('the WebGPU device was lost: running again on the CPU (flex)', 'WebGPU 设备丢失：在 CPU（flex）上重新运行'));
     const result = await (await cpuEngine())[name]({ ...job.params, backend: 'flex' }, progress);
-    const note = `The WebGPU device was lost during this run (${e.message}), so it ran again on the CPU (flex). `
-      + 'The next WebGPU job asks for a new device.';
+    const note = tr(`The WebGPU device was lost during this run (${e.message}), so it ran again on the CPU (flex). `
+      + 'The next WebGPU job asks for a new device.',
+    `这次运行中 WebGPU 设备丢失（${e.message}），所以在 CPU（flex）上重新运行了。下一个 WebGPU 任务会申请新设备。`);
     if (result && typeof result === 'object') result.note = [result.note, note].filter(Boolean).join(' ');
     return result;
   } finally {
@@ -166,6 +174,7 @@ self.onmessage = async ({ data }) => {
     return;
   }
   const { id, name, params, test } = data;
+  zh = params?.lang === 'zh';
   self.postMessage({ id, kind: 'loading' });
   const progress = (message) => self.postMessage({ id, kind: 'progress', message });
   let engine = null;

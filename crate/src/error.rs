@@ -1,7 +1,45 @@
 //! The one error type of the core. Every variant names the offending value, so the CLI can print
-//! it on one line and the page can show it beside the control that caused it.
+//! it on one line and the page can show it beside the control that caused it, in the page's
+//! language ([`Error::message`]; the CLI prints English).
 
+use crate::i18n::Lang;
 use std::fmt;
+
+/// A text in the page's two languages. Built from a plain string (a library's own message, a
+/// file name) it reads the same in both.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Text {
+    pub en: String,
+    pub zh: String,
+}
+
+impl Text {
+    pub fn new(en: impl Into<String>, zh: impl Into<String>) -> Text {
+        Text {
+            en: en.into(),
+            zh: zh.into(),
+        }
+    }
+
+    pub fn get(&self, lang: Lang) -> &str {
+        lang.pick(&self.en, &self.zh)
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text {
+            zh: s.clone(),
+            en: s,
+        }
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::from(s.to_string())
+    }
+}
 
 /// A rejected input. The core validates at its boundary and cannot fail past it.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +54,7 @@ pub enum Error {
     Parse {
         what: &'static str,
         text: String,
-        why: String,
+        why: Text,
     },
     /// A name that is not one of the known presets or variants.
     Unknown {
@@ -25,38 +63,123 @@ pub enum Error {
         known: String,
     },
     /// A device or resource this machine or browser does not offer (no GPU adapter, say).
-    Unavailable { what: &'static str, why: String },
+    Unavailable { what: &'static str, why: Text },
     /// A token tree over the node budget.
     TooLarge {
-        what: String,
+        what: Text,
         nodes: u64,
         budget: usize,
     },
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::OutOfRange {
-                name,
-                value,
-                allowed,
-            } => {
-                write!(f, "{name} = {value} is out of range: {allowed}")
+impl Error {
+    /// The message in `lang`: the value named as given, the frame and the reason translated.
+    pub fn message(&self, lang: Lang) -> String {
+        match (self, lang) {
+            (
+                Error::OutOfRange {
+                    name,
+                    value,
+                    allowed,
+                },
+                Lang::En,
+            ) => {
+                format!("{name} = {value} is out of range: {allowed}")
             }
-            Error::Parse { what, text, why } => write!(f, "bad {what} {text:?}: {why}"),
-            Error::Unknown { what, name, known } => {
-                write!(f, "unknown {what} {name:?} (known: {known})")
+            (
+                Error::OutOfRange {
+                    name,
+                    value,
+                    allowed,
+                },
+                Lang::Zh,
+            ) => {
+                format!("{name} = {value} 超出范围：{allowed}")
             }
-            Error::Unavailable { what, why } => write!(f, "{what} unavailable: {why}"),
-            Error::TooLarge {
-                what,
-                nodes,
-                budget,
-            } => {
-                write!(f, "{what} has {nodes} nodes, over the budget of {budget}")
+            (Error::Parse { what, text, why }, Lang::En) => {
+                format!("bad {what} {text:?}: {}", why.en)
+            }
+            (Error::Parse { what, text, why }, Lang::Zh) => {
+                format!("无法读取{} {text:?}：{}", noun_zh(what), why.zh)
+            }
+            (Error::Unknown { what, name, known }, Lang::En) => {
+                format!("unknown {what} {name:?} (known: {known})")
+            }
+            (Error::Unknown { what, name, known }, Lang::Zh) => {
+                format!("未知的{} {name:?}（可选：{known}）", noun_zh(what))
+            }
+            (Error::Unavailable { what, why }, Lang::En) => {
+                format!("{what} unavailable: {}", why.en)
+            }
+            (Error::Unavailable { what, why }, Lang::Zh) => {
+                format!("{}不可用：{}", noun_zh(what), why.zh)
+            }
+            (
+                Error::TooLarge {
+                    what,
+                    nodes,
+                    budget,
+                },
+                Lang::En,
+            ) => {
+                format!("{} has {nodes} nodes, over the budget of {budget}", what.en)
+            }
+            (
+                Error::TooLarge {
+                    what,
+                    nodes,
+                    budget,
+                },
+                Lang::Zh,
+            ) => {
+                format!("{} 有 {nodes} 个节点，超出 {budget} 个节点的预算", what.zh)
             }
         }
+    }
+}
+
+/// What a value is, in Chinese: every `what` the core names (a test reads the sources to check
+/// that each has one).
+fn noun_zh(what: &str) -> &str {
+    match what {
+        "answers" => "答案",
+        "backend" => "后端",
+        "children sampler" => "子节点采样方式",
+        "distribution" => "分布",
+        "draft" => "草稿模型",
+        "drafter" => "起草器",
+        "drafter for the budget sweep" => "预算扫描的起草器",
+        "drafts" => "草稿分布",
+        "exercise" => "练习",
+        "experiment" => "实验",
+        "given tokens" => "给定的词元",
+        "GPU" => "GPU",
+        "init" => "初始化方式",
+        "language" => "语言",
+        "LikesWorld target" => "LikesWorld 目标",
+        "LikesWorld word" => "LikesWorld 词",
+        "mode" => "模式",
+        "model" => "模型",
+        "model weights" => "模型权重",
+        "ndarray backend" => "ndarray 后端",
+        "paths" => "路径",
+        "stochastic verification" => "随机验证方式",
+        "tensor read-back" => "张量回读",
+        "tree config" => "树配置",
+        "tree mode" => "树模式",
+        "variant" => "变体",
+        "verification" => "验证方式",
+        "weights" => "权重",
+        "weights file" => "权重文件",
+        "WebGPU/wgpu device" => "WebGPU/wgpu 设备",
+        "workload" => "工作负载",
+        other => other,
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
     }
 }
 
@@ -78,5 +201,74 @@ pub fn check_range(
             value,
             allowed,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::parse_config;
+
+    /// Every value an error names (each `what` literal in the core's sources) has a Chinese
+    /// name, so an error raised on the Chinese page reads in Chinese (names that are symbols,
+    /// such as GPU, stay as they are).
+    #[test]
+    fn every_named_value_has_a_chinese_name() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("src is readable") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(std::fs::read_to_string(&path).expect("a source file"));
+                }
+            }
+        }
+        let mut files = Vec::new();
+        sources(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut named = 0;
+        for file in &files {
+            for part in file.split("what: \"").skip(1) {
+                let what = &part[..part.find('"').expect("a closed string")];
+                named += 1;
+                assert!(
+                    noun_zh(what) != what || what == "GPU",
+                    "no Chinese name for {what:?} (error.rs, noun_zh)"
+                );
+            }
+        }
+        assert!(
+            named >= 30,
+            "only {named} named values found: is the scan broken?"
+        );
+    }
+
+    #[test]
+    fn messages_follow_the_language() {
+        let e = parse_config("<2,0,1>", 64).unwrap_err();
+        assert_eq!(
+            e.message(Lang::En),
+            "bad tree config \"<2,0,1>\": level 2 has width 0; every level needs at least one child"
+        );
+        assert_eq!(e.to_string(), e.message(Lang::En));
+        assert_eq!(
+            e.message(Lang::Zh),
+            "无法读取树配置 \"<2,0,1>\"：第 2 层宽度为 0；每层至少需要一个子节点"
+        );
+        let big = parse_config("<9,9,9,9>", 64).unwrap_err().message(Lang::Zh);
+        assert_eq!(big, "树配置 <9,9,9,9> 有 7380 个节点，超出 64 个节点的预算");
+        let range = check_range("gamma", 0.0, 1.0, 16.0, "1 ≤ γ ≤ 16").unwrap_err();
+        assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
+        let unknown = Lang::parse("fr").unwrap_err().message(Lang::Zh);
+        assert_eq!(unknown, "未知的语言 \"fr\"（可选：en, zh）");
+        // A library's own words read the same in both languages.
+        let raw = Error::Unavailable {
+            what: "tensor read-back",
+            why: "BufferAsyncError".into(),
+        };
+        assert_eq!(raw.message(Lang::Zh), "张量回读不可用：BufferAsyncError");
     }
 }

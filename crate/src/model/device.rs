@@ -5,7 +5,7 @@
 //! only asynchronously (`navigator.gpu.requestAdapter()`), so acquiring a device is `async`
 //! everywhere; native callers block on it with [`Backend::device_blocking`].
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 use burn::tensor::Device;
 #[cfg(feature = "wgpu")]
 use std::sync::Mutex;
@@ -63,7 +63,10 @@ impl Backend {
             #[cfg(not(feature = "ndarray"))]
             Backend::Ndarray => Err(Error::Unavailable {
                 what: "ndarray backend",
-                why: "this build has no ndarray backend (the page's CPU module has it)".into(),
+                why: Text::new(
+                    "this build has no ndarray backend (the page's CPU module has it)",
+                    "这个构建没有 ndarray 后端（页面的 CPU 模块有）",
+                ),
             }),
             Backend::Wgpu => gpu().await,
         }
@@ -76,18 +79,20 @@ impl Backend {
     }
 }
 
-fn unavailable(why: String) -> Error {
+/// No GPU: `why` is wgpu's own message (or ours in both languages).
+fn unavailable(why: impl Into<Text>) -> Error {
     Error::Unavailable {
         what: "WebGPU/wgpu device",
-        why,
+        why: why.into(),
     }
 }
 
 #[cfg(not(feature = "wgpu"))]
 async fn gpu() -> Result<Device, Error> {
-    Err(unavailable(
-        "this build has no wgpu backend (the page loads its GPU module for WebGPU)".into(),
-    ))
+    Err(unavailable(Text::new(
+        "this build has no wgpu backend (the page loads its GPU module for WebGPU)",
+        "这个构建没有 wgpu 后端（页面为 WebGPU 加载它的 GPU 模块）",
+    )))
 }
 
 #[cfg(feature = "wgpu")]

@@ -33,7 +33,7 @@ use device::Backend;
 pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
     let unreadable = |why: String| Error::Unavailable {
         what: "tensor read-back",
-        why,
+        why: why.into(),
     };
     t.into_data_async()
         .await

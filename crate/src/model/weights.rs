@@ -4,7 +4,7 @@
 //! and hands them to each module it starts ([`provide`]).
 
 use super::{Decoder, ModelKind};
-use crate::error::Error;
+use crate::error::{Error, Text};
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::Device;
 use std::path::{Path, PathBuf};
@@ -58,9 +58,15 @@ static PROVIDED: [std::sync::OnceLock<&'static [u8]>; 3] =
 fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
     kept(kind).ok_or_else(|| Error::Unavailable {
             what: "model weights",
-            why: format!(
-                "the weights of {} were not handed to this module yet (the page downloads them from pkg/weights/)",
-                kind.name()
+            why: Text::new(
+                format!(
+                    "the weights of {} were not handed to this module yet (the page downloads them from pkg/weights/)",
+                    kind.name()
+                ),
+                format!(
+                    "{} 的权重还没有交给这个模块（页面从 pkg/weights/ 下载它们）",
+                    kind.name()
+                ),
             ),
         })
 }
@@ -72,7 +78,7 @@ pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
 /// them onto the CPU before they are kept; a second call for the same model must bring the same
 /// bytes. The copy lives as long as the module instance (three files, ≈ 0.5 MB in all).
 pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
-    let bad = |why: String| Error::Parse {
+    let bad = |why: Text| Error::Parse {
         what: "weights",
         text: kind.name().into(),
         why,
@@ -81,15 +87,19 @@ pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
         return if kept == bytes {
             Ok(())
         } else {
-            Err(bad(
-                "differ from the weights this module already has for it".into(),
-            ))
+            Err(bad(Text::new(
+                "differ from the weights this module already has for it",
+                "与这个模块已有的权重不同",
+            )))
         };
     }
     if bytes.len() > MAX_WEIGHTS_BYTES {
-        return Err(bad(format!(
-            "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
-            bytes.len()
+        return Err(bad(Text::new(
+            format!(
+                "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
+                bytes.len()
+            ),
+            format!("{} 字节，超出上限 {MAX_WEIGHTS_BYTES}", bytes.len()),
         )));
     }
     let blocks = Box::into_raw(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
@@ -146,7 +156,7 @@ fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<
     model.load_from(&mut store).map_err(|e| Error::Parse {
         what: "weights",
         text: kind.name().into(),
-        why: e.to_string(),
+        why: e.to_string().into(),
     })?;
     Ok(model)
 }
@@ -159,7 +169,7 @@ pub fn save(model: &Decoder, path: &Path) -> Result<(), Error> {
     model.save_into(&mut store).map_err(|e| Error::Parse {
         what: "weights file",
         text: path.display().to_string(),
-        why: e.to_string(),
+        why: e.to_string().into(),
     })
 }
 

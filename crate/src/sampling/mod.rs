@@ -8,7 +8,7 @@
 pub mod multi;
 pub mod speculative;
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 use rand::Rng;
 
 /// A probability distribution over token ids `0..len`.
@@ -110,28 +110,40 @@ pub fn sample<R: Rng + ?Sized>(dist: &[f64], rng: &mut R) -> usize {
 /// Parses a comma-separated distribution such as `0.6,0.4`. Entries must be finite and
 /// non-negative and sum to 1 within 1e-6; the result is renormalised to sum to 1 exactly.
 pub fn parse_dist(what: &'static str, text: &str) -> Result<Dist, Error> {
-    let bad = |why: String| Error::Parse {
+    let bad = |en: String, zh: String| Error::Parse {
         what,
         text: text.to_string(),
-        why,
+        why: Text::new(en, zh),
     };
     let mut d = Vec::new();
     for part in text.split(',') {
         let part = part.trim();
-        let x: f64 = part
-            .parse()
-            .map_err(|_| bad(format!("{part:?} is not a number")))?;
+        let x: f64 = part.parse().map_err(|_| {
+            bad(
+                format!("{part:?} is not a number"),
+                format!("{part:?} 不是数"),
+            )
+        })?;
         if !x.is_finite() || x < 0.0 {
-            return Err(bad(format!("{part} is not a probability")));
+            return Err(bad(
+                format!("{part} is not a probability"),
+                format!("{part} 不是概率"),
+            ));
         }
         d.push(x);
     }
     if d.len() < 2 || d.len() > 64 {
-        return Err(bad(format!("needs 2 to 64 entries, got {}", d.len())));
+        return Err(bad(
+            format!("needs 2 to 64 entries, got {}", d.len()),
+            format!("需要 2 到 64 项，给了 {} 项", d.len()),
+        ));
     }
     let sum: f64 = d.iter().sum();
     if (sum - 1.0).abs() > 1e-6 {
-        return Err(bad(format!("sums to {sum}, not 1")));
+        return Err(bad(
+            format!("sums to {sum}, not 1"),
+            format!("总和为 {sum}，不是 1"),
+        ));
     }
     Ok(d.into_iter().map(|x| x / sum).collect())
 }

@@ -1,7 +1,7 @@
 //! Expansion configurations ⟨k₁, k₂, …⟩ as typed by a person: `<2,2,1>`, `⟨2,2,1⟩` or `2,2,1`,
 //! with spaces anywhere. Every malformed form gets a message that says what is wrong with it.
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 
 /// The most nodes a tree may have unless a caller asks for another budget.
 pub const DEFAULT_NODE_BUDGET: usize = 512;
@@ -35,10 +35,10 @@ fn node_count(widths: &[u64]) -> u64 {
 
 /// Parses a configuration and checks it against a node budget (the root is not counted).
 pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error> {
-    let bad = |why: String| Error::Parse {
+    let bad = |en: String, zh: String| Error::Parse {
         what: "tree config",
         text: text.to_string(),
-        why,
+        why: Text::new(en, zh),
     };
     let t = text.trim();
     let inner = match (t.chars().next(), t.chars().last()) {
@@ -48,40 +48,62 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
             cs.next_back();
             cs.as_str()
         }
-        (Some('<' | '⟨'), _) => return Err(bad("the opening bracket is not closed".into())),
-        (_, Some('>' | '⟩')) => return Err(bad("a closing bracket has no opening one".into())),
+        (Some('<' | '⟨'), _) => {
+            return Err(bad(
+                "the opening bracket is not closed".into(),
+                "左括号没有闭合".into(),
+            ))
+        }
+        (_, Some('>' | '⟩')) => {
+            return Err(bad(
+                "a closing bracket has no opening one".into(),
+                "右括号没有对应的左括号".into(),
+            ))
+        }
         _ => t,
     };
     if inner.trim().is_empty() {
-        return Err(bad("it has no levels; write widths such as <2,2,1>".into()));
+        return Err(bad(
+            "it has no levels; write widths such as <2,2,1>".into(),
+            "没有任何层；请写出各层宽度，例如 <2,2,1>".into(),
+        ));
     }
     let mut widths = Vec::new();
     for (i, part) in inner.split(',').enumerate() {
         let part = part.trim();
         if part.is_empty() {
-            return Err(bad(format!("level {} is empty", i + 1)));
+            return Err(bad(
+                format!("level {} is empty", i + 1),
+                format!("第 {} 层是空的", i + 1),
+            ));
         }
-        let k: u64 = part
-            .parse()
-            .map_err(|_| bad(format!("level {} ({part:?}) is not a whole number", i + 1)))?;
+        let k: u64 = part.parse().map_err(|_| {
+            bad(
+                format!("level {} ({part:?}) is not a whole number", i + 1),
+                format!("第 {} 层（{part:?}）不是整数", i + 1),
+            )
+        })?;
         if k == 0 {
-            return Err(bad(format!(
-                "level {} has width 0; every level needs at least one child",
-                i + 1
-            )));
+            return Err(bad(
+                format!(
+                    "level {} has width 0; every level needs at least one child",
+                    i + 1
+                ),
+                format!("第 {} 层宽度为 0；每层至少需要一个子节点", i + 1),
+            ));
         }
         widths.push(k);
     }
     if widths.len() > 64 {
-        return Err(bad(format!(
-            "{} levels is too deep (at most 64)",
-            widths.len()
-        )));
+        return Err(bad(
+            format!("{} levels is too deep (at most 64)", widths.len()),
+            format!("{} 层太深（最多 64 层）", widths.len()),
+        ));
     }
     let nodes = node_count(&widths);
     if nodes > budget as u64 {
         return Err(Error::TooLarge {
-            what: format!("tree config {t}"),
+            what: Text::new(format!("tree config {t}"), format!("树配置 {t}")),
             nodes,
             budget,
         });

@@ -12,7 +12,7 @@ mod config;
 
 pub use config::{parse_config, ExpansionConfig, DEFAULT_NODE_BUDGET};
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 
 /// A node: its token text, its parent (None for the root) and its depth (root = 0).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -170,25 +170,28 @@ impl TokenTree {
 
 /// Parses `a b c|a b d e|f g`: paths separated by `|`, tokens by whitespace.
 pub fn parse_paths(text: &str) -> Result<Vec<Vec<String>>, Error> {
-    let bad = |why: &str| Error::Parse {
+    let bad = |en: &str, zh: &str| Error::Parse {
         what: "paths",
         text: text.to_string(),
-        why: why.to_string(),
+        why: Text::new(en, zh),
     };
     if text.trim().is_empty() {
-        return Err(bad("no paths given"));
+        return Err(bad("no paths given", "没有给出路径"));
     }
     let paths: Vec<Vec<String>> = text
         .split('|')
         .map(|p| p.split_whitespace().map(str::to_string).collect())
         .collect();
     if paths.iter().any(Vec::is_empty) {
-        return Err(bad("a path between '|' separators is empty"));
+        return Err(bad(
+            "a path between '|' separators is empty",
+            "两个 '|' 之间的路径是空的",
+        ));
     }
     let nodes: usize = paths.iter().map(Vec::len).sum();
     if nodes > DEFAULT_NODE_BUDGET {
         return Err(Error::TooLarge {
-            what: "the path list".into(),
+            what: Text::new("the path list", "路径列表"),
             nodes: nodes as u64,
             budget: DEFAULT_NODE_BUDGET,
         });

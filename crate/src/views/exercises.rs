@@ -4,7 +4,7 @@
 //! wrong answer gets a hint that says what to compute, not the number, and the worked solution
 //! is shown only once every part is right. Every text in English or Chinese (the lecture's).
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 use crate::i18n::Lang;
 use crate::roofline::{self, Bound, Workload};
 use crate::sampling::multi::{verify_given, Mode};
@@ -97,7 +97,10 @@ pub fn exercise_view(params: &ExerciseParams) -> Result<ExerciseView, Error> {
         return Err(Error::Parse {
             what: "answers",
             text: format!("{} answers", params.answers.len()),
-            why: format!("exercise {} has {} parts", params.exercise, checks.len()),
+            why: Text::new(
+                format!("exercise {} has {} parts", params.exercise, checks.len()),
+                format!("练习 {} 只有 {} 个小题", params.exercise, checks.len()),
+            ),
         });
     }
     let parts: Vec<Part> = checks

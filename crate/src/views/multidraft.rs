@@ -3,7 +3,7 @@
 //! the candidates or averaged over them; and, on the toy LM, what happens to MSS when a node's
 //! children are drawn i.i.d., without replacement, or deterministically as the top k.
 
-use crate::error::{check_range, Error};
+use crate::error::{check_range, Error, Text};
 use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
@@ -104,24 +104,26 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
 
 /// Parses `q1; q2; …`, each a distribution over the same tokens as p.
 pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
-    let bad = |why: String| Error::Parse {
+    let bad = |en: String, zh: String| Error::Parse {
         what: "drafts",
         text: text.to_string(),
-        why,
+        why: Text::new(en, zh),
     };
     let qs = text
         .split(';')
         .map(|q| parse_dist("draft", q))
         .collect::<Result<Vec<_>, _>>()?;
     if qs.is_empty() || qs.len() > 8 {
-        return Err(bad(format!("needs 1 to 8 drafts, got {}", qs.len())));
+        return Err(bad(
+            format!("needs 1 to 8 drafts, got {}", qs.len()),
+            format!("需要 1 到 8 个草稿分布，给了 {} 个", qs.len()),
+        ));
     }
     if let Some((j, q)) = qs.iter().enumerate().find(|(_, q)| q.len() != len) {
-        return Err(bad(format!(
-            "draft {} has {} entries but p has {len}",
-            j + 1,
-            q.len()
-        )));
+        return Err(bad(
+            format!("draft {} has {} entries but p has {len}", j + 1, q.len()),
+            format!("草稿分布 {} 有 {} 项，而 p 有 {len} 项", j + 1, q.len()),
+        ));
     }
     // In u64 and saturating: a usize product wraps on wasm32 (16⁸ = 2³² ≡ 0).
     let draws: u64 = qs
@@ -129,9 +131,10 @@ pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
         .map(|q| q.iter().filter(|&&x| x > 0.0).count() as u64)
         .fold(1, u64::saturating_mul);
     if draws > MAX_DRAWS as u64 {
-        return Err(bad(format!(
-            "{draws} combinations of draws to enumerate (at most {MAX_DRAWS})"
-        )));
+        return Err(bad(
+            format!("{draws} combinations of draws to enumerate (at most {MAX_DRAWS})"),
+            format!("要枚举 {draws} 种抽取组合（最多 {MAX_DRAWS} 种）"),
+        ));
     }
     Ok(qs)
 }
@@ -141,31 +144,43 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let bad = |why: String| Error::Parse {
+    let bad = |en: String, zh: String| Error::Parse {
         what: "given tokens",
         text: text.to_string(),
-        why,
+        why: Text::new(en, zh),
     };
     let xs = text
         .split(',')
         .map(|t| {
-            t.trim()
-                .parse::<usize>()
-                .map_err(|_| bad(format!("{:?} is not a token index", t.trim())))
+            t.trim().parse::<usize>().map_err(|_| {
+                bad(
+                    format!("{:?} is not a token index", t.trim()),
+                    format!("{:?} 不是词元编号", t.trim()),
+                )
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     if xs.len() != qs.len() {
-        return Err(bad(format!("{} tokens for {} drafts", xs.len(), qs.len())));
+        return Err(bad(
+            format!("{} tokens for {} drafts", xs.len(), qs.len()),
+            format!("{} 个词元对应 {} 个草稿分布", xs.len(), qs.len()),
+        ));
     }
     for (j, (&x, q)) in xs.iter().zip(qs).enumerate() {
         if x >= q.len() {
-            return Err(bad(format!("token {x} is outside 0..{}", q.len())));
+            return Err(bad(
+                format!("token {x} is outside 0..{}", q.len()),
+                format!("词元 {x} 不在 0..{} 之内", q.len()),
+            ));
         }
         if q[x] <= 0.0 {
-            return Err(bad(format!(
-                "draft {} gives token {x} probability 0, so it cannot have drawn it",
-                j + 1
-            )));
+            return Err(bad(
+                format!(
+                    "draft {} gives token {x} probability 0, so it cannot have drawn it",
+                    j + 1
+                ),
+                format!("草稿分布 {} 给词元 {x} 的概率为 0，不可能抽到它", j + 1),
+            ));
         }
     }
     Ok(Some(xs))

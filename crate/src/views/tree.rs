@@ -1,7 +1,7 @@
 //! The token-tree builder (lecture §4.2–4.3, exercise 5): type paths to merge or an expansion
 //! configuration; see the tree, its depth-first order with depths, and the topology-aware mask.
 
-use crate::error::{check_range, Error};
+use crate::error::{check_range, Error, Text};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
 use crate::plot::{colors, render, Align};
@@ -71,7 +71,7 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
     };
     if tree.speculated() > params.budget as usize {
         return Err(Error::TooLarge {
-            what: "the merged tree".into(),
+            what: Text::new("the merged tree", "合并后的树"),
             nodes: tree.speculated() as u64,
             budget: params.budget as usize,
         });

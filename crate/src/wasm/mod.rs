@@ -6,6 +6,7 @@
 //! panic aborts the instance: the hook installed at start-up records its message first, so the
 //! page can show it (`last_panic`) before it starts a fresh instance.
 
+use crate::i18n::Lang;
 use crate::views;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -52,12 +53,26 @@ pub fn last_panic() -> Option<String> {
     LAST_PANIC.lock().ok().and_then(|s| s.clone())
 }
 
-fn into_error(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
+/// The page's language, as its latest call said (`engine.js` adds `lang` to every call's
+/// parameters): the language of the errors this instance throws. One per instance, since a page
+/// has one language (switching it reloads the page).
+static PAGE_LANG: Mutex<Lang> = Mutex::new(Lang::En);
+
+fn page_lang() -> Lang {
+    PAGE_LANG.lock().map(|l| *l).unwrap_or_default()
+}
+
+/// A thrown `Error`: the core's errors in the page's language, anything else as it reads.
+fn into_error<E: std::fmt::Display + 'static>(e: E) -> JsError {
+    let text = match (&e as &dyn std::any::Any).downcast_ref::<crate::error::Error>() {
+        Some(core) => core.message(page_lang()),
+        None => e.to_string(),
+    };
+    JsError::new(&text)
 }
 
 /// Parameters in, view out: the whole of every export.
-fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display>(
+fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display + 'static>(
     params: JsValue,
     view: impl FnOnce(&P) -> Result<V, E>,
 ) -> Result<JsValue, JsError> {
@@ -123,8 +138,14 @@ async fn models(
     let mut note = None;
     if backend == Backend::Wgpu {
         if let Err(e) = backend.device().await {
+            let lang = page_lang();
             note = Some(format!(
-                "No WebGPU here, so the models run on the CPU (flex) instead. Details: {e}"
+                "{}{}",
+                lang.pick(
+                    "No WebGPU here, so the models run on the CPU (flex) instead. Details: ",
+                    "这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：",
+                ),
+                e.message(lang)
             ));
             backend = Backend::Flex;
         }
@@ -142,9 +163,23 @@ fn params<P: DeserializeOwned>(params: JsValue) -> Result<P, JsError> {
     if params.is_undefined() || params.is_null() {
         serde_wasm_bindgen::from_value(js_sys::Object::new().into())
     } else {
+        let lang = js_sys::Reflect::get(&params, &JsValue::from_str("lang"))
+            .ok()
+            .and_then(|l| l.as_string())
+            .and_then(|l| Lang::parse(&l).ok());
+        if let (Some(lang), Ok(mut slot)) = (lang, PAGE_LANG.lock()) {
+            *slot = lang;
+        }
         serde_wasm_bindgen::from_value(params)
     }
-    .map_err(|e| into_error(format!("bad parameters: {e}")))
+    .map_err(|e| {
+        into_error(
+            page_lang()
+                .pick("bad parameters: ", "参数无法读取：")
+                .to_string()
+                + &e.to_string(),
+        )
+    })
 }
 
 fn output(out: &impl Serialize) -> Result<JsValue, JsError> {
@@ -160,20 +195,35 @@ fn report(progress: &Option<js_sys::Function>, message: &str) {
     }
 }
 
-/// A progress callback for the core that reports "done of total{suffix}" at most once per 1%
-/// (posting a message is not free) and at the end.
+/// A progress callback for the core that reports "done of total" (and on which backend, when
+/// given) at most once per 1% (posting a message is not free) and at the end.
 fn progress_every_percent<'a>(
     progress: &'a Option<js_sys::Function>,
-    suffix: &'a str,
+    backend: Option<&'a str>,
 ) -> impl FnMut(usize, usize) + 'a {
     let mut last = -1.0f64;
+    let lang = page_lang();
     move |done, total| {
         let f = done as f64 / total.max(1) as f64;
         if f - last >= 0.01 || done == total {
             last = f;
-            report(progress, &format!("{done} of {total}{suffix}"));
+            let text = match (lang, backend) {
+                (Lang::En, None) => format!("{done} of {total}"),
+                (Lang::En, Some(b)) => format!("{done} of {total} on {b}"),
+                (Lang::Zh, None) => format!("{done} / {total}"),
+                (Lang::Zh, Some(b)) => format!("{done} / {total}（{b}）"),
+            };
+            report(progress, &text);
         }
     }
+}
+
+/// "loading the models (backend)", in the page's language.
+fn loading(backend: &str) -> String {
+    page_lang().pick(
+        format!("loading the models ({backend})"),
+        format!("正在加载模型（{backend}）"),
+    )
 }
 
 /// LikesWorld: every model's next-token distributions over a world (run it in a worker).
@@ -183,11 +233,14 @@ pub async fn likesworld(
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
     let p: views::likesworld::LikesWorldParams = self::params(params)?;
-    report(&progress, &format!("loading the models ({})", p.backend));
+    report(&progress, &loading(&p.backend));
     let (m, note) = models(&p.backend).await.map_err(into_error)?;
     report(
         &progress,
-        &format!("running the models on {}", m.backend.name()),
+        &page_lang().pick(
+            format!("running the models on {}", m.backend.name()),
+            format!("正在 {} 上运行模型", m.backend.name()),
+        ),
     );
     let mut view = views::likesworld::likesworld_view(&p, &m)
         .await
@@ -257,7 +310,10 @@ pub async fn likesworld_latency(
     for kind in crate::model::ModelKind::ALL {
         report(
             &progress,
-            &format!("timing {} on {}", kind.name(), m.backend.name()),
+            &page_lang().pick(
+                format!("timing {} on {}", kind.name(), m.backend.name()),
+                format!("正在 {} 上为 {} 计时", m.backend.name(), kind.name()),
+            ),
         );
         let warmup = p.warmup.unwrap_or(p.runs / 3 + 20);
         timed.push(
@@ -287,12 +343,11 @@ pub async fn likesworld_decode(
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
     let p: views::decoding::DecodingParams = self::params(params)?;
-    report(&progress, &format!("loading the models ({})", p.backend));
+    report(&progress, &loading(&p.backend));
     let (m, note) = models(&p.backend).await.map_err(into_error)?;
     let perf = performance()?;
     let clock = move || perf.now() * 1e3;
-    let on = format!(" on {}", m.backend.name());
-    let mut tell = progress_every_percent(&progress, &on);
+    let mut tell = progress_every_percent(&progress, Some(m.backend.name()));
     let mut view = views::decoding::decoding_view(&p, &m, &clock, &mut tell)
         .await
         .map_err(into_error)?;
@@ -321,7 +376,7 @@ pub async fn modelfree(
     let p: ModelfreeParams = self::params(params)?;
     settings(&p).map_err(into_error)?;
     let (m, note) = if needs_models(&p) {
-        report(&progress, &format!("loading the models ({})", p.backend));
+        report(&progress, &loading(&p.backend));
         let (m, note) = models(&p.backend).await.map_err(into_error)?;
         (Some(m), note)
     } else {
@@ -329,7 +384,7 @@ pub async fn modelfree(
     };
     let perf = performance()?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, "");
+    let mut tell = progress_every_percent(&progress, None);
     let mut view = modelfree_view(&p, m.as_deref(), &clock, &mut tell)
         .await
         .map_err(into_error)?;

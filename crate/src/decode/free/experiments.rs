@@ -9,7 +9,7 @@ use super::{generate, Drafter, Limits};
 use crate::decode::experiments::{self as ex, Progress};
 use crate::decode::stats::{Generation, Source, Stats};
 use crate::decode::{ChainRule, LanguageModel, Method, Speculation};
-use crate::error::{check_range, Error};
+use crate::error::{check_range, Error, Text};
 use crate::model::bench::Clock;
 use crate::model::lm::Cached;
 use crate::model::Models;
@@ -172,7 +172,7 @@ fn target<'m>(w: &Workload, i: usize, models: Option<&'m Models>) -> Result<Targ
         (Kind::Likesworld, Some(m)) => Ok(Target::Model(Cached::new(&m.target, &m.device, 1.0))),
         (Kind::Likesworld, None) => Err(Error::Unavailable {
             what: "LikesWorld target",
-            why: "the models are not loaded".into(),
+            why: Text::new("the models are not loaded", "模型尚未加载"),
         }),
         _ => Ok(Target::Rule(RuleTarget::new(
             w.vocab(),
