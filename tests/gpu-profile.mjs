@@ -33,6 +33,15 @@ try {
       };
     };
     for (const n of ['dispatchWorkgroups', 'setPipeline', 'setBindGroup', 'end']) wrap(GPUComputePassEncoder.prototype, n);
+    // Which kernels run: every pipeline set, by its label (cubecl names a pipeline after its kernel).
+    const pipelines = {};
+    const setPipeline = GPUComputePassEncoder.prototype.setPipeline;
+    GPUComputePassEncoder.prototype.setPipeline = function labelled(p) {
+      const k = (p.label || '(no label)').replace(/[0-9a-f]{8,}/g, '…').slice(0, 90);
+      pipelines[k] = (pipelines[k] ?? 0) + 1;
+      return setPipeline.call(this, p);
+    };
+    stats.pipelines = pipelines;
     for (const n of ['beginComputePass', 'copyBufferToBuffer', 'finish', 'clearBuffer']) wrap(GPUCommandEncoder.prototype, n);
     for (const n of ['submit', 'writeBuffer', 'onSubmittedWorkDone']) wrap(GPUQueue.prototype, n);
     for (const n of ['createBuffer', 'createBindGroup', 'createComputePipeline', 'createComputePipelineAsync', 'createShaderModule', 'createCommandEncoder', 'createBindGroupLayout', 'createPipelineLayout']) wrap(GPUDevice.prototype, n);
@@ -43,6 +52,8 @@ try {
     // Warm-up (compiles every pipeline), then the measured calls.
     await gpu.likesworld_latency({ backend, runs: 10, warmup: 2 });
     for (const k of Object.keys(stats)) delete stats[k];
+    for (const k of Object.keys(pipelines)) delete pipelines[k];
+    stats.pipelines = pipelines;
     window.profiled = { gpu, stats };
   }, { module, backend });
   if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
@@ -74,6 +85,12 @@ try {
   const calls = 9 * Math.ceil(runs / 10) * 10;
   console.log(`wall ${out.wall.toFixed(0)} ms for ${calls} calls (${(out.wall / calls).toFixed(1)} ms per call)`);
   console.log('call'.padEnd(40), 'per call', 'ms per call');
+  const { pipelines = {} } = out.stats;
+  delete out.stats.pipelines;
+  if (backend === 'wgpu') {
+    console.log('kernels per call, by pipeline label:');
+    for (const [k, n] of Object.entries(pipelines).sort((a, b) => b[1] - a[1])) console.log(`  ${(n / calls).toFixed(1).padStart(6)}  ${k}`);
+  }
   for (const [k, s] of Object.entries(out.stats).sort((a, b) => b[1].ms - a[1].ms)) {
     console.log(k.padEnd(40), (s.n / calls).toFixed(1).padStart(8), (s.ms / calls).toFixed(2).padStart(10));
   }
