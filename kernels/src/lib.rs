@@ -32,7 +32,7 @@ pub fn gelu(data: &mut [f32]) {
 
 /// GELU of one value, with [`erf`].
 #[inline(always)]
-pub fn gelu_one(x: f32) -> f32 {
+fn gelu_one(x: f32) -> f32 {
     0.5 * x * (1.0 + erf(x * core::f32::consts::FRAC_1_SQRT_2))
 }
 
