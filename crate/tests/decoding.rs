@@ -253,12 +253,20 @@ fn the_cache_follows_rollbacks_and_accepted_tree_paths() {
     }
 }
 
-/// Many sequences on one cache: every row's distributions equal a fresh forward of its sequence,
-/// whatever the other rows do (rollbacks, trees, skipped calls, rows leaving and joining), with
-/// the cache compacted before every call, now and then, or never.
+/// Many sequences on one cache: every row's distributions equal a fresh forward of its sequence
+/// on flex, whatever the other rows do (rollbacks, trees, skipped calls, rows leaving and
+/// joining), with the cache compacted before every call, now and then, or never; on flex and on
+/// wgpu (the GPU forward's own kernels append to the cache, burn's ops compact it).
 #[test]
 fn a_batch_scores_every_row_as_if_it_were_alone() {
-    let m = flex();
+    batch_rows_alone(flex());
+    let gpu = read_sync(Models::load(Backend::Wgpu)).unwrap_or_else(|e| {
+        panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
+    });
+    batch_rows_alone(&gpu);
+}
+
+fn batch_rows_alone(m: &Models) {
     let worlds: Vec<Vec<u32>> = ex::prompts(6).iter().map(|w| w.tokens()).collect();
     let start = ex::prompts(1)[0].prompt().len() - 4;
     for slack in [0, 4, 1000] {
@@ -316,13 +324,41 @@ fn a_batch_scores_every_row_as_if_it_were_alone() {
                     if let Some(n) = node {
                         seq.extend(r.tree.path_to(n).iter().map(|&k| r.tree.tokens[k]));
                     }
-                    let want = read_sync(distributions(&m.target, &seq, &m.device)).unwrap();
+                    let f = flex();
+                    let want = read_sync(distributions(&f.target, &seq, &f.device)).unwrap();
                     let d = tv(&got, want.last().unwrap());
-                    assert!(d < 1e-5, "slack {slack}, round {round}, {seq:?}: TV {d}");
+                    assert!(
+                        d < 1e-5,
+                        "{:?}, slack {slack}, round {round}, {seq:?}: TV {d}",
+                        m.backend
+                    );
                 }
             }
         }
     }
+}
+
+/// A token outside the vocabulary is a clear error on every backend, before any model call.
+#[test]
+fn a_token_outside_the_vocabulary_is_an_error() {
+    let m = flex();
+    let vocab = specdec::likesworld::VOCAB as u32;
+    let mut model = Cached::new(&m.target, &m.device, 1.0);
+    for (context, tree) in [
+        (vec![1, vocab], Speculation::default()),
+        (vec![1, 2], Speculation::chain(&[3, vocab + 7])),
+    ] {
+        let e = read_sync(model.score(&context, &tree)).unwrap_err();
+        assert!(e.to_string().starts_with("token id = "), "{e}");
+    }
+    assert_eq!(model.fed(), 0);
+    // …and the model still answers.
+    assert_eq!(
+        read_sync(model.score(&[1, 2], &Speculation::default()))
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]

@@ -60,6 +60,18 @@ impl KvCache {
         (k, v)
     }
 
+    /// Takes `layer`'s keys and values out (the caller [`KvCache::put`]s the grown block back).
+    #[cfg(feature = "wgpu")]
+    pub(super) fn take(&mut self, layer: usize) -> Option<(Tensor<4>, Tensor<4>)> {
+        self.layers[layer].take()
+    }
+
+    /// Sets `layer`'s keys and values.
+    #[cfg(feature = "wgpu")]
+    pub(super) fn put(&mut self, layer: usize, k: Tensor<4>, v: Tensor<4>) {
+        self.layers[layer] = Some((k, v));
+    }
+
     fn map(&mut self, f: impl Fn(Tensor<4>) -> Tensor<4>) {
         for layer in self.layers.iter_mut() {
             *layer = layer.take().map(|(k, v)| (f(k), f(v)));

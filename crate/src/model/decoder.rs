@@ -101,27 +101,27 @@ impl DecoderConfig {
 
 #[derive(Module, Debug)]
 pub struct Decoder {
-    token: Embedding,
-    position: Embedding,
-    blocks: Vec<Block>,
-    norm: LayerNorm,
-    head: Linear,
-    n_heads: usize,
+    pub(super) token: Embedding,
+    pub(super) position: Embedding,
+    pub(super) blocks: Vec<Block>,
+    pub(super) norm: LayerNorm,
+    pub(super) head: Linear,
+    pub(super) n_heads: usize,
 }
 
 #[derive(Module, Debug)]
 pub struct Block {
-    norm_attn: LayerNorm,
+    pub(super) norm_attn: LayerNorm,
     /// Queries, keys and values in one matmul: [d] → [3d].
-    qkv: Linear,
-    out: Linear,
-    norm_mlp: LayerNorm,
-    up: Linear,
-    down: Linear,
+    pub(super) qkv: Linear,
+    pub(super) out: Linear,
+    pub(super) norm_mlp: LayerNorm,
+    pub(super) up: Linear,
+    pub(super) down: Linear,
 }
 
 /// A large negative score instead of −∞, so a fully masked row stays finite.
-const MASKED: f32 = -1.0e9;
+pub(super) const MASKED: f32 = -1.0e9;
 
 impl Decoder {
     pub fn n_layers(&self) -> usize {
@@ -142,6 +142,10 @@ impl Decoder {
         mask: Tensor<3, Bool>,
         cache: &mut KvCache,
     ) -> Tensor<3> {
+        #[cfg(feature = "wgpu")]
+        if let Some(logits) = self.forward_gpu(&tokens, &positions, &mask, cache) {
+            return logits;
+        }
         let blocked = mask.bool_not().unsqueeze_dim::<4>(1); // [batch, 1, new, cached + new]
         let mut x = self.token.forward(tokens) + self.position.forward(positions); // [batch, new, d]
         for (layer, block) in self.blocks.iter().enumerate() {

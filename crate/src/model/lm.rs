@@ -184,6 +184,21 @@ impl Batched for Batch<'_> {
                     allowed: "1 to 64 tokens (the models' positions)",
                 });
             }
+            // A token outside the vocabulary: an error here on every backend (the GPU kernels
+            // would read some other row of the embedding).
+            let vocab = crate::likesworld::VOCAB;
+            if let Some(&t) = r
+                .context
+                .iter()
+                .chain(&r.tree.tokens)
+                .find(|&&t| t as usize >= vocab)
+            {
+                return Err(Error::OutOfRange {
+                    name: "token id",
+                    value: f64::from(t),
+                    allowed: "a LikesWorld token (0 to the vocabulary's size − 1)",
+                });
+            }
             let i = self
                 .rows
                 .iter()

@@ -15,6 +15,8 @@ pub mod cache;
 pub mod decoder;
 pub mod device;
 pub mod eval;
+#[cfg(feature = "wgpu")]
+mod gpu;
 pub mod lm;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;

@@ -1,0 +1,511 @@
+//! The decoder's forward on burn's cubecl backend (WebGPU in the page, wgpu natively) as six
+//! kernels per block instead of ≈ 40 burn ops.
+//!
+//! The models are tiny (d ≤ 64, a call feeds at most a few hundred rows), so on a GPU a forward is
+//! all dispatch overhead: each burn op is one or more dispatches, and cubek's matmul falls back to
+//! its slowest kernel without cooperative matrices. Here a block is:
+//!
+//! 1. LayerNorm + the Q/K/V projection (each unit normalises its row itself: d reads, no
+//!    reduction kernel);
+//! 2. the new keys and values appended to the cache (one copy kernel writes both);
+//! 3. attention under the mask, with an online softmax (scores, mask, softmax and the weighted
+//!    values in one pass over the keys);
+//! 4. the output projection + the residual;
+//! 5. LayerNorm + the MLP's first layer + GELU;
+//! 6. the MLP's second layer + the residual.
+//!
+//! With the embeddings before and the final LayerNorm + head after, the target's forward is 14
+//! dispatches. Each kernel gives one output element per unit and reads its inputs through their
+//! strides, so views need no copy. The masked score is the same finite `MASKED` as on the CPU
+//! path, so a fully masked (padding) row gets the same uniform weights there and here.
+//!
+//! Only outside autodiff: training runs natively on flex, and burn's ops keep the gradients.
+
+use super::cache::KvCache;
+use super::decoder::{Block, Decoder, MASKED};
+use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
+use burn::tensor::{Bool, Int, Tensor};
+use burn_backend::cubecl::dtype_to_storage_type;
+use burn_backend::{DType, TensorMetadata};
+use burn_cubecl::cubecl::{self, CubeCount, CubeDim};
+use burn_cubecl::ops::numeric::empty_device_contiguous_dtype;
+use burn_cubecl::tensor::CubeTensor;
+use kernels::*;
+
+/// Units per workgroup.
+const UNITS: u32 = 64;
+
+/// The kernels, in cubecl's Rust dialect (its `Tensor` and `Int` are not burn's).
+mod kernels {
+    use burn_cubecl::cubecl;
+    use cubecl::prelude::*;
+
+    /// x[r, c] = token[ids[b, q], c] + position[pos[b, q], c], with r = b·new + q.
+    #[cube(launch)]
+    pub(super) fn embed_kernel<I: Int>(
+        ids: &Tensor<I>,
+        pos: &Tensor<I>,
+        token: &Tensor<f32>,
+        position: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        cols: u32,
+        new: u32,
+        #[define(I)] _dtype: ElemType,
+    ) {
+        let (rows, cols, new) = (rows as usize, cols as usize, new as usize);
+        if ABSOLUTE_POS >= rows * cols {
+            terminate!();
+        }
+        let r = ABSOLUTE_POS / cols;
+        let c = ABSOLUTE_POS % cols;
+        let (b, q) = (r / new, r % new);
+        let id = u32::cast_from(ids[b * ids.stride(0) + q * ids.stride(1)]) as usize;
+        let p = u32::cast_from(pos[b * pos.stride(0) + q * pos.stride(1)]) as usize;
+        out[ABSOLUTE_POS] = token[id * token.stride(0) + c * token.stride(1)]
+            + position[p * position.stride(0) + c * position.stride(1)];
+    }
+
+    /// out[r, c] = act(LayerNorm(x[r]) · w[:, c] + bias[c]); act is GELU or the identity.
+    #[cube(launch)]
+    pub(super) fn norm_linear_kernel(
+        x: &Tensor<f32>,
+        gamma: &Tensor<f32>,
+        beta: &Tensor<f32>,
+        w: &Tensor<f32>,
+        bias: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        cols: u32,
+        epsilon: f32,
+        #[comptime] gelu: bool,
+    ) {
+        let (rows, cols) = (rows as usize, cols as usize);
+        if ABSOLUTE_POS >= rows * cols {
+            terminate!();
+        }
+        let r = ABSOLUTE_POS / cols;
+        let c = ABSOLUTE_POS % cols;
+        let d = x.shape(1);
+        let (row, xs) = (r * x.stride(0), x.stride(1));
+        let n = f32::cast_from(d as u32);
+        let mut mean = 0.0f32;
+        for i in 0..d {
+            mean += x[row + i * xs];
+        }
+        mean /= n;
+        let mut var = 0.0f32;
+        for i in 0..d {
+            let t = x[row + i * xs] - mean;
+            var += t * t;
+        }
+        let denom = f32::sqrt(var / n + epsilon);
+        let (gs, bs, ws) = (gamma.stride(0), beta.stride(0), w.stride(0));
+        let column = c * w.stride(1);
+        let mut acc = bias[c * bias.stride(0)];
+        for i in 0..d {
+            let normed = (x[row + i * xs] - mean) / denom * gamma[i * gs] + beta[i * bs];
+            acc += normed * w[i * ws + column];
+        }
+        if gelu {
+            acc = 0.5f32 * acc * (1.0f32 + Erf::erf(acc * core::f32::consts::FRAC_1_SQRT_2));
+        }
+        out[ABSOLUTE_POS] = acc;
+    }
+
+    /// out[r, c] = res[r, c] + x[r] · w[:, c] + bias[c].
+    #[cube(launch)]
+    pub(super) fn linear_residual_kernel(
+        x: &Tensor<f32>,
+        w: &Tensor<f32>,
+        bias: &Tensor<f32>,
+        res: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        cols: u32,
+    ) {
+        let (rows, cols) = (rows as usize, cols as usize);
+        if ABSOLUTE_POS >= rows * cols {
+            terminate!();
+        }
+        let r = ABSOLUTE_POS / cols;
+        let c = ABSOLUTE_POS % cols;
+        let (row, xs) = (r * x.stride(0), x.stride(1));
+        let (ws, column) = (w.stride(0), c * w.stride(1));
+        let mut acc = bias[c * bias.stride(0)];
+        for i in 0..x.shape(1) {
+            acc += x[row + i * xs] * w[i * ws + column];
+        }
+        out[ABSOLUTE_POS] = res[r * res.stride(0) + c * res.stride(1)] + acc;
+    }
+
+    /// The cache with this call's keys and values appended: k, v [batch, heads, cached + new, dk];
+    /// slot s < cached from the old cache, the others from the Q/K/V rows [batch·new, 3d].
+    #[cube(launch)]
+    pub(super) fn append_kernel(
+        old_k: &Tensor<f32>,
+        old_v: &Tensor<f32>,
+        qkv: &Tensor<f32>,
+        k: &mut Tensor<f32>,
+        v: &mut Tensor<f32>,
+        total: u32,
+        heads: u32,
+        slots: u32,
+        dk: u32,
+        cached: u32,
+        new: u32,
+    ) {
+        let (heads, slots, dk) = (heads as usize, slots as usize, dk as usize);
+        let (cached, new) = (cached as usize, new as usize);
+        if ABSOLUTE_POS >= total as usize {
+            terminate!();
+        }
+        let e = ABSOLUTE_POS % dk;
+        let s = (ABSOLUTE_POS / dk) % slots;
+        let h = (ABSOLUTE_POS / (dk * slots)) % heads;
+        let b = ABSOLUTE_POS / (dk * slots * heads);
+        if s < cached {
+            k[ABSOLUTE_POS] = old_k[b * old_k.stride(0)
+                + h * old_k.stride(1)
+                + s * old_k.stride(2)
+                + e * old_k.stride(3)];
+            v[ABSOLUTE_POS] = old_v[b * old_v.stride(0)
+                + h * old_v.stride(1)
+                + s * old_v.stride(2)
+                + e * old_v.stride(3)];
+        } else {
+            let row = (b * new + s - cached) * qkv.stride(0);
+            let d = heads * dk;
+            let col = h * dk + e;
+            k[ABSOLUTE_POS] = qkv[row + (d + col) * qkv.stride(1)];
+            v[ABSOLUTE_POS] = qkv[row + (2 * d + col) * qkv.stride(1)];
+        }
+    }
+
+    /// scores[r, h, j] = scale · q_{r,h} · k_{b,h,j}, or scale · `masked` where the mask forbids
+    /// slot j (the CPU path's `mask_fill` then softmax of the scaled scores).
+    #[cube(launch)]
+    pub(super) fn scores_kernel<B: Int>(
+        qkv: &Tensor<f32>,
+        k: &Tensor<f32>,
+        mask: &Tensor<B>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        new: u32,
+        scale: f32,
+        masked: f32,
+        #[define(B)] _dtype: ElemType,
+    ) {
+        let (heads, slots, dk) = (k.shape(1), k.shape(2), k.shape(3));
+        let (rows, new) = (rows as usize, new as usize);
+        if ABSOLUTE_POS >= rows * heads * slots {
+            terminate!();
+        }
+        let j = ABSOLUTE_POS % slots;
+        let h = (ABSOLUTE_POS / slots) % heads;
+        let r = ABSOLUTE_POS / (slots * heads);
+        let (b, q) = (r / new, r % new);
+        let mut score = masked * scale;
+        if u32::cast_from(mask[b * mask.stride(0) + q * mask.stride(1) + j * mask.stride(2)]) != 0 {
+            let (qs, ks) = (qkv.stride(1), k.stride(3));
+            let query = r * qkv.stride(0) + h * dk * qs;
+            let key = b * k.stride(0) + h * k.stride(1) + j * k.stride(2);
+            let mut dot = 0.0f32;
+            for t in 0..dk {
+                dot += qkv[query + t * qs] * k[key + t * ks];
+            }
+            score = dot * scale;
+        }
+        out[ABSOLUTE_POS] = score;
+    }
+
+    /// context[r, h·dk + e] = Σ_j softmax_j(scores[r, h, ·]) · v[b, h, j, e].
+    #[cube(launch)]
+    pub(super) fn context_kernel(
+        scores: &Tensor<f32>,
+        v: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        new: u32,
+    ) {
+        let (heads, slots, dk) = (v.shape(1), v.shape(2), v.shape(3));
+        let d = heads * dk;
+        let (rows, new) = (rows as usize, new as usize);
+        if ABSOLUTE_POS >= rows * d {
+            terminate!();
+        }
+        let r = ABSOLUTE_POS / d;
+        let h = (ABSOLUTE_POS % d) / dk;
+        let e = ABSOLUTE_POS % dk;
+        let row = (r * heads + h) * slots; // scores are ours: contiguous
+        let (values, vs) = (
+            (r / new) * v.stride(0) + h * v.stride(1) + e * v.stride(3),
+            v.stride(2),
+        );
+        let mut top = scores[row];
+        for j in 1..slots {
+            let s = scores[row + j];
+            if s > top {
+                top = s;
+            }
+        }
+        let mut sum = 0.0f32;
+        let mut acc = 0.0f32;
+        for j in 0..slots {
+            let w = f32::exp(scores[row + j] - top);
+            sum += w;
+            acc += w * v[values + j * vs];
+        }
+        out[ABSOLUTE_POS] = acc / sum;
+    }
+}
+
+/// A float, int or bool tensor's cubecl primitive, if it lives on a cubecl device outside
+/// autodiff.
+fn cube<const D: usize, K>(t: Tensor<D, K>) -> Option<CubeTensor>
+where
+    K: burn::tensor::kind::Basic,
+{
+    match t.into_dispatch() {
+        DispatchTensor {
+            kind: DispatchTensorKind::Cube(t),
+            autodiff: DispatchAutodiffContext::Disabled,
+        } => match t {
+            BackendTensor::Float(t) | BackendTensor::Int(t) | BackendTensor::Bool(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn tensor<const D: usize>(t: CubeTensor) -> Tensor<D> {
+    Tensor::from_dispatch(DispatchTensor {
+        kind: DispatchTensorKind::Cube(BackendTensor::Float(t)),
+        autodiff: DispatchAutodiffContext::Disabled,
+    })
+}
+
+/// A parameter's primitive (the model is on the device the caller checked).
+fn param<const D: usize>(p: &burn::module::Param<Tensor<D>>) -> CubeTensor {
+    cube(p.val()).expect("the model's parameters are on its device")
+}
+
+fn bias(linear: &burn::nn::Linear) -> CubeTensor {
+    param(
+        linear
+            .bias
+            .as_ref()
+            .expect("the decoder's linear layers have biases"),
+    )
+}
+
+fn beta(norm: &burn::nn::LayerNorm) -> CubeTensor {
+    param(
+        norm.beta
+            .as_ref()
+            .expect("the decoder's LayerNorms have a bias"),
+    )
+}
+
+/// A new contiguous f32 buffer beside `like`.
+fn empty(like: &CubeTensor, shape: Vec<usize>) -> CubeTensor {
+    empty_device_contiguous_dtype(
+        like.client.clone(),
+        like.device.clone(),
+        shape.into(),
+        DType::F32,
+    )
+}
+
+/// Workgroups and units for one unit per output element.
+fn grid(like: &CubeTensor, n: usize) -> (CubeCount, CubeDim) {
+    let dim = CubeDim::new_1d(UNITS);
+    (
+        cubecl::calculate_cube_count_elemwise(&like.client, n, dim),
+        dim,
+    )
+}
+
+fn norm_linear(
+    x: &CubeTensor,
+    norm: &burn::nn::LayerNorm,
+    linear: &burn::nn::Linear,
+    gelu: bool,
+) -> CubeTensor {
+    let rows = x.shape()[0];
+    let cols = linear.weight.dims()[1];
+    let out = empty(x, vec![rows, cols]);
+    let (count, dim) = grid(x, rows * cols);
+    {
+        norm_linear_kernel::launch(
+            &x.client,
+            count,
+            dim,
+            x.clone().into_tensor_arg(),
+            param(&norm.gamma).into_tensor_arg(),
+            beta(norm).into_tensor_arg(),
+            param(&linear.weight).into_tensor_arg(),
+            bias(linear).into_tensor_arg(),
+            out.clone().into_tensor_arg(),
+            rows as u32,
+            cols as u32,
+            burn::nn::LayerNormConfig::new(1).epsilon as f32,
+            gelu,
+        );
+    }
+    out
+}
+
+fn linear_residual(x: &CubeTensor, linear: &burn::nn::Linear, res: &CubeTensor) -> CubeTensor {
+    let rows = x.shape()[0];
+    let cols = linear.weight.dims()[1];
+    let out = empty(x, vec![rows, cols]);
+    let (count, dim) = grid(x, rows * cols);
+    {
+        linear_residual_kernel::launch(
+            &x.client,
+            count,
+            dim,
+            x.clone().into_tensor_arg(),
+            param(&linear.weight).into_tensor_arg(),
+            bias(linear).into_tensor_arg(),
+            res.clone().into_tensor_arg(),
+            out.clone().into_tensor_arg(),
+            rows as u32,
+            cols as u32,
+        );
+    }
+    out
+}
+
+impl Block {
+    /// [`Block::forward`] on x [batch·new, d] in six kernels.
+    fn forward_gpu(
+        &self,
+        x: CubeTensor,
+        mask: &CubeTensor,
+        shape: [usize; 2],
+        n_heads: usize,
+        cache: &mut KvCache,
+        layer: usize,
+    ) -> CubeTensor {
+        let [batch, new] = shape;
+        let d = x.shape()[1];
+        let dk = d / n_heads;
+        let qkv = norm_linear(&x, &self.norm_attn, &self.qkv, false);
+        // The cache, old and new.
+        let old = cache.take(layer).map(|(k, v)| {
+            (
+                cube(k).expect("the cache is on the model's device"),
+                cube(v).expect("the cache is on the model's device"),
+            )
+        });
+        let cached = old.as_ref().map_or(0, |(k, _)| k.shape()[2]);
+        // Without a cache, one-element stand-ins that the kernel never reads (a buffer bound
+        // twice in one dispatch would be refused by WebGPU).
+        let (old_k, old_v) =
+            old.unwrap_or_else(|| (empty(&x, vec![1, 1, 1, 1]), empty(&x, vec![1, 1, 1, 1])));
+        let slots = cached + new;
+        let kv_shape = vec![batch, n_heads, slots, dk];
+        let (k, v) = (empty(&x, kv_shape.clone()), empty(&x, kv_shape));
+        let total = batch * n_heads * slots * dk;
+        let (count, dim) = grid(&x, total);
+        {
+            append_kernel::launch(
+                &x.client,
+                count,
+                dim,
+                old_k.into_tensor_arg(),
+                old_v.into_tensor_arg(),
+                qkv.clone().into_tensor_arg(),
+                k.clone().into_tensor_arg(),
+                v.clone().into_tensor_arg(),
+                total as u32,
+                n_heads as u32,
+                slots as u32,
+                dk as u32,
+                cached as u32,
+                new as u32,
+            );
+        }
+        cache.put(layer, tensor(k.clone()), tensor(v.clone()));
+        // Attention: the scores, then their softmax and the weighted values.
+        let rows = batch * new;
+        let scores = empty(&x, vec![rows, n_heads, slots]);
+        let (count, dim) = grid(&x, rows * n_heads * slots);
+        scores_kernel::launch(
+            &x.client,
+            count,
+            dim,
+            qkv.into_tensor_arg(),
+            k.into_tensor_arg(),
+            mask.clone().into_tensor_arg(),
+            scores.clone().into_tensor_arg(),
+            rows as u32,
+            new as u32,
+            1.0 / (dk as f32).sqrt(),
+            MASKED,
+            dtype_to_storage_type(mask.dtype),
+        );
+        let context = empty(&x, vec![rows, d]);
+        let (count, dim) = grid(&x, rows * d);
+        context_kernel::launch(
+            &x.client,
+            count,
+            dim,
+            scores.into_tensor_arg(),
+            v.into_tensor_arg(),
+            context.clone().into_tensor_arg(),
+            rows as u32,
+            new as u32,
+        );
+        let x = linear_residual(&context, &self.out, &x);
+        let h = norm_linear(&x, &self.norm_mlp, &self.up, true);
+        linear_residual(&h, &self.down, &x)
+    }
+}
+
+impl Decoder {
+    /// [`Decoder::forward`] in the kernels above, when the model is on a cubecl device outside
+    /// autodiff; `None` (and nothing consumed) otherwise.
+    pub(super) fn forward_gpu(
+        &self,
+        tokens: &Tensor<2, Int>,
+        positions: &Tensor<2, Int>,
+        mask: &Tensor<3, Bool>,
+        cache: &mut KvCache,
+    ) -> Option<Tensor<3>> {
+        let token = cube(self.token.weight.val())?;
+        let [batch, new] = tokens.dims();
+        let ids = cube(tokens.clone()).expect("the tokens are on the model's device");
+        let pos = cube(positions.clone()).expect("the positions are on the model's device");
+        let mask = cube(mask.clone()).expect("the mask is on the model's device");
+        let position = param(&self.position.weight);
+        let rows = batch * new;
+        let d = token.shape()[1];
+        let mut x = empty(&token, vec![rows, d]);
+        let (count, dim) = grid(&token, rows * d);
+        {
+            embed_kernel::launch(
+                &token.client,
+                count,
+                dim,
+                ids.clone().into_tensor_arg(),
+                pos.into_tensor_arg(),
+                token.clone().into_tensor_arg(),
+                position.into_tensor_arg(),
+                x.clone().into_tensor_arg(),
+                rows as u32,
+                d as u32,
+                new as u32,
+                dtype_to_storage_type(ids.dtype),
+            );
+        }
+        for (layer, block) in self.blocks.iter().enumerate() {
+            x = block.forward_gpu(x, &mask, [batch, new], self.n_heads, cache, layer);
+        }
+        let logits = norm_linear(&x, &self.norm, &self.head, false);
+        let vocab = logits.shape()[1];
+        Some(tensor::<2>(logits).reshape([batch, new, vocab]))
+    }
+}
