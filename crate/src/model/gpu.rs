@@ -67,6 +67,10 @@ mod kernels {
     }
 
     /// out[r, c] = act(LayerNorm(x[r]) · w[:, c] + bias[c]); act is GELU or the identity.
+    ///
+    /// One workgroup per row: its `UNITS` units normalise the row together (unit i holds x[r, i];
+    /// the mean and the variance are tree sums in shared memory), then each computes every
+    /// `UNITS`-th column from the normalised row in shared memory. Needs d ≤ `UNITS`.
     #[cube(launch)]
     pub(super) fn norm_linear_kernel(
         x: &Tensor<f32>,
@@ -81,36 +85,67 @@ mod kernels {
         #[comptime] gelu: bool,
     ) {
         let (rows, cols) = (rows as usize, cols as usize);
-        if ABSOLUTE_POS >= rows * cols {
+        let r = CUBE_POS;
+        // A whole workgroup past the last row (the grid rounds up): no barrier is split.
+        if r >= rows {
             terminate!();
         }
-        let r = ABSOLUTE_POS / cols;
-        let c = ABSOLUTE_POS % cols;
+        let u = UNIT_POS as usize;
         let d = x.shape(1);
-        let (row, xs) = (r * x.stride(0), x.stride(1));
         let n = f32::cast_from(d as u32);
-        let mut mean = 0.0f32;
-        for i in 0..d {
-            mean += x[row + i * xs];
+        let mut sums = Shared::new_slice(64usize);
+        let mut normed = Shared::new_slice(64usize);
+        let mut value = 0.0f32;
+        if u < d {
+            value = x[r * x.stride(0) + u * x.stride(1)];
         }
-        mean /= n;
-        let mut var = 0.0f32;
-        for i in 0..d {
-            let t = x[row + i * xs] - mean;
-            var += t * t;
+        sums[u] = value;
+        sync_cube();
+        // A tree sum: sums[0] = Σ sums, halving the live units each step.
+        #[unroll]
+        for level in 1..7usize {
+            let half = 64usize >> level;
+            if u < half {
+                let both = sums[u] + sums[u + half];
+                sums[u] = both;
+            }
+            sync_cube();
         }
-        let denom = f32::sqrt(var / n + epsilon);
-        let (gs, bs, ws) = (gamma.stride(0), beta.stride(0), w.stride(0));
-        let column = c * w.stride(1);
-        let mut acc = bias[c * bias.stride(0)];
-        for i in 0..d {
-            let normed = (x[row + i * xs] - mean) / denom * gamma[i * gs] + beta[i * bs];
-            acc += normed * w[i * ws + column];
+        let mean = sums[0] / n;
+        sync_cube();
+        let centred = value - mean;
+        sums[u] = 0.0f32;
+        if u < d {
+            sums[u] = centred * centred;
         }
-        if gelu {
-            acc = 0.5f32 * acc * (1.0f32 + Erf::erf(acc * core::f32::consts::FRAC_1_SQRT_2));
+        sync_cube();
+        #[unroll]
+        for level in 1..7usize {
+            let step = 64usize >> level;
+            if u < step {
+                let both = sums[u] + sums[u + step];
+                sums[u] = both;
+            }
+            sync_cube();
         }
-        out[ABSOLUTE_POS] = acc;
+        let denom = f32::sqrt(sums[0] / n + epsilon);
+        if u < d {
+            normed[u] = centred / denom * gamma[u * gamma.stride(0)] + beta[u * beta.stride(0)];
+        }
+        sync_cube();
+        let (ws, cs) = (w.stride(0), w.stride(1));
+        let mut c = u;
+        while c < cols {
+            let mut acc = bias[c * bias.stride(0)];
+            for i in 0..d {
+                acc += normed[i] * w[i * ws + c * cs];
+            }
+            if gelu {
+                acc = 0.5f32 * acc * (1.0f32 + Erf::erf(acc * core::f32::consts::FRAC_1_SQRT_2));
+            }
+            out[r * cols + c] = acc;
+            c += crate::model::gpu::UNITS as usize;
+        }
     }
 
     /// out[r, c] = res[r, c] + x[r] · w[:, c] + bias[c].
@@ -335,7 +370,8 @@ fn norm_linear(
     let rows = x.shape()[0];
     let cols = linear.weight.dims()[1];
     let out = empty(x, vec![rows, cols]);
-    let (count, dim) = grid(x, rows * cols);
+    // A workgroup per row.
+    let (count, dim) = grid(x, rows * UNITS as usize);
     {
         norm_linear_kernel::launch(
             &x.client,
@@ -467,7 +503,7 @@ impl Block {
 
 impl Decoder {
     /// [`Decoder::forward`] in the kernels above, when the model is on a cubecl device outside
-    /// autodiff; `None` (and nothing consumed) otherwise.
+    /// autodiff and d ≤ `UNITS`; `None` (and nothing consumed) otherwise.
     pub(super) fn forward_gpu(
         &self,
         tokens: &Tensor<2, Int>,
@@ -475,6 +511,11 @@ impl Decoder {
         mask: &Tensor<3, Bool>,
         cache: &mut KvCache,
     ) -> Option<Tensor<3>> {
+        // A row is normalised by one workgroup's units (`norm_linear_kernel`); wider models
+        // take burn's ops.
+        if self.token.weight.dims()[1] > UNITS as usize {
+            return None;
+        }
         let token = cube(self.token.weight.val())?;
         let [batch, new] = tokens.dims();
         let ids = cube(tokens.clone()).expect("the tokens are on the model's device");
