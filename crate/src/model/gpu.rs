@@ -303,12 +303,12 @@ where
 {
     match t.into_dispatch() {
         DispatchTensor {
-            kind: DispatchTensorKind::Cube(t),
+            kind:
+                DispatchTensorKind::Cube(
+                    BackendTensor::Float(t) | BackendTensor::Int(t) | BackendTensor::Bool(t),
+                ),
             autodiff: DispatchAutodiffContext::Disabled,
-        } => match t {
-            BackendTensor::Float(t) | BackendTensor::Int(t) | BackendTensor::Bool(t) => Some(t),
-            _ => None,
-        },
+        } => Some(t),
         _ => None,
     }
 }
