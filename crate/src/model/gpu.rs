@@ -1,23 +1,23 @@
-//! The decoder's forward on burn's cubecl backend (WebGPU in the page, wgpu natively) as six
+//! The decoder's forward on burn's cubecl backend (WebGPU in the page, wgpu natively) as seven
 //! kernels per block instead of ≈ 40 burn ops.
 //!
 //! The models are tiny (d ≤ 64, a call feeds at most a few hundred rows), so on a GPU a forward is
 //! all dispatch overhead: each burn op is one or more dispatches, and cubek's matmul falls back to
 //! its slowest kernel without cooperative matrices. Here a block is:
 //!
-//! 1. LayerNorm + the Q/K/V projection (each unit normalises its row itself: d reads, no
-//!    reduction kernel);
+//! 1. LayerNorm + the Q/K/V projection (a workgroup per row normalises it once, in shared memory);
 //! 2. the new keys and values appended to the cache (one copy kernel writes both);
-//! 3. attention under the mask, with an online softmax (scores, mask, softmax and the weighted
-//!    values in one pass over the keys);
-//! 4. the output projection + the residual;
-//! 5. LayerNorm + the MLP's first layer + GELU;
-//! 6. the MLP's second layer + the residual.
+//! 3. the attention scores under the mask, a unit per (row, head, slot);
+//! 4. their softmax and the weighted values, a unit per output element;
+//! 5. the output projection + the residual;
+//! 6. LayerNorm + the MLP's first layer + GELU;
+//! 7. the MLP's second layer + the residual.
 //!
-//! With the embeddings before and the final LayerNorm + head after, the target's forward is 14
-//! dispatches. Each kernel gives one output element per unit and reads its inputs through their
-//! strides, so views need no copy. The masked score is the same finite `MASKED` as on the CPU
-//! path, so a fully masked (padding) row gets the same uniform weights there and here.
+//! With the embeddings before and the final LayerNorm + head after, the target's forward is 16
+//! dispatches. Apart from the LayerNorm kernels, each unit computes one output element; every
+//! kernel reads its inputs through their strides, so views need no copy. The masked score is the
+//! same finite `MASKED` as on the CPU path, so a fully masked (padding) row gets the same uniform
+//! weights there and here.
 //!
 //! Only outside autodiff: training runs natively on flex, and burn's ops keep the gradients.
 
