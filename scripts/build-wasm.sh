@@ -30,7 +30,7 @@ mkdir -p pkg/weights
 cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg/weights/
 if [ "$which" != gpu ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
-  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features ndarray
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray
   generate pkg
 fi
 if [ "$which" != cpu ]; then

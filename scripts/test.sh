@@ -16,7 +16,7 @@ cargo clippy --all-targets -- -D warnings
 # wasm32 as the two modules are built: the GPU module's features (also the wasm tests'), and the
 # CPU module's.
 cargo clippy --all-targets --target wasm32-unknown-unknown --no-default-features --features wgpu -- -D warnings
-cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features ndarray -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features flex,ndarray -- -D warnings
 
 say "native tests (core, views, CLI)"
 cargo test --workspace

@@ -10,7 +10,8 @@ const arg = (name, d) => (process.argv.includes(name) ? process.argv[process.arg
 const runs = Number(arg('--runs', 10));
 const module = arg('--module', '/pkg/gpu/');
 const cpuProfile = process.argv.includes('--cpu-profile');
-// --backend flex profiles the CPU path of the same module (its CPU profile is the useful part).
+// --backend flex profiles the CPU path of a CPU module (`--module /pkg/` or one generated with its
+// name section; the GPU module has no flex): its CPU profile is the useful part.
 const backend = arg('--backend', 'wgpu');
 
 const env = await start();

@@ -579,8 +579,11 @@ test('LikesWorld runs the trained models in a worker, on both CPU backends', asy
 });
 
 test('LikesWorld on WebGPU: the models run on the GPU and are timed there', async () => {
-  const { page, errors } = await open(env, '?likesworld.backend=wgpu');
+  const requests = [];
+  const { page, errors } = await open(env, '?likesworld.backend=wgpu', { requests });
   await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'wgpu', null, { timeout: 120_000 });
+  // The worker's download of the GPU module is seen (the next test relies on it).
+  assert.ok(requests.includes('/pkg/gpu/specdec_bg.wasm'), requests.join(' '));
   assert.ok(await page.$eval('[data-widget="likesworld"] .lw-note', (n) => n.hidden), 'no fallback note with an adapter');
   const kinds = await rowsOf(page, '[data-widget="likesworld"] table.kinds');
   assert.ok(kinds.some((r) => r.startsWith('answer ')), kinds.join(' | '));
@@ -590,14 +593,16 @@ test('LikesWorld on WebGPU: the models run on the GPU and are timed there', asyn
   await page.close();
 });
 
-test('LikesWorld without a WebGPU adapter falls back to the CPU with a visible note', async () => {
+test('LikesWorld without a WebGPU adapter falls back to the CPU with a visible note, without downloading the GPU module', async () => {
   const noGpu = await start({ webgpu: false });
   try {
-    const { page, errors } = await open(noGpu, '?likesworld.backend=wgpu');
+    const requests = [];
+    const { page, errors } = await open(noGpu, '?likesworld.backend=wgpu', { requests });
     await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'flex', null, { timeout: 120_000 });
     const note = await page.$eval('[data-widget="likesworld"] .lw-note', (n) => (n.hidden ? '' : n.textContent));
-    assert.match(note, /No WebGPU here, so the models run on the CPU \(flex\) instead\. Details: WebGPU\/wgpu device unavailable: .*adapter/);
+    assert.match(note, /No WebGPU here, so the models run on the CPU \(flex\) instead\. Details: the browser offers no WebGPU adapter/);
     assert.ok(await page.$eval('[data-widget="likesworld"] .lw-note', (n) => n.getBoundingClientRect().height > 0), 'the note is visible');
+    assert.deepEqual(requests.filter((p) => p.includes('/pkg/gpu/')), [], 'the GPU module is not downloaded');
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
@@ -671,11 +676,51 @@ test('speculative decoding: a seeded step-through, operable with the keyboard', 
   await page.close();
 });
 
-test('speculative decoding on WebGPU: a short run end to end', async () => {
-  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1');
+/** Every step of the step-through: the tree drafted and the tokens emitted (no probabilities). */
+async function stepsOf(page) {
+  const sel = '[data-widget="decoding"] .dec-step';
+  const n = Number((await text(page, sel)).match(/Step 1 of (\d+)/)[1]);
+  const steps = [(await text(page, sel)).match(/^(.*? target calls\.)/)[1]];
+  for (let i = 1; i <= n; i += 1) {
+    const t = await text(page, sel);
+    assert.match(t, new RegExp(`Step ${i} of ${n}`));
+    steps.push(`${t.match(/(?:draft chain|token tree): [^]*?(?= at | Then)/)?.[0]} | ${t.match(/This step emitted: (.*?) \(/)[1]}`);
+    if (i < n) await page.click('[data-widget="decoding"] .dec-next');
+  }
+  return steps;
+}
+
+test('speculative decoding on WebGPU: a greedy tree run end to end, token for token the same as on flex', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.stepkind=tree&decoding.config=%3C2,1%3E&decoding.seed=3');
   await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 240_000 });
   assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on wgpu/);
   assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => n.hidden), 'no fallback note');
+  const onGpu = await stepsOf(page);
+  assert.ok(onGpu.length > 3, onGpu.join(' / '));
+  await setControl(page, 'decoding', 'backend', 'flex');
+  await decoded(page, 2);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.deepEqual(await stepsOf(page), onGpu);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a WebGPU adapter that gives no device: the GPU module says why and the job runs on the CPU', async () => {
+  const page = await env.browser.newPage({ serviceWorkers: 'block' });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const refuse = `GPUAdapter.prototype.requestDevice = function () { return Promise.reject(new TypeError('no device for this test')); };\n`;
+  await page.route('**/worker.js', async (route) => {
+    const body = await (await route.fetch()).text();
+    route.fulfill({ status: 200, contentType: 'text/javascript', body: refuse + body });
+  });
+  await page.goto(`${env.url}?likesworld.backend=wgpu`);
+  await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'flex', null, { timeout: 120_000 });
+  const note = await page.$eval('[data-widget="likesworld"] .lw-note', (n) => (n.hidden ? '' : n.textContent));
+  assert.match(note, /No WebGPU here, so the models run on the CPU \(flex\) instead\. Details: WebGPU\/wgpu device unavailable: .+/);
+  const kinds = await rowsOf(page, '[data-widget="likesworld"] table.kinds');
+  assert.ok(kinds.some((r) => r.startsWith('answer ')), kinds.join(' | '));
   assert.deepEqual(errors, []);
   await page.close();
 });

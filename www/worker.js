@@ -8,10 +8,12 @@
 // Exports that touch WebGPU are async (a browser hands out adapters and buffer read-backs only
 // asynchronously); they take a progress callback as their second argument.
 //
-// Two builds of the same engine: the CPU module (pkg/, compiled once by the page and passed in)
-// and the GPU module (pkg/gpu/, burn's wgpu backend instead of ndarray; several times larger),
-// fetched only when a job asks for the WebGPU backend. Neither embeds the models' weights: the
-// page downloads them once and passes them in, and each instance gets them before its first job.
+// Two builds of the same engine: the CPU module (pkg/, flex and ndarray, compiled once by the page
+// and passed in) and the GPU module (pkg/gpu/, burn's wgpu backend and no CPU backend; several
+// times larger), fetched only when a job asks for the WebGPU backend and this browser's WebGPU
+// can run it. Whenever WebGPU cannot, the job runs on the CPU module with flex and a note says
+// why. Neither module embeds the models' weights: the page downloads them once and passes them
+// in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
 import { fetchWeights, provideWeights } from './weights.js';
 
@@ -80,34 +82,48 @@ function gpuEngine(progress) {
   return gpuReady;
 }
 
-// burn's WebGPU runtime (cubecl-wgpu 0.11) panics when it starts on an adapter without timestamp
-// queries ("cannot profile on web assembly without timestamp_query"), as in Firefox and Safari
-// today: such a browser gets the CPU and the reason, instead of a crashed engine. Asked once.
+// Why WebGPU cannot run jobs in this browser, as a note in the page's language, or null. Asked
+// once, before the GPU module is downloaded:
+// - no WebGPU at all, or no adapter (the GPU module would be 2.4 MB downloaded for nothing);
+// - an adapter without timestamp queries, as in Firefox and Safari today: burn's WebGPU runtime
+//   (cubecl-wgpu 0.11) panics when it starts on one ("cannot profile on web assembly without
+//   timestamp_query"), so such a browser gets the CPU and the reason, not a crashed engine.
+// The GPU module itself then says whether it got a device (`webgpu_unavailable`).
 let unusableChecked = null;
 function webgpuUnusable() {
   unusableChecked ??= (async () => {
     const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
-    // No adapter at all is not this case: the GPU module says so itself.
-    return Boolean(adapter && !adapter.features.has('timestamp-query'));
+    if (!adapter) return 'none';
+    return adapter.features.has('timestamp-query') ? null : 'timestamps';
   })();
   return unusableChecked;
 }
 
+function unusableNote(why) {
+  if (why === 'timestamps') {
+    return tr('WebGPU is not usable in this browser (its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser), so this ran on the CPU (flex).',
+      '这个浏览器里的 WebGPU 无法使用（它的适配器没有 timestamp-query 功能，而 burn 的 WebGPU 运行时在浏览器中需要它），所以这次在 CPU（flex）上运行。');
+  }
+  return self.navigator.gpu
+    ? tr('No WebGPU here, so the models run on the CPU (flex) instead. Details: the browser offers no WebGPU adapter (navigator.gpu.requestAdapter() found none).',
+      '这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：浏览器没有提供 WebGPU 适配器（navigator.gpu.requestAdapter() 没有找到）。')
+    : tr('No WebGPU here, so the models run on the CPU (flex) instead. Details: this browser has no WebGPU (navigator.gpu is missing).',
+      '这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：这个浏览器没有 WebGPU（缺少 navigator.gpu）。');
+}
+
 /**
- * The engine for a job: { engine, params, note }. Without the GPU module (not built yet — the
- * dev server builds it after the page is up — or not fetchable) a WebGPU job runs on the CPU
- * module with flex and says so; the next WebGPU job tries the GPU module again.
+ * The engine for a job: { engine, params, note }. A WebGPU job runs on the CPU module with flex,
+ * and says why, when this browser's WebGPU is unusable, when the GPU module cannot be had (not
+ * built yet — the dev server builds it after the page is up — or not fetchable; the next WebGPU
+ * job tries again), or when the GPU module gets no device.
  */
 async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
   const unusable = await webgpuUnusable();
-  if (unusable) {
-    const note = tr('WebGPU is not usable in this browser (its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser), so this ran on the CPU (flex).',
-      '这个浏览器里的 WebGPU 无法使用（它的适配器没有 timestamp-query 功能，而 burn 的 WebGPU 运行时在浏览器中需要它），所以这次在 CPU（flex）上运行。');
-    return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
-  }
+  if (unusable) return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note: unusableNote(unusable) };
+  let engine;
   try {
-    return { engine: await gpuEngine(progress), params, gpu: true };
+    engine = await gpuEngine(progress);
   } catch (e) {
     gpuReady = null;
     const note = tr(`The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
@@ -116,6 +132,10 @@ async function engineFor(params, progress) {
       + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
     return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
   }
+  // An adapter that gives no device: the GPU module says why (it has no CPU backend to run on).
+  const note = await engine.webgpu_unavailable({ lang: params.lang });
+  if (note) return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
+  return { engine, params, gpu: true };
 }
 
 class DeviceLost extends Error {}

@@ -152,6 +152,7 @@ fn noun_zh(what: &str) -> &str {
         "drafts" => "草稿分布",
         "exercise" => "练习",
         "experiment" => "实验",
+        "flex backend" => "flex 后端",
         "given tokens" => "给定的词元",
         "GPU" => "GPU",
         "init" => "初始化方式",

@@ -7,61 +7,94 @@
 //! vectorises (SIMD128 in the browser). On the other backends, and whenever autodiff is on,
 //! burn's own ops run.
 
-use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
 use burn::tensor::activation;
-use burn::tensor::{DType, Tensor};
-use burn_flex::FlexTensor;
+use burn::tensor::Tensor;
+#[cfg(feature = "flex")]
+use std::ops::ControlFlow;
 
 /// GELU, 0.5·x·(1 + erf(x/√2)); on flex with `specdec_kernels::erf`, in place.
 pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    match x.into_dispatch() {
-        DispatchTensor {
-            kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
-            autodiff: DispatchAutodiffContext::Disabled,
-        } if t.dtype() == DType::F32 => {
-            let mut t = contiguous(t);
-            specdec_kernels::gelu(t.storage_mut::<f32>());
-            flex(t)
-        }
-        other => activation::gelu(Tensor::from_dispatch(other)),
-    }
+    #[cfg(feature = "flex")]
+    let x = match on_flex::gelu(x) {
+        ControlFlow::Break(y) => return y,
+        ControlFlow::Continue(x) => x,
+    };
+    activation::gelu(x)
 }
 
 /// softmax(scale · x) over the last dimension. On flex, in place in `x`'s buffer;
 /// elsewhere burn's `softmax` after a `mul_scalar`. Folding the attention's 1/√d_k in here saves
 /// one op per layer.
 pub fn softmax_last<const D: usize>(x: Tensor<D>, scale: f32) -> Tensor<D> {
-    match x.into_dispatch() {
-        DispatchTensor {
+    #[cfg(feature = "flex")]
+    let x = match on_flex::softmax_last(x, scale) {
+        ControlFlow::Break(y) => return y,
+        ControlFlow::Continue(x) => x,
+    };
+    activation::softmax(x.mul_scalar(scale), D - 1)
+}
+
+/// The in-place paths: `Break` with the result, or `Continue` with the input when it is not an
+/// f32 flex tensor outside autodiff.
+#[cfg(feature = "flex")]
+mod on_flex {
+    use burn::backend::{
+        BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind,
+    };
+    use burn::tensor::{DType, Tensor};
+    use burn_flex::FlexTensor;
+    use std::ops::ControlFlow;
+
+    pub fn gelu<const D: usize>(x: Tensor<D>) -> ControlFlow<Tensor<D>, Tensor<D>> {
+        match x.into_dispatch() {
+            DispatchTensor {
+                kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
+                autodiff: DispatchAutodiffContext::Disabled,
+            } if t.dtype() == DType::F32 => {
+                let mut t = contiguous(t);
+                specdec_kernels::gelu(t.storage_mut::<f32>());
+                ControlFlow::Break(flex(t))
+            }
+            other => ControlFlow::Continue(Tensor::from_dispatch(other)),
+        }
+    }
+
+    pub fn softmax_last<const D: usize>(
+        x: Tensor<D>,
+        scale: f32,
+    ) -> ControlFlow<Tensor<D>, Tensor<D>> {
+        match x.into_dispatch() {
+            DispatchTensor {
+                kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
+                autodiff: DispatchAutodiffContext::Disabled,
+            } if t.dtype() == DType::F32 && t.layout().shape().last().is_some_and(|&n| n > 0) => {
+                let row = *t.layout().shape().last().expect("checked above");
+                let mut t = contiguous(t);
+                specdec_kernels::softmax_rows(t.storage_mut::<f32>(), row, scale);
+                ControlFlow::Break(flex(t))
+            }
+            other => ControlFlow::Continue(Tensor::from_dispatch(other)),
+        }
+    }
+
+    /// `t` with a contiguous buffer of its own: a copy only when `t` is a view. Otherwise `t`'s
+    /// own buffer, which `storage_mut` then writes without copying, since nothing else holds it
+    /// (a tensor handed to an op is consumed by it).
+    fn contiguous(t: FlexTensor) -> FlexTensor {
+        let c = t.to_contiguous();
+        drop(t);
+        c
+    }
+
+    fn flex<const D: usize>(t: FlexTensor) -> Tensor<D> {
+        Tensor::from_dispatch(DispatchTensor {
             kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
             autodiff: DispatchAutodiffContext::Disabled,
-        } if t.dtype() == DType::F32 && t.layout().shape().last().is_some_and(|&n| n > 0) => {
-            let row = *t.layout().shape().last().expect("checked above");
-            let mut t = contiguous(t);
-            specdec_kernels::softmax_rows(t.storage_mut::<f32>(), row, scale);
-            flex(t)
-        }
-        other => activation::softmax(Tensor::from_dispatch(other).mul_scalar(scale), D - 1),
+        })
     }
 }
 
-/// `t` with a contiguous buffer of its own: a copy only when `t` is a view. Otherwise `t`'s own
-/// buffer, which `storage_mut` then writes without copying, since nothing else holds it (a
-/// tensor handed to an op is consumed by it).
-fn contiguous(t: FlexTensor) -> FlexTensor {
-    let c = t.to_contiguous();
-    drop(t);
-    c
-}
-
-fn flex<const D: usize>(t: FlexTensor) -> Tensor<D> {
-    Tensor::from_dispatch(DispatchTensor {
-        kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
-        autodiff: DispatchAutodiffContext::Disabled,
-    })
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
     use burn::tensor::{Device, TensorData};

@@ -55,7 +55,16 @@ impl Backend {
     /// machine or browser has no usable GPU adapter.
     pub async fn device(self) -> Result<Device, Error> {
         match self {
+            #[cfg(feature = "flex")]
             Backend::Flex => Ok(Device::flex()),
+            #[cfg(not(feature = "flex"))]
+            Backend::Flex => Err(Error::Unavailable {
+                what: "flex backend",
+                why: Text::new(
+                    "this build has no flex backend (the page's CPU module has it)",
+                    "这个构建没有 flex 后端（页面的 CPU 模块有）",
+                ),
+            }),
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)]
             // offered on purpose, beside flex, to show the difference

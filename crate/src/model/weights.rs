@@ -3,10 +3,11 @@
 //! the page downloads the files once (`pkg/weights/`, copied there by `scripts/build-wasm.sh`)
 //! and hands them to each module it starts ([`provide`]).
 
-use super::{Decoder, ModelKind};
+use super::{Decoder, DecoderConfig, ModelKind};
 use crate::error::{Error, Text};
-use burn::store::{BurnpackStore, ModuleSnapshot};
+use burn::store::{BurnpackStore, ModuleSnapshot, ModuleStore};
 use burn::tensor::Device;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Bytes aligned to 64: Burnpack reads its f32 data in place, which needs the file's start
@@ -74,9 +75,9 @@ fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
 /// Longest weights file accepted (the target's is 341 kB).
 pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
 
-/// Hands the downloaded weights of `kind` to this module (wasm). They are checked by loading
-/// them onto the CPU before they are kept; a second call for the same model must bring the same
-/// bytes. The copy lives as long as the module instance (three files, ≈ 0.5 MB in all).
+/// Hands the downloaded weights of `kind` to this module (wasm). They are checked before they
+/// are kept ([`check`]: without a device, since the GPU module has no CPU backend and may not
+/// have its GPU yet); a second call for the same model must bring the same bytes. The copy lives as long as the module instance (three files, ≈ 0.5 MB in all).
 pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
     let bad = |why: Text| Error::Parse {
         what: "weights",
@@ -108,9 +109,7 @@ pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
         unsafe { std::slice::from_raw_parts_mut(blocks.cast::<u8>(), bytes.len()) };
     aligned.copy_from_slice(bytes);
     let aligned: &'static [u8] = aligned;
-    // Loading checks the format and every tensor's shape against the model's configuration; the
-    // model is dropped before this returns, so nothing borrows the bytes afterwards.
-    if let Err(e) = from_bytes(kind, aligned, &burn::tensor::Device::flex()) {
+    if let Err(e) = check(kind, aligned) {
         // SAFETY: from `Box::into_raw` above, and no reference to it is left.
         drop(unsafe { Box::from_raw(blocks) });
         return Err(e);
@@ -137,6 +136,98 @@ fn kept(kind: ModelKind) -> Option<&'static [u8]> {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn keep(_: ModelKind, _: &'static [u8]) {}
+
+/// What a Burnpack file for `kind` must hold: every parameter of the model, by burn's name, with
+/// its shape ([`DecoderConfig`]; a test checks this against a model's own parameters).
+fn parameters(kind: ModelKind) -> BTreeMap<String, Vec<usize>> {
+    let DecoderConfig {
+        vocab,
+        d_model: d,
+        n_layers,
+        d_ff,
+        max_positions,
+        ..
+    } = kind.config();
+    let mut p = BTreeMap::new();
+    let mut linear = |name: String, d_in: usize, d_out: usize| {
+        p.insert(format!("{name}.weight"), vec![d_in, d_out]);
+        p.insert(format!("{name}.bias"), vec![d_out]);
+    };
+    linear("head".into(), d, vocab);
+    for l in 0..n_layers {
+        linear(format!("blocks.{l}.qkv"), d, 3 * d);
+        linear(format!("blocks.{l}.out"), d, d);
+        linear(format!("blocks.{l}.up"), d, d_ff);
+        linear(format!("blocks.{l}.down"), d_ff, d);
+    }
+    let norms = (0..n_layers)
+        .flat_map(|l| {
+            [
+                format!("blocks.{l}.norm_attn"),
+                format!("blocks.{l}.norm_mlp"),
+            ]
+        })
+        .chain(["norm".to_string()]);
+    for norm in norms {
+        p.insert(format!("{norm}.gamma"), vec![d]);
+        p.insert(format!("{norm}.beta"), vec![d]);
+    }
+    p.insert("token.weight".into(), vec![vocab, d]);
+    p.insert("position.weight".into(), vec![max_positions, d]);
+    p
+}
+
+/// Checks that `bytes` are a Burnpack file with exactly the parameters of `kind`: the same
+/// names, shapes, f32 data of the right length. No tensor is built, so no device is needed.
+fn check(kind: ModelKind, bytes: &'static [u8]) -> Result<(), Error> {
+    let bad = |why: Text| Error::Parse {
+        what: "weights",
+        text: kind.name().into(),
+        why,
+    };
+    let mut store = BurnpackStore::from_static(bytes);
+    let found = store
+        .get_all_tensors()
+        .map_err(|e| bad(e.to_string().into()))?;
+    let expected = parameters(kind);
+    for (name, shape) in &expected {
+        let Some(t) = found.get(name) else {
+            return Err(bad(Text::new(
+                format!("the tensor {name} is missing"),
+                format!("缺少张量 {name}"),
+            )));
+        };
+        let n: usize = shape.iter().product();
+        if t.shape.as_slice() != shape.as_slice()
+            || t.dtype != burn::tensor::DType::F32
+            || t.byte_len() != 4 * n
+        {
+            return Err(bad(Text::new(
+                format!(
+                    "{name} is {:?} {:?} ({} bytes), expected F32 {shape:?} ({} bytes)",
+                    t.dtype,
+                    t.shape.as_slice(),
+                    t.byte_len(),
+                    4 * n
+                ),
+                format!(
+                    "{name} 是 {:?} {:?}（{} 字节），应为 F32 {shape:?}（{} 字节）",
+                    t.dtype,
+                    t.shape.as_slice(),
+                    t.byte_len(),
+                    4 * n
+                ),
+            )));
+        }
+    }
+    if let Some(extra) = found.keys().find(|name| !expected.contains_key(*name)) {
+        return Err(bad(Text::new(
+            format!("the tensor {extra} is not a parameter of {}", kind.name()),
+            format!("张量 {extra} 不是 {} 的参数", kind.name()),
+        )));
+    }
+    Ok(())
+}
 
 /// Where `specdec train` writes a model's weights.
 pub fn asset_path(kind: ModelKind) -> PathBuf {
@@ -173,7 +264,7 @@ pub fn save(model: &Decoder, path: &Path) -> Result<(), Error> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
 
@@ -200,5 +291,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("weights"), "{e}");
+    }
+
+    /// The device-free check knows every parameter of every model, as burn names it.
+    #[test]
+    fn the_expected_parameters_are_the_models_own() {
+        for kind in ModelKind::ALL {
+            let model = kind.config().init(&Device::flex());
+            let own: BTreeMap<String, Vec<usize>> = model
+                .collect(None, None, false)
+                .into_iter()
+                .map(|t| (t.name.clone(), t.shape.to_vec()))
+                .collect();
+            assert_eq!(parameters(kind), own, "{}", kind.name());
+        }
+    }
+
+    /// A model's file saved in memory (Burnpack), leaked as the page's downloads are kept.
+    fn file_of(config: &DecoderConfig) -> &'static [u8] {
+        let mut store = BurnpackStore::from_bytes(None);
+        store.collect_from(&config.init(&Device::flex())).unwrap();
+        Vec::leak(store.get_bytes().unwrap().to_vec())
+    }
+
+    /// What [`provide`] runs on a download: each shipped file passes; another model's file, a
+    /// file with a layer too few or too many, and garbage are refused, naming what is wrong.
+    #[test]
+    fn the_device_free_check_refuses_every_wrong_file() {
+        for kind in ModelKind::ALL {
+            check(kind, shipped(kind).unwrap()).unwrap();
+        }
+        let e = check(ModelKind::DraftA, shipped(ModelKind::Target).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("draft-a") && e.contains("expected F32"), "{e}");
+        let mut fewer = ModelKind::Target.config();
+        fewer.n_layers -= 1;
+        let e = check(ModelKind::Target, file_of(&fewer))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is missing"), "{e}");
+        let mut more = ModelKind::Target.config();
+        more.n_layers += 1;
+        let e = check(ModelKind::Target, file_of(&more))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a parameter of target"), "{e}");
+        let e = check(ModelKind::Target, b"not a burnpack file")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("target"), "{e}");
     }
 }

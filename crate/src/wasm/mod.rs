@@ -128,8 +128,36 @@ thread_local! {
     static MODELS: std::cell::RefCell<Vec<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The models on `backend`, loaded once; a browser without a usable WebGPU adapter gets the
-/// flex models and the reason, for the page to show.
+/// What the page shows when a WebGPU job runs on the CPU because WebGPU failed here.
+fn no_webgpu_note(e: &crate::Error) -> String {
+    let lang = page_lang();
+    format!(
+        "{}{}",
+        lang.pick(
+            "No WebGPU here, so the models run on the CPU (flex) instead. Details: ",
+            "这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：",
+        ),
+        e.message(lang)
+    )
+}
+
+/// Whether this module can run WebGPU jobs here: `undefined` when it can, else the note for a
+/// run on the CPU instead (the worker asks the GPU module this before its first job, and sends
+/// the jobs to the CPU module when WebGPU fails, since the GPU module has no CPU backend).
+#[wasm_bindgen]
+pub async fn webgpu_unavailable(params: JsValue) -> Result<Option<String>, JsError> {
+    // Only the page's language is read from the parameters.
+    let _: serde::de::IgnoredAny = self::params(params)?;
+    Ok(crate::model::device::Backend::Wgpu
+        .device()
+        .await
+        .err()
+        .map(|e| no_webgpu_note(&e)))
+}
+
+/// The models on `backend`, loaded once. A build with flex gives a WebGPU job without a usable
+/// adapter the flex models and the reason, for the page to show; the GPU module, which has no
+/// CPU backend, gives the error (the worker asks [`webgpu_unavailable`] first).
 async fn models(
     backend: &str,
 ) -> Result<(std::rc::Rc<crate::model::Models>, Option<String>), crate::Error> {
@@ -138,15 +166,10 @@ async fn models(
     let mut note = None;
     if backend == Backend::Wgpu {
         if let Err(e) = backend.device().await {
-            let lang = page_lang();
-            note = Some(format!(
-                "{}{}",
-                lang.pick(
-                    "No WebGPU here, so the models run on the CPU (flex) instead. Details: ",
-                    "这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：",
-                ),
-                e.message(lang)
-            ));
+            if !cfg!(feature = "flex") {
+                return Err(e);
+            }
+            note = Some(no_webgpu_note(&e));
             backend = Backend::Flex;
         }
     }
