@@ -11,7 +11,6 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-wasm="$target_dir/wasm32-unknown-unknown/wasm/specdec.wasm"
 # Which modules: cpu, gpu, or all (the default; the CPU module first: the page needs it, the GPU
 # module only when someone picks WebGPU).
 which="${1:-all}"
@@ -21,7 +20,8 @@ case "$which" in cpu|gpu|all) ;; *) echo "build-wasm.sh: expected cpu, gpu or al
 # No wasm-opt: binaryen's -Os/-Oz cut the CPU module by a fifth but made it 7% larger gzipped (what
 # is downloaded), and Debian's binaryen 108 breaks wasm-bindgen's externref table.
 generate() {
-  local out="$1"
+  local profile="$1" out="$2"
+  local wasm="$target_dir/wasm32-unknown-unknown/$profile/specdec.wasm"
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$out" "$wasm"
   printf '%s/specdec_bg.wasm: %s bytes (%s gzip)\n' "$out" "$(wc -c < "$out/specdec_bg.wasm")" "$(gzip -9c "$out/specdec_bg.wasm" | wc -c)"
 }
@@ -31,14 +31,14 @@ cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg
 if [ "$which" != gpu ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
   cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray
-  generate pkg
+  generate wasm pkg
 fi
 if [ "$which" != cpu ]; then
   # Built beside the page into a temporary folder and moved in whole, so that a half-written
   # module is never served.
   rm -rf pkg/gpu pkg/gpu.partial
   # The same features as the wasm tests (scripts/test.sh), so burn is compiled once for both.
-  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu
-  generate pkg/gpu.partial
+  cargo build --profile wasm-gpu --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu
+  generate wasm-gpu pkg/gpu.partial
   mv pkg/gpu.partial pkg/gpu
 fi
