@@ -30,7 +30,7 @@ bash scripts/build-wasm.sh
 bash scripts/size-budget.sh
 
 say "wasm API tests in headless Chromium (WebGPU through SwiftShader)"
-# The wasm profile and the GPU module's features: the tests run the code that ships, and burn is
+# The GPU module's profile (wasm-gpu) and features: the tests run the code that ships, and burn is
 # compiled for wasm once for both (2 cores: each compile of burn and wgpu takes a quarter hour).
 (cd crate && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
