@@ -30,9 +30,12 @@ export async function start({ webgpu = true } = {}) {
 /**
  * Opens `path` in a fresh context, collecting console errors and page errors; waits for <html
  * data-ready>. With `requests` (an array), the path of every request the page and its workers make
- * from the start is pushed onto it.
+ * from the start is pushed onto it. With `workerPrelude` (script text), the page's worker runs it
+ * before its own code (a test's stand-in for what a browser's WebGPU lacks).
  */
-export async function open(env, path, { width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]', requests = null } = {}) {
+export async function open(env, path, {
+  width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]', requests = null, workerPrelude = null,
+} = {}) {
   // The offline service worker is off unless asked for: it would see requests before a test's
   // page.route, and keep copies between the tests' pages.
   const page = await env.browser.newPage({ viewport: { width, height }, serviceWorkers });
@@ -41,6 +44,12 @@ export async function open(env, path, { width = 1280, height = 900, serviceWorke
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
   if (requests) page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  if (workerPrelude) {
+    await page.route('**/worker.js', async (route) => {
+      const body = await (await route.fetch()).text();
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: `${workerPrelude}\n${body}` });
+    });
+  }
   await page.goto(env.url + path);
   await page.waitForSelector(ready, { timeout: 30_000 });
   return { page, errors };

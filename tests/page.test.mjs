@@ -706,16 +706,8 @@ test('speculative decoding on WebGPU: a greedy tree run end to end, token for to
 });
 
 test('a WebGPU adapter that gives no device: the GPU module says why and the job runs on the CPU', async () => {
-  const page = await env.browser.newPage({ serviceWorkers: 'block' });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  const refuse = `GPUAdapter.prototype.requestDevice = function () { return Promise.reject(new TypeError('no device for this test')); };\n`;
-  await page.route('**/worker.js', async (route) => {
-    const body = await (await route.fetch()).text();
-    route.fulfill({ status: 200, contentType: 'text/javascript', body: refuse + body });
-  });
-  await page.goto(`${env.url}?likesworld.backend=wgpu`);
+  const refuse = 'GPUAdapter.prototype.requestDevice = function () { return Promise.reject(new TypeError(\'no device for this test\')); };';
+  const { page, errors } = await open(env, '?likesworld.backend=wgpu', { workerPrelude: refuse });
   await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'flex', null, { timeout: 120_000 });
   const note = await page.$eval('[data-widget="likesworld"] .lw-note', (n) => (n.hidden ? '' : n.textContent));
   assert.match(note, /No WebGPU here, so the models run on the CPU \(flex\) instead\. Details: WebGPU\/wgpu device unavailable: .+/);
@@ -726,10 +718,6 @@ test('a WebGPU adapter that gives no device: the GPU module says why and the job
 });
 
 test('WebGPU without timestamp queries (as in Firefox and Safari): the job runs on the CPU and says why', async () => {
-  const page = await env.browser.newPage({ serviceWorkers: 'block' });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
   // The worker's adapter and device hide the feature, and a device asking for it is refused.
   const hide = `{
     const without = (proto) => {
@@ -744,12 +732,8 @@ test('WebGPU without timestamp queries (as in Firefox and Safari): the job runs 
       self.specdecNoTimestamps = (self.specdecNoTimestamps ?? 0) + 1;
       return request.call(this, d);
     };
-  }\n`;
-  await page.route('**/worker.js', async (route) => {
-    const body = await (await route.fetch()).text();
-    route.fulfill({ status: 200, contentType: 'text/javascript', body: hide + body });
-  });
-  await page.goto(`${env.url}?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1`);
+  }`;
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1', { workerPrelude: hide });
   await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
   assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
   assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU is not usable in this browser \(its adapter has no timestamp-query feature.*\), so this ran on the CPU \(flex\)/);
