@@ -77,31 +77,33 @@ pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
 
 /// Hands the downloaded weights of `kind` to this module (wasm). They are checked before they
 /// are kept ([`check`]: without a device, since the GPU module has no CPU backend and may not
-/// have its GPU yet); a second call for the same model must bring the same bytes. The copy lives as long as the module instance (three files, ≈ 0.5 MB in all).
+/// have its GPU yet); a second call for the same model must bring the same bytes. The copy lives
+/// as long as the module instance (three files, ≈ 0.5 MB in all).
 pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
-    let bad = |why: Text| Error::Parse {
-        what: "weights",
-        text: kind.name().into(),
-        why,
-    };
     if let Some(kept) = kept(kind) {
         return if kept == bytes {
             Ok(())
         } else {
-            Err(bad(Text::new(
-                "differ from the weights this module already has for it",
-                "与这个模块已有的权重不同",
-            )))
+            Err(bad(
+                kind,
+                Text::new(
+                    "differ from the weights this module already has for it",
+                    "与这个模块已有的权重不同",
+                ),
+            ))
         };
     }
     if bytes.len() > MAX_WEIGHTS_BYTES {
-        return Err(bad(Text::new(
-            format!(
-                "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
-                bytes.len()
+        return Err(bad(
+            kind,
+            Text::new(
+                format!(
+                    "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
+                    bytes.len()
+                ),
+                format!("{} 字节，超出上限 {MAX_WEIGHTS_BYTES}", bytes.len()),
             ),
-            format!("{} 字节，超出上限 {MAX_WEIGHTS_BYTES}", bytes.len()),
-        )));
+        ));
     }
     let blocks = Box::into_raw(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
     // SAFETY: `Align64` is 64 plain bytes, so the blocks are `len * 64` initialised bytes.
@@ -180,53 +182,66 @@ fn parameters(kind: ModelKind) -> BTreeMap<String, Vec<usize>> {
 /// Checks that `bytes` are a Burnpack file with exactly the parameters of `kind`: the same
 /// names, shapes, f32 data of the right length. No tensor is built, so no device is needed.
 fn check(kind: ModelKind, bytes: &'static [u8]) -> Result<(), Error> {
-    let bad = |why: Text| Error::Parse {
-        what: "weights",
-        text: kind.name().into(),
-        why,
-    };
     let mut store = BurnpackStore::from_static(bytes);
     let found = store
         .get_all_tensors()
-        .map_err(|e| bad(e.to_string().into()))?;
+        .map_err(|e| bad(kind, e.to_string()))?;
     let expected = parameters(kind);
     for (name, shape) in &expected {
         let Some(t) = found.get(name) else {
-            return Err(bad(Text::new(
-                format!("the tensor {name} is missing"),
-                format!("缺少张量 {name}"),
-            )));
+            return Err(bad(
+                kind,
+                Text::new(
+                    format!("the tensor {name} is missing"),
+                    format!("缺少张量 {name}"),
+                ),
+            ));
         };
         let n: usize = shape.iter().product();
         if t.shape.as_slice() != shape.as_slice()
             || t.dtype != burn::tensor::DType::F32
             || t.byte_len() != 4 * n
         {
-            return Err(bad(Text::new(
-                format!(
-                    "{name} is {:?} {:?} ({} bytes), expected F32 {shape:?} ({} bytes)",
-                    t.dtype,
-                    t.shape.as_slice(),
-                    t.byte_len(),
-                    4 * n
+            return Err(bad(
+                kind,
+                Text::new(
+                    format!(
+                        "{name} is {:?} {:?} ({} bytes), expected F32 {shape:?} ({} bytes)",
+                        t.dtype,
+                        t.shape.as_slice(),
+                        t.byte_len(),
+                        4 * n
+                    ),
+                    format!(
+                        "{name} 是 {:?} {:?}（{} 字节），应为 F32 {shape:?}（{} 字节）",
+                        t.dtype,
+                        t.shape.as_slice(),
+                        t.byte_len(),
+                        4 * n
+                    ),
                 ),
-                format!(
-                    "{name} 是 {:?} {:?}（{} 字节），应为 F32 {shape:?}（{} 字节）",
-                    t.dtype,
-                    t.shape.as_slice(),
-                    t.byte_len(),
-                    4 * n
-                ),
-            )));
+            ));
         }
     }
     if let Some(extra) = found.keys().find(|name| !expected.contains_key(*name)) {
-        return Err(bad(Text::new(
-            format!("the tensor {extra} is not a parameter of {}", kind.name()),
-            format!("张量 {extra} 不是 {} 的参数", kind.name()),
-        )));
+        return Err(bad(
+            kind,
+            Text::new(
+                format!("the tensor {extra} is not a parameter of {}", kind.name()),
+                format!("张量 {extra} 不是 {} 的参数", kind.name()),
+            ),
+        ));
     }
     Ok(())
+}
+
+/// The weights of `kind` are not usable, and why.
+fn bad(kind: ModelKind, why: impl Into<Text>) -> Error {
+    Error::Parse {
+        what: "weights",
+        text: kind.name().into(),
+        why: why.into(),
+    }
 }
 
 /// Where `specdec train` writes a model's weights.
@@ -244,11 +259,9 @@ pub fn load(kind: ModelKind, device: &Device) -> Result<Decoder, Error> {
 fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<Decoder, Error> {
     let mut model = kind.config().init(device);
     let mut store = BurnpackStore::from_static(bytes);
-    model.load_from(&mut store).map_err(|e| Error::Parse {
-        what: "weights",
-        text: kind.name().into(),
-        why: e.to_string().into(),
-    })?;
+    model
+        .load_from(&mut store)
+        .map_err(|e| bad(kind, e.to_string()))?;
     Ok(model)
 }
 
