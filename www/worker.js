@@ -119,8 +119,9 @@ function unusableNote(why) {
  */
 async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
+  const onCpu = async (note) => ({ engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note });
   const unusable = await webgpuUnusable();
-  if (unusable) return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note: unusableNote(unusable) };
+  if (unusable) return onCpu(unusableNote(unusable));
   let engine;
   try {
     engine = await gpuEngine(progress);
@@ -130,11 +131,11 @@ async function engineFor(params, progress) {
       + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.',
     `WebGPU 引擎无法加载（${e?.message ?? e}），所以这次在 CPU（flex）上运行。`
       + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
-    return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
+    return onCpu(note);
   }
   // An adapter that gives no device: the GPU module says why (it has no CPU backend to run on).
   const note = await engine.webgpu_unavailable({ lang: params.lang });
-  if (note) return { engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note };
+  if (note) return onCpu(note);
   return { engine, params, gpu: true };
 }
 
