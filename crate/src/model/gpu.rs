@@ -415,7 +415,7 @@ fn linear_residual(x: &CubeTensor, linear: &burn::nn::Linear, res: &CubeTensor) 
 }
 
 impl Block {
-    /// [`Block::forward`] on x [batch·new, d] in six kernels.
+    /// [`Block::forward`] on x [batch·new, d] in seven kernels.
     fn forward_gpu(
         &self,
         x: CubeTensor,
