@@ -1,0 +1,144 @@
+// Browser tests of the speculative-decoding widget: greedy chains and trees, progress, cancel and
+// bad input, the seeded step-through, the same tree run on WebGPU and flex, and the CPU fallback
+// when WebGPU lacks timestamp queries or loses its device mid-run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { setControl, text, alertOf, rowsOf, alertShown, decoded, stepsOf } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+test('speculative decoding: greedy chains and trees are identical to the target, on flex', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=greedy&decoding.prompts=10&decoding.draft=b');
+  await decoded(page, 1);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.equal(rows.length, 1 + 4, rows.join(' | ')); // γ 1, 2, 4, 6 (the default γ 4 is one of them)
+  for (const r of rows.slice(1)) assert.match(r, /^draft B chain γ \d+, greedy 10\/10 /, r);
+  assert.ok(await page.$('[data-widget="decoding"] .dec-plot svg'), 'the tokens-per-call chart');
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await decoded(page, 2);
+  const trees = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.equal(trees.length, 1 + 6, trees.join(' | ')); // the lecture's six shapes (the typed ⟨2,2,1,1⟩ is one of them)
+  assert.ok(trees.slice(1).every((r) => / 10\/10 /.test(r)), trees.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding: progress, cancel, bad input, and the widget keeps working', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=sample&decoding.prompts=200&decoding.repeats=5');
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"] .dec-progress')?.value) > 0, null, { timeout: 60_000 });
+  await page.click('[data-widget="decoding"] .dec-cancel');
+  await page.waitForSelector('[data-widget="decoding"][data-cancelled]', { timeout: 10_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Cancelled/);
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<2,,1>');
+  await page.waitForSelector('[data-widget="decoding"][data-state="error"]', { timeout: 30_000 });
+  assert.match(await alertOf(page, 'decoding'), /level 2 is empty/);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<9,9>');
+  await page.waitForFunction(() => /over the budget of 64/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  await setControl(page, 'decoding', 'prompts', 10);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<3,1>');
+  await decoded(page, 1);
+  assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-state'), 'ok');
+  assert.equal(await alertShown(page, 'decoding'), false);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.ok(rows.some((r) => r.startsWith('draft B tree ⟨3,1⟩')), rows.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding: a seeded step-through, operable with the keyboard', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.seed=4&decoding.gamma=3');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  const first = await text(page, '[data-widget="decoding"] .dec-step');
+  assert.match(first, /Step 1 of \d+/);
+  assert.match(first, /accept prob a = min\(1, p\/q\)uniform uverdict/);
+  await page.focus('[data-widget="decoding"] .dec-step');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-step'), '2');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first, 'the same step again');
+  // The same seed replays the same run.
+  await setControl(page, 'decoding', 'seed', 5);
+  await decoded(page, 2);
+  await setControl(page, 'decoding', 'seed', 4);
+  await decoded(page, 3);
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first);
+  // A greedy tree: the mask is drawn.
+  await setControl(page, 'decoding', 'stepkind', 'tree');
+  await decoded(page, 4);
+  assert.ok(await page.$('[data-widget="decoding"] table.dec-mask'), 'the tree mask');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding on WebGPU: a greedy tree run end to end, token for token the same as on flex', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.stepkind=tree&decoding.config=%3C2,1%3E&decoding.seed=3');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 240_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on wgpu/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => n.hidden), 'no fallback note');
+  const onGpu = await stepsOf(page);
+  assert.ok(onGpu.length > 3, onGpu.join(' / '));
+  await setControl(page, 'decoding', 'backend', 'flex');
+  await decoded(page, 2);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.deepEqual(await stepsOf(page), onGpu);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('WebGPU without timestamp queries (as in Firefox and Safari): the job runs on the CPU and says why', async () => {
+  // The worker's adapter and device hide the feature, and a device asking for it is refused.
+  const hide = `{
+    const without = (proto) => {
+      const get = Object.getOwnPropertyDescriptor(proto, 'features').get;
+      Object.defineProperty(proto, 'features', { get() { return new Set([...get.call(this)].filter((f) => f !== 'timestamp-query')); } });
+    };
+    without(GPUAdapter.prototype);
+    without(GPUDevice.prototype);
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = function (d = {}) {
+      if ([...(d.requiredFeatures ?? [])].includes('timestamp-query')) return Promise.reject(new TypeError('timestamp-query is not supported here'));
+      self.specdecNoTimestamps = (self.specdecNoTimestamps ?? 0) + 1;
+      return request.call(this, d);
+    };
+  }`;
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.backend=wgpu&decoding.gamma=2&decoding.seed=1', { workerPrelude: hide });
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU is not usable in this browser \(its adapter has no timestamp-query feature.*\), so this ran on the CPU \(flex\)/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => !n.hidden && n.getBoundingClientRect().height > 0), 'the note is visible');
+  // The GPU module never started a device (it would have panicked).
+  const devices = await Promise.all(page.workers().map((w) => w.evaluate(() => self.specdecNoTimestamps ?? 0)));
+  assert.deepEqual(devices.filter((n) => n > 0), []);
+  // The page keeps working: another run, the same answer.
+  const first = await text(page, '[data-widget="decoding"] .dec-step');
+  await setControl(page, 'decoding', 'seed', 2);
+  await decoded(page, 2);
+  await setControl(page, 'decoding', 'seed', 1);
+  await decoded(page, 3);
+  assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a WebGPU device lost mid-run: the job runs again on the CPU with a note, the next one gets a new device', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.gamma=2&decoding.seed=1');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  let done = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded'));
+  await page.evaluate(() => window.specdec.loseDeviceOnNextJob());
+  await setControl(page, 'decoding', 'backend', 'wgpu');
+  await decoded(page, ++done);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on flex/);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU device was lost during this run \(.+\), so it ran again on the CPU \(flex\)/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => !n.hidden && n.getBoundingClientRect().height > 0), 'the note is visible');
+  // The next WebGPU job starts a fresh instance of the GPU module, which asks for a new device.
+  await setControl(page, 'decoding', 'seed', 2);
+  await decoded(page, ++done);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-status'), /Done on wgpu/);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => n.hidden), 'no note on the new device');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,103 @@
+// Browser tests of the Chinese page: the language switch (page, widgets, figures, exercises,
+// remembered), and the engine's errors, the worker's notes and its progress in Chinese.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { setControl, text, alertOf, decoded, mfDone } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+test('the language switch changes the page and the widgets to Chinese, is remembered, and keeps the state', async () => {
+  const { page, errors } = await open(env, '?theory.alpha=0.7');
+  const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
+  assert.equal(await h1(), 'Speculative decoding, exactly');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  // The switch reloads the page; a reload while the worker script is still loading aborts that
+  // request (harmless, but it would count as a failed request), so the switch waits for quiet.
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  assert.equal(await h1(), '推测解码，精确地');
+  assert.equal(await page.$eval('#s2-h', (e) => e.innerText.trim()), '§2 推测解码：小模型猜、大模型验');
+  assert.match(await page.$eval('#s2 .explain', (e) => e.innerText), /墙钟加速比/);
+  assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), '能快多少：E、加速比与运算量');
+  assert.equal(await page.$eval('[data-widget="roofline"] label[for$="-overhead"]', (e) => e.textContent), '固定开销 (ms)');
+  assert.equal(await page.$eval('[data-widget="theory"] [data-key="alpha"]', (e) => e.value), '0.7', 'the state survives the switch');
+  assert.equal(await page.$eval('[data-widget="theory"] .share', (e) => e.textContent), '分享');
+  assert.equal(await page.$eval('[data-widget="exercises"] button[type="submit"]', (e) => e.textContent), '检查');
+  assert.match(await page.$eval('[data-widget="theory"] .presets span', (e) => e.textContent), /课上的例子/);
+  assert.equal(await page.$eval('[data-widget="theory"] .presets button', (e) => e.textContent), '表 1 · α 0.8，γ 5，c = ĉ = 0');
+  assert.equal(await page.$eval('[data-widget="theory"] .presets button', (e) => e.title), '加速比 3.69×，运算量 1.63×');
+  // Translated select options keep the values of the English ones, in the same order.
+  const mismatched = await page.evaluate(async () => {
+    const { WIDGETS } = await import('./widgets/index.js');
+    return Object.values(WIDGETS).flatMap((w) => w.controls.filter((c) => c.options_zh
+      && JSON.stringify(c.options_zh.map(([v]) => v)) !== JSON.stringify(c.options.map(([v]) => v))).map((c) => `${w.name}.${c.key}`));
+  });
+  assert.deepEqual(mismatched, []);
+  assert.equal(await page.$eval('[data-widget="decoding"] [data-key="experiment"] option[value="tree"]', (e) => e.textContent), '贪心树（04.3）');
+  // The figures too: titles, axes and legends come from the engine in the page's language.
+  assert.match(await page.$eval('[data-widget="theory"] .plots svg', (e) => e.textContent), /E 和加速比随 γ 的变化/);
+  assert.match(await page.$eval('[data-widget="roofline"] .plots svg', (e) => e.textContent), /每步时间/);
+  // The exercises speak Chinese too, hints included.
+  assert.match(await text(page, '[data-widget="exercises"] .ex-statement'), /每步平均产生多少 token/);
+  await page.fill('[data-widget="exercises"] input[data-part="0"]', '9');
+  await page.click('[data-widget="exercises"] button[type="submit"]');
+  assert.match(await text(page, '[data-widget="exercises"] .ex-says'), /9 偏大。前 i 个草稿全部通过的概率是 α\^i/);
+  // No English prose is visible: every [data-lang="en"] is hidden.
+  assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
+  // Remembered: a new visit is in Chinese; the switch goes back.
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await h1(), '推测解码，精确地');
+  assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="en"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await h1(), 'Speculative decoding, exactly');
+  assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), 'How much faster: E, speedup and operations');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on the Chinese page the engine’s errors, the worker’s notes and its progress are in Chinese', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.addInitScript(() => localStorage.setItem('specdec-playground.lang', 'zh'));
+  await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
+  await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  // Core errors raised on the main thread: a tree config, a distribution, drawn tokens.
+  await setControl(page, 'tree', 'mode', 'config');
+  await page.fill('[data-widget="tree"] [data-key="config"]', '<2,0>');
+  assert.equal(await alertOf(page, 'tree'), '无法读取树配置 "<2,0>"：第 2 层宽度为 0；每层至少需要一个子节点');
+  await page.fill('[data-widget="tree"] [data-key="config"]', '<9,9,9,9>');
+  assert.match(await alertOf(page, 'tree'), /^树配置 <9,9,9,9> 有 7380 个节点，超出 \d+ 个节点的预算$/);
+  await page.fill('[data-widget="multidraft"] [data-key="p"]', '0.5,0.6');
+  assert.match(await alertOf(page, 'multidraft'), /^无法读取p "0\.5,0\.6"：总和为 1\.1/);
+  // In a worker: the WebGPU module is missing, so the job runs on flex with a note in Chinese.
+  await mfDone(page, 1);
+  assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU 引擎无法加载（.*），所以这次在 CPU（flex）上运行/);
+  // A core error raised in a worker job: the decoding widget's tree budget.
+  await setControl(page, 'decoding', 'experiment', 'tree');
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<9,9>');
+  await page.waitForFunction(() => /超出 64 个节点的预算/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  // Progress from the engine, "done / total（backend）": every text the status line shows.
+  await page.evaluate(() => {
+    window.statusLog = [];
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) window.statusLog.push(n.textContent);
+    }).observe(document.querySelector('[data-widget="decoding"] .dec-status'), { childList: true });
+  });
+  const runs = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded') || 0);
+  await page.fill('[data-widget="decoding"] [data-key="config"]', '<2,1>');
+  await decoded(page, runs + 1);
+  const log = await page.evaluate(() => window.statusLog);
+  assert.ok(log.some((s) => /^运行中: \d+ \/ \d+（flex）…$/.test(s)), log.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,94 @@
+// Browser tests of state in URLs, embedding and sharing: hostile and off-step URL values,
+// the state written into the URL, embed.html (one widget, hidden controls, compact mode), and a
+// round trip through the URL and the Share link for every control of every widget.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { WIDGETS, setControl, text, alertOf } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+test('hostile URL parameters get a message and sane values', async () => {
+  const q = '?theory.alpha=abc&roofline.k=99999&exactness.variant=%3Cimg%20src%3Dx%3E&tree.paths=%3Cb%3Ex%3C%2Fb%3E%20y';
+  const { page, errors } = await open(env, q);
+  assert.match(await alertOf(page, 'theory'), /α: “abc” is not a number; using 0\.8/);
+  assert.match(await alertOf(page, 'roofline'), /k tokens: 99999 is outside 1…64; using 64/);
+  assert.match(await alertOf(page, 'exactness'), /not one of the choices/);
+  assert.equal(await page.$('[data-widget="exactness"] img'), null, 'no markup injected');
+  assert.equal(await page.$('[data-widget="tree"] .view b:not(.numbers b)'), null);
+  for (const w of WIDGETS) assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('URL values off a control’s step are snapped with a note, and the server survives a bad escape', async () => {
+  const { page, errors } = await open(env, '?theory.gamma=2.5&tree.highlight=1.5');
+  assert.match(await alertOf(page, 'theory'), /γ: 2\.5 is not on the control’s steps of 1; using 3/);
+  assert.match(await alertOf(page, 'tree'), /1\.5 is not on the control’s steps of 1; using 2/);
+  for (const w of ['theory', 'tree']) {
+    assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+    assert.ok(await page.$(`[data-widget="${w}"] .view svg`), `${w} draws`);
+  }
+  assert.equal((await fetch(`${env.url}%`)).status, 400);
+  assert.equal((await fetch(`${env.url}%E0%A4%A`)).status, 400);
+  assert.equal((await fetch(env.url)).status, 200, 'still serving');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('state goes into the URL and an embed shows one widget without controls', async () => {
+  const { page } = await open(env, '');
+  await setControl(page, 'theory', 'alpha', 0.7);
+  assert.match(page.url(), /theory\.alpha=0\.7/);
+  await page.close();
+  const { page: embed, errors } = await open(env, 'embed.html?widget=theory&alpha=0.7&gamma=4&c=0.05&controls=0');
+  assert.equal(await embed.$$eval('[data-widget]', (els) => els.length), 1);
+  assert.equal(await embed.$eval('[data-widget="theory"] form', (f) => f.hidden), true);
+  assert.match(await text(embed, '[data-widget="theory"] .numbers'), /E = 2\.773 tokens/);
+  assert.deepEqual(errors, []);
+  const { page: unknown } = await open(env, 'embed.html?widget=%3Cscript%3E');
+  assert.match(await text(unknown, '[role="alert"]'), /Unknown widget “script”\. Choose one of: roofline/);
+  await embed.close();
+  await unknown.close();
+});
+
+test('embed.html hides controls by name and has a compact mode', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=theory&hide=gamma,c,nope&compact=1');
+  const hidden = await page.$$eval('[data-widget="theory"] .control', (els) => els.map((e) => [e.querySelector('[data-key]').dataset.key, e.hidden]));
+  assert.deepEqual(hidden, [['alpha', false], ['gamma', true], ['c', true], ['c_hat', false]]);
+  assert.match(await alertOf(page, 'theory'), /hide: “nope” is not a control of this widget \(alpha, gamma, c, c_hat\)/);
+  assert.equal(await page.$eval('[data-widget="theory"] .intro', (e) => getComputedStyle(e).display), 'none');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('URL round trip for every widget: every control set from the URL, then the Share link restores the same state', async () => {
+  const probe = await open(env, 'embed.html?widget=theory');
+  // For each widget, a value other than the default for every control (text controls keep theirs).
+  const plans = await probe.page.evaluate(async () => {
+    const { WIDGETS } = await import('./widgets/index.js');
+    return Object.entries(WIDGETS).map(([name, w]) => [name, w.controls.map((c) => {
+      let v = c.value;
+      if (c.type === 'range' || c.type === 'number') v = c.value !== c.min ? c.min : c.max;
+      if (c.type === 'select') v = c.options.find(([o]) => o !== c.value)[0];
+      return [c.key, String(v)];
+    })]);
+  });
+  await probe.page.close();
+  assert.ok(plans.length >= 9);
+  const values = (page) => page.$$eval('[data-widget] [data-key]', (els) => els.map((e) => [e.dataset.key, e.value]));
+  for (const [name, controls] of plans) {
+    const q = new URLSearchParams([['widget', name], ...controls]);
+    const { page } = await open(env, `embed.html?${q}`);
+    assert.deepEqual(await values(page), controls, `${name} from the URL`);
+    await page.click('[data-widget] .share');
+    await page.waitForFunction(() => document.querySelector('[data-widget] [role="alert"]').textContent.includes('Link to this state: '));
+    const link = (await text(page, '[data-widget] [role="alert"]')).replace(/^.*Link to this state: /, '');
+    await page.close();
+    const shared = await open(env, link.replace(env.url, ''));
+    assert.deepEqual(await values(shared.page), controls, `${name} from its Share link`);
+    await shared.page.close();
+  }
+});
