@@ -112,8 +112,21 @@ let counter = 0;
  *   compact      no title bar or introduction
  * Returns the widget's `ui`; `ui.apply(key, raw)` changes a control from outside (validated like
  * a URL value) and redraws, `ui.hide(text)` and `ui.compact(on)` change the chrome.
+ *
+ * Three parts: readControls (the state and which controls show), buildTemplate (the HTML
+ * skeleton), wire (the ui object, drawing, and the events).
  */
-export function mount(root, widget, { source = null, hide = null, compact = false } = {}) {
+export function mount(root, widget, options = {}) {
+  const controls = readControls(root, widget, options);
+  const { alertBox, view } = buildTemplate(root, widget, controls);
+  return wire(root, widget, controls, alertBox, view);
+}
+
+/**
+ * The controls' side: each control's initial value, validated (with a note for each bad one),
+ * whether the controls are hidden altogether, which ones are hidden by name, and compact mode.
+ */
+function readControls(root, widget, { source = null, hide = null, compact = false }) {
   const { state, notes } = readInitial(root, widget, source);
   const fromPage = source === null;
   const hidden = fromPage && (root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${widget.name}.controls`) === '0');
@@ -125,6 +138,14 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
     notes.push(...h.notes);
   }
   if (fromPage && (root.dataset.compact !== undefined || params.get('compact') === '1')) compact = true;
+  return { state, notes, hidden, hiddenKeys, compact };
+}
+
+/**
+ * The widget's HTML skeleton in `root`: title bar (Export, Share), introduction, the controls'
+ * form, the lecture presets, the alert and the view. Returns the alert and view elements.
+ */
+function buildTemplate(root, widget, { state, hidden, compact }) {
   counter += 1;
   const ids = widget.controls.map((c) => `w${counter}-${c.key}`);
   root.classList.add('widget');
@@ -140,8 +161,15 @@ export function mount(root, widget, { source = null, hide = null, compact = fals
       <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(t(p, 'note') ?? '')}">${escapeHtml(t(p, 'label'))}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
     <div class="view"></div>`;
-  const alertBox = root.querySelector('[role="alert"]');
-  const view = root.querySelector('.view');
+  return { alertBox: root.querySelector('[role="alert"]'), view: root.querySelector('.view') };
+}
+
+/**
+ * The wiring: the `ui` object render and the outside use, draw() (controls shown, the view
+ * updated, alerts), and the events (input, presets, Export, Share, an engine restart). Draws once.
+ */
+function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view) {
+  let hiddenKeys = initialHidden;
   const ui = {
     root,
     state,
