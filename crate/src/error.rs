@@ -186,6 +186,44 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The language `name` (`en` or `zh`), or the error that names it.
+pub fn parse_lang(name: &str) -> Result<Lang, Error> {
+    Lang::from_name(name).ok_or_else(|| Error::Unknown {
+        what: "language",
+        name: name.into(),
+        known: "en, zh".into(),
+    })
+}
+
+/// A range a user can type, declared once where the value is used and read by every boundary
+/// that takes it (a CLI option, a wasm export's parameter, the page's control through the
+/// `declarations` export).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Range {
+    pub name: &'static str,
+    pub min: f64,
+    pub max: f64,
+    /// The range in words, for the error message.
+    #[serde(skip)]
+    pub allowed: &'static str,
+}
+
+impl Range {
+    pub const fn new(name: &'static str, min: f64, max: f64, allowed: &'static str) -> Range {
+        Range {
+            name,
+            min,
+            max,
+            allowed,
+        }
+    }
+
+    /// `value` if it lies in the range, else the error that names it.
+    pub fn check(&self, value: f64) -> Result<f64, Error> {
+        check_range(self.name, value, self.min, self.max, self.allowed)
+    }
+}
+
 /// Checks that `value` is finite and within `[lo, hi]`.
 pub fn check_range(
     name: &'static str,
@@ -263,7 +301,7 @@ mod tests {
         assert_eq!(big, "树配置 <9,9,9,9> 有 7380 个节点，超出 64 个节点的预算");
         let range = check_range("gamma", 0.0, 1.0, 16.0, "1 ≤ γ ≤ 16").unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
-        let unknown = Lang::parse("fr").unwrap_err().message(Lang::Zh);
+        let unknown = parse_lang("fr").unwrap_err().message(Lang::Zh);
         assert_eq!(unknown, "未知的语言 \"fr\"（可选：en, zh）");
         // A library's own words read the same in both languages.
         let raw = Error::Unavailable {

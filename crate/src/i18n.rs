@@ -20,15 +20,13 @@ impl Lang {
         }
     }
 
-    pub fn parse(name: &str) -> Result<Lang, crate::error::Error> {
+    /// The language named `en` or `zh` (a name that is neither is rejected by
+    /// `error::parse_lang`: this module sits below the errors).
+    pub fn from_name(name: &str) -> Option<Lang> {
         match name {
-            "en" => Ok(Lang::En),
-            "zh" => Ok(Lang::Zh),
-            _ => Err(crate::error::Error::Unknown {
-                what: "language",
-                name: name.into(),
-                known: "en, zh".into(),
-            }),
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
         }
     }
 }

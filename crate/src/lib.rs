@@ -10,20 +10,31 @@
 //!   multi-draft verification (naive sampling and SpecInfer's multi-step speculative sampling).
 //! - [`toy`]: the vocabulary-5 toy LM and exact enumeration of any decoding strategy (§2.3, §4.5).
 //! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask.
-//! - [`likesworld`], [`model`]: the LikesWorld grammar and its burn target and drafts.
-//! - [`decode`]: speculative decoding with models — the draft → verify loops over a
+//! - [`likesworld`]: the LikesWorld grammar, its tokens, worlds and held-out prompts.
+//! - [`model`]: the burn decoder (the target and drafts), its KV cache, weights and evaluation —
+//!   burn, with no decoding loop.
+//! - [`decode`]: the generic speculative-decoding engine — the draft → verify loops over a
 //!   `LanguageModel` trait (chains, expansion and merge trees; greedy, Algorithm 1 and its wrong
-//!   variants, naive sampling, MSS), their statistics, and the LikesWorld experiments.
+//!   variants, naive sampling, MSS), their statistics, and the model-free drafters — with no
+//!   burn in it (it is tested exactly on the toy LM).
+//! - [`lab`]: the LikesWorld experiments, the one room that joins the engine and the models.
+//! - [`clock`]: the clock and progress callback that long jobs are handed.
 //! - [`plot`]: SVG charts drawn with plotters.
 //! - [`i18n`]: the page's two languages, for the views that write prose.
-//! - [`views`]: one function per page widget, turning validated parameters into numbers + SVG.
-//! - `wasm` (wasm32 only): the thin binding layer, the only module that knows JavaScript exists.
+//! - [`views`]: one function per page widget, turning results into numbers + SVG.
+//!
+//! The layers, top to bottom: `bin/` and `wasm` → [`views`] → [`lab`] → [`decode`] (no burn)
+//! and [`model`] (no decoding loop) → [`plot`], [`roofline`], [`toy`], [`likesworld`] →
+//! [`sampling`], [`tree`], [`theory`] → [`error`], [`clock`] → [`i18n`]. No module imports from
+//! a layer above its own, and `decode` and `model` meet only in `lab`.
 //!
 //! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
 
+pub mod clock;
 pub mod decode;
 pub mod error;
 pub mod i18n;
+pub mod lab;
 pub mod likesworld;
 pub mod model;
 pub mod plot;

@@ -7,17 +7,19 @@
 
 use burn::tensor::read_sync;
 use specdec::decode::batch::{Batched, Request};
-use specdec::decode::experiments::{self as ex, GreedyReport};
 use specdec::decode::Generation;
 use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
+use specdec::lab::decoding::{self as ex, GreedyReport};
+use specdec::lab::lm::{Batch, Cached};
+use specdec::lab::params::Stochastic;
 use specdec::likesworld::TokenKind;
 use specdec::model::device::Backend;
-use specdec::model::lm::{Batch, Cached};
+use specdec::model::eval::{distributions, distributions_many};
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
 use specdec::sampling::tv;
-use specdec::views::likesworld::{distributions, distributions_many};
+use specdec::{lab, likesworld};
 use std::sync::OnceLock;
 
 fn flex() -> &'static Models {
@@ -28,7 +30,7 @@ fn flex() -> &'static Models {
 const CLOCK: &dyn Fn() -> f64 = &|| 0.0;
 
 fn prompts(n: usize) -> Vec<Vec<u32>> {
-    ex::prompts(n).iter().map(|w| w.prompt()).collect()
+    likesworld::prompts(n).iter().map(|w| w.prompt()).collect()
 }
 
 fn quiet() -> impl FnMut(usize, usize) {
@@ -56,7 +58,7 @@ fn greedy(
 fn greedy_chains_are_identical_to_the_target_for_both_drafts_and_every_gamma() {
     let m = flex();
     let prompts = prompts(200);
-    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let reference = read_sync(lab::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
     let mut per_call = Vec::new();
     for draft in [0, 1] {
         for gamma in [1, 2, 4, 6] {
@@ -97,9 +99,9 @@ fn greedy_chains_are_identical_to_the_target_for_both_drafts_and_every_gamma() {
 fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
     let m = flex();
     let prompts = prompts(100);
-    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let reference = read_sync(lab::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
     let mut rows = Vec::new();
-    for shape in specdec::views::decoding::TREE_SHAPES {
+    for shape in specdec::lab::params::TREE_SHAPES {
         let widths = specdec::tree::parse_config(shape, 64)
             .unwrap()
             .widths()
@@ -123,7 +125,7 @@ fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
 fn merge_trees_of_both_drafts_are_identical_too() {
     let m = flex();
     let prompts = prompts(40);
-    let reference = read_sync(ex::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let reference = read_sync(lab::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
     let method = Method::Merge {
         gamma: 4,
         rule: TreeRule::Greedy,
@@ -136,7 +138,7 @@ fn merge_trees_of_both_drafts_are_identical_too() {
 #[test]
 fn a_padded_forward_scores_every_sequence_as_if_it_were_alone() {
     let m = flex();
-    let seqs: Vec<Vec<u32>> = ex::prompts(6).iter().map(|w| w.tokens()).collect();
+    let seqs: Vec<Vec<u32>> = likesworld::prompts(6).iter().map(|w| w.tokens()).collect();
     let mut seqs: Vec<Vec<u32>> = seqs
         .iter()
         .enumerate()
@@ -161,7 +163,7 @@ fn a_padded_forward_scores_every_sequence_as_if_it_were_alone() {
 #[test]
 fn acceptance_by_kind_follows_the_lecture() {
     let m = flex();
-    let rows = read_sync(ex::acceptance_by_kind(m, 40, &mut quiet())).unwrap();
+    let rows = read_sync(lab::acceptance::acceptance_by_kind(m, 40, &mut quiet())).unwrap();
     let row = |k: TokenKind| {
         rows.iter()
             .find(|r| r.kind == k)
@@ -181,7 +183,10 @@ fn acceptance_by_kind_follows_the_lecture() {
             "{r:?}"
         );
     }
-    let positions: usize = ex::prompts(40).iter().map(|w| w.tokens().len() - 1).sum();
+    let positions: usize = likesworld::prompts(40)
+        .iter()
+        .map(|w| w.tokens().len() - 1)
+        .sum();
     assert_eq!(rows.iter().map(|r| r.positions).sum::<usize>(), positions);
 }
 
@@ -189,7 +194,7 @@ fn acceptance_by_kind_follows_the_lecture() {
 #[test]
 fn the_cache_follows_rollbacks_and_accepted_tree_paths() {
     let m = flex();
-    let w = &ex::prompts(3)[2];
+    let w = &likesworld::prompts(3)[2];
     let full = w.tokens();
     let mut model = Cached::new(&m.target, &m.device, 1.0);
     let fresh = |seq: &[u32]| read_sync(distributions(&m.target, seq, &m.device)).unwrap();
@@ -267,8 +272,8 @@ fn a_batch_scores_every_row_as_if_it_were_alone() {
 }
 
 fn batch_rows_alone(m: &Models) {
-    let worlds: Vec<Vec<u32>> = ex::prompts(6).iter().map(|w| w.tokens()).collect();
-    let start = ex::prompts(1)[0].prompt().len() - 4;
+    let worlds: Vec<Vec<u32>> = likesworld::prompts(6).iter().map(|w| w.tokens()).collect();
+    let start = likesworld::prompts(1)[0].prompt().len() - 4;
     for slack in [0, 4, 1000] {
         let mut batch = Batch::new(&m.target, &m.device, 1.0, slack);
         let mut rows: Vec<(usize, &[u32])> =
@@ -364,7 +369,7 @@ fn a_token_outside_the_vocabulary_is_an_error() {
 #[test]
 fn the_calibration_test_passes_the_correct_sampler_and_fails_every_wrong_one() {
     let m = flex();
-    let prompts = ex::sampling_prompts(100);
+    let prompts = likesworld::sampling_prompts(100);
     for variant in Variant::ALL {
         let method = Method::Chain {
             draft: 1,
@@ -397,7 +402,7 @@ fn the_calibration_test_passes_the_correct_sampler_and_fails_every_wrong_one() {
 #[test]
 fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
     let m = flex();
-    let prompts = ex::sampling_prompts(60);
+    let prompts = likesworld::sampling_prompts(60);
     let run = |children, rule| {
         read_sync(ex::stochastic(
             m,
@@ -413,8 +418,8 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
     };
     // On a chain ⟨1,1,1,1⟩ naive sampling must land on the one child; MSS tests it with
     // min(1, p/q). At "pick one of the remaining names" positions that is ≈ 1/k against ≈ β.
-    let naive = run(Children::WithoutReplacement, TreeRule::Naive);
-    let mss = run(Children::WithoutReplacement, TreeRule::Mss);
+    let naive = run(Children::WithoutReplacement, Stochastic::Naive);
+    let mss = run(Children::WithoutReplacement, Stochastic::Mss);
     assert!(
         mss.accepted_per_call > 1.15 * naive.accepted_per_call,
         "{mss:?} vs {naive:?}"
@@ -423,7 +428,7 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
         mss.p_value > 0.01 && naive.p_value > 0.01,
         "{mss:?} {naive:?}"
     );
-    let top = run(Children::TopK, TreeRule::Mss);
+    let top = run(Children::TopK, Stochastic::Mss);
     assert!(top.distortion.unwrap() > 0.01, "{top:?}");
 }
 
@@ -436,7 +441,7 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
         let n = if backend == Backend::Wgpu { 6 } else { 30 };
         let prompts = prompts(n);
         let reference =
-            read_sync(ex::target_greedy(flex(), &prompts, CLOCK, &mut quiet())).unwrap();
+            read_sync(lab::target_greedy(flex(), &prompts, CLOCK, &mut quiet())).unwrap();
         for method in [
             Method::Chain {
                 draft: 1,
@@ -460,10 +465,10 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
 /// reproduces the target's own greedy output (the drafter only changes how many calls it takes).
 #[test]
 fn model_free_drafters_reproduce_the_targets_greedy_output() {
-    use specdec::decode::free::experiments::{references, run, DrafterKind, Settings, EARLIER};
     use specdec::decode::free::workloads::{Kind, Workload};
+    use specdec::lab::modelfree::{references, run, DrafterKind, Settings, EARLIER};
     let m = flex();
-    let clock = specdec::model::bench::native_clock();
+    let clock = specdec::clock::native_clock();
     let w = Workload::new(Kind::Likesworld, 12, EARLIER, 0);
     let reference = read_sync(references(&w, Some(m), &clock)).unwrap();
     for drafter in DrafterKind::ALL {

@@ -15,8 +15,8 @@
 
 use super::engine::{generate, Config};
 use super::{Chance, Generation, LanguageModel, Speculation};
+use crate::clock::Clock;
 use crate::error::Error;
-use crate::model::bench::Clock;
 use crate::sampling::Dist;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -261,11 +261,11 @@ mod tests {
     use super::*;
     use crate::decode::chance::Seeded;
     use crate::decode::engine::{ChainRule, Method, TreeRule};
+    use crate::decode::ready;
     use crate::decode::toy::ToyModel;
     use crate::sampling::multi::Children;
     use crate::sampling::speculative::Variant;
     use crate::toy::{ToyConfig, ToyLm, PROMPT};
-    use burn::tensor::read_sync;
 
     /// The batched run decides exactly what the runs one by one decide, and counts the same,
     /// whatever the number of rows at once (1: no batching; 3: jobs admitted in waves).
@@ -318,7 +318,7 @@ mod tests {
                         &mut chance,
                         clock,
                     );
-                    read_sync(run).unwrap()
+                    ready(run).unwrap()
                 })
                 .collect();
             for max_rows in [1, 3, 64] {
@@ -333,7 +333,7 @@ mod tests {
                 let mut progress = |d, t| calls.push((d, t));
                 let run =
                     generate_all(models.into(), jobs, &config, max_rows, clock, &mut progress);
-                let batched = read_sync(run).unwrap();
+                let batched = ready(run).unwrap();
                 assert_eq!(batched, alone, "{:?}, {max_rows} rows", config.method);
                 assert_eq!(calls, (1..=7).map(|d| (d, 7)).collect::<Vec<_>>());
             }

@@ -3,8 +3,8 @@
 //!
 //! The engine is written once, against two small traits, so that the same loops run on the toy
 //! LM of [`crate::toy`] (where every random choice can be enumerated, which checks the engine
-//! itself exactly), on the burn decoders of [`crate::model`] on every backend, and later on
-//! model-free drafters:
+//! itself exactly), on the burn decoders on every backend (put behind the traits by the
+//! experiments' room, `lab`: this module knows no burn), and on model-free drafters:
 //!
 //! - [`LanguageModel`]: "a model that scores tokens on a KV cache". One call scores the next token
 //!   after a context *and* after every node of a speculated tree hanging off the context's last
@@ -14,8 +14,9 @@
 //! - [`Chance`]: every random choice the engine makes. Real runs draw from a seeded generator;
 //!   tests walk every branch with its probability ([`chance::Enumerate`]).
 //!
-//! A step is `propose` (the drafts build a [`Proposal`]) then `verify` (one target call, then a
-//! rule walks the tree). [`engine`] holds both and the generation loop; [`batch`] runs many
+//! A step is `propose` (the drafts build a [`Proposal`], in [`propose`]) then `verify` (one target
+//! call, then a rule walks the tree). [`engine`] holds the step, the verification and the
+//! generation loop; [`batch`] runs many
 //! generations at once, batching their model calls; [`stats`] what a run counts; [`toy`] the toy
 //! LM as a [`LanguageModel`]. Model calls are async (a browser reads a
 //! WebGPU buffer back only asynchronously), so the loops are async; native callers block on
@@ -24,12 +25,24 @@
 pub mod batch;
 pub mod chance;
 pub mod engine;
-pub mod experiments;
 pub mod free;
+pub mod propose;
 pub mod stats;
 pub mod toy;
 
 pub use chance::{Chance, Seeded};
+
+/// Runs a future that never waits to completion, without an executor: the toy LM and the rule
+/// targets answer at once, so the engine's own tests need neither burn nor an async runtime.
+#[cfg(test)]
+pub(crate) fn ready<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => panic!("a future of the toy engine waited"),
+    }
+}
 pub use engine::{generate, step, ChainRule, Config, Method, TreeRule};
 pub use stats::{Generation, Source, Stats};
 

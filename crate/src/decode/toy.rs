@@ -46,13 +46,13 @@ mod tests {
     use super::*;
     use crate::decode::chance::{enumerate, Branch};
     use crate::decode::engine::{generate, step, ChainRule, Config, Method, TreeRule};
+    use crate::decode::ready;
     use crate::decode::Generation;
     use crate::sampling::multi::Children;
     use crate::sampling::speculative::Variant;
     use crate::sampling::tv;
     use crate::toy::enumerate::{exact_distribution, Strategy};
     use crate::toy::{sequence_index, ToyConfig, HORIZON, PROMPT, SEQUENCES};
-    use burn::tensor::read_sync;
     use std::collections::HashMap;
 
     const CLOCK: &dyn Fn() -> f64 = &|| 0.0;
@@ -106,7 +106,7 @@ mod tests {
                     CLOCK,
                     &mut g,
                 );
-                read_sync(fut).expect("the toy cannot fail")
+                ready(fut).expect("the toy cannot fail")
             },
             |w, emitted| *out.entry(emitted).or_insert(0.0) += w,
         );
@@ -253,7 +253,7 @@ mod tests {
                 |chance: &mut Branch| {
                     let (mut t, mut drafts) = models(&lm);
                     let fut = generate(&mut t, &mut drafts, &prompt, &cfg, chance, CLOCK);
-                    read_sync(fut).unwrap().output
+                    ready(fut).unwrap().output
                 },
                 |w, out| {
                     assert_eq!(out.len(), 3);
@@ -275,7 +275,7 @@ mod tests {
                 let (mut t, mut drafts) = models(&lm);
                 let cfg = config(method, 14);
                 let mut c = crate::decode::Seeded::new(0);
-                read_sync(generate(&mut t, &mut drafts, &prompt, &cfg, &mut c, CLOCK)).unwrap()
+                ready(generate(&mut t, &mut drafts, &prompt, &cfg, &mut c, CLOCK)).unwrap()
             };
             let reference = run(Method::Target { greedy: true });
             assert_eq!(reference.stats.target_calls, 12);

@@ -8,6 +8,7 @@
 //! acceptance-by-kind experiment (demo 03.1) groups by.
 
 use crate::error::Error;
+use crate::i18n::Lang;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -131,6 +132,26 @@ pub fn worlds(split: Split, seed: u64, n: usize) -> Vec<World> {
     (0..n).map(|_| World::sample(&mut rng)).collect()
 }
 
+/// Seed of the held-out worlds the experiments decode.
+pub const WORLD_SEED: u64 = 17;
+
+/// The experiments' prompts: `n` held-out worlds (each world's facts are its prompt).
+pub fn prompts(n: usize) -> Vec<World> {
+    worlds(Split::HeldOut, WORLD_SEED, n)
+}
+
+/// Sampling prompts: the facts and "q NAME" of the first person asked (lecture §3.4).
+pub fn sampling_prompts(n: usize) -> Vec<Vec<u32>> {
+    prompts(n)
+        .iter()
+        .map(|w| {
+            let mut p = w.prompt();
+            p.extend([Q, w.facts[w.order[0]].0]);
+            p
+        })
+        .collect()
+}
+
 /// Which stream of worlds: the model trains on one and is measured on the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
@@ -159,6 +180,26 @@ pub enum TokenKind {
     QuestionName,
     /// The item in a question: must be looked up in the facts.
     Answer,
+}
+
+impl TokenKind {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [TokenKind; 4] = [
+        TokenKind::Boilerplate,
+        TokenKind::RandomFact,
+        TokenKind::QuestionName,
+        TokenKind::Answer,
+    ];
+
+    /// The kind in the page's words (the lecture's §3.1 names).
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            TokenKind::Boilerplate => lang.pick("boilerplate", "套话"),
+            TokenKind::RandomFact => lang.pick("random fact", "随机事实"),
+            TokenKind::QuestionName => lang.pick("question name", "问题里的名字"),
+            TokenKind::Answer => lang.pick("answer", "答案"),
+        }
+    }
 }
 
 /// The kind of every token of a well-formed sequence (prefixes allowed).

@@ -6,6 +6,7 @@
 
 use super::tree_attention::tree_inputs;
 use super::{floats, Decoder, KvCache};
+use crate::clock::Clock;
 use crate::error::Error;
 use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -62,19 +63,8 @@ pub struct ModelLatency {
     pub tree31: Latency,
 }
 
-/// A clock in microseconds: `std::time::Instant` natively, `performance.now()` in a browser
-/// (where `Instant` is unavailable).
-pub type Clock<'a> = &'a dyn Fn() -> f64;
-
 /// A running count of GPU dispatches, where the caller has one.
 pub type Counter<'a> = Option<&'a dyn Fn() -> f64>;
-
-/// The native clock.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn native_clock() -> impl Fn() -> f64 {
-    let origin = std::time::Instant::now();
-    move || origin.elapsed().as_secs_f64() * 1e6
-}
 
 async fn time_call(
     model: &Decoder,

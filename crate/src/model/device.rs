@@ -6,6 +6,7 @@
 //! everywhere; native callers block on it with [`Backend::device_blocking`].
 
 use crate::error::{Error, Text};
+use crate::i18n::Lang;
 use burn::tensor::Device;
 #[cfg(feature = "wgpu")]
 use std::sync::Mutex;
@@ -20,6 +21,49 @@ pub enum Backend {
     Ndarray,
     /// burn's wgpu backend: WebGPU in a browser, Vulkan/Metal/DX12 natively.
     Wgpu,
+}
+
+/// Why a WebGPU job ran on the CPU (flex) instead. The page's worker learns the first three from
+/// the browser before it downloads the GPU module; the GPU module finds the last.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fallback {
+    /// The browser has no WebGPU (`navigator.gpu` is missing).
+    NoWebgpu,
+    /// `navigator.gpu.requestAdapter()` found no adapter.
+    NoAdapter,
+    /// The adapter lacks `timestamp-query`, which burn's WebGPU runtime needs in a browser
+    /// (cubecl-wgpu 0.11 panics on start without it), as in Firefox and Safari today.
+    NoTimestamps,
+    /// The adapter gave no device: the error says why.
+    #[serde(skip)]
+    NoDevice(Error),
+}
+
+impl Fallback {
+    /// The note the page shows beside the result, in `lang`.
+    pub fn note(&self, lang: Lang) -> String {
+        let instead = lang.pick(
+            "No WebGPU here, so the models run on the CPU (flex) instead. Details: ",
+            "这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：",
+        );
+        match self {
+            Fallback::NoTimestamps => lang.pick(
+                "WebGPU is not usable in this browser (its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser), so this ran on the CPU (flex).",
+                "这个浏览器里的 WebGPU 无法使用（它的适配器没有 timestamp-query 功能，而 burn 的 WebGPU 运行时在浏览器中需要它），所以这次在 CPU（flex）上运行。",
+            )
+            .to_string(),
+            Fallback::NoAdapter => instead.to_string() + lang.pick(
+                "the browser offers no WebGPU adapter (navigator.gpu.requestAdapter() found none).",
+                "浏览器没有提供 WebGPU 适配器（navigator.gpu.requestAdapter() 没有找到）。",
+            ),
+            Fallback::NoWebgpu => instead.to_string() + lang.pick(
+                "this browser has no WebGPU (navigator.gpu is missing).",
+                "这个浏览器没有 WebGPU（缺少 navigator.gpu）。",
+            ),
+            Fallback::NoDevice(e) => instead.to_string() + &e.message(lang),
+        }
+    }
 }
 
 /// The GPU device once acquired, or why there is none: acquired once per process (burn refuses
@@ -132,4 +176,30 @@ async fn gpu() -> Result<Device, Error> {
         *slot = Some(acquired);
     }
     slot.clone().expect("just set").map_err(unavailable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fallback_note_says_it_ran_on_the_cpu_in_both_languages() {
+        let lost = Error::Unavailable {
+            what: "WebGPU/wgpu device",
+            why: "no adapter".into(),
+        };
+        for why in [
+            Fallback::NoWebgpu,
+            Fallback::NoAdapter,
+            Fallback::NoTimestamps,
+            Fallback::NoDevice(lost.clone()),
+        ] {
+            assert!(why.note(Lang::En).contains("CPU (flex)"), "{why:?}");
+            assert!(why.note(Lang::Zh).contains("CPU（flex）"), "{why:?}");
+        }
+        let note = Fallback::NoDevice(lost.clone()).note(Lang::En);
+        assert!(note.ends_with(&lost.message(Lang::En)), "{note}");
+        let reason: Fallback = serde_json::from_str("\"no-timestamps\"").unwrap();
+        assert!(reason.note(Lang::En).contains("timestamp-query"));
+    }
 }

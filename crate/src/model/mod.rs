@@ -17,7 +17,6 @@ pub mod device;
 pub mod eval;
 #[cfg(feature = "wgpu")]
 mod gpu;
-pub mod lm;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 pub mod tree_attention;

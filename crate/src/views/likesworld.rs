@@ -5,13 +5,11 @@
 
 use crate::error::{check_range, Error};
 use crate::i18n::Lang;
-use crate::likesworld::{self, token_kinds, worlds, Split, TokenKind, BOS};
-use crate::model::{floats, Decoder, Models};
+use crate::lab::acceptance::{self, KindAcceptance, Position};
+use crate::likesworld::{self, worlds, Split, TokenKind, BOS};
+use crate::model::Models;
 use crate::plot::diagrams::ramp;
 use crate::plot::{colors, render, Chart, Labels, Scale};
-use crate::sampling::{argmax, overlap};
-use burn::tensor::activation::softmax;
-use burn::tensor::{Device, Int, Tensor, TensorData};
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -36,38 +34,12 @@ impl Default for LikesWorldParams {
     }
 }
 
-/// One predicted position: the token that comes next and what each model gave it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Position {
-    pub next: &'static str,
-    pub kind: TokenKind,
-    /// Probability of `next` under the target, draft A and draft B.
-    pub p: [f64; 3],
-    /// β of draft A and draft B against the target at this position.
-    pub beta: [f64; 2],
-    /// Whether each draft's argmax equals the target's.
-    pub agree: [bool; 2],
-    /// The target's most likely next token and its probability.
-    pub target_top: (&'static str, f64),
-}
-
-/// Acceptance by token kind (lecture §3.1).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct KindRow {
-    pub kind: TokenKind,
-    pub positions: usize,
-    /// Mean sampling acceptance β of draft A and B.
-    pub beta: [f64; 2],
-    /// Fraction of positions where each draft's argmax equals the target's.
-    pub greedy: [f64; 2],
-}
-
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LikesWorldView {
     pub text: String,
     pub backend: &'static str,
     pub positions: Vec<Position>,
-    pub kinds: Vec<KindRow>,
+    pub kinds: Vec<KindAcceptance>,
     pub svg: String,
     /// Set by the caller when it ran on another backend than the one asked for, and why.
     pub note: Option<String>,
@@ -92,94 +64,13 @@ pub fn sequence(params: &LikesWorldParams) -> Result<Vec<u32>, Error> {
     Ok(tokens)
 }
 
-/// Next-token distributions at every position, [positions][vocab].
-pub async fn distributions(
-    model: &Decoder,
-    tokens: &[u32],
-    device: &Device,
-) -> Result<Vec<Vec<f64>>, Error> {
-    let mut d = distributions_many(model, &[tokens.to_vec()], device).await?;
-    Ok(d.pop().expect("one sequence"))
-}
-
-/// [`distributions`] of several sequences in one causal forward, [sequence][positions][vocab].
-/// Shorter sequences are padded at the end, which the causal mask hides from every real
-/// position.
-pub async fn distributions_many(
-    model: &Decoder,
-    seqs: &[Vec<u32>],
-    device: &Device,
-) -> Result<Vec<Vec<Vec<f64>>>, Error> {
-    let n = seqs.iter().map(Vec::len).max().unwrap_or(0);
-    if n == 0 {
-        return Ok(seqs.iter().map(|_| Vec::new()).collect());
-    }
-    let mut ids = Vec::with_capacity(seqs.len() * n);
-    for s in seqs {
-        ids.extend(s.iter().map(|&t| i64::from(t)));
-        ids.extend(std::iter::repeat_n(i64::from(likesworld::PAD), n - s.len()));
-    }
-    let tokens = Tensor::<2, Int>::from_data(TensorData::new(ids, [seqs.len(), n]), device);
-    let probs = floats(softmax(model.forward_causal(tokens), 2)).await?;
-    let v = likesworld::VOCAB;
-    Ok(seqs
-        .iter()
-        .enumerate()
-        .map(|(b, s)| {
-            (0..s.len())
-                .map(|i| {
-                    let at = (b * n + i) * v;
-                    probs[at..at + v].iter().map(|&x| f64::from(x)).collect()
-                })
-                .collect()
-        })
-        .collect())
-}
-
 pub async fn likesworld_view(
     params: &LikesWorldParams,
     models: &Models,
 ) -> Result<LikesWorldView, Error> {
     let tokens = sequence(params)?;
-    let d = [
-        distributions(&models.target, &tokens, &models.device).await?,
-        distributions(&models.draft_a, &tokens, &models.device).await?,
-        distributions(&models.draft_b, &tokens, &models.device).await?,
-    ];
-    let kinds = token_kinds(&tokens);
-    let positions: Vec<Position> = (0..tokens.len() - 1)
-        .map(|i| {
-            let next = tokens[i + 1] as usize;
-            let (p, a, b) = (&d[0][i], &d[1][i], &d[2][i]);
-            let top = argmax(p);
-            Position {
-                next: likesworld::word(next as u32),
-                kind: kinds[i + 1],
-                p: [p[next], a[next], b[next]],
-                beta: [overlap(p, a), overlap(p, b)],
-                agree: [argmax(a) == top, argmax(b) == top],
-                target_top: (likesworld::word(top as u32), p[top]),
-            }
-        })
-        .collect();
-    let kinds = [
-        TokenKind::Boilerplate,
-        TokenKind::RandomFact,
-        TokenKind::QuestionName,
-        TokenKind::Answer,
-    ]
-    .into_iter()
-    .filter_map(|kind| {
-        let at: Vec<&Position> = positions.iter().filter(|p| p.kind == kind).collect();
-        let n = at.len() as f64;
-        (!at.is_empty()).then(|| KindRow {
-            kind,
-            positions: at.len(),
-            beta: [0, 1].map(|j| at.iter().map(|p| p.beta[j]).sum::<f64>() / n),
-            greedy: [0, 1].map(|j| at.iter().filter(|p| p.agree[j]).count() as f64 / n),
-        })
-    })
-    .collect();
+    let positions = acceptance::positions(models, &tokens).await?;
+    let kinds = acceptance::by_kind(&positions);
     Ok(LikesWorldView {
         text: likesworld::decode(&tokens),
         backend: models.backend.name(),
@@ -239,14 +130,14 @@ fn strip(positions: &[Position], l: Lang) -> String {
             }
             cv.legend(
                 (60, 290),
-                &[
-                    (l.pick("boilerplate", "套话"), colors::GREY),
-                    (l.pick("random fact", "随机事实"), colors::PURPLE),
-                    (l.pick("question name", "问题里的名字"), colors::BLUE),
-                    (l.pick("answer", "答案"), colors::TEAL),
-                    (l.pick("draft A", "草稿 A"), colors::ORANGE),
-                    (l.pick("draft B", "草稿 B"), colors::RED),
-                ],
+                &TokenKind::ALL
+                    .map(|k| (k.label(l), kind_color(k)))
+                    .into_iter()
+                    .chain([
+                        (l.pick("draft A", "草稿 A"), colors::ORANGE),
+                        (l.pick("draft B", "草稿 B"), colors::RED),
+                    ])
+                    .collect::<Vec<_>>(),
             );
         },
     )

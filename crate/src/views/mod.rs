@@ -4,6 +4,11 @@
 //! URL or a test can give only what it changes. Each `*_view` validates first (returning the
 //! core's [`Error`](crate::Error) for a bad value) and then cannot fail. The wasm layer only
 //! converts these structs to and from JavaScript.
+//!
+//! A view computes nothing of its own: the model widgets' experiments are one call into
+//! [`crate::lab`] (the decoding widget's whole [`crate::lab::Experiment`] is its parameters), the
+//! others call the core modules directly; the view then turns the result into the numbers the
+//! widget shows and the figures, in the page's language.
 
 pub mod decoding;
 pub mod exactness;

@@ -2,14 +2,13 @@
 //! workload beside draft B; the suffix tree's node budget swept; Jacobi from a fixed or a random
 //! start; and one output with each token coloured by where it came from.
 
-use crate::decode::experiments::Progress;
-use crate::decode::free::experiments::{
-    self as ex, DrafterKind, Highlight, Row, Settings, TableReport, MAX_BUDGET,
-};
+use crate::clock::{Clock, Progress};
 use crate::decode::free::workloads::Kind;
 use crate::error::{check_range, Error};
 use crate::i18n::Lang;
-use crate::model::bench::Clock;
+use crate::lab::modelfree::{
+    self as ex, DrafterKind, Highlight, Row, Settings, TableReport, MAX_BUDGET,
+};
 use crate::model::Models;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
@@ -377,7 +376,7 @@ fn jacobi_svg(rows: &[(String, Row)], l: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::free::experiments::MAX_REQUESTS;
+    use crate::lab::modelfree::MAX_REQUESTS;
     use burn::tensor::read_sync;
 
     const CLOCK: Clock<'static> = &|| 0.0;

@@ -2,11 +2,14 @@
 //!
 //! Each export takes one plain object of parameters (missing fields take their defaults),
 //! converts it with serde-wasm-bindgen, calls one `views::*` function, and returns a plain
-//! object; a rejected input becomes a thrown `Error` whose message names the bad value. A Rust
-//! panic aborts the instance: the hook installed at start-up records its message first, so the
-//! page can show it (`last_panic`) before it starts a fresh instance.
+//! object; a rejected input becomes a thrown `Error` whose message names the bad value. Every
+//! call carries the page's language in its own parameters (`lang`, which `engine.js` adds): the
+//! binding keeps no state between calls but the loaded models. A Rust panic aborts the instance:
+//! the hook installed at start-up records its message first, so the page can show it
+//! (`last_panic`) before it starts a fresh instance.
 
 use crate::i18n::Lang;
+use crate::model::device::Fallback;
 use crate::views;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -53,31 +56,42 @@ pub fn last_panic() -> Option<String> {
     LAST_PANIC.lock().ok().and_then(|s| s.clone())
 }
 
-/// The page's language, as its latest call said (`engine.js` adds `lang` to every call's
-/// parameters): the language of the errors this instance throws. One per instance, since a page
-/// has one language (switching it reloads the page).
-static PAGE_LANG: Mutex<Lang> = Mutex::new(Lang::En);
-
-fn page_lang() -> Lang {
-    PAGE_LANG.lock().map(|l| *l).unwrap_or_default()
+/// What every call says besides its own parameters: the page's language, for the errors, notes
+/// and progress it writes (the views that write prose read the same field of their parameters).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+#[serde(default)]
+struct Call {
+    lang: Lang,
 }
 
-/// A thrown `Error`: the core's errors in the page's language, anything else as it reads.
-fn into_error<E: std::fmt::Display + 'static>(e: E) -> JsError {
+/// The language a call's parameters ask for (English if they say nothing readable).
+fn lang_of(params: &JsValue) -> Lang {
+    if params.is_object() {
+        serde_wasm_bindgen::from_value::<Call>(params.clone())
+            .map(|c| c.lang)
+            .unwrap_or_default()
+    } else {
+        Lang::En
+    }
+}
+
+/// A thrown `Error`: the core's errors in `lang`, anything else as it reads.
+fn into_error<E: std::fmt::Display + 'static>(e: E, lang: Lang) -> JsError {
     let text = match (&e as &dyn std::any::Any).downcast_ref::<crate::error::Error>() {
-        Some(core) => core.message(page_lang()),
+        Some(core) => core.message(lang),
         None => e.to_string(),
     };
     JsError::new(&text)
 }
 
-/// Parameters in, view out: the whole of every export.
+/// Parameters in, view out: the whole of every synchronous export.
 fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display + 'static>(
     params: JsValue,
     view: impl FnOnce(&P) -> Result<V, E>,
 ) -> Result<JsValue, JsError> {
-    let params: P = self::params(params)?;
-    output(&view(&params).map_err(into_error)?)
+    let lang = lang_of(&params);
+    let params: P = self::params(params, lang)?;
+    output(&view(&params).map_err(|e| into_error(e, lang))?, lang)
 }
 
 #[wasm_bindgen]
@@ -119,26 +133,14 @@ pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
 /// the page from `pkg/weights/<model>.bpk`: the modules do not embed them.
 #[wasm_bindgen]
 pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
-    let kind = crate::model::ModelKind::parse(model).map_err(into_error)?;
-    crate::model::weights::provide(kind, bytes).map_err(into_error)
+    let fail = |e| into_error(e, Lang::En);
+    let kind = crate::model::ModelKind::parse(model).map_err(fail)?;
+    crate::model::weights::provide(kind, bytes).map_err(fail)
 }
 
 thread_local! {
     /// Models stay loaded per backend: decoding the weights is the slow part of a first call.
     static MODELS: std::cell::RefCell<Vec<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// What the page shows when a WebGPU job runs on the CPU because WebGPU failed here.
-fn no_webgpu_note(e: &crate::Error) -> String {
-    let lang = page_lang();
-    format!(
-        "{}{}",
-        lang.pick(
-            "No WebGPU here, so the models run on the CPU (flex) instead. Details: ",
-            "这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：",
-        ),
-        e.message(lang)
-    )
 }
 
 /// Whether this module can run WebGPU jobs here: `undefined` when it can, else the note for a
@@ -147,12 +149,26 @@ fn no_webgpu_note(e: &crate::Error) -> String {
 #[wasm_bindgen]
 pub async fn webgpu_unavailable(params: JsValue) -> Result<Option<String>, JsError> {
     // Only the page's language is read from the parameters.
-    let _: serde::de::IgnoredAny = self::params(params)?;
+    let lang = lang_of(&params);
     Ok(crate::model::device::Backend::Wgpu
         .device()
         .await
         .err()
-        .map(|e| no_webgpu_note(&e)))
+        .map(|e| Fallback::NoDevice(e).note(lang)))
+}
+
+/// The note for a WebGPU job the worker sends to the CPU because the browser's WebGPU cannot run
+/// it (`{reason: "no-webgpu" | "no-adapter" | "no-timestamps", lang}`): every such note is
+/// written in the core ([`Fallback::note`]).
+#[wasm_bindgen]
+pub fn webgpu_fallback_note(params: JsValue) -> Result<String, JsError> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        reason: Fallback,
+    }
+    let lang = lang_of(&params);
+    let p: P = self::params(params, lang)?;
+    Ok(p.reason.note(lang))
 }
 
 /// The models on `backend`, loaded once. A build with flex gives a WebGPU job without a usable
@@ -160,6 +176,7 @@ pub async fn webgpu_unavailable(params: JsValue) -> Result<Option<String>, JsErr
 /// CPU backend, gives the error (the worker asks [`webgpu_unavailable`] first).
 async fn models(
     backend: &str,
+    lang: Lang,
 ) -> Result<(std::rc::Rc<crate::model::Models>, Option<String>), crate::Error> {
     use crate::model::device::Backend;
     let mut backend = Backend::parse(backend)?;
@@ -169,7 +186,7 @@ async fn models(
             if !cfg!(feature = "flex") {
                 return Err(e);
             }
-            note = Some(no_webgpu_note(&e));
+            note = Some(Fallback::NoDevice(e).note(lang));
             backend = Backend::Flex;
         }
     }
@@ -182,32 +199,21 @@ async fn models(
 }
 
 /// Parses an export's parameters (missing fields take their defaults).
-fn params<P: DeserializeOwned>(params: JsValue) -> Result<P, JsError> {
+fn params<P: DeserializeOwned>(params: JsValue, lang: Lang) -> Result<P, JsError> {
     if params.is_undefined() || params.is_null() {
         serde_wasm_bindgen::from_value(js_sys::Object::new().into())
     } else {
-        let lang = js_sys::Reflect::get(&params, &JsValue::from_str("lang"))
-            .ok()
-            .and_then(|l| l.as_string())
-            .and_then(|l| Lang::parse(&l).ok());
-        if let (Some(lang), Ok(mut slot)) = (lang, PAGE_LANG.lock()) {
-            *slot = lang;
-        }
         serde_wasm_bindgen::from_value(params)
     }
     .map_err(|e| {
-        into_error(
-            page_lang()
-                .pick("bad parameters: ", "参数无法读取：")
-                .to_string()
-                + &e.to_string(),
-        )
+        let why = lang.pick("bad parameters: ", "参数无法读取：").to_string();
+        into_error(why + &e.to_string(), lang)
     })
 }
 
-fn output(out: &impl Serialize) -> Result<JsValue, JsError> {
+fn output(out: &impl Serialize, lang: Lang) -> Result<JsValue, JsError> {
     out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(into_error)
+        .map_err(|e| into_error(e, lang))
 }
 
 /// Tells the caller how a long job is going, when it passed a callback.
@@ -223,9 +229,9 @@ fn report(progress: &Option<js_sys::Function>, message: &str) {
 fn progress_every_percent<'a>(
     progress: &'a Option<js_sys::Function>,
     backend: Option<&'a str>,
+    lang: Lang,
 ) -> impl FnMut(usize, usize) + 'a {
     let mut last = -1.0f64;
-    let lang = page_lang();
     move |done, total| {
         let f = done as f64 / total.max(1) as f64;
         if f - last >= 0.01 || done == total {
@@ -242,8 +248,8 @@ fn progress_every_percent<'a>(
 }
 
 /// "loading the models (backend)", in the page's language.
-fn loading(backend: &str) -> String {
-    page_lang().pick(
+fn loading(backend: &str, lang: Lang) -> String {
+    lang.pick(
         format!("loading the models ({backend})"),
         format!("正在加载模型（{backend}）"),
     )
@@ -255,21 +261,23 @@ pub async fn likesworld(
     params: JsValue,
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
-    let p: views::likesworld::LikesWorldParams = self::params(params)?;
-    report(&progress, &loading(&p.backend));
-    let (m, note) = models(&p.backend).await.map_err(into_error)?;
+    let lang = lang_of(&params);
+    let fail = |e| into_error(e, lang);
+    let p: views::likesworld::LikesWorldParams = self::params(params, lang)?;
+    report(&progress, &loading(&p.backend, lang));
+    let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
     report(
         &progress,
-        &page_lang().pick(
+        &lang.pick(
             format!("running the models on {}", m.backend.name()),
             format!("正在 {} 上运行模型", m.backend.name()),
         ),
     );
     let mut view = views::likesworld::likesworld_view(&p, &m)
         .await
-        .map_err(into_error)?;
+        .map_err(fail)?;
     view.note = note;
-    output(&view)
+    output(&view, lang)
 }
 
 /// Per-call latency of the three models on one backend, measured here with `performance.now()`.
@@ -305,15 +313,17 @@ pub async fn likesworld_latency(
         /// c = draft / target time of one token on a warm cache.
         c: [f64; 2],
     }
-    let p: P = self::params(params)?;
+    let lang = lang_of(&params);
+    let fail = |e| into_error(e, lang);
+    let p: P = self::params(params, lang)?;
     crate::error::check_range("runs", p.runs as f64, 1.0, 10_000.0, "1 ≤ runs ≤ 10000")
-        .map_err(into_error)?;
+        .map_err(fail)?;
     if let Some(w) = p.warmup {
         crate::error::check_range("warmup", w as f64, 0.0, 10_000.0, "0 ≤ warmup ≤ 10000")
-            .map_err(into_error)?;
+            .map_err(fail)?;
     }
-    let (m, note) = models(&p.backend).await.map_err(into_error)?;
-    let perf = performance()?;
+    let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
+    let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
     // A page that counts WebGPU dispatches (the benchmark wraps `dispatchWorkgroups`) exposes the
     // running count as `specdecDispatches()`.
@@ -333,7 +343,7 @@ pub async fn likesworld_latency(
     for kind in crate::model::ModelKind::ALL {
         report(
             &progress,
-            &page_lang().pick(
+            &lang.pick(
                 format!("timing {} on {}", kind.name(), m.backend.name()),
                 format!("正在 {} 上为 {} 计时", m.backend.name(), kind.name()),
             ),
@@ -342,50 +352,73 @@ pub async fn likesworld_latency(
         timed.push(
             crate::model::bench::latency(m.get(kind), &m.device, p.runs, warmup, &clock, count_ref)
                 .await
-                .map_err(into_error)?,
+                .map_err(fail)?,
         );
     }
     let (target, draft_a, draft_b) = (timed[0], timed[1], timed[2]);
-    output(&Out {
-        backend: m.backend.name(),
-        note,
-        c: [
-            draft_a.decode1.median_us / target.decode1.median_us,
-            draft_b.decode1.median_us / target.decode1.median_us,
-        ],
-        target,
-        draft_a,
-        draft_b,
-    })
+    output(
+        &Out {
+            backend: m.backend.name(),
+            note,
+            c: [
+                draft_a.decode1.median_us / target.decode1.median_us,
+                draft_b.decode1.median_us / target.decode1.median_us,
+            ],
+            target,
+            draft_a,
+            draft_b,
+        },
+        lang,
+    )
 }
 
-/// Speculative decoding on LikesWorld: one experiment of `views::decoding` (run it in a worker).
+/// Speculative decoding on LikesWorld: one experiment (`crate::lab::Experiment`, tagged by
+/// `experiment`) on the models of `backend`, drawn by `views::decoding` (run it in a worker).
 #[wasm_bindgen]
 pub async fn likesworld_decode(
     params: JsValue,
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
-    let p: views::decoding::DecodingParams = self::params(params)?;
-    report(&progress, &loading(&p.backend));
-    let (m, note) = models(&p.backend).await.map_err(into_error)?;
-    let perf = performance()?;
+    let lang = lang_of(&params);
+    let fail = |e| into_error(e, lang);
+    let on: OnBackend = self::params(params.clone(), lang)?;
+    let experiment: crate::lab::Experiment = self::params(params, lang)?;
+    experiment.check().map_err(fail)?;
+    report(&progress, &loading(&on.backend, lang));
+    let (m, note) = models(&on.backend, lang).await.map_err(fail)?;
+    let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, Some(m.backend.name()));
-    let mut view = views::decoding::decoding_view(&p, &m, &clock, &mut tell)
+    let mut tell = progress_every_percent(&progress, Some(m.backend.name()), lang);
+    let mut view = views::decoding::decoding_view(&experiment, lang, &m, &clock, &mut tell)
         .await
-        .map_err(into_error)?;
+        .map_err(fail)?;
     view.note = note;
-    output(&view)
+    output(&view, lang)
+}
+
+/// The backend a model job asks for.
+#[derive(serde::Deserialize)]
+#[serde(default)]
+struct OnBackend {
+    backend: String,
+}
+
+impl Default for OnBackend {
+    fn default() -> Self {
+        OnBackend {
+            backend: "flex".into(),
+        }
+    }
 }
 
 /// The benchmark's experiments 1–5: `[{name, params}]` for `likesworld_decode`.
 #[wasm_bindgen]
 pub fn decoding_bench_suite() -> Result<JsValue, JsError> {
-    let suite: Vec<serde_json::Value> = views::decoding::bench_suite()
+    let suite: Vec<serde_json::Value> = crate::lab::params::bench_suite()
         .into_iter()
         .map(|(name, params)| serde_json::json!({ "name": name, "params": params }))
         .collect();
-    output(&suite)
+    output(&suite, Lang::En)
 }
 
 /// Drafting without a model: one experiment of `views::modelfree` (run it in a worker). The
@@ -396,40 +429,62 @@ pub async fn modelfree(
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
     use views::modelfree::{modelfree_view, needs_models, settings, ModelfreeParams};
-    let p: ModelfreeParams = self::params(params)?;
-    settings(&p).map_err(into_error)?;
+    let lang = lang_of(&params);
+    let fail = |e| into_error(e, lang);
+    let p: ModelfreeParams = self::params(params, lang)?;
+    settings(&p).map_err(fail)?;
     let (m, note) = if needs_models(&p) {
-        report(&progress, &loading(&p.backend));
-        let (m, note) = models(&p.backend).await.map_err(into_error)?;
+        report(&progress, &loading(&p.backend, lang));
+        let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
         (Some(m), note)
     } else {
         (None, None)
     };
-    let perf = performance()?;
+    let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, None);
+    let mut tell = progress_every_percent(&progress, None, lang);
     let mut view = modelfree_view(&p, m.as_deref(), &clock, &mut tell)
         .await
-        .map_err(into_error)?;
+        .map_err(fail)?;
     view.note = note;
-    output(&view)
+    output(&view, lang)
 }
 
-fn performance() -> Result<web_sys::Performance, JsError> {
+fn performance(lang: Lang) -> Result<web_sys::Performance, JsError> {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
         .and_then(|v| v.dyn_into().ok())
-        .ok_or_else(|| into_error("no performance.now() clock here"))
+        .ok_or_else(|| into_error("no performance.now() clock here", lang))
 }
 
-/// The presets the page offers in its menus.
+/// What the page's controls offer, declared once in the core: the GPU and model presets, the
+/// verification rules, the token kinds (with their names in both languages), and the ranges of
+/// the decoding widget's values. The page reads these instead of restating them.
 #[wasm_bindgen]
 pub fn presets() -> Result<JsValue, JsError> {
+    use crate::lab::params::{GAMMA, NODE_BUDGET, PROMPTS, REPEATS, TREE_DEPTH};
+    use crate::likesworld::TokenKind;
+    #[derive(Serialize)]
+    struct Kind {
+        name: TokenKind,
+        en: &'static str,
+        zh: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Ranges {
+        gamma: crate::error::Range,
+        prompts: crate::error::Range,
+        repeats: crate::error::Range,
+        tree_depth: crate::error::Range,
+        tree_nodes: usize,
+    }
     #[derive(Serialize)]
     struct Presets {
         gpus: &'static [crate::roofline::Gpu],
         models: &'static [crate::roofline::Model],
         variants: Vec<&'static str>,
+        token_kinds: Vec<Kind>,
+        decoding: Ranges,
         version: &'static str,
     }
     let p = Presets {
@@ -439,9 +494,24 @@ pub fn presets() -> Result<JsValue, JsError> {
             .iter()
             .map(|v| v.name())
             .collect(),
+        token_kinds: TokenKind::ALL
+            .iter()
+            .map(|&k| Kind {
+                name: k,
+                en: k.label(Lang::En),
+                zh: k.label(Lang::Zh),
+            })
+            .collect(),
+        decoding: Ranges {
+            gamma: GAMMA,
+            prompts: PROMPTS,
+            repeats: REPEATS,
+            tree_depth: TREE_DEPTH,
+            tree_nodes: NODE_BUDGET,
+        },
         version: env!("CARGO_PKG_VERSION"),
     };
-    output(&p)
+    output(&p, Lang::En)
 }
 
 /// Panics on purpose, so the page's recovery from a Rust panic can be tested.

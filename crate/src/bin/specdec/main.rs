@@ -37,7 +37,7 @@ LikesWorld models (native):
 
 Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]):
   likesworld acceptance [--prompts N]                    acceptance by token kind, drafts A and B
-  likesworld greedy     --draft a|b --gamma G [--prompts N]
+  likesworld greedy     --draft a|b --gamma G [--prompts N] [--seed S]   (greedy is deterministic: the seed changes nothing)
   likesworld sample     --draft a|b --gamma G [--prompts N] [--repeats R] [--seed S] [--variant V]
   likesworld tree       --config \"<2,2,1>\" [--draft a|b] [--prompts N]        (VerifyGreedy)
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]

@@ -184,9 +184,9 @@ mod tests {
     use super::*;
     use crate::decode::free::workloads::RuleTarget;
     use crate::decode::free::{generate, Limits};
-    use burn::tensor::read_sync;
+    use crate::decode::ready;
 
-    const CLOCK: crate::model::bench::Clock<'static> = &|| 0.0;
+    const CLOCK: crate::clock::Clock<'static> = &|| 0.0;
 
     fn rule(expected: &[u32]) -> RuleTarget {
         RuleTarget::new(50, 1, expected.to_vec())
@@ -205,7 +205,7 @@ mod tests {
             eos: None,
             trace: false,
         };
-        let g = read_sync(generate(&mut t, &mut j, &[0], limits, CLOCK)).unwrap();
+        let g = ready(generate(&mut t, &mut j, &[0], limits, CLOCK)).unwrap();
         assert_eq!(g.output, out);
         assert_eq!(g.stats.accepted[4], 1, "{:?}", g.stats.accepted);
     }
@@ -230,7 +230,7 @@ mod tests {
                 eos: None,
                 trace: false,
             };
-            let g = read_sync(generate(&mut t, &mut j, &[0], limits, CLOCK)).unwrap();
+            let g = ready(generate(&mut t, &mut j, &[0], limits, CLOCK)).unwrap();
             assert_eq!(g.output, out);
         }
     }
@@ -270,8 +270,8 @@ mod tests {
             eos: None,
             trace: false,
         };
-        let a = read_sync(generate(&mut Cycle, &mut plain, &[4], limits, CLOCK)).unwrap();
-        let b = read_sync(generate(&mut Cycle, &mut ahead, &[4], limits, CLOCK)).unwrap();
+        let a = ready(generate(&mut Cycle, &mut plain, &[4], limits, CLOCK)).unwrap();
+        let b = ready(generate(&mut Cycle, &mut ahead, &[4], limits, CLOCK)).unwrap();
         assert_eq!(a.output, b.output);
         assert_eq!(&a.output[..5], &[1, 2, 3, 4, 1]);
         assert!(

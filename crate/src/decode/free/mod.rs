@@ -12,13 +12,14 @@
 //!   gathered from the Jacobi trajectory, verified in the same call as the lookahead branch).
 //! - [`workloads`]: "code rewrite", "agent" (deterministic rule targets that only count calls)
 //!   and LikesWorld with the real target.
-//! - [`experiments`]: the three demos and the highlighted text.
+//!
+//! The demos that run these drafters on the workloads (and LikesWorld on the trained target)
+//! are experiments, in [`crate::lab::modelfree`].
 //!
 //! A [`Drafter`] plugs into the engine's verify half ([`super::engine`]): every proposal is a
 //! tree of deterministic candidates verified by VerifyGreedy in one target call, so the output is
 //! the target's own greedy output whatever the drafter proposes.
 
-pub mod experiments;
 pub mod jacobi;
 pub mod lookup;
 pub mod suffix;
@@ -28,8 +29,8 @@ use super::chance::Seeded;
 use super::engine::{verify_step, Verify};
 use super::stats::Generation;
 use super::{LanguageModel, Proposal, TreeRule};
+use crate::clock::Clock;
 use crate::error::Error;
-use crate::model::bench::Clock;
 use crate::sampling::Dist;
 
 /// A source of speculation trees that needs no model of its own.

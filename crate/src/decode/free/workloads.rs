@@ -89,10 +89,7 @@ impl Workload {
                     let output = w.tokens()[prompt.len()..].to_vec();
                     Request { prompt, output }
                 };
-                let requests = super::super::experiments::prompts(n)
-                    .iter()
-                    .map(request)
-                    .collect();
+                let requests = likesworld::prompts(n).iter().map(request).collect();
                 // Earlier outputs: the answers of other held-out worlds (what the target writes).
                 let earlier = likesworld::worlds(Split::HeldOut, seed ^ 0x5EED_0005, earlier)
                     .iter()
@@ -408,18 +405,18 @@ mod tests {
 
     #[test]
     fn the_rule_target_follows_its_output_and_leaves_it_deterministically() {
-        use burn::tensor::read_sync;
+        use crate::decode::ready;
         let mut t = RuleTarget::new(20, 2, vec![5, 6, 7]);
         let tree = Speculation {
             tokens: vec![5, 9, 6],
             parents: vec![None, None, Some(0)],
         };
-        let p = read_sync(t.score(&[0, 0], &tree)).unwrap();
+        let p = ready(t.score(&[0, 0], &tree)).unwrap();
         let top: Vec<usize> = p.iter().map(|d| crate::sampling::argmax(d)).collect();
         assert_eq!(top[0], 5);
         assert_eq!(top[1], 6); // after 5
         assert_eq!(top[3], 7); // after 5 6
-        let again = read_sync(t.score(&[0, 0], &tree)).unwrap();
+        let again = ready(t.score(&[0, 0], &tree)).unwrap();
         assert_eq!(p, again);
         assert!(Kind::parse("chat")
             .unwrap_err()

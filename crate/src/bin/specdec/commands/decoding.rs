@@ -1,19 +1,24 @@
 //! `likesworld acceptance|greedy|sample|tree|stochastic|speedup`: speculative decoding with the
-//! LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each prints the
-//! report of one `specdec::decode::experiments` function.
+//! LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each fills the
+//! parameters of one `specdec::lab` experiment, checks them with the ranges the page uses, and
+//! prints its report.
 
 use super::models::backend;
 use crate::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use serde::Serialize;
-use specdec::decode::experiments::{self as ex, KindAlpha};
-use specdec::decode::{ChainRule, Method, TreeRule};
-use specdec::error::check_range;
-use specdec::model::bench::native_clock;
+use specdec::clock::native_clock;
+use specdec::decode::{Method, TreeRule};
+use specdec::error::Range;
+use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
+use specdec::lab::decoding::{self as ex, OutputStats};
+use specdec::lab::params::{tree_widths, Chain, Draft, Stochastic, GAMMA, PROMPTS, REPEATS};
+use specdec::lab::speedup::speedup as measure_speedup;
+use specdec::lab::target_greedy;
+use specdec::likesworld::{prompts as held_out, sampling_prompts};
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
-use specdec::views::decoding::tree_widths;
 
 pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
     const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup";
@@ -40,30 +45,33 @@ fn models(o: &mut Opts) -> Result<Models, Usage> {
     Ok(read_sync(Models::load(backend(o)?))?)
 }
 
-/// `--draft a|b` as the engine's draft index.
-fn draft(o: &mut Opts, default: Option<&str>) -> Result<usize, Usage> {
+/// `--draft a|b`.
+fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
     let name = match default {
         Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
         None => o.required("draft")?,
     };
-    match name.as_str() {
-        "a" | "draft-a" | "A" => Ok(0),
-        "b" | "draft-b" | "B" => Ok(1),
-        _ => Err(Usage(format!(
-            "{}: unknown draft {name:?} (known: a, b)",
-            o.command
-        ))),
-    }
+    Ok(Draft::parse(&name)?)
+}
+
+/// A whole number within a range the lab declares.
+fn ranged(o: &mut Opts, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
+    let n: usize = o.number(range.name, default)?;
+    range.check(n as f64)?;
+    Ok(n)
 }
 
 fn gamma(o: &mut Opts) -> Result<usize, Usage> {
-    let g: u32 = o.number("gamma", None)?;
-    check_range("gamma", f64::from(g), 1.0, 16.0, "1 ≤ γ ≤ 16")?;
-    Ok(g as usize)
+    ranged(o, &GAMMA, None)
 }
 
 fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
-    o.count("prompts", Some(default), 1000, "1 ≤ prompts ≤ 1000")
+    ranged(o, &PROMPTS, Some(default))
+}
+
+/// The prompts of `n` held-out worlds.
+fn prompt_tokens(n: usize) -> Vec<Vec<u32>> {
+    held_out(n).iter().map(|w| w.prompt()).collect()
 }
 
 /// A tree configuration within the LikesWorld budget.
@@ -93,7 +101,7 @@ fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
 fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 200)?;
     let m = models(o)?;
-    let rows = read_sync(ex::acceptance_by_kind(&m, n, &mut no_progress()))?;
+    let rows = read_sync(acceptance_by_kind(&m, n, &mut no_progress()))?;
     let mut table = vec![row(
         "next token is",
         "positions   β A    β B    argmax A  argmax B",
@@ -145,9 +153,9 @@ fn greedy_report(r: &ex::GreedyReport) -> Vec<(String, String)> {
 
 fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
     let m = models(o)?;
-    let prompts: Vec<Vec<u32>> = ex::prompts(n).iter().map(|w| w.prompt()).collect();
+    let prompts = prompt_tokens(n);
     let clock = native_clock();
-    let reference = read_sync(ex::target_greedy(&m, &prompts, &clock, &mut no_progress()))?;
+    let reference = read_sync(target_greedy(&m, &prompts, &clock, &mut no_progress()))?;
     let r = read_sync(ex::greedy(
         &m,
         method,
@@ -162,20 +170,23 @@ fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
     })
 }
 
+/// One γ (the page sweeps several). Greedy decoding is deterministic, so `--seed` is accepted,
+/// as the contract says, and changes nothing.
 fn greedy(o: &mut Opts) -> Result<Report, Usage> {
     let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
-    let method = Method::Chain {
+    let _deterministic: u64 = o.number("seed", Some(0))?;
+    let chain = Chain {
         draft: d,
-        gamma: g,
-        rule: ChainRule::Greedy,
+        gamma: g as u32,
+        prompts: n,
     };
-    run_greedy(o, method, n)
+    run_greedy(o, chain.method(g), n)
 }
 
 fn tree(o: &mut Opts) -> Result<Report, Usage> {
     let (w, d, n) = (widths(o)?, draft(o, Some("b"))?, prompts(o, 100)?);
     let method = Method::Expand {
-        draft: d,
+        draft: d.index(),
         widths: w,
         children: Children::TopK,
         rule: TreeRule::Greedy,
@@ -185,16 +196,20 @@ fn tree(o: &mut Opts) -> Result<Report, Usage> {
 
 fn sample(o: &mut Opts) -> Result<Report, Usage> {
     let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
-    let repeats = o.count("repeats", Some(3), 20, "1 ≤ repeats ≤ 20")?;
+    let repeats = ranged(o, &REPEATS, Some(3))?;
     let seed: u64 = o.number("seed", Some(0))?;
     let variant = Variant::parse(&o.take("variant").unwrap_or_else(|| "correct".into()))?;
     let m = models(o)?;
-    let method = Method::Chain {
+    let s = specdec::lab::params::Sampling {
         draft: d,
-        gamma: g,
-        rule: ChainRule::Sample(variant),
+        gamma: g as u32,
+        prompts: n,
+        repeats,
+        seed,
+        variant,
     };
-    let prompts = ex::sampling_prompts(n);
+    let method = s.method();
+    let prompts = sampling_prompts(n);
     let clock = native_clock();
     let r = read_sync(ex::sample(
         &m,
@@ -211,7 +226,7 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
     } else {
         "consistent with the target's"
     };
-    let stats = |s: &ex::OutputStats| {
+    let stats = |s: &OutputStats| {
         format!(
             "{} sequences, mean length {:.2}, answers right {:.1}% of {}, mean ln p {:.3}",
             s.sequences,
@@ -250,13 +265,7 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
 
 fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     let w = widths(o)?;
-    let rule = TreeRule::parse(&o.required("verify")?)?;
-    if rule == TreeRule::Greedy {
-        return Err(Usage(
-            "likesworld stochastic: --verify must be naive or mss (greedy trees: likesworld tree)"
-                .into(),
-        ));
-    }
+    let rule = Stochastic::parse(&o.required("verify")?)?;
     let children = Children::parse(
         &o.take("children")
             .unwrap_or_else(|| "without-replacement".into()),
@@ -264,7 +273,7 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 100)?;
     let seed: u64 = o.number("seed", Some(0))?;
     let m = models(o)?;
-    let prompts = ex::sampling_prompts(n);
+    let prompts = sampling_prompts(n);
     let clock = native_clock();
     let r = read_sync(ex::stochastic(
         &m,
@@ -307,9 +316,17 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
 fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 20)?);
     let m = models(o)?;
-    let prompts: Vec<Vec<u32>> = ex::prompts(n).iter().map(|w| w.prompt()).collect();
+    let prompts = prompt_tokens(n);
     let clock = native_clock();
-    let r = read_sync(ex::speedup(&m, d, g, &prompts, &clock, &mut no_progress()))?;
+    let mut quiet = no_progress();
+    let r = read_sync(measure_speedup(
+        &m,
+        d.index(),
+        g,
+        &prompts,
+        &clock,
+        &mut quiet,
+    ))?;
     let mut json = value(&r);
     if let Some(obj) = json.as_object_mut() {
         // The lanes are for the page; the CLI prints the numbers.
@@ -352,8 +369,10 @@ fn speedup(o: &mut Opts) -> Result<Report, Usage> {
 /// `decode-bench`: experiments 1–5 at the lecture's sizes, each timed as one call of the page's
 /// `decoding_view` (the same list `tests/bench.mjs` times in the browser).
 pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
+    use specdec::i18n::Lang;
+    use specdec::lab::params::bench_suite;
     use specdec::model::device::Backend;
-    use specdec::views::decoding::{bench_suite, decoding_view};
+    use specdec::views::decoding::decoding_view;
     let backends = match o.take("backend") {
         Some(b) => vec![Backend::parse(&b)?],
         None => vec![Backend::Flex, Backend::Ndarray],
@@ -368,14 +387,17 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
         let m = read_sync(Models::load(backend))?;
         let mut times = serde_json::Map::new();
         let mut total = 0.0;
-        for (name, mut params) in bench_suite() {
-            params.prompts = params.prompts.div_ceil(divide);
-            let name = match divide {
-                1 => name.to_string(),
-                _ => format!("{name} (÷{divide}: {} prompts)", params.prompts),
+        for (name, mut experiment) in bench_suite() {
+            let name = match experiment.prompts_mut() {
+                Some(n) if divide > 1 => {
+                    *n = n.div_ceil(divide);
+                    format!("{name} (÷{divide}: {n} prompts)")
+                }
+                _ => name.to_string(),
             };
             let t0 = clock();
-            read_sync(decoding_view(&params, &m, &clock, &mut no_progress()))?;
+            let mut quiet = no_progress();
+            read_sync(decoding_view(&experiment, Lang::En, &m, &clock, &mut quiet))?;
             let s = (clock() - t0) / 1e6;
             total += s;
             rows.push(row(

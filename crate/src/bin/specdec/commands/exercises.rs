@@ -12,7 +12,7 @@ pub fn cmd_exercise(o: &mut Opts) -> Result<Report, Usage> {
         .map(|a| a.split('|').map(str::to_string).collect())
         .unwrap_or_default();
     let lang = match o.take("lang") {
-        Some(name) => Lang::parse(&name)?,
+        Some(name) => specdec::error::parse_lang(&name)?,
         None => Lang::En,
     };
     let v = exercise_view(&ExerciseParams {

@@ -5,13 +5,13 @@
 use super::models::backend;
 use crate::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
-use specdec::decode::free::experiments::{self as ex, DrafterKind, Row, Settings};
+use specdec::clock::native_clock;
 use specdec::decode::free::lookup::PromptLookup;
 use specdec::decode::free::suffix::{grow, Root, SuffixIndex};
 use specdec::decode::free::workloads::{Kind, Workload};
 use specdec::decode::Source;
 use specdec::error::check_range;
-use specdec::model::bench::native_clock;
+use specdec::lab::modelfree::{self as ex, DrafterKind, Row, Settings};
 use specdec::model::Models;
 
 /// `prompt-lookup --tokens 1,2,3 --ngram N --k K [--min-ngram M]`.

@@ -195,7 +195,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
         let mut decode1 = Vec::new();
         for kind in ModelKind::ALL {
             let model = weights::load(kind, &device)?;
-            let clock = specdec::model::bench::native_clock();
+            let clock = specdec::clock::native_clock();
             let l = read_sync(specdec::model::bench::latency(
                 &model,
                 &device,

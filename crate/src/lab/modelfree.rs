@@ -1,17 +1,20 @@
-//! Demos 05.1–05.3 and the highlighted text: model-free drafters on the three workloads, each
-//! output checked against the target's own greedy output.
+//! Demos 05.1–05.3 and the highlighted text: the model-free drafters of [`crate::decode::free`]
+//! on the three workloads, each output checked against the target's own greedy output. The two
+//! rule workloads need no model; LikesWorld decodes with the trained target (and draft B beside
+//! the drafters), which is why these experiments live here, with the models.
 
-use super::jacobi::{Init, Jacobi, Pool};
-use super::lookup::PromptLookup;
-use super::suffix::{Indices, SuffixDrafter, SuffixIndex};
-use super::workloads::{Kind, RuleTarget, Workload};
-use super::{generate, Drafter, Limits};
-use crate::decode::experiments::{self as ex, Progress};
+use super::decoding::{self as ex, GreedyReport};
+use super::lm::Cached;
+use super::target_greedy;
+use crate::clock::{Clock, Progress};
+use crate::decode::free::jacobi::{Init, Jacobi, Pool};
+use crate::decode::free::lookup::PromptLookup;
+use crate::decode::free::suffix::{Indices, SuffixDrafter, SuffixIndex};
+use crate::decode::free::workloads::{Kind, RuleTarget, Workload};
+use crate::decode::free::{generate, Drafter, Limits};
 use crate::decode::stats::{Generation, Source, Stats};
 use crate::decode::{ChainRule, LanguageModel, Method, Speculation};
 use crate::error::{check_range, Error, Text};
-use crate::model::bench::Clock;
-use crate::model::lm::Cached;
 use crate::model::Models;
 use crate::sampling::Dist;
 
@@ -209,7 +212,7 @@ pub async fn references(
 ) -> Result<Vec<Vec<u32>>, Error> {
     match (w.kind, models) {
         (Kind::Likesworld, Some(m)) => {
-            let runs = ex::target_greedy(m, &prompts(w), clock, &mut |_, _| {}).await?;
+            let runs = target_greedy(m, &prompts(w), clock, &mut |_, _| {}).await?;
             Ok(runs.into_iter().map(|g| g.output).collect())
         }
         _ => Ok(w.requests.iter().map(|r| r.output.clone()).collect()),
@@ -281,7 +284,7 @@ pub struct TableReport {
     pub requests: usize,
     pub rows: Vec<Row>,
     /// Draft B, γ 6, greedy, on the LikesWorld requests (absent without the models).
-    pub draft_b: Option<ex::GreedyReport>,
+    pub draft_b: Option<GreedyReport>,
 }
 
 pub async fn table(
@@ -303,7 +306,7 @@ pub async fn table(
         let w = Workload::new(k, requests, EARLIER, seed);
         let (reference, target_runs) = match (k, models) {
             (Kind::Likesworld, Some(m)) => {
-                let runs = ex::target_greedy(m, &prompts(&w), clock, &mut |_, _| {}).await?;
+                let runs = target_greedy(m, &prompts(&w), clock, &mut |_, _| {}).await?;
                 (runs.iter().map(|g| g.output.clone()).collect(), Some(runs))
             }
             _ => (references(&w, models, clock).await?, None),

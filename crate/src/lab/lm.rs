@@ -2,10 +2,10 @@
 //! cache (a [`Batched`] model), [`Cached`] one sequence (a [`LanguageModel`]). Either knows which
 //! tokens each sequence has in the cache and feeds only what is missing.
 
-use super::{floats, Decoder, KvCache};
 use crate::decode::batch::{Batched, Request};
 use crate::decode::{LanguageModel, Speculation};
 use crate::error::Error;
+use crate::model::{floats, Decoder, KvCache};
 use crate::sampling::Dist;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
