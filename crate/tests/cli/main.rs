@@ -1,0 +1,49 @@
+//! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
+//! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
+//! in two files: [`analytic`] (theory, roofline, sampling, trees, exercises, argument errors) and
+//! [`models`] (the LikesWorld models, speculative and model-free decoding, every size option).
+
+mod analytic;
+mod models;
+
+use serde_json::Value;
+use std::process::Command;
+
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_specdec"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+pub fn json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let (code, stdout, stderr) = run(&a);
+    assert_eq!(code, 0, "{args:?}: {stderr}");
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "exactly one line of JSON: {stdout}"
+    );
+    serde_json::from_str(&stdout).unwrap()
+}
+
+pub fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+pub fn check_error(args: &[&str], needle: &str) {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 2, "{args:?}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+}
