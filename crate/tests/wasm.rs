@@ -136,6 +136,38 @@ fn bad_parameter_types_are_reported() {
 }
 
 #[wasm_bindgen_test]
+fn each_call_speaks_the_language_of_its_own_parameters() {
+    // No language is remembered between calls: a Chinese call, then one that names none.
+    let zh = wasm::theory(obj(json!({"alpha": 2.0, "lang": "zh"}))).unwrap_err();
+    assert!(error_message(zh).contains("超出范围"));
+    let en = wasm::theory(obj(json!({"alpha": 2.0}))).unwrap_err();
+    assert!(error_message(en).contains("out of range"));
+    let bad = wasm::token_tree(obj(
+        json!({"mode": "config", "config": "<2,,1>", "lang": "zh"}),
+    ));
+    assert!(error_message(bad.unwrap_err()).contains("第 2 层"));
+}
+
+#[wasm_bindgen_test]
+fn presets_declare_the_ranges_and_choices_the_page_reads() {
+    use specdec::lab::params::{GAMMA, PROMPTS, REPEATS};
+    let p = wasm::presets().unwrap();
+    assert_eq!(num(&p, &["decoding", "gamma", "max"]), GAMMA.max);
+    assert_eq!(num(&p, &["decoding", "gamma", "min"]), GAMMA.min);
+    assert_eq!(num(&p, &["decoding", "prompts", "max"]), PROMPTS.max);
+    assert_eq!(num(&p, &["decoding", "repeats", "max"]), REPEATS.max);
+    let variants = js_sys::Array::from(&get(&p, &["variants"]));
+    assert_eq!(variants.length(), 6);
+    assert_eq!(variants.get(0).as_string().unwrap(), "correct");
+    let kinds = js_sys::Array::from(&get(&p, &["token_kinds"]));
+    assert_eq!(kinds.length(), 4);
+    assert_eq!(get(&kinds.get(3), &["name"]).as_string().unwrap(), "answer");
+    assert_eq!(get(&kinds.get(3), &["zh"]).as_string().unwrap(), "答案");
+    let note = wasm::webgpu_fallback_note(obj(json!({"reason": "no-adapter", "lang": "zh"})));
+    assert!(note.unwrap().contains("没有提供 WebGPU 适配器"));
+}
+
+#[wasm_bindgen_test]
 async fn likesworld_models_run_in_the_browser_on_every_backend() {
     provide_weights();
     for backend in backends(false) {
