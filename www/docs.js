@@ -3,7 +3,12 @@
 // cannot drift from them.
 import { WIDGETS } from './widgets/index.js';
 import { escapeHtml } from './widget.js';
+import { ready } from './engine.js';
 import './specdec-widget.js';
+
+// Some ranges and choices (γ, the verification rules) are declared by the core and read from
+// the engine (`declarations()` in engine.js): the reference waits for it.
+await ready;
 
 const script = new URL('specdec-widget.js', import.meta.url).href;
 

@@ -147,6 +147,35 @@ export function runJob(name, params, onStatus, channel = name) {
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 
+let declared = null;
+/**
+ * What the core declares for the page's controls (its `presets` export): the verification rules,
+ * the token kinds with their names, the ranges of the decoding widget's values. The page reads
+ * these instead of restating them; they are there once the engine is ready.
+ */
+export function declarations() {
+  declared ??= call('presets');
+  return declared;
+}
+
+/** The token kind `name` in the page's language, as the core names it. */
+export function kindName(name) {
+  const k = declarations().token_kinds.find((x) => x.name === name);
+  return k ? tr(k.en, k.zh) : name;
+}
+
+/**
+ * Gives `control` fields read from the core's declarations when they are first needed (a widget
+ * mounts once the engine is ready): `fields` maps a field (min, max, options) to a function of
+ * the declarations.
+ */
+export function declare(control, fields) {
+  for (const [key, of] of Object.entries(fields)) {
+    Object.defineProperty(control, key, { get: () => of(declarations()), enumerable: true, configurable: true });
+  }
+  return control;
+}
+
 /** For tests of the recovery path: the next call panics inside Rust. */
 export function panicOnNextCall() {
   panicNext = true;

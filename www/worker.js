@@ -99,16 +99,10 @@ function webgpuUnusable() {
   return unusableChecked;
 }
 
-function unusableNote(why) {
-  if (why === 'timestamps') {
-    return tr('WebGPU is not usable in this browser (its adapter has no timestamp-query feature, which burn’s WebGPU runtime needs in a browser), so this ran on the CPU (flex).',
-      '这个浏览器里的 WebGPU 无法使用（它的适配器没有 timestamp-query 功能，而 burn 的 WebGPU 运行时在浏览器中需要它），所以这次在 CPU（flex）上运行。');
-  }
-  return self.navigator.gpu
-    ? tr('No WebGPU here, so the models run on the CPU (flex) instead. Details: the browser offers no WebGPU adapter (navigator.gpu.requestAdapter() found none).',
-      '这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：浏览器没有提供 WebGPU 适配器（navigator.gpu.requestAdapter() 没有找到）。')
-    : tr('No WebGPU here, so the models run on the CPU (flex) instead. Details: this browser has no WebGPU (navigator.gpu is missing).',
-      '这里没有 WebGPU，所以模型改在 CPU（flex）上运行。详情：这个浏览器没有 WebGPU（缺少 navigator.gpu）。');
+/** The note for a job sent to the CPU because WebGPU is unusable here (written by the core). */
+async function unusableNote(why, lang) {
+  const reason = why === 'timestamps' ? 'no-timestamps' : (self.navigator.gpu ? 'no-adapter' : 'no-webgpu');
+  return (await cpuEngine()).webgpu_fallback_note({ reason, lang });
 }
 
 /**
@@ -121,7 +115,7 @@ async function engineFor(params, progress) {
   if (params?.backend !== 'wgpu') return { engine: await cpuEngine(), params };
   const onCpu = async (note) => ({ engine: await cpuEngine(), params: { ...params, backend: 'flex' }, note });
   const unusable = await webgpuUnusable();
-  if (unusable) return onCpu(unusableNote(unusable));
+  if (unusable) return onCpu(await unusableNote(unusable, params.lang));
   let engine;
   try {
     engine = await gpuEngine(progress);

@@ -3,23 +3,25 @@
 // and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
 import { tr } from '../i18n.js';
+import { declare, kindName } from '../engine.js';
 
-const VARIANTS = ['correct', 'resample-from-target', 'greedy-rule', 'argmax-draft', 'accept-q-over-p', 'bonus-from-draft'];
-const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
-const KINDS_ZH = { boilerplate: '套话', 'random-fact': '随机事实', 'question-name': '问题里的名字', answer: '答案' };
+// The verification rules, token kinds and the ranges of γ and the repeats are the core's
+// (`presets`), read when the widget mounts.
+const variants = (d) => d.variants.map((v) => [v, v]);
+const range = (name) => ({ min: (d) => d.decoding[name].min, max: (d) => d.decoding[name].max });
 const uses = (...names) => (s) => names.includes(s.experiment);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
   return {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
-    repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config, verify: 'mss',
+    repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, sampling: s.stepkind === 'chain',
   };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const kind = (k) => tr(KINDS, KINDS_ZH)[k] ?? k;
+const kind = kindName;
 const byKind = (rows) => rows.map((k) => `${kind(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
 
 function acceptanceHtml(rows) {
@@ -147,10 +149,10 @@ export default {
       ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['step', '逐步查看一次运行']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
-    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 16, step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
-    { key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', min: 1, max: 5, step: 1, value: 1, showIf: uses('sample') },
-    { key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', options: VARIANTS.map((v) => [v, v]), showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') },
+    declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', step: 1, value: 1, showIf: uses('sample') }, range('repeats')),
+    declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variants }),
     { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },

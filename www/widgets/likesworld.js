@@ -1,10 +1,7 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
 import { fmt, table, escapeHtml } from '../widget.js';
-import { runJob, CancelledError } from '../engine.js';
+import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
-
-const KINDS = { boilerplate: 'boilerplate', 'random-fact': 'random fact', 'question-name': 'question name', answer: 'answer' };
-const KINDS_ZH = { boilerplate: '套话', 'random-fact': '随机事实', 'question-name': '问题里的名字', answer: '答案' };
 
 export default {
   name: 'likesworld',
@@ -40,7 +37,7 @@ export default {
       view.querySelector('.lw-plot').innerHTML = v.svg;
       const rows = [tr(['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B'],
         ['下一个 token 是', '位置数', 'β 草稿 A', 'β 草稿 B', 'argmax 一致 A', 'argmax 一致 B'])].concat(v.kinds.map((k) => [
-        tr(KINDS, KINDS_ZH)[k.kind] ?? k.kind, k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])]));
+        kindName(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])]));
       view.querySelector('.lw-kinds').innerHTML = table(rows, 'kinds');
       ui.root.dataset.model = String(Number(ui.root.dataset.model || 0) + 1);
       const lat = view.querySelector('.lw-latency');
