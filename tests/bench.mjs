@@ -33,7 +33,7 @@ const PLAN = [
 
 // Speculative decoding, experiments 1–5 at the lecture's sizes (issue: under 10 s in total on the
 // CPU), called on the main thread as the worker calls them; the list comes from the core
-// (`views::decoding::bench_suite`, which `specdec decode-bench` runs natively). Every model call is
+// (`lab::params::bench_suite`, which `specdec decode-bench` runs natively). Every model call is
 // batched across the prompts.
 async function timeExperiments(page) {
   const suite = await page.evaluate(() => window.specdec.call('decoding_bench_suite'));

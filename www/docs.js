@@ -7,8 +7,14 @@ import { ready } from './engine.js';
 import './specdec-widget.js';
 
 // Some ranges and choices (γ, the verification rules) are declared by the core and read from
-// the engine (`declarations()` in engine.js): the reference waits for it.
-await ready;
+// the engine (`declarations()` in engine.js): the reference waits for it, and says so if it
+// cannot load.
+let failed = null;
+try {
+  await ready;
+} catch (e) {
+  failed = e;
+}
 
 const script = new URL('specdec-widget.js', import.meta.url).href;
 
@@ -44,6 +50,12 @@ function section(name, w) {
 }
 
 const main = document.querySelector('main');
+if (failed) {
+  main.innerHTML = '<div role="alert" class="alert shown">Could not load the WebAssembly engine, which declares some of the widgets’ ranges: <span class="why"></span> Reload the page to try again.</div>';
+  main.querySelector('.why').textContent = failed?.message ?? String(failed);
+  document.documentElement.dataset.ready = 'failed';
+  throw failed;
+}
 main.innerHTML = Object.entries(WIDGETS).map(([name, w]) => section(name, w)).join('');
 document.querySelector('nav.widgets').innerHTML = Object.keys(WIDGETS).map((n) => `<a href="#${n}"><code>${n}</code></a>`).join(' · ');
 

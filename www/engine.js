@@ -14,6 +14,7 @@ import { lang, tr } from './i18n.js';
 const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
 let mod = null;
+let declared = null; // the core's declarations for the controls (its `presets`), read once
 let exports = null; // the instance's raw exports (its memory)
 let compiled = null;
 let weights = null; // the models' weights, downloaded once (in parallel with the module)
@@ -30,6 +31,9 @@ async function load() {
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
   const m = await import(`./pkg/specdec.js?instance=${generation}`);
   exports = await m.default({ module_or_path: await compiled });
+  // What the core declares for the controls is there as soon as the engine is ready, even while
+  // a later restart has no instance yet.
+  declared ??= m.presets();
   mod = provideWeights(m, await weights);
   return m;
 }
@@ -147,7 +151,6 @@ export function runJob(name, params, onStatus, channel = name) {
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
 }
 
-let declared = null;
 /**
  * What the core declares for the page's controls (its `presets` export): the verification rules,
  * the token kinds with their names, the ranges of the decoding widget's values. The page reads

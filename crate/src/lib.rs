@@ -22,11 +22,13 @@
 //! - [`plot`]: SVG charts drawn with plotters.
 //! - [`i18n`]: the page's two languages, for the views that write prose.
 //! - [`views`]: one function per page widget, turning results into numbers + SVG.
+//! - `wasm` (wasm32 only): the thin binding layer, the only module that knows JavaScript exists.
 //!
 //! The layers, top to bottom: `bin/` and `wasm` → [`views`] → [`lab`] → [`decode`] (no burn)
 //! and [`model`] (no decoding loop) → [`plot`], [`roofline`], [`toy`], [`likesworld`] →
 //! [`sampling`], [`tree`], [`theory`] → [`error`], [`clock`] → [`i18n`]. No module imports from
-//! a layer above its own, and `decode` and `model` meet only in `lab`.
+//! a layer above its own; `decode` and `model` never import each other, and `lab` is where they
+//! are joined (the views above only hand the loaded models over and draw the engine's traces).
 //!
 //! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
 

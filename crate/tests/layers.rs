@@ -95,6 +95,29 @@ fn named(code: &str) -> BTreeSet<String> {
     out
 }
 
+/// The top-level modules named by `super::…` paths that climb out of the top-level module: in a
+/// file `depth` modules deep (`decode/mod.rs` is 1, `decode/free/workloads.rs` 3), `super::`
+/// taken `depth` times reaches the crate root.
+fn named_via_super(code: &str, depth: usize) -> BTreeSet<String> {
+    let climb = "super::".repeat(depth);
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(i) = rest.find(&climb) {
+        rest = &rest[i + climb.len()..];
+        if rest.starts_with("super::") {
+            continue; // climbs further than the crate root: not valid Rust, nothing to count
+        }
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !word.is_empty() {
+            out.insert(word);
+        }
+    }
+    out
+}
+
 /// Every (file, its module, the module it names) of the library, test modules left out.
 fn imports() -> Vec<(String, String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -112,8 +135,16 @@ fn imports() -> Vec<(String, String, String)> {
         }
         let module = rel.split(['/', '.']).next().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let library = text.split("#[cfg(test)]\nmod tests").next().unwrap();
-        for name in named(&code(library)) {
+        let library = code(text.split("#[cfg(test)]\nmod tests").next().unwrap());
+        // `decode/mod.rs` is the module `decode` (depth 1), `decode/engine.rs` is `decode::engine`.
+        let parts: Vec<&str> = rel.trim_end_matches(".rs").split('/').collect();
+        let depth = parts.len() - usize::from(matches!(parts.last(), Some(&"mod") | Some(&"lib")));
+        let via_super = if depth > 0 {
+            named_via_super(&library, depth)
+        } else {
+            BTreeSet::new()
+        };
+        for name in named(&library).into_iter().chain(via_super) {
             out.push((rel.clone(), module.clone(), name));
         }
     }
@@ -125,6 +156,10 @@ fn the_parser_finds_grouped_and_plain_paths_and_skips_comments() {
     let text = "use crate::{a::x, b, c::{d, e}};\nlet v = crate::f::g();\n// crate::h\n";
     let found: Vec<String> = named(&code(text)).into_iter().collect();
     assert_eq!(found, ["a", "b", "c", "f"]);
+    // From decode/free/workloads.rs (3 deep), super::super::super:: is the crate root.
+    let climbs = "use super::super::super::views::x;\nuse super::super::engine::y;\n";
+    let found: Vec<String> = named_via_super(climbs, 3).into_iter().collect();
+    assert_eq!(found, ["views"]);
 }
 
 #[test]

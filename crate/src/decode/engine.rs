@@ -13,6 +13,7 @@
 //! Plain decoding is the same loop with an empty proposal, so the reference and the speculative
 //! runs share every line that touches the target.
 
+pub use super::propose::ChainRule;
 use super::propose::{model, Drafting};
 use super::stats::{top, Check, Ending, Generation, Source, Span, StepTrace};
 use super::{Chance, LanguageModel, Proposal};
@@ -21,16 +22,6 @@ use crate::error::Error;
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
 use crate::sampling::{argmax, residual, Dist};
-
-/// How a chain's drafts are verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChainRule {
-    /// Drafts are the draft's argmax; accept while each equals the target's argmax.
-    Greedy,
-    /// Drafts are sampled; the variant's acceptance, rejection and bonus rules (Algorithm 1 when
-    /// the variant is [`Variant::Correct`]).
-    Sample(Variant),
-}
 
 /// How a tree is verified (SpecInfer Algorithm 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

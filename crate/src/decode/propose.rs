@@ -3,7 +3,6 @@
 //! are sampled i.i.d., without replacement or taken top-k, or the merge of several drafts'
 //! chains. The engine ([`super::engine`]) then makes one target call over it and verifies.
 
-use super::engine::ChainRule;
 use super::stats::{Span, Stats};
 use super::{Chance, LanguageModel, Proposal, Speculation};
 use crate::clock::Clock;
@@ -11,6 +10,16 @@ use crate::error::Error;
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
 use crate::sampling::{argmax, Dist};
+
+/// How a chain's drafts are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainRule {
+    /// Drafts are the draft's argmax; accept while each equals the target's argmax.
+    Greedy,
+    /// Drafts are sampled; the variant's acceptance, rejection and bonus rules (Algorithm 1 when
+    /// the variant is [`Variant::Correct`]).
+    Sample(Variant),
+}
 
 pub(super) fn model<M>(drafts: &mut [M], i: usize) -> Result<&mut M, Error> {
     let n = drafts.len();

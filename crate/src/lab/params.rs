@@ -1,10 +1,11 @@
 //! The LikesWorld decoding experiments as types: an [`Experiment`] is one of the seven things the
 //! decoding widget runs, with exactly the parameters that experiment reads, tagged by its name
 //! (`{"experiment": "greedy", "draft": "b", "gamma": 4, …}`, the shape the page sends and the
-//! benchmark lists). The CLI fills the same structs and calls the same [`Experiment::check`], so
-//! a range is written once: [`GAMMA`], [`PROMPTS`], [`REPEATS`] and the tree limits are declared
-//! here and read by every boundary (the page reads them through the `presets` export). Plain
-//! data: running an experiment is [`super::experiment::run`].
+//! benchmark lists). A range is written once: [`GAMMA`], [`PROMPTS`], [`REPEATS`] and the tree
+//! limits are declared here and read by every boundary — [`Experiment::check`] for the wasm
+//! export, the CLI's options (which build the same structs for the methods they run), and the
+//! page's controls (through the `presets` export). Plain data: running an experiment is
+//! [`super::experiment::run`].
 
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::error::{Error, Range};
@@ -35,15 +36,21 @@ pub const TREE_SHAPES: [&str; 6] = [
 /// γ values of demo 03.2, beside the user's.
 pub const GAMMAS: [usize; 4] = [1, 2, 4, 6];
 
-/// Which trained draft proposes: A (1 layer) or B (2 layers).
+/// Which trained draft proposes: A (1 layer) or B (2 layers). Read from its name by
+/// [`Draft::parse`] everywhere, so a bad name gets the core's message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum Draft {
-    #[serde(alias = "A", alias = "draft-a")]
     A,
     #[default]
-    #[serde(alias = "B", alias = "draft-b")]
     B,
+}
+
+impl TryFrom<String> for Draft {
+    type Error = Error;
+    fn try_from(name: String) -> Result<Draft, Error> {
+        Draft::parse(&name)
+    }
 }
 
 impl Draft {
@@ -484,7 +491,8 @@ mod tests {
         assert!(bad.unwrap_err().to_string().contains("medusa"));
         let bad =
             serde_json::from_value::<Experiment>(json!({"experiment": "greedy", "draft": "c"}));
-        assert!(bad.is_err());
+        let why = bad.unwrap_err().to_string();
+        assert!(why.contains("unknown draft \"c\" (known: a, b)"), "{why}");
     }
 
     #[test]

@@ -382,7 +382,7 @@ pub async fn likesworld_decode(
     let lang = lang_of(&params);
     let fail = |e| into_error(e, lang);
     let on: OnBackend = self::params(params.clone(), lang)?;
-    let experiment: crate::lab::Experiment = self::params(params, lang)?;
+    let experiment: crate::lab::Experiment = self::params(with_experiment(params), lang)?;
     experiment.check().map_err(fail)?;
     report(&progress, &loading(&on.backend, lang));
     let (m, note) = models(&on.backend, lang).await.map_err(fail)?;
@@ -394,6 +394,22 @@ pub async fn likesworld_decode(
         .map_err(fail)?;
     view.note = note;
     output(&view, lang)
+}
+
+/// The parameters with `experiment` set to "greedy" where they name none: like every other
+/// field, the experiment has a default (the widget's).
+fn with_experiment(params: JsValue) -> JsValue {
+    let key = JsValue::from_str("experiment");
+    let named = params.is_object() && js_sys::Reflect::has(&params, &key).unwrap_or(false);
+    if named {
+        return params;
+    }
+    let out = js_sys::Object::new();
+    if params.is_object() {
+        js_sys::Object::assign(&out, params.unchecked_ref());
+    }
+    let _ = js_sys::Reflect::set(&out, &key, &JsValue::from_str("greedy"));
+    out.into()
 }
 
 /// The backend a model job asks for.

@@ -51,7 +51,7 @@ fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
         Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
         None => o.required("draft")?,
     };
-    Ok(Draft::parse(&name)?)
+    Draft::parse(&name).map_err(|e| Usage(format!("{}: {e}", o.command)))
 }
 
 /// A whole number within a range the lab declares.
@@ -265,7 +265,12 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
 
 fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     let w = widths(o)?;
-    let rule = Stochastic::parse(&o.required("verify")?)?;
+    let rule = Stochastic::parse(&o.required("verify")?).map_err(|e| {
+        Usage(format!(
+            "{}: {e} (greedy trees: likesworld tree)",
+            o.command
+        ))
+    })?;
     let children = Children::parse(
         &o.take("children")
             .unwrap_or_else(|| "without-replacement".into()),
