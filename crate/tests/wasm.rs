@@ -324,6 +324,15 @@ async fn speculative_decoding_runs_in_the_browser() {
         let words = |v: &JsValue| js_sys::JSON::stringify(&get(v, &["report", "output"])).unwrap();
         assert_eq!(words(&on_gpu), words(&on_cpu));
     }
+    // An experiment not named is the widget's default, greedy chains (here γ 4 among 1, 2, 6).
+    let unnamed = wasm::likesworld_decode(obj(json!({"prompts": 1, "backend": MODELS_ON})), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        get(&unnamed, &["experiment"]).as_string().unwrap(),
+        "greedy"
+    );
+    assert_eq!(js_sys::Array::from(&get(&unnamed, &["report"])).length(), 4);
     let e = wasm::likesworld_decode(
         obj(json!({"experiment": "greedy", "gamma": 0, "backend": MODELS_ON})),
         None,
