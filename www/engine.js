@@ -161,6 +161,9 @@ export function declarations() {
   return declared;
 }
 
+/** The verification rules as a select's options, as the core lists them. */
+export const variantOptions = (d) => d.variants.map((v) => [v, v]);
+
 /** The token kind `name` in the page's language, as the core names it. */
 export function kindName(name) {
   const k = declarations().token_kinds.find((x) => x.name === name);

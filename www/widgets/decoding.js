@@ -3,11 +3,10 @@
 // and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
 import { tr } from '../i18n.js';
-import { declare, kindName } from '../engine.js';
+import { declare, kindName, variantOptions } from '../engine.js';
 
 // The verification rules, token kinds and the ranges of γ and the repeats are the core's
 // (`presets`), read when the widget mounts.
-const variants = (d) => d.variants.map((v) => [v, v]);
 const range = (name) => ({ min: (d) => d.decoding[name].min, max: (d) => d.decoding[name].max });
 
 const uses = (...names) => (s) => names.includes(s.experiment);
@@ -22,15 +21,14 @@ function params(s) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const kind = kindName;
-const byKind = (rows) => rows.map((k) => `${kind(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
+const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
 
 function acceptanceHtml(rows) {
   return tr('<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>',
     '<p class="numbers">在留出的整个世界的每个位置上的接受率（teacher forcing）：采样时 β = Σ min(p, q)，贪心时看草稿的 argmax 是否就是目标模型的。</p>')
     + table([tr(['next token is', 'positions', 'β draft A', 'β draft B', 'argmax agrees A', 'argmax agrees B'],
       ['下一个 token 是', '位置数', 'β 草稿 A', 'β 草稿 B', 'argmax 一致 A', 'argmax 一致 B'])].concat(rows.map((k) => [
-      kind(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])])), 'dec-kinds');
+      kindName(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])])), 'dec-kinds');
 }
 
 function greedyHtml(reports) {
@@ -154,7 +152,7 @@ export default {
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
-    declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variants }),
+    declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variantOptions }),
     { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },

@@ -1,6 +1,6 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../widget.js';
-import { runJob, CancelledError, declare } from '../engine.js';
+import { runJob, CancelledError, declare, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
 function params(s) {
@@ -28,7 +28,7 @@ export default {
   ],
   controls: [
     // The verification rules are the core's (`presets`), read when the widget mounts.
-    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, { options: (d) => d.variants.map((v) => [v, v]) }),
+    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, { options: variantOptions }),
     { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 6, step: 1, value: 3 },
     { key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', min: 0, max: 3, step: 0.05, value: 1.5 },
     { key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', min: 0.25, max: 3, step: 0.05, value: 1 },
