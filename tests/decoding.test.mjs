@@ -1,5 +1,5 @@
 // Browser tests of the speculative-decoding widget: greedy chains and trees, progress, cancel and
-// bad input, the seeded step-through, the same tree run on WebGPU and flex, and the CPU fallback
+// bad input, acceptance by kind, the seeded step-through, the same tree run on WebGPU and flex, and the CPU fallback
 // when WebGPU lacks timestamp queries or loses its device mid-run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +22,17 @@ test('speculative decoding: greedy chains and trees are identical to the target,
   const trees = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
   assert.equal(trees.length, 1 + 6, trees.join(' | ')); // the lecture's six shapes (the typed ⟨2,2,1,1⟩ is one of them)
   assert.ok(trees.slice(1).every((r) => / 10\/10 /.test(r)), trees.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('speculative decoding: acceptance by token kind names each kind as the core declares it', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=acceptance&decoding.prompts=10');
+  await decoded(page, 1);
+  const kinds = await page.$$eval('[data-widget="decoding"] table.dec-kinds tr td:first-child', (c) => c.map((x) => x.textContent));
+  assert.deepEqual(kinds, ['boilerplate', 'random fact', 'question name', 'answer']);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-kinds');
+  assert.match(rows[rows.length - 1], /^answer \d+ 0\.\d{3} /, rows.join(' | '));
   assert.deepEqual(errors, []);
   await page.close();
 });
