@@ -1,4 +1,6 @@
-//! The models' element-wise inner loops over plain `f32` slices: the attention softmax and GELU.
+//! The models' inner loops over plain `f32` slices: the attention softmax and GELU here, and in
+//! [`matmul`] the few-row matrix multiply that streams a layer's weights once (what makes a
+//! memory-bound verification step cost about one decoding step) with its two calibration kernels.
 //!
 //! A crate of its own so that the wasm profile can build these loops, and only these, for speed
 //! (`opt-level = 3`; the rest of the core is built for size). At the size setting the compiler
@@ -7,6 +9,10 @@
 //! The burn side (which tensors take this path) is `specdec::model::activation`.
 
 #![no_std]
+
+pub mod matmul;
+
+pub use matmul::{fma_peak, matmul_few_rows, stream_sum, FEW_ROWS};
 
 /// softmax(scale · x) of every `row`-long row of `data`, in place. `row` must divide
 /// `data.len()`.
