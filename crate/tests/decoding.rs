@@ -27,6 +27,13 @@ fn flex() -> &'static Models {
     M.get_or_init(|| read_sync(Models::load(Backend::Flex)).expect("the shipped weights load"))
 }
 
+/// The same models with the target widened 4× (`model::widen`): a different, 16× larger target
+/// network whose answers are the trained target's.
+fn wide() -> &'static Models {
+    static M: OnceLock<Models> = OnceLock::new();
+    M.get_or_init(|| read_sync(flex().with_target_width(4)).expect("the target widens"))
+}
+
 const CLOCK: &dyn Fn() -> f64 = &|| 0.0;
 
 fn prompts(n: usize) -> Vec<Vec<u32>> {
@@ -496,6 +503,66 @@ fn model_free_drafters_reproduce_the_targets_greedy_output() {
             if budget > 1 && matches!(drafter, DrafterKind::Suffix | DrafterKind::Both) {
                 assert!(row.tokens_per_call > 1.3, "{row:?}");
             }
+        }
+    }
+}
+
+/// The engine is lossless on the widened target too: its greedy output is the trained target's,
+/// greedy chains and trees reproduce it exactly, and sampling passes the calibration test with
+/// the correct rule and fails it with a wrong one.
+#[test]
+fn speculative_decoding_is_lossless_on_the_widened_target() {
+    let (m, prompts) = (wide(), prompts(60));
+    assert_eq!(m.target_width(), 4);
+    let reference = read_sync(lab::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
+    let trained = read_sync(lab::target_greedy(flex(), &prompts, CLOCK, &mut quiet())).unwrap();
+    for (a, b) in reference.iter().zip(&trained) {
+        assert_eq!(a.output, b.output, "the widened target answers differently");
+    }
+    let chain = Method::Chain {
+        draft: 1,
+        gamma: 4,
+        rule: ChainRule::Greedy,
+    };
+    let tree = Method::Expand {
+        draft: 0,
+        widths: vec![2, 2, 1, 1],
+        children: Children::TopK,
+        rule: TreeRule::Greedy,
+    };
+    for method in [chain, tree] {
+        let r = greedy(m, method, &prompts, &reference);
+        assert_eq!(r.identical, 60, "{}", r.method);
+        assert!(
+            r.tokens_per_call > 1.5,
+            "{}: {}",
+            r.method,
+            r.tokens_per_call
+        );
+    }
+    let sampling = likesworld::sampling_prompts(100);
+    for variant in [Variant::Correct, Variant::AcceptQOverP] {
+        let method = Method::Chain {
+            draft: 1,
+            gamma: 4,
+            rule: ChainRule::Sample(variant),
+        };
+        let r = read_sync(ex::sample(
+            m,
+            method,
+            variant,
+            &sampling,
+            2,
+            7,
+            CLOCK,
+            &mut quiet(),
+        ))
+        .unwrap();
+        assert!(r.target_p_value > 0.01, "control: {r:?}");
+        if variant == Variant::Correct {
+            assert!(r.p_value > 0.01, "correct: p = {}", r.p_value);
+        } else {
+            assert!(r.p_value < 1e-3, "{variant:?}: p = {}", r.p_value);
         }
     }
 }

@@ -266,3 +266,69 @@ fn every_backend_agrees_with_flex() {
         assert!(max_diff(&out[0].1, &o.1) <= TOL, "{backend:?} tree");
     }
 }
+
+/// The trained target widened r× (Net2Net, `model::widen`): the same logits within 1e-3 and the
+/// same argmax on held-out worlds, for every width up to 16 on every backend, with the parameter
+/// count the widening promises.
+#[test]
+fn widened_targets_give_the_trained_targets_logits_on_every_backend() {
+    use specdec::model::widen::{agreement, params, widen};
+    let seqs: Vec<Vec<u32>> = worlds(Split::HeldOut, 2024, 6)
+        .iter()
+        .map(|w| w.tokens())
+        .collect();
+    for backend in Backend::ALL {
+        let (model, device) = target(backend);
+        for r in [1, 2, 4, 8, 16] {
+            let wide = read_sync(widen(&model, r, &device)).unwrap();
+            assert_eq!(
+                burn::module::Module::num_params(&wide),
+                params(VOCAB, r),
+                "{backend:?} ×{r}"
+            );
+            let a = read_sync(agreement(&model, &wide, &seqs, &device)).unwrap();
+            assert!(a.positions > 200, "{a:?}");
+            assert!(
+                a.max_abs_logit_diff <= 1e-3,
+                "{backend:?} ×{r}: logits differ by {}",
+                a.max_abs_logit_diff
+            );
+            assert_eq!(a.argmax_agreement, 1.0, "{backend:?} ×{r}");
+        }
+    }
+    // A width outside the documented range is refused with its range.
+    let (model, device) = target(Backend::Flex);
+    let e = read_sync(widen(&model, 25, &device)).err().unwrap();
+    assert!(e.to_string().contains("24"), "{e}");
+}
+
+/// Token by token through the KV cache (one row per call: the few-rows matmul on flex), the
+/// widened target gives the trained target's whole-sequence logits.
+#[test]
+fn a_widened_target_decodes_token_by_token_as_the_trained_one() {
+    for backend in [Backend::Flex, Backend::Ndarray] {
+        let (model, device) = target(backend);
+        let wide = read_sync(specdec::model::widen::widen(&model, 8, &device)).unwrap();
+        let tokens = encode(SENTENCE).unwrap();
+        let whole = rows(model.forward_causal(ints(&tokens, &device)));
+        let mut cache = KvCache::new(wide.n_layers());
+        let mut step = Vec::new();
+        // One token, then chains of 3 and 5 (a verification's shape).
+        let mut at = 0;
+        for n in [1, 3, 5].into_iter().cycle() {
+            if at >= tokens.len() {
+                break;
+            }
+            let n = n.min(tokens.len() - at);
+            let out = wide.forward(
+                ints(&tokens[at..at + n], &device),
+                positions(at, n, &device),
+                causal(at, n, &device),
+                &mut cache,
+            );
+            step.extend(rows(out));
+            at += n;
+        }
+        assert!(max_diff(&whole, &step) <= 1e-3, "{backend:?}");
+    }
+}

@@ -85,16 +85,8 @@ pub async fn run(
                 .await?,
             )
         }
-        Experiment::Speedup(c) => Outcome::Speedup(
-            speedup::speedup(
-                models,
-                c.draft.index(),
-                c.gamma as usize,
-                &held_out(c.prompts),
-                clock,
-                progress,
-            )
-            .await?,
+        Experiment::Speedup(s) => Outcome::Speedup(
+            speedup::speedup(models, s, &held_out(s.prompts), clock, progress).await?,
         ),
         Experiment::Step(s) => {
             let method = s.method()?;

@@ -17,6 +17,9 @@ use crate::tree::parse_config;
 pub const GAMMA: Range = Range::new("gamma", 1.0, 16.0, "1 ≤ γ ≤ 16");
 /// Held-out worlds decoded by one experiment.
 pub const PROMPTS: Range = Range::new("prompts", 1.0, 1000.0, "1 ≤ prompts ≤ 1000");
+/// Prompts decoded together in the speedup experiment (lecture §1.2: the batch that makes a
+/// step compute-bound).
+pub const BATCH: Range = Range::new("batch", 1.0, 64.0, "1 ≤ batch ≤ 64");
 /// Samples per prompt.
 pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0, "1 ≤ repeats ≤ 20");
 /// A LikesWorld tree: at most this many nodes…
@@ -144,8 +147,8 @@ pub enum Experiment {
     Tree(Tree),
     /// Demo 04.5: naive sampling, MSS, and MSS on top-k children, on one tree shape.
     Stochastic(StochasticTrees),
-    /// Demo 04.6: measured c and wall-clock speedup of one chain.
-    Speedup(Chain),
+    /// Demo 04.6: measured c and wall-clock speedup of one chain or tree, at a batch.
+    Speedup(Speedup),
     /// One seeded run, step by step: a sampling chain or a greedy tree.
     Step(Step),
 }
@@ -162,6 +165,19 @@ pub struct Chain {
     pub draft: Draft,
     pub gamma: u32,
     pub prompts: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Speedup {
+    pub draft: Draft,
+    pub gamma: u32,
+    pub prompts: usize,
+    /// Prompts decoded together ([`BATCH`]).
+    pub batch: usize,
+    /// A greedy static tree of `config` instead of a chain of γ.
+    pub tree: bool,
+    pub config: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -225,6 +241,31 @@ impl Default for Chain {
             gamma: DEFAULT_GAMMA,
             prompts: DEFAULT_PROMPTS,
         }
+    }
+}
+
+impl Default for Speedup {
+    fn default() -> Self {
+        Speedup {
+            draft: Draft::B,
+            gamma: DEFAULT_GAMMA,
+            prompts: 20,
+            batch: 1,
+            tree: false,
+            config: DEFAULT_TREE.into(),
+        }
+    }
+}
+
+impl Speedup {
+    pub fn check(&self) -> Result<(), Error> {
+        GAMMA.check(f64::from(self.gamma))?;
+        PROMPTS.check(self.prompts as f64)?;
+        BATCH.check(self.batch as f64)?;
+        if self.tree {
+            tree_widths(&self.config)?;
+        }
+        Ok(())
     }
 }
 
@@ -365,7 +406,8 @@ impl Experiment {
     pub fn check(&self) -> Result<(), Error> {
         match self {
             Experiment::Acceptance(w) => PROMPTS.check(w.prompts as f64).map(|_| ()),
-            Experiment::Greedy(c) | Experiment::Speedup(c) => c.check(),
+            Experiment::Greedy(c) => c.check(),
+            Experiment::Speedup(s) => s.check(),
             Experiment::Sample(s) => s.check(),
             Experiment::Tree(t) => t.check().map(|_| ()),
             Experiment::Stochastic(s) => s.check().map(|_| ()),
@@ -428,7 +470,7 @@ impl Experiment {
         match self {
             Experiment::Acceptance(Worlds { prompts })
             | Experiment::Greedy(Chain { prompts, .. })
-            | Experiment::Speedup(Chain { prompts, .. })
+            | Experiment::Speedup(Speedup { prompts, .. })
             | Experiment::Sample(Sampling { prompts, .. })
             | Experiment::Tree(Tree { prompts, .. })
             | Experiment::Stochastic(StochasticTrees { prompts, .. }) => Some(prompts),
@@ -462,8 +504,18 @@ mod tests {
             gamma: 3,
             prompts: 20,
         };
-        assert_eq!(with("greedy"), Experiment::Greedy(chain.clone()));
-        assert_eq!(with("speedup"), Experiment::Speedup(chain));
+        assert_eq!(with("greedy"), Experiment::Greedy(chain));
+        assert_eq!(
+            with("speedup"),
+            Experiment::Speedup(Speedup {
+                draft: Draft::A,
+                gamma: 3,
+                prompts: 20,
+                batch: 1,
+                tree: false,
+                config: "<3,1>".into(),
+            })
+        );
         assert_eq!(
             with("acceptance"),
             Experiment::Acceptance(Worlds { prompts: 20 })

@@ -8,6 +8,7 @@
 
 use super::activation::{gelu, softmax_last};
 use super::cache::KvCache;
+use super::matmul::linear;
 use crate::error::Error;
 use burn::config::Config;
 use burn::module::Module;
@@ -151,7 +152,7 @@ impl Decoder {
         for (layer, block) in self.blocks.iter().enumerate() {
             x = block.forward(x, blocked.clone(), self.n_heads, cache, layer);
         }
-        self.head.forward(self.norm.forward(x))
+        linear(&self.head, self.norm.forward(x))
     }
 
     /// A plain causal forward over whole sequences, no cache (training and scoring).
@@ -183,7 +184,7 @@ impl Block {
     ) -> Tensor<3> {
         let [batch, new, d] = x.dims();
         let dk = d / n_heads;
-        let qkv = self.qkv.forward(self.norm_attn.forward(x.clone())); // [batch, new, 3d]
+        let qkv = linear(&self.qkv, self.norm_attn.forward(x.clone())); // [batch, new, 3d]
         let heads = |t: Tensor<3>| t.reshape([batch, new, n_heads, dk]).swap_dims(1, 2); // [batch, h, new, dk]
         let q = heads(qkv.clone().narrow(2, 0, d));
         let k = heads(qkv.clone().narrow(2, d, d));
@@ -192,10 +193,11 @@ impl Block {
         let scores = q.matmul(k.swap_dims(2, 3)); // [batch, h, new, cached + new]
         let weights = softmax_last(scores.mask_fill(blocked, MASKED), 1.0 / (dk as f32).sqrt());
         let context = weights.matmul(v).swap_dims(1, 2).reshape([batch, new, d]);
-        let x = x + self.out.forward(context);
-        let h = self
-            .down
-            .forward(gelu(self.up.forward(self.norm_mlp.forward(x.clone()))));
+        let x = x + linear(&self.out, context);
+        let h = linear(
+            &self.down,
+            gelu(linear(&self.up, self.norm_mlp.forward(x.clone()))),
+        );
         x + h
     }
 }

@@ -17,10 +17,13 @@ pub mod device;
 pub mod eval;
 #[cfg(feature = "wgpu")]
 mod gpu;
+pub mod matmul;
+pub mod measure;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 pub mod tree_attention;
 pub mod weights;
+pub mod widen;
 
 pub use cache::KvCache;
 pub use decoder::{Decoder, DecoderConfig, ModelKind};
@@ -44,24 +47,57 @@ pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
         .map_err(|e| unreadable(format!("{e:?}")))
 }
 
-/// The target and both drafts, loaded from the shipped weights on one backend.
+/// The target and both drafts, loaded from the shipped weights on one backend. The target may be
+/// widened ([`Models::with_target_width`]): the trained one is kept to widen from.
 pub struct Models {
     pub backend: Backend,
     pub device: Device,
+    /// The target the experiments run: the trained one, or it widened [`Models::target_width`]×.
     pub target: Decoder,
     pub draft_a: Decoder,
     pub draft_b: Decoder,
+    trained: Decoder,
+    width: usize,
 }
 
 impl Models {
     pub async fn load(backend: Backend) -> Result<Models, Error> {
         let device = backend.device().await?;
+        let target = weights::load(ModelKind::Target, &device)?;
         Ok(Models {
-            target: weights::load(ModelKind::Target, &device)?,
+            trained: target.clone(),
+            target,
             draft_a: weights::load(ModelKind::DraftA, &device)?,
             draft_b: weights::load(ModelKind::DraftB, &device)?,
             backend,
             device,
+            width: 1,
+        })
+    }
+
+    /// How many times wider than the trained target [`Models::target`] is.
+    pub fn target_width(&self) -> usize {
+        self.width
+    }
+
+    /// These models with the trained target widened `width`× ([`widen::widen`]) as the target
+    /// the experiments run; width 1 is the trained target itself. The drafts are shared (a
+    /// module's parameters are reference-counted), only the widened target is new.
+    pub async fn with_target_width(&self, width: usize) -> Result<Models, Error> {
+        widen::WIDTH.check(width as f64)?;
+        let target = if width == 1 {
+            self.trained.clone()
+        } else {
+            widen::widen(&self.trained, width, &self.device).await?
+        };
+        Ok(Models {
+            backend: self.backend,
+            device: self.device.clone(),
+            target,
+            draft_a: self.draft_a.clone(),
+            draft_b: self.draft_b.clone(),
+            trained: self.trained.clone(),
+            width,
         })
     }
 

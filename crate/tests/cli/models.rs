@@ -380,3 +380,81 @@ fn every_size_option_has_a_range() {
         check_error(args, needle);
     }
 }
+
+/// The memory-bound target on the command line (issue 22's contract): the widening check, the
+/// measured roofline, the speedup on a widened target, and their bad values.
+#[test]
+fn the_widened_target_on_the_command_line() {
+    let w = json(&[
+        "likesworld",
+        "widen-check",
+        "--width",
+        "4",
+        "--prompts",
+        "8",
+    ]);
+    assert_eq!(w["width"], 4);
+    // 16× the parameters of the matrices, ≈ 15.9× in all (the vocabulary is not widened).
+    let params = w["params"].as_u64().unwrap();
+    assert!((1_200_000..1_400_000).contains(&params), "{w}");
+    // A step reads every matrix once, the embeddings only a row per token.
+    let bytes = w["weight_bytes"].as_u64().unwrap();
+    assert!(bytes > 4 * 1_150_000 && bytes < 4 * params, "{w}");
+    assert!(f(&w, "max_abs_logit_diff") <= 1e-3, "{w}");
+    assert_eq!(f(&w, "argmax_agreement"), 1.0, "{w}");
+    let r = json(&["roofline-measure", "--width", "2", "--k", "1,4"]);
+    let rows = r["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{r}");
+    for (row, k) in rows.iter().zip([1, 4]) {
+        assert_eq!(
+            (row["k"].as_u64(), row["batch"].as_u64()),
+            (Some(k), Some(1))
+        );
+        assert!(f(row, "median_us") > 0.0 && f(row, "iqr_us") >= 0.0, "{r}");
+    }
+    for key in ["bandwidth_gbs", "peak_gflops", "memory_floor_us"] {
+        assert!(f(&r, key) > 0.0, "{key}: {r}");
+    }
+    assert_eq!(r["width"], 2);
+    let sp = json(&[
+        "likesworld",
+        "speedup",
+        "--draft",
+        "a",
+        "--gamma",
+        "2",
+        "--prompts",
+        "4",
+        "--batch",
+        "2",
+        "--target-width",
+        "2",
+    ]);
+    assert_eq!(
+        (sp["target_width"].as_u64(), sp["batch"].as_u64()),
+        (Some(2), Some(2))
+    );
+    for key in ["predicted_speedup_curve", "measured_speedup", "c"] {
+        assert!(f(&sp, key) > 0.0, "{key}: {sp}");
+    }
+    assert!(f(&sp, "measured_speedup_iqr") >= 0.0, "{sp}");
+    check_error(&["likesworld", "widen-check", "--width", "0"], "width = 0");
+    check_error(
+        &["likesworld", "widen-check", "--width", "25"],
+        "width = 25",
+    );
+    check_error(&["roofline-measure", "--k", "1,65"], "k = 65");
+    check_error(
+        &[
+            "likesworld",
+            "greedy",
+            "--draft",
+            "b",
+            "--gamma",
+            "2",
+            "--target-width",
+            "99",
+        ],
+        "width = 99",
+    );
+}

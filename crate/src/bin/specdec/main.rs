@@ -34,14 +34,19 @@ LikesWorld models (native):
   likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray|wgpu]
   tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
   model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
+  roofline-measure    [--width R] [--k 1,2,4,8,16,32,64] [--batch B] [--backend flex|ndarray|wgpu]
+                      time per target call against tokens per call, beside this device's bandwidth and peak
+  likesworld widen-check --width R [--prompts N]   the target widened R× (1 ≤ R ≤ 24) against the trained one
 
-Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]):
+Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]
+and [--target-width R]: the target widened R×, its answers the trained target's):
   likesworld acceptance [--prompts N]                    acceptance by token kind, drafts A and B
   likesworld greedy     --draft a|b --gamma G [--prompts N] [--seed S]   (greedy is deterministic: the seed changes nothing)
   likesworld sample     --draft a|b --gamma G [--prompts N] [--repeats R] [--seed S] [--variant V]
   likesworld tree       --config \"<2,2,1>\" [--draft a|b] [--prompts N]        (VerifyGreedy)
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]
-  likesworld speedup    --draft a|b --gamma G [--prompts N]  measured c and wall-clock speedup
+  likesworld speedup    --draft a|b --gamma G | --config \"<2,2,1,1>\" [--draft a|b]  [--prompts N] [--batch B]
+                                                          measured c and wall-clock speedup
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 
@@ -63,7 +68,7 @@ Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p 
 /// Options that take no value.
 const FLAGS: [&str; 1] = ["--no-cache"];
 /// Sub-command words that may follow a command.
-const WORDS: [&str; 11] = [
+const WORDS: [&str; 12] = [
     "table",
     "sweep",
     "jacobi",
@@ -75,6 +80,7 @@ const WORDS: [&str; 11] = [
     "tree",
     "stochastic",
     "speedup",
+    "widen-check",
 ];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.
@@ -289,6 +295,8 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "tree-attention" => commands::models::tree_attention(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "model-bench" => commands::models::bench(o)?,
+        #[cfg(not(target_arch = "wasm32"))]
+        "roofline-measure" => commands::models::roofline_measure(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "decode-bench" => commands::decoding::bench(o)?,
         other => {

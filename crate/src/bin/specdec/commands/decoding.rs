@@ -12,16 +12,20 @@ use specdec::decode::{Method, TreeRule};
 use specdec::error::Range;
 use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
 use specdec::lab::decoding::{self as ex, OutputStats};
-use specdec::lab::params::{tree_widths, Chain, Draft, Stochastic, GAMMA, PROMPTS, REPEATS};
+use specdec::lab::params::{
+    tree_widths, Chain, Draft, Speedup, Stochastic, BATCH, GAMMA, PROMPTS, REPEATS,
+};
 use specdec::lab::speedup::speedup as measure_speedup;
 use specdec::lab::target_greedy;
 use specdec::likesworld::{prompts as held_out, sampling_prompts};
+use specdec::model::widen::{self, WIDTH};
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
 
 pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
-    const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup";
+    const KNOWN: &str =
+        "accuracy, acceptance, greedy, sample, tree, stochastic, speedup, widen-check";
     if o.words.len() != 1 {
         return Err(Usage(format!(
             "likesworld: expected one of {KNOWN}, got {:?}",
@@ -35,14 +39,25 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
         "tree" => tree(o),
         "stochastic" => stochastic(o),
         "speedup" => speedup(o),
+        "widen-check" => widen_check(o),
         w => Err(Usage(format!(
             "likesworld: unknown experiment {w:?} (known: {KNOWN})"
         ))),
     }
 }
 
+/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
 fn models(o: &mut Opts) -> Result<Models, Usage> {
-    Ok(read_sync(Models::load(backend(o)?))?)
+    let width = width(o, "target-width")?;
+    let m = read_sync(Models::load(backend(o)?))?;
+    Ok(read_sync(m.with_target_width(width))?)
+}
+
+/// A target width (`--target-width` or `--width`), checked before any model loads.
+pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
+    let r: usize = o.number(option, Some(1))?;
+    WIDTH.check(r as f64)?;
+    Ok(r)
 }
 
 /// `--draft a|b`.
@@ -318,56 +333,127 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     })
 }
 
+/// `--draft a|b --gamma G` (a chain) or `--config <…>` (a greedy tree of that draft),
+/// `--batch B` prompts decoded together, on the target widened `--target-width`×.
 fn speedup(o: &mut Opts) -> Result<Report, Usage> {
-    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 20)?);
+    let config = o.take("config");
+    let d = draft(o, config.as_ref().map(|_| "b"))?;
+    let g = match config {
+        Some(_) => ranged(o, &GAMMA, Some(4))?,
+        None => gamma(o)?,
+    };
+    let n = prompts(o, 20)?;
+    let batch = ranged(o, &BATCH, Some(1))?;
+    let spec = Speedup {
+        draft: d,
+        gamma: g as u32,
+        prompts: n,
+        batch,
+        tree: config.is_some(),
+        config: config.unwrap_or_default(),
+    };
+    spec.check()?;
     let m = models(o)?;
     let prompts = prompt_tokens(n);
     let clock = native_clock();
     let mut quiet = no_progress();
-    let r = read_sync(measure_speedup(
-        &m,
-        d.index(),
-        g,
-        &prompts,
-        &clock,
-        &mut quiet,
-    ))?;
+    let r = read_sync(measure_speedup(&m, &spec, &prompts, &clock, &mut quiet))?;
     let mut json = value(&r);
     if let Some(obj) = json.as_object_mut() {
         // The lanes are for the page; the CLI prints the numbers.
         obj.remove("plain_lane");
         obj.remove("speculative_lane");
     }
+    let formula = match r.predicted_speedup {
+        Some(s) => format!("{s:.3}×"),
+        None => "— (a tree: the formula is for chains)".into(),
+    };
     Ok(Report {
         rows: vec![
-            row("method", format!("{} on {}", r.method, r.backend)),
+            row(
+                "method",
+                format!(
+                    "{} on {}, target ×{} ({} parameters), batch {}",
+                    r.method,
+                    r.backend,
+                    r.target_width,
+                    widen::params(specdec::likesworld::VOCAB, r.target_width),
+                    r.batch
+                ),
+            ),
             row("measured α", format!("{:.3}", r.alpha)),
             row(
                 "measured c = draft call / target call",
                 format!(
-                    "{:.3} ({:.0} µs / {:.0} µs; a verify call {:.0} µs)",
-                    r.c, r.draft_call_us, r.target_call_us, r.verify_call_us
+                    "{:.3} ({:.0} µs / {:.0} µs)",
+                    r.c, r.draft_call_us, r.target_call_us
                 ),
             ),
             row(
-                "tokens per target call",
-                format!("{:.3}", r.tokens_per_call),
+                "verification T(n)/T(1)",
+                format!(
+                    "{:.3} ({:.0} µs a verify call; {:.2} draft calls a step)",
+                    r.verify_over_target, r.verify_call_us, r.draft_calls_per_step
+                ),
             ),
             row(
-                "predicted speedup E(α,γ)/(γc+1)",
-                format!("{:.3}×", r.predicted_speedup),
+                "tokens per target call τ",
+                format!("{:.3}", r.tokens_per_call),
+            ),
+            row("lecture's formula E(α,γ)/(γc+1)", formula),
+            row(
+                "on the measured curve τ/(T(n)/T(1)+d·c)",
+                format!("{:.3}×", r.predicted_speedup_curve),
             ),
             row(
                 "measured speedup",
                 format!(
-                    "{:.3}× ({:.1} ms plain, {:.1} ms speculative)",
+                    "{:.3}× (IQR {:.3} over {} groups; {:.1} ms plain, {:.1} ms speculative)",
                     r.measured_speedup,
+                    r.measured_speedup_iqr,
+                    r.prompts.div_ceil(r.batch),
                     r.plain_us / 1e3,
                     r.speculative_us / 1e3
                 ),
             ),
         ],
         json,
+    })
+}
+
+/// `likesworld widen-check --width R`: the widened target against the trained one on held-out
+/// worlds (teacher-forced logits and argmax).
+fn widen_check(o: &mut Opts) -> Result<Report, Usage> {
+    let r = width(o, "width")?;
+    let n = prompts(o, 64)?;
+    let m = models(o)?;
+    let wide = read_sync(m.with_target_width(r))?;
+    let seqs: Vec<Vec<u32>> = held_out(n).iter().map(|w| w.tokens()).collect();
+    let a = read_sync(widen::agreement(&m.target, &wide.target, &seqs, &m.device))?;
+    let params = burn::module::Module::num_params(&wide.target);
+    let bytes = specdec::model::measure::weight_bytes(&wide.target);
+    Ok(Report {
+        rows: vec![
+            row(
+                "target widened",
+                format!(
+                    "×{r} on {}: {params} parameters, {:.1} MB read per step",
+                    m.backend.name(),
+                    bytes as f64 / 1e6
+                ),
+            ),
+            row(
+                "largest |logit difference|",
+                format!(
+                    "{:.2e} over {} positions of {n} held-out worlds",
+                    a.max_abs_logit_diff, a.positions
+                ),
+            ),
+            row("same argmax", format!("{:.2}%", 100.0 * a.argmax_agreement)),
+        ],
+        json: serde_json::json!({"width": r, "params": params, "weight_bytes": bytes,
+            "max_abs_logit_diff": a.max_abs_logit_diff, "argmax_agreement": a.argmax_agreement,
+            "positions": a.positions, "backend": m.backend.name()}),
     })
 }
 

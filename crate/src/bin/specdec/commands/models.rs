@@ -234,3 +234,94 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
         rows,
     })
 }
+
+/// `roofline-measure`: time per target call against the tokens it feeds, on the target widened
+/// `--width`×, beside this device's bandwidth and peak (lecture §1.2, demo 1 measured).
+pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
+    use specdec::model::measure::{self, K};
+    let width = super::decoding::width(o, "width")?;
+    let ks: Vec<usize> = match o.take("k") {
+        None => measure::KS.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(|k| {
+                let n: usize = k.trim().parse().map_err(|_| {
+                    Usage(format!(
+                        "roofline-measure: --k: {k:?} is not a whole number"
+                    ))
+                })?;
+                K.check(n as f64)?;
+                Ok(n)
+            })
+            .collect::<Result<_, Usage>>()?,
+    };
+    let batch: usize = o.number("batch", Some(1))?;
+    measure::BATCH.check(batch as f64)?;
+    let backend = backend(o)?;
+    let models = read_sync(specdec::model::Models::load(backend))?;
+    let m = read_sync(models.with_target_width(width))?;
+    let clock = specdec::clock::native_clock();
+    let r = read_sync(measure::roofline(
+        &m.target,
+        width,
+        backend,
+        &m.device,
+        &ks,
+        batch,
+        &clock,
+        &mut |_, _| {},
+    ))?;
+    let t1 = r.rows.iter().find(|p| p.k == 1).map(|p| p.median_us);
+    let mut rows = vec![
+        row(
+            "target",
+            format!(
+                "×{width} on {}: {} parameters, {:.1} MB of weights a call",
+                r.backend,
+                r.params,
+                r.weight_bytes as f64 / 1e6
+            ),
+        ),
+        row(
+            "calibration",
+            format!(
+                "bandwidth {:.1} GB/s, peak {:.1} GFLOP/s, clock resolution {:.3} µs",
+                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+            ),
+        ),
+        row(
+            "memory floor",
+            format!(
+                "{:.1} µs (weight bytes / bandwidth); the roofline model's knee at k ≈ {:.1}",
+                r.memory_floor_us, r.model_knee_k
+            ),
+        ),
+        row("k × batch", "median µs   IQR µs   T(k)/T(1)   vs floor"),
+    ];
+    for p in &r.rows {
+        rows.push(row(
+            &format!("{} × {}", p.k, p.batch),
+            format!(
+                "{:>10.1}  {:>7.1}  {:>10.2}  {:>8.2}",
+                p.median_us,
+                p.iqr_us,
+                t1.map_or(f64::NAN, |t| p.median_us / t),
+                p.median_us / r.memory_floor_us
+            ),
+        ));
+    }
+    rows.push(row(
+        "measured knee",
+        match r.knee_k {
+            Some(k) => format!("k ≈ {k:.1} (T(k) > {}·T(1))", measure::KNEE_RATIO),
+            None => format!(
+                "beyond the largest k measured (T(k) ≤ {}·T(1) throughout)",
+                measure::KNEE_RATIO
+            ),
+        },
+    ));
+    Ok(Report {
+        json: serde_json::to_value(&r).expect("serialisable"),
+        rows,
+    })
+}

@@ -1,0 +1,412 @@
+//! The roofline measured on this device (lecture §1.2, demo 1 measured): the time of one target
+//! call against the tokens it feeds (k new tokens in each of `batch` sequences, on a warm
+//! 32-token cache, its logits read back as a decoder must), beside two calibrations of the same
+//! device — its streaming bandwidth and its arithmetic peak — that place the model's roofline
+//! under the measured points: the memory floor (weight bytes / bandwidth) and the compute slope.
+//!
+//! Timing a browser can trust: `performance.now()` ticks every 100 µs in a page that is not
+//! cross-origin isolated, and a call of the trained target takes 20–300 µs. So calls are timed in
+//! blocks of at least [`BLOCK_US`] (and at least 20 ticks of the measured clock), and every time
+//! is the median over [`BLOCKS`] blocks with its interquartile range.
+
+use super::{floats, Decoder, KvCache};
+use crate::clock::Clock;
+use crate::error::{Error, Range};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+/// Cached tokens before every timed call (as in [`super::bench`]).
+pub const CACHED: usize = 32;
+/// Shortest block of timed calls, in microseconds.
+pub const BLOCK_US: f64 = 2000.0;
+/// Blocks per measured point.
+pub const BLOCKS: usize = 9;
+/// Tokens per call the measurement takes.
+pub const K: Range = Range::new("k", 1.0, 64.0, "1 ≤ k ≤ 64");
+/// Sequences per call.
+pub const BATCH: Range = Range::new("batch", 1.0, 64.0, "1 ≤ batch ≤ 64");
+/// The k of the lecture's demo 1, measured.
+pub const KS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// T(k) / T(1) above which verification is no longer "almost free": the knee.
+pub const KNEE_RATIO: f64 = 1.25;
+
+/// A median and its spread, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Timing {
+    pub median_us: f64,
+    pub iqr_us: f64,
+}
+
+impl Timing {
+    /// Median and interquartile range of `samples` (not empty).
+    pub fn of(samples: Vec<f64>) -> Timing {
+        let [q1, median, q3] = quartiles(samples);
+        Timing {
+            median_us: median,
+            iqr_us: q3 - q1,
+        }
+    }
+}
+
+/// The quartiles of `samples` (not empty), interpolated between neighbours.
+pub fn quartiles(mut samples: Vec<f64>) -> [f64; 3] {
+    assert!(!samples.is_empty(), "no samples");
+    samples.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        let x = f * (samples.len() - 1) as f64;
+        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+        samples[lo] + (samples[hi] - samples[lo]) * (x - lo as f64)
+    };
+    [q(0.25), q(0.5), q(0.75)]
+}
+
+/// The interquartile range of `samples` (not empty).
+pub fn iqr(samples: Vec<f64>) -> f64 {
+    let [q1, _, q3] = quartiles(samples);
+    q3 - q1
+}
+
+/// One measured point: a call feeding `k` tokens to each of `batch` sequences.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Point {
+    pub k: usize,
+    pub batch: usize,
+    pub median_us: f64,
+    pub iqr_us: f64,
+    /// Calls per timed block.
+    pub calls_per_block: usize,
+}
+
+/// The device's two calibrations.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Calibration {
+    /// Reading a buffer much larger than any cache, once.
+    pub bandwidth_gbs: f64,
+    /// A compute-bound kernel (a large matmul on a GPU, an FMA loop on a CPU).
+    pub peak_gflops: f64,
+    /// The clock's measured resolution.
+    pub clock_resolution_us: f64,
+}
+
+/// The clock's resolution: the smallest step it was seen to take.
+pub fn clock_resolution(clock: Clock<'_>) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t0 = clock();
+        let mut t1 = clock();
+        let mut spins = 0u32;
+        while t1 == t0 && spins < 10_000_000 {
+            t1 = clock();
+            spins += 1;
+        }
+        if t1 > t0 {
+            best = best.min(t1 - t0);
+        }
+    }
+    if best.is_finite() {
+        best
+    } else {
+        0.0
+    }
+}
+
+/// Times `call` in blocks of at least [`BLOCK_US`] (and 20 clock ticks): the median and IQR of
+/// the time per call over [`BLOCKS`] blocks, and the calls per block.
+pub async fn time_blocks(
+    mut call: impl AsyncFnMut() -> Result<(), Error>,
+    resolution_us: f64,
+    clock: Clock<'_>,
+) -> Result<(Timing, usize), Error> {
+    // Warm: the first calls allocate (and on a GPU compile their kernels).
+    call().await?;
+    let t0 = clock();
+    call().await?;
+    let one = (clock() - t0).max(1.0);
+    let block_us = BLOCK_US.max(20.0 * resolution_us);
+    let n = ((block_us / one).ceil() as usize).clamp(1, 10_000);
+    let mut samples = Vec::with_capacity(BLOCKS);
+    for _ in 0..BLOCKS {
+        let started = clock();
+        for _ in 0..n {
+            call().await?;
+        }
+        samples.push((clock() - started) / n as f64);
+    }
+    Ok((Timing::of(samples), n))
+}
+
+/// One call of `model`: `k` new tokens in each of `batch` rows on a warm [`CACHED`]-token cache.
+pub async fn time_call(
+    model: &Decoder,
+    device: &Device,
+    k: usize,
+    batch: usize,
+    resolution_us: f64,
+    clock: Clock<'_>,
+) -> Result<Point, Error> {
+    K.check(k as f64)?;
+    BATCH.check(batch as f64)?;
+    let rows = |v: Vec<i64>| -> Vec<i64> { (0..batch).flat_map(|_| v.clone()).collect() };
+    let mut cache = KvCache::new(model.n_layers());
+    let prefix: Vec<i64> = (0..CACHED as i64).map(|i| 6 + i % 30).collect();
+    let prefix_mask: Vec<bool> = (0..batch * CACHED)
+        .flat_map(|r| (0..CACHED).map(move |c| c <= r % CACHED))
+        .collect();
+    model.forward(
+        Tensor::<2, Int>::from_data(TensorData::new(rows(prefix), [batch, CACHED]), device),
+        Tensor::<2, Int>::from_data(
+            TensorData::new(rows((0..CACHED as i64).collect()), [batch, CACHED]),
+            device,
+        ),
+        Tensor::<3, Bool>::from_data(
+            TensorData::new(prefix_mask, [batch, CACHED, CACHED]),
+            device,
+        ),
+        &mut cache,
+    );
+    let tokens = rows((0..k as i64).map(|i| 6 + i % 30).collect());
+    let positions = rows((CACHED as i64..(CACHED + k) as i64).collect());
+    let mask: Vec<bool> = (0..batch * k)
+        .flat_map(|r| (0..CACHED + k).map(move |c| c <= CACHED + r % k))
+        .collect();
+    let (timing, calls_per_block) = time_blocks(
+        async || {
+            let logits = model.forward(
+                Tensor::<2, Int>::from_data(TensorData::new(tokens.clone(), [batch, k]), device),
+                Tensor::<2, Int>::from_data(TensorData::new(positions.clone(), [batch, k]), device),
+                Tensor::<3, Bool>::from_data(
+                    TensorData::new(mask.clone(), [batch, k, CACHED + k]),
+                    device,
+                ),
+                &mut cache,
+            );
+            std::hint::black_box(floats(logits).await?);
+            cache.narrow(CACHED);
+            Ok(())
+        },
+        resolution_us,
+        clock,
+    )
+    .await?;
+    Ok(Point {
+        k,
+        batch,
+        median_us: timing.median_us,
+        iqr_us: timing.iqr_us,
+        calls_per_block,
+    })
+}
+
+/// Floats the bandwidth calibration reads: 64 MB, twice the largest last-level cache it meets.
+const STREAM_FLOATS: usize = 16 << 20;
+
+/// The device's bandwidth and peak. On the CPU backends, [`specdec_kernels::stream_sum`] over
+/// 64 MB and [`specdec_kernels::fma_peak`] on one core (the models run on one); on a GPU, burn's
+/// sum of a 64 MB tensor and a 1024² matmul on the device.
+pub async fn calibrate(
+    device: &Device,
+    on_cpu: bool,
+    clock: Clock<'_>,
+) -> Result<Calibration, Error> {
+    let resolution = clock_resolution(clock);
+    let (bandwidth_gbs, peak_gflops) = if on_cpu {
+        let data: Vec<f32> = (0..STREAM_FLOATS).map(|i| (i % 7) as f32).collect();
+        let (read, _) = time_blocks(
+            async || {
+                std::hint::black_box(specdec_kernels::stream_sum(std::hint::black_box(&data)));
+                Ok(())
+            },
+            resolution,
+            clock,
+        )
+        .await?;
+        let iterations = 1 << 16;
+        let mut flops = 0;
+        let (fma, _) = time_blocks(
+            async || {
+                flops = specdec_kernels::fma_peak(iterations);
+                Ok(())
+            },
+            resolution,
+            clock,
+        )
+        .await?;
+        (
+            (STREAM_FLOATS * 4) as f64 / read.median_us / 1e3,
+            flops as f64 / fma.median_us / 1e3,
+        )
+    } else {
+        let big = Tensor::<1>::ones([STREAM_FLOATS], device);
+        let (read, _) = time_blocks(
+            async || {
+                std::hint::black_box(floats(big.clone().sum()).await?);
+                Ok(())
+            },
+            resolution,
+            clock,
+        )
+        .await?;
+        let n = 1024;
+        let a = Tensor::<2>::ones([n, n], device);
+        let (mm, _) = time_blocks(
+            async || {
+                std::hint::black_box(floats(a.clone().matmul(a.clone()).sum()).await?);
+                Ok(())
+            },
+            resolution,
+            clock,
+        )
+        .await?;
+        (
+            (STREAM_FLOATS * 4) as f64 / read.median_us / 1e3,
+            2.0 * (n * n * n) as f64 / mm.median_us / 1e3,
+        )
+    };
+    Ok(Calibration {
+        bandwidth_gbs,
+        peak_gflops,
+        clock_resolution_us: resolution,
+    })
+}
+
+/// The measured roofline of one model on one device.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Roofline {
+    pub backend: &'static str,
+    /// How many times wider than the trained target the model is.
+    pub width: usize,
+    pub params: usize,
+    /// Bytes of weights one call reads (every matrix once).
+    pub weight_bytes: usize,
+    pub rows: Vec<Point>,
+    pub bandwidth_gbs: f64,
+    pub peak_gflops: f64,
+    pub clock_resolution_us: f64,
+    /// weight_bytes / bandwidth: no call can be faster.
+    pub memory_floor_us: f64,
+    /// The roofline model's knee on this device: the k where 2·params·k·batch flops take as long
+    /// as reading the weights (k = peak · weight bytes / (2 · params · batch · bandwidth)).
+    pub model_knee_k: f64,
+    /// The measured knee ([`knee`]); `None` when T(k) stays within [`KNEE_RATIO`] of T(1).
+    pub knee_k: Option<f64>,
+}
+
+/// Bytes of weights one call of `model` reads: every matrix of every block and the head (the
+/// embeddings only a row per token).
+pub fn weight_bytes(model: &Decoder) -> usize {
+    let matrices = model
+        .blocks
+        .iter()
+        .flat_map(|b| [&b.qkv, &b.out, &b.up, &b.down]);
+    4 * matrices
+        .chain([&model.head])
+        .map(|l| l.weight.dims().iter().product::<usize>())
+        .sum::<usize>()
+}
+
+/// The roofline of `model` (`width`× the trained target) on `device`: T(k) for every k of `ks`
+/// at `batch`, and the device's calibrations. `on_cpu`: the device is a CPU backend's.
+#[allow(clippy::too_many_arguments)]
+pub async fn roofline(
+    model: &Decoder,
+    width: usize,
+    backend: super::device::Backend,
+    device: &Device,
+    ks: &[usize],
+    batch: usize,
+    clock: Clock<'_>,
+    progress: crate::clock::Progress<'_>,
+) -> Result<Roofline, Error> {
+    for &k in ks {
+        K.check(k as f64)?;
+    }
+    BATCH.check(batch as f64)?;
+    let total = ks.len() + 1;
+    let calibration = calibrate(device, backend != super::device::Backend::Wgpu, clock).await?;
+    progress(1, total);
+    let mut rows = Vec::with_capacity(ks.len());
+    for (i, &k) in ks.iter().enumerate() {
+        rows.push(
+            time_call(
+                model,
+                device,
+                k,
+                batch,
+                calibration.clock_resolution_us,
+                clock,
+            )
+            .await?,
+        );
+        progress(i + 2, total);
+    }
+    let bytes = weight_bytes(model);
+    let params = burn::module::Module::num_params(model);
+    let bandwidth = calibration.bandwidth_gbs * 1e3; // bytes per µs
+    let peak = calibration.peak_gflops * 1e3; // flops per µs
+    Ok(Roofline {
+        backend: backend.name(),
+        width,
+        params,
+        weight_bytes: bytes,
+        knee_k: knee(&rows),
+        rows,
+        bandwidth_gbs: calibration.bandwidth_gbs,
+        peak_gflops: calibration.peak_gflops,
+        clock_resolution_us: calibration.clock_resolution_us,
+        memory_floor_us: bytes as f64 / bandwidth,
+        model_knee_k: peak * bytes as f64 / (2.0 * (bytes / 4) as f64 * bandwidth * batch as f64),
+    })
+}
+
+/// Where the measured T(k) first exceeds [`KNEE_RATIO`]·T(1), interpolated on log k between the
+/// two measured points around it; `None` while it never does (the knee lies beyond the last k).
+pub fn knee(points: &[Point]) -> Option<f64> {
+    let t1 = points.iter().find(|p| p.k == 1)?.median_us;
+    let limit = KNEE_RATIO * t1;
+    let mut sorted: Vec<&Point> = points.iter().collect();
+    sorted.sort_by_key(|p| p.k);
+    for w in sorted.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if a.median_us <= limit && b.median_us > limit {
+            let f = (limit - a.median_us) / (b.median_us - a.median_us);
+            let (la, lb) = ((a.k as f64).ln(), (b.k as f64).ln());
+            return Some((la + f * (lb - la)).exp());
+        }
+    }
+    (sorted.first()?.median_us > limit).then_some(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(k: usize, t: f64) -> Point {
+        Point {
+            k,
+            batch: 1,
+            median_us: t,
+            iqr_us: 0.0,
+            calls_per_block: 1,
+        }
+    }
+
+    #[test]
+    fn the_knee_is_where_the_curve_leaves_the_floor() {
+        // Flat to k = 4, then linear in k: T(8) = 2·T(1) crosses 1.25·T(1) between 4 and 8.
+        let pts: Vec<Point> = [(1, 100.0), (2, 101.0), (4, 110.0), (8, 200.0)]
+            .map(|(k, t)| point(k, t))
+            .to_vec();
+        let k = knee(&pts).unwrap();
+        // 125 is 15/90 of the way from 110 to 200 on log k.
+        let want = (4f64.ln() + (15.0 / 90.0) * (8f64.ln() - 4f64.ln())).exp();
+        assert!((k - want).abs() < 1e-9, "{k} vs {want}");
+        // Never leaves it: no knee within the measured ks.
+        assert_eq!(knee(&[point(1, 100.0), point(64, 120.0)]), None);
+    }
+
+    #[test]
+    fn median_and_iqr_interpolate_between_samples() {
+        let t = Timing::of(vec![5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(t.median_us, 3.0);
+        assert_eq!(t.iqr_us, 2.0);
+    }
+}
