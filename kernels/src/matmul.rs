@@ -13,7 +13,9 @@
 //! and from L1 by the others. `y` is worked on in column panels copied into a 16 KiB buffer with
 //! padded rows: in place, with `d_out` a multiple of 1024, every row's chunk maps to the same L1
 //! set and the rows evict each other (T(16) was 35 ms instead of 20–23 ms on the benchmark). The
-//! panels read each weight row in pieces, so the AVX2 back-end prefetches `AHEAD` rows ahead.
+//! panels read each weight row in pieces, so the AVX2 back-end prefetches `AHEAD` rows ahead
+//! when a panel is narrower than the matrix (a full-width panel reads whole rows, which the
+//! hardware prefetcher follows better unaided).
 //!
 //! One algorithm, two back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
 //! at run time, the answer cached), and fixed-size lane arrays everywhere else, which the compiler
@@ -374,9 +376,11 @@ unsafe fn block<V: Lanes, const B: usize>(x: *const f32, w: *const f32, y: *mut 
     let mut c = 0;
     // SAFETY (all calls): columns c..c + width lie within d.cols.
     while c + VECTORS * V::WIDTH <= d.cols {
-        for b in 0..B {
-            // SAFETY: a prefetch of any address is sound; wrapping_add makes no claim on it.
-            unsafe { V::prefetch(w.wrapping_add((b + AHEAD) * d.d_out + c)) };
+        if d.cols < d.d_out {
+            for b in 0..B {
+                // SAFETY: a prefetch of any address is sound; wrapping_add makes no claim on it.
+                unsafe { V::prefetch(w.wrapping_add((b + AHEAD) * d.d_out + c)) };
+            }
         }
         unsafe { chunk::<V, B, VECTORS>(x, w.add(c), y.add(c), d) };
         c += VECTORS * V::WIDTH;
