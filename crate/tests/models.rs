@@ -332,3 +332,77 @@ fn a_widened_target_decodes_token_by_token_as_the_trained_one() {
         assert!(max_diff(&whole, &step) <= 1e-3, "{backend:?}");
     }
 }
+
+/// The wide GPU path (d > 64: a LayerNorm kernel, then linear kernels that stream their weights
+/// once for a chunk of rows) gives flex's logits for the same widened target, token by token
+/// through the cache in chains of 1, 3 and 5 tokens on a batch of two rows; the widened models
+/// do take it, and the trained target keeps the seven-kernel block.
+#[cfg(feature = "wgpu")]
+#[test]
+fn the_wide_gpu_path_gives_flexs_logits_through_the_cache() {
+    use specdec::model::widen::widen;
+    let first = encode(SENTENCE).unwrap();
+    let second: Vec<u32> = first.iter().rev().copied().collect();
+    let len = first.len();
+    // Logits [2 · len rows] of the two sequences fed side by side in chains of 1, 3, 5, ….
+    let decode = |model: &Decoder, device: &Device| -> (Vec<Vec<f32>>, usize) {
+        let mut cache = KvCache::new(model.n_layers());
+        let (mut out, mut calls, mut at) = (vec![Vec::new(); 2 * len], 0, 0);
+        for n in [1, 3, 5].into_iter().cycle() {
+            if at >= len {
+                break;
+            }
+            let n = n.min(len - at);
+            let ids: Vec<i64> = [&first, &second]
+                .iter()
+                .flat_map(|s| s[at..at + n].iter().map(|&t| i64::from(t)))
+                .collect();
+            let pos: Vec<i64> = (0..2)
+                .flat_map(|_| (at..at + n).map(|p| p as i64))
+                .collect();
+            let mask: Vec<bool> = (0..2 * n)
+                .flat_map(|r| (0..at + n).map(move |c| c <= at + r % n))
+                .collect();
+            let logits = model.forward(
+                Tensor::from_data(TensorData::new(ids, [2, n]), device),
+                Tensor::from_data(TensorData::new(pos, [2, n]), device),
+                Tensor::from_data(TensorData::new(mask, [2, n, at + n]), device),
+                &mut cache,
+            );
+            let v = logits.dims()[2];
+            let flat: Vec<f32> = logits.into_data().convert::<f32>().try_into_vec().unwrap();
+            for (i, row) in flat.chunks(v).enumerate() {
+                out[(i / n) * len + at + i % n] = row.to_vec();
+            }
+            calls += 1;
+            at += n;
+        }
+        (out, calls)
+    };
+    let (flex, flex_device) = target(Backend::Flex);
+    let (gpu, gpu_device) = target(Backend::Wgpu);
+    let before = Decoder::gpu_forwards_on_this_thread();
+    let (_, calls) = decode(&gpu, &gpu_device);
+    assert_eq!(
+        Decoder::gpu_forwards_on_this_thread(),
+        (before.0 + calls, before.1),
+        "the trained target takes the seven-kernel block"
+    );
+    for r in [2, 16] {
+        let wide_flex = read_sync(widen(&flex, r, &flex_device)).unwrap();
+        let wide_gpu = read_sync(widen(&gpu, r, &gpu_device)).unwrap();
+        let (expected, _) = decode(&wide_flex, &flex_device);
+        let before = Decoder::gpu_forwards_on_this_thread();
+        let (got, calls) = decode(&wide_gpu, &gpu_device);
+        assert_eq!(
+            Decoder::gpu_forwards_on_this_thread(),
+            (before.0, before.1 + calls),
+            "×{r} takes the wide GPU path"
+        );
+        let diff = max_diff(&expected, &got);
+        assert!(
+            diff <= 1e-3,
+            "×{r}: wgpu's logits differ from flex's by {diff}"
+        );
+    }
+}

@@ -1,9 +1,9 @@
 //! The decoder's forward on burn's cubecl backend (WebGPU in the page, wgpu natively) as seven
 //! kernels per block instead of ≈ 40 burn ops.
 //!
-//! The models are tiny (d ≤ 64, a call feeds at most a few hundred rows), so on a GPU a forward is
-//! all dispatch overhead: each burn op is one or more dispatches, and cubek's matmul falls back to
-//! its slowest kernel without cooperative matrices. Here a block is:
+//! The trained models are tiny (d ≤ 64, a call feeds at most a few hundred rows), so on a GPU a
+//! forward is all dispatch overhead: each burn op is one or more dispatches, and cubek's matmul
+//! falls back to its slowest kernel without cooperative matrices. Here a block is:
 //!
 //! 1. LayerNorm + the Q/K/V projection (a workgroup per row normalises it once, in shared memory);
 //! 2. the new keys and values appended to the cache (one copy kernel writes both);
@@ -19,6 +19,14 @@
 //! same finite `MASKED` as on the CPU path, so a fully masked (padding) row gets the same uniform
 //! weights there and here.
 //!
+//! Wider models (the widened target, `model::widen`: d up to 1536, d_ff up to 3840) feed as few
+//! rows but read megabytes of weights a call, so there the linear layers stream their weights:
+//! a LayerNorm kernel (a workgroup of 256 units per row) writes the normalised rows, then a unit
+//! per output column and chunk of up to 16 rows holds one accumulator per row and reads its
+//! column once for all of them (consecutive units, consecutive columns: the reads coalesce),
+//! with the bias, GELU and residual fused. A block is then nine dispatches, the forward 21; the
+//! attention kernels are the same for any head dim.
+//!
 //! Only outside autodiff: training runs natively on flex, and burn's ops keep the gradients.
 
 use super::cache::KvCache;
@@ -31,9 +39,21 @@ use burn_cubecl::cubecl::{self, CubeCount, CubeDim};
 use burn_cubecl::ops::numeric::empty_device_contiguous_dtype;
 use burn_cubecl::tensor::CubeTensor;
 use kernels::*;
+use std::cell::Cell;
 
-/// Units per workgroup.
+/// Units per workgroup; models with d ≤ `UNITS` take the seven-kernel block.
 const UNITS: u32 = 64;
+
+/// Units per workgroup of the wide path's LayerNorm (WebGPU allows at most 256).
+const NORM_UNITS: u32 = 256;
+
+/// The most rows a unit of the wide path's linear kernel carries at once.
+const CHUNK: usize = 16;
+
+std::thread_local! {
+    /// Forwards this thread ran through these kernels: [d ≤ `UNITS`, wider].
+    static FORWARDS: Cell<[usize; 2]> = const { Cell::new([0, 0]) };
+}
 
 /// The kernels, in cubecl's Rust dialect (its `Tensor` and `Int` are not burn's).
 mod kernels {
@@ -172,6 +192,138 @@ mod kernels {
             acc += x[row + i * xs] * w[i * ws + column];
         }
         out[ABSOLUTE_POS] = res[r * res.stride(0) + c * res.stride(1)] + acc;
+    }
+
+    /// out[r] = LayerNorm(x[r]) for a row of any width (the wide path: d > `UNITS`).
+    ///
+    /// One workgroup of `NORM_UNITS` units per row: unit i sums elements i, i + 256, …; the mean
+    /// and then the variance of the centred row are tree sums in shared memory.
+    #[cube(launch)]
+    pub(super) fn layer_norm_kernel(
+        x: &Tensor<f32>,
+        gamma: &Tensor<f32>,
+        beta: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        epsilon: f32,
+    ) {
+        let rows = rows as usize;
+        let r = CUBE_POS;
+        // A whole workgroup past the last row: no barrier is split.
+        if r >= rows {
+            terminate!();
+        }
+        let u = UNIT_POS as usize;
+        let d = x.shape(1);
+        let n = f32::cast_from(d as u32);
+        let (row, xs) = (r * x.stride(0), x.stride(1));
+        let mut sums = Shared::new_slice(256usize);
+        let mut part = 0.0f32;
+        let mut i = u;
+        while i < d {
+            part += x[row + i * xs];
+            i += 256usize;
+        }
+        sums[u] = part;
+        sync_cube();
+        #[unroll]
+        for level in 1..9usize {
+            let half = 256usize >> level;
+            if u < half {
+                let both = sums[u] + sums[u + half];
+                sums[u] = both;
+            }
+            sync_cube();
+        }
+        let mean = sums[0] / n;
+        sync_cube();
+        let mut square = 0.0f32;
+        let mut i = u;
+        while i < d {
+            let centred = x[row + i * xs] - mean;
+            square += centred * centred;
+            i += 256usize;
+        }
+        sums[u] = square;
+        sync_cube();
+        #[unroll]
+        for level in 1..9usize {
+            let half = 256usize >> level;
+            if u < half {
+                let both = sums[u] + sums[u + half];
+                sums[u] = both;
+            }
+            sync_cube();
+        }
+        let denom = f32::sqrt(sums[0] / n + epsilon);
+        let mut i = u;
+        while i < d {
+            out[r * d + i] = (x[row + i * xs] - mean) / denom * gamma[i * gamma.stride(0)]
+                + beta[i * beta.stride(0)];
+            i += 256usize;
+        }
+    }
+
+    /// out[r, c] = act(x[r] · w[:, c] + bias[c]) (+ res[r, c]) for few rows: the weights are
+    /// streamed once per `chunk` rows.
+    ///
+    /// A unit per output column and chunk of rows (the grid's x and y): it holds `chunk`
+    /// accumulators and reads its column of w once, consecutive units reading consecutive
+    /// columns (the reads coalesce). Rows past the last repeat the last (read, never written).
+    /// `res` is a stand-in, never read, without `residual`.
+    #[cube(launch)]
+    pub(super) fn linear_rows_kernel(
+        x: &Tensor<f32>,
+        w: &Tensor<f32>,
+        bias: &Tensor<f32>,
+        res: &Tensor<f32>,
+        out: &mut Tensor<f32>,
+        rows: u32,
+        cols: u32,
+        #[comptime] chunk: usize,
+        #[comptime] gelu: bool,
+        #[comptime] residual: bool,
+    ) {
+        let (rows, cols) = (rows as usize, cols as usize);
+        let c = (CUBE_POS_X * CUBE_DIM_X + UNIT_POS_X) as usize;
+        if c >= cols {
+            terminate!();
+        }
+        let first = CUBE_POS_Y as usize * chunk;
+        let (xs, ws, column) = (x.stride(1), w.stride(0), c * w.stride(1));
+        let mut start = Array::<usize>::new(chunk);
+        let mut acc = Array::<f32>::new(chunk);
+        #[unroll]
+        for j in 0..chunk {
+            let r = min(first + j, rows - 1);
+            start[j] = r * x.stride(0);
+            acc[j] = 0.0f32;
+        }
+        for i in 0..x.shape(1) {
+            let weight = w[i * ws + column];
+            let at = i * xs;
+            #[unroll]
+            for j in 0..chunk {
+                acc[j] += x[start[j] + at] * weight;
+            }
+        }
+        let b = bias[c * bias.stride(0)];
+        #[unroll]
+        for j in 0..chunk {
+            let r = first + j;
+            if r < rows {
+                let mut value = acc[j] + b;
+                if gelu {
+                    value = 0.5f32
+                        * value
+                        * (1.0f32 + Erf::erf(value * core::f32::consts::FRAC_1_SQRT_2));
+                }
+                if residual {
+                    value += res[r * res.stride(0) + c * res.stride(1)];
+                }
+                out[r * cols + c] = value;
+            }
+        }
     }
 
     /// The cache with this call's keys and values appended: k, v [batch, heads, cached + new, dk];
@@ -414,8 +566,91 @@ fn linear_residual(x: &CubeTensor, linear: &burn::nn::Linear, res: &CubeTensor) 
     out
 }
 
+/// The wide path's LayerNorm: the normalised rows [rows, d], a workgroup per row.
+fn layer_norm(x: &CubeTensor, norm: &burn::nn::LayerNorm) -> CubeTensor {
+    let rows = x.shape()[0];
+    let out = empty(x, x.shape().to_vec());
+    layer_norm_kernel::launch(
+        &x.client,
+        CubeCount::new_1d(rows as u32),
+        CubeDim::new_1d(NORM_UNITS),
+        x.clone().into_tensor_arg(),
+        param(&norm.gamma).into_tensor_arg(),
+        beta(norm).into_tensor_arg(),
+        out.clone().into_tensor_arg(),
+        rows as u32,
+        burn::nn::LayerNormConfig::new(1).epsilon as f32,
+    );
+    out
+}
+
+/// The wide path's linear layer, act(x · w + bias) (+ res), its weights streamed once per chunk
+/// of up to `CHUNK` rows.
+fn linear_rows(
+    x: &CubeTensor,
+    linear: &burn::nn::Linear,
+    gelu: bool,
+    res: Option<&CubeTensor>,
+) -> CubeTensor {
+    let rows = x.shape()[0];
+    let cols = linear.weight.dims()[1];
+    let out = empty(x, vec![rows, cols]);
+    if rows == 0 {
+        return out;
+    }
+    // The fewest chunks of at most `CHUNK` rows, each a power of two rows wide (one compiled
+    // kernel per width: 1, 2, 4, 8, 16).
+    let chunk = rows.div_ceil(rows.div_ceil(CHUNK)).next_power_of_two();
+    let count = CubeCount::new_2d(
+        cols.div_ceil(UNITS as usize) as u32,
+        rows.div_ceil(chunk) as u32,
+    );
+    // Without a residual, a one-element stand-in that the kernel never reads.
+    let residual = res.is_some();
+    let res = res.cloned().unwrap_or_else(|| empty(x, vec![1, 1]));
+    linear_rows_kernel::launch(
+        &x.client,
+        count,
+        CubeDim::new_1d(UNITS),
+        x.clone().into_tensor_arg(),
+        param(&linear.weight).into_tensor_arg(),
+        bias(linear).into_tensor_arg(),
+        res.clone().into_tensor_arg(),
+        out.clone().into_tensor_arg(),
+        rows as u32,
+        cols as u32,
+        chunk,
+        gelu,
+        residual,
+    );
+    out
+}
+
+/// act(LayerNorm(x) · w + bias): one kernel for d ≤ `UNITS`, else the wide path's two.
+fn norm_then_linear(
+    x: &CubeTensor,
+    norm: &burn::nn::LayerNorm,
+    linear: &burn::nn::Linear,
+    gelu: bool,
+) -> CubeTensor {
+    if x.shape()[1] <= UNITS as usize {
+        norm_linear(x, norm, linear, gelu)
+    } else {
+        linear_rows(&layer_norm(x, norm), linear, gelu, None)
+    }
+}
+
+/// res + x · w + bias, res [rows, d]: a unit per element for d ≤ `UNITS`, else weight-streaming.
+fn plus_linear(x: &CubeTensor, linear: &burn::nn::Linear, res: &CubeTensor) -> CubeTensor {
+    if res.shape()[1] <= UNITS as usize {
+        linear_residual(x, linear, res)
+    } else {
+        linear_rows(x, linear, false, Some(res))
+    }
+}
+
 impl Block {
-    /// [`Block::forward`] on x [batch·new, d] in seven kernels.
+    /// [`Block::forward`] on x [batch·new, d] in seven kernels (nine for d > `UNITS`).
     fn forward_gpu(
         &self,
         x: CubeTensor,
@@ -428,7 +663,7 @@ impl Block {
         let [batch, new] = shape;
         let d = x.shape()[1];
         let dk = d / n_heads;
-        let qkv = norm_linear(&x, &self.norm_attn, &self.qkv, false);
+        let qkv = norm_then_linear(&x, &self.norm_attn, &self.qkv, false);
         // The cache, old and new.
         let old = cache.take(layer).map(|(k, v)| {
             (
@@ -495,15 +730,15 @@ impl Block {
             rows as u32,
             new as u32,
         );
-        let x = linear_residual(&context, &self.out, &x);
-        let h = norm_linear(&x, &self.norm_mlp, &self.up, true);
-        linear_residual(&h, &self.down, &x)
+        let x = plus_linear(&context, &self.out, &x);
+        let h = norm_then_linear(&x, &self.norm_mlp, &self.up, true);
+        plus_linear(&h, &self.down, &x)
     }
 }
 
 impl Decoder {
     /// [`Decoder::forward`] in the kernels above, when the model is on a cubecl device outside
-    /// autodiff and d ≤ `UNITS`; `None` (and nothing consumed) otherwise.
+    /// autodiff; `None` (and nothing consumed) otherwise.
     pub(super) fn forward_gpu(
         &self,
         tokens: &Tensor<2, Int>,
@@ -511,11 +746,6 @@ impl Decoder {
         mask: &Tensor<3, Bool>,
         cache: &mut KvCache,
     ) -> Option<Tensor<3>> {
-        // A row is normalised by one workgroup's units (`norm_linear_kernel`); wider models
-        // take burn's ops.
-        if self.token.weight.dims()[1] > UNITS as usize {
-            return None;
-        }
         let token = cube(self.token.weight.val())?;
         let [batch, new] = tokens.dims();
         let ids = cube(tokens.clone()).expect("the tokens are on the model's device");
@@ -545,8 +775,23 @@ impl Decoder {
         for (layer, block) in self.blocks.iter().enumerate() {
             x = block.forward_gpu(x, &mask, [batch, new], self.n_heads, cache, layer);
         }
-        let logits = norm_linear(&x, &self.norm, &self.head, false);
+        let logits = norm_then_linear(&x, &self.norm, &self.head, false);
         let vocab = logits.shape()[1];
+        FORWARDS.with(|f| {
+            let mut n = f.get();
+            n[usize::from(d > UNITS as usize)] += 1;
+            f.set(n);
+        });
         Some(tensor::<2>(logits).reshape([batch, new, vocab]))
+    }
+}
+
+impl Decoder {
+    /// How many forwards this thread has run through this module's kernels: (d ≤ 64, wider).
+    /// The tests' evidence that a model took the GPU path rather than burn's ops; not an API.
+    #[doc(hidden)]
+    pub fn gpu_forwards_on_this_thread() -> (usize, usize) {
+        let [narrow, wide] = FORWARDS.with(Cell::get);
+        (narrow, wide)
     }
 }
