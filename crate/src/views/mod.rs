@@ -14,6 +14,7 @@ pub mod decoding;
 pub mod exactness;
 pub mod exercises;
 pub mod likesworld;
+pub mod measured;
 pub mod modelfree;
 pub mod multidraft;
 pub mod roofline;

@@ -385,7 +385,11 @@ pub async fn likesworld_decode(
     let experiment: crate::lab::Experiment = self::params(with_experiment(params), lang)?;
     experiment.check().map_err(fail)?;
     report(&progress, &loading(&on.backend, lang));
+    crate::model::widen::WIDTH
+        .check(on.target_width as f64)
+        .map_err(fail)?;
     let (m, note) = models(&on.backend, lang).await.map_err(fail)?;
+    let m = widened(m, on.target_width).await.map_err(fail)?;
     let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
     let mut tell = progress_every_percent(&progress, Some(m.backend.name()), lang);
@@ -394,6 +398,64 @@ pub async fn likesworld_decode(
         .map_err(fail)?;
     view.note = note;
     output(&view, lang)
+}
+
+/// The measured roofline (`views::measured`): T(k) of the target widened `width`× on `backend`,
+/// beside this device's bandwidth and peak (run it in a worker).
+#[wasm_bindgen]
+pub async fn roofline_measure(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let lang = lang_of(&params);
+    let fail = |e| into_error(e, lang);
+    let p: views::measured::MeasuredParams = self::params(params, lang)?;
+    p.check().map_err(fail)?;
+    report(&progress, &loading(&p.backend, lang));
+    let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
+    if p.width > 1 {
+        report(
+            &progress,
+            &lang.pick(
+                format!("widening the target ×{}", p.width),
+                format!("正在把目标模型加宽 ×{}", p.width),
+            ),
+        );
+    }
+    let m = widened(m, p.width).await.map_err(fail)?;
+    let perf = performance(lang)?;
+    let clock = move || perf.now() * 1e3;
+    let mut tell = progress_every_percent(&progress, Some(m.backend.name()), lang);
+    let mut view = views::measured::measured_view(&p, &m, &clock, &mut tell)
+        .await
+        .map_err(fail)?;
+    view.note = note;
+    output(&view, lang)
+}
+
+thread_local! {
+    /// The last widened target's models: widening r = 16 reads and writes 76 MB, so a run of
+    /// jobs at one width widens once; only one widened target is held at a time.
+    static WIDENED: std::cell::RefCell<Option<std::rc::Rc<crate::model::Models>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `models` with the target widened `width`× (width 1: `models` itself).
+async fn widened(
+    models: std::rc::Rc<crate::model::Models>,
+    width: usize,
+) -> Result<std::rc::Rc<crate::model::Models>, crate::Error> {
+    if width == 1 {
+        return Ok(models);
+    }
+    let held = WIDENED.with(|w| w.borrow().clone());
+    if let Some(m) = held.filter(|m| m.backend == models.backend && m.target_width() == width) {
+        return Ok(m);
+    }
+    // The old one goes first: two wide targets at once may not fit the tab's memory.
+    WIDENED.with(|w| w.borrow_mut().take());
+    let wide = std::rc::Rc::new(models.with_target_width(width).await?);
+    WIDENED.with(|w| *w.borrow_mut() = Some(wide.clone()));
+    Ok(wide)
 }
 
 /// The parameters with `experiment` set to "greedy" where they name none: like every other
@@ -412,17 +474,19 @@ fn with_experiment(params: JsValue) -> JsValue {
     out.into()
 }
 
-/// The backend a model job asks for.
+/// The backend a model job asks for, and how many times the trained target is widened.
 #[derive(serde::Deserialize)]
 #[serde(default)]
 struct OnBackend {
     backend: String,
+    target_width: usize,
 }
 
 impl Default for OnBackend {
     fn default() -> Self {
         OnBackend {
             backend: "flex".into(),
+            target_width: 1,
         }
     }
 }
@@ -474,8 +538,9 @@ fn performance(lang: Lang) -> Result<web_sys::Performance, JsError> {
 }
 
 /// What the page's controls offer, declared once in the core: the GPU and model presets, the
-/// verification rules, the token kinds (with their names in both languages), and the ranges of
-/// the decoding widget's values. The page reads these instead of restating them.
+/// verification rules, the token kinds (with their names in both languages), the ranges of
+/// the decoding widget's values, and the target's widths with their sizes. The page reads these
+/// instead of restating them.
 #[wasm_bindgen]
 pub fn presets() -> Result<JsValue, JsError> {
     use crate::lab::params::{GAMMA, NODE_BUDGET, PROMPTS, REPEATS, TREE_DEPTH};
@@ -493,6 +558,14 @@ pub fn presets() -> Result<JsValue, JsError> {
         repeats: crate::error::Range,
         tree_depth: crate::error::Range,
         tree_nodes: usize,
+        batch: crate::error::Range,
+    }
+    /// A width the page offers for the target, with what a step of it reads.
+    #[derive(Serialize)]
+    struct Width {
+        width: usize,
+        params: usize,
+        step_bytes: usize,
     }
     #[derive(Serialize)]
     struct Presets {
@@ -501,6 +574,8 @@ pub fn presets() -> Result<JsValue, JsError> {
         variants: Vec<&'static str>,
         token_kinds: Vec<Kind>,
         decoding: Ranges,
+        target_width: crate::error::Range,
+        widths: Vec<Width>,
         version: &'static str,
     }
     let p = Presets {
@@ -524,7 +599,17 @@ pub fn presets() -> Result<JsValue, JsError> {
             repeats: REPEATS,
             tree_depth: TREE_DEPTH,
             tree_nodes: NODE_BUDGET,
+            batch: crate::lab::params::BATCH,
         },
+        target_width: crate::model::widen::WIDTH,
+        widths: crate::model::widen::WIDTHS
+            .iter()
+            .map(|&r| Width {
+                width: r,
+                params: crate::model::widen::params(crate::likesworld::VOCAB, r),
+                step_bytes: crate::model::widen::step_bytes(crate::likesworld::VOCAB, r),
+            })
+            .collect(),
         version: env!("CARGO_PKG_VERSION"),
     };
     output(&p, Lang::En)

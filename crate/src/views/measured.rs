@@ -1,0 +1,347 @@
+//! The measured roofline (lecture §1.2, demo 1 measured on this device): the time of one call of
+//! the target (the trained one, or widened so that a step reads what a real model reads) against
+//! the tokens k it feeds, beside the roofline the device's own bandwidth and peak draw under it.
+//! The measurement is one call of [`crate::model::measure::roofline`]; this view checks the
+//! parameters and draws the figure, in the page's language.
+
+use crate::clock::{Clock, Progress};
+use crate::error::{Error, Range};
+use crate::i18n::Lang;
+use crate::model::measure::{self, Roofline};
+use crate::model::widen::WIDTH;
+use crate::model::Models;
+use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct MeasuredParams {
+    pub backend: String,
+    /// How many times wider than the trained target the measured model is.
+    pub width: usize,
+    /// Tokens per call, each timed.
+    pub ks: Vec<usize>,
+    /// Sequences per call.
+    pub batch: usize,
+    pub lang: Lang,
+}
+
+impl Default for MeasuredParams {
+    fn default() -> Self {
+        MeasuredParams {
+            backend: "flex".into(),
+            width: 1,
+            ks: measure::KS
+                .into_iter()
+                .filter(|&k| K_FITS.check(k as f64).is_ok())
+                .collect(),
+            batch: 1,
+            lang: Lang::En,
+        }
+    }
+}
+
+/// The k a LikesWorld target can take after the measurement's cache: its 64 positions hold the
+/// [`measure::CACHED`] cached tokens and the k new ones (k = 64 would index position 95).
+pub const K_FITS: Range = Range::new(
+    "k",
+    1.0,
+    (64 - measure::CACHED) as f64,
+    "1 ≤ k ≤ 32 on the LikesWorld target: its 64 positions hold 32 cached tokens and the k new ones",
+);
+
+/// At most this many k per measurement.
+pub const KS_COUNT: Range = Range::new("number of k", 1.0, 16.0, "1 to 16 values of k");
+
+impl MeasuredParams {
+    /// Every value against its range, before any model is loaded.
+    pub fn check(&self) -> Result<(), Error> {
+        WIDTH.check(self.width as f64)?;
+        KS_COUNT.check(self.ks.len() as f64)?;
+        for &k in &self.ks {
+            measure::K.check(k as f64)?;
+            K_FITS.check(k as f64)?;
+        }
+        measure::BATCH.check(self.batch as f64)?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MeasuredView {
+    #[serde(flatten)]
+    pub roofline: Roofline,
+    pub note: Option<String>,
+    pub svg: String,
+}
+
+/// Measures the target of `models` (already widened `params.width`×) and draws it.
+pub async fn measured_view(
+    params: &MeasuredParams,
+    models: &Models,
+    clock: Clock<'_>,
+    progress: Progress<'_>,
+) -> Result<MeasuredView, Error> {
+    params.check()?;
+    let mut ks = params.ks.clone();
+    ks.sort_unstable();
+    ks.dedup();
+    let roofline = measure::roofline(
+        &models.target,
+        params.width,
+        models.backend,
+        &models.device,
+        &ks,
+        params.batch,
+        clock,
+        progress,
+    )
+    .await?;
+    Ok(view_of(roofline, params.lang))
+}
+
+/// The view of a measured roofline (pure: the drawing only).
+pub fn view_of(roofline: Roofline, lang: Lang) -> MeasuredView {
+    MeasuredView {
+        svg: roofline_svg(&roofline, lang),
+        roofline,
+        note: None,
+    }
+}
+
+/// The compute slope's time for `k` tokens in each of `batch` rows: 2 flops per weight and token
+/// (the matrices' weights: the memory floor's bytes / 4) at the measured peak, in µs.
+pub fn compute_us(r: &Roofline, k: f64, batch: usize) -> f64 {
+    2.0 * (r.weight_bytes / 4) as f64 * k * batch as f64 / (r.peak_gflops * 1e3)
+}
+
+/// A time in µs as the figure writes it: 85 µs, 35.9 ms.
+fn time(us: f64) -> String {
+    if us >= 10_000.0 {
+        format!("{:.1} ms", us / 1e3)
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+/// Measured median T(k) with its IQR on log-log axes, the memory floor, the compute slope and the
+/// knee.
+fn roofline_svg(r: &Roofline, l: Lang) -> String {
+    let batch = r.rows.first().map_or(1, |p| p.batch);
+    let kmax = r.rows.iter().map(|p| p.k).max().unwrap_or(1).max(2) as f64;
+    let lows = r
+        .rows
+        .iter()
+        .map(|p| (p.median_us - p.iqr_us / 2.0).max(p.median_us / 2.0));
+    let highs = r.rows.iter().map(|p| p.median_us + p.iqr_us / 2.0);
+    let floor = r.memory_floor_us;
+    let bottom = lows
+        .chain([floor, compute_us(r, 1.0, batch)])
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let top = highs
+        .chain([floor, compute_us(r, kmax, batch)])
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let (bottom, top) = if bottom.is_finite() && top > 0.0 {
+        (bottom, top)
+    } else {
+        (1.0, 10.0)
+    };
+    let label = l.pick(
+        format!(
+            "Measured time of one call of the target ×{} against k, batch {batch}, on {}",
+            r.width, r.backend
+        ),
+        format!(
+            "目标模型 ×{} 一次调用的实测时间随 k 的变化，批 {batch}，在 {} 上",
+            r.width, r.backend
+        ),
+    );
+    let mb = r.weight_bytes as f64 / 1e6;
+    render(560, 330, &label, |cv| {
+        let title = l.pick(
+            format!(
+                "Target ×{} on {}: {mb:.1} MB of weights a call, batch {batch}",
+                r.width, r.backend
+            ),
+            format!(
+                "目标模型 ×{}，{}：每次调用读 {mb:.1} MB 权重，批 {batch}",
+                r.width, r.backend
+            ),
+        );
+        let labels = Labels {
+            title: &title,
+            x: l.pick(
+                "k (tokens per sequence in one call, log)",
+                "k（一次调用里每个序列的 token 数，对数）",
+            ),
+            y: l.pick("time per call (µs, log)", "每次调用的时间（µs，对数）"),
+        };
+        let ch = Chart::new(
+            cv,
+            (70, 40, 540, 250),
+            Scale::log(1.0, kmax),
+            Scale::log(bottom, top),
+            &labels,
+        );
+        // The roofline the calibrations draw: the floor, then the compute slope above it.
+        ch.hline(floor, colors::BLUE);
+        let slope: Vec<(f64, f64)> = (0..=60)
+            .map(|i| {
+                let k = kmax.powf(f64::from(i) / 60.0);
+                (k, compute_us(r, k, batch))
+            })
+            .collect();
+        ch.polyline(&slope, colors::PURPLE, 1);
+        // The measured points, each with its interquartile range as a whisker.
+        for p in &r.rows {
+            let k = p.k as f64;
+            let lo = (p.median_us - p.iqr_us / 2.0).max(p.median_us / 2.0);
+            let (x, y0) = ch.px(k, lo);
+            let (_, y1) = ch.px(k, p.median_us + p.iqr_us / 2.0);
+            cv.line(&[(x, y0), (x, y1)], colors::INK, 1);
+            cv.line(&[(x - 4, y0), (x + 4, y0)], colors::INK, 1);
+            cv.line(&[(x - 4, y1), (x + 4, y1)], colors::INK, 1);
+        }
+        let measured: Vec<(f64, f64)> = r.rows.iter().map(|p| (p.k as f64, p.median_us)).collect();
+        ch.polyline(&measured, colors::INK, 2);
+        ch.dots(&measured, colors::INK, 4);
+        let (fx, fy) = ch.px(1.0, floor);
+        cv.text(
+            (fx + 4, fy - 8),
+            &l.pick(
+                format!("memory floor {}", time(floor)),
+                format!("访存下限 {}", time(floor)),
+            ),
+            11,
+            colors::BLUE,
+            Align::Start,
+            false,
+        );
+        match r.knee_k {
+            Some(k) => {
+                ch.vline(k, colors::RED);
+                let t = r
+                    .rows
+                    .iter()
+                    .find(|p| p.k == 1)
+                    .map_or(top, |p| p.median_us * measure::KNEE_RATIO);
+                ch.note(
+                    k,
+                    t,
+                    &l.pick(format!("knee k ≈ {k:.0}"), format!("拐点 k ≈ {k:.0}")),
+                    colors::RED,
+                    if k > kmax.sqrt() {
+                        Align::End
+                    } else {
+                        Align::Start
+                    },
+                );
+            }
+            None => {
+                let (x, y) = ch.px(kmax, top);
+                cv.text(
+                    (x, y + 10),
+                    l.pick("no knee up to the last k", "直到最后一个 k 都没有拐点"),
+                    11,
+                    colors::RED,
+                    Align::End,
+                    false,
+                );
+            }
+        }
+        cv.legend(
+            (70, 300),
+            &[
+                (
+                    l.pick("measured median (IQR)", "实测中位数（IQR）"),
+                    colors::INK,
+                ),
+                (
+                    l.pick("weight bytes / bandwidth", "权重字节 / 带宽"),
+                    colors::BLUE,
+                ),
+                (
+                    l.pick("2·params·k·B / peak", "2·参数·k·B / 峰值"),
+                    colors::PURPLE,
+                ),
+            ],
+        );
+        cv.text(
+            (70, 320),
+            &l.pick(
+                format!(
+                    "measured here: {:.1} GB/s, {:.1} GFLOP/s, clock step {:.0} µs",
+                    r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+                ),
+                format!(
+                    "在这里实测：{:.1} GB/s，{:.1} GFLOP/s，时钟步长 {:.0} µs",
+                    r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+                ),
+            ),
+            11,
+            colors::AXIS,
+            Align::Start,
+            false,
+        );
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::measure::Point;
+
+    fn sample(knee: Option<f64>) -> Roofline {
+        let rows = [(1, 100.0), (2, 101.0), (4, 104.0), (8, 200.0)]
+            .map(|(k, t)| Point {
+                k,
+                batch: 1,
+                median_us: t,
+                iqr_us: 4.0,
+                calls_per_block: 20,
+            })
+            .to_vec();
+        Roofline {
+            backend: "flex",
+            width: 16,
+            params: 19_000_000,
+            weight_bytes: 76_000_000,
+            rows,
+            bandwidth_gbs: 10.0,
+            peak_gflops: 20.0,
+            clock_resolution_us: 100.0,
+            memory_floor_us: 7600.0,
+            model_knee_k: 1.0,
+            knee_k: knee,
+        }
+    }
+
+    #[test]
+    fn the_figure_names_its_lines_in_both_languages() {
+        let v = view_of(sample(Some(5.3)), Lang::En);
+        assert!(v.svg.contains("knee k ≈ 5") && v.svg.contains("memory floor"));
+        assert!(v.svg.contains("weight bytes / bandwidth"), "{}", v.svg);
+        let zh = view_of(sample(None), Lang::Zh);
+        assert!(zh.svg.contains("访存下限") && zh.svg.contains("没有拐点"));
+        assert!(!zh.svg.contains("memory floor"));
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["rows"].as_array().unwrap().len(), 4);
+        assert_eq!(json["width"], 16);
+    }
+
+    #[test]
+    fn bad_values_are_rejected_before_measuring() {
+        let bad = |p: MeasuredParams| p.check().unwrap_err().to_string();
+        let d = MeasuredParams::default;
+        assert!(bad(MeasuredParams { width: 25, ..d() }).contains("width"));
+        assert!(bad(MeasuredParams { width: 0, ..d() }).contains("width"));
+        let ks = |ks: Vec<usize>| MeasuredParams { ks, ..d() };
+        assert!(bad(ks(vec![65])).contains("1 ≤ k ≤ 64"));
+        assert!(bad(ks(vec![64])).contains("64 positions"));
+        assert_eq!(d().ks, vec![1, 2, 4, 8, 16, 32]);
+        assert!(bad(MeasuredParams { batch: 0, ..d() }).contains("batch"));
+        assert!(bad(MeasuredParams { ks: vec![], ..d() }).contains("k"));
+        assert!(d().check().is_ok());
+    }
+}
