@@ -153,3 +153,22 @@ test('a WebGPU device lost mid-run: the job runs again on the CPU with a note, t
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the widened target: greedy ×2 is identical to the target, and the speedup reports the width and the curve’s prediction', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=greedy&decoding.prompts=10&decoding.target_width=2');
+  assert.match(await text(page, '[data-widget="decoding"] .dec-width'), /widened ×2: the same model.*Its answers are the trained target’s/);
+  await decoded(page, 1);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-target-width'), '2');
+  for (const r of rows.slice(1)) assert.match(r, /^draft B chain γ \d+, greedy 10\/10 /, r);
+  await setControl(page, 'decoding', 'experiment', 'speedup');
+  await decoded(page, 2);
+  const speed = await text(page, '[data-widget="decoding"] .dec-result');
+  assert.match(speed, /on the target ×2, 10 prompts, batch 1/, speed);
+  const cells = await rowsOf(page, '[data-widget="decoding"] table.dec-speedup');
+  assert.match(cells.find((r) => r.startsWith('on the measured curve')), /\)\s*[\d.]+×$/, cells.join(' | '));
+  assert.match(cells.find((r) => r.startsWith('lecture’s formula')), /[\d.]+×$/, cells.join(' | '));
+  assert.match(cells.find((r) => r.startsWith('wall clock')), /[\d.]+× \(± [\d.]+\)$/, cells.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

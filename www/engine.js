@@ -164,6 +164,22 @@ export function declarations() {
 /** The verification rules as a select's options, as the core lists them. */
 export const variantOptions = (d) => d.variants.map((v) => [v, v]);
 
+/** A parameter count as the page writes it: 85 k, 19 M. */
+const count = (n) => (n >= 1e7 ? `${Math.round(n / 1e6)} M` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);
+/** Bytes as the page writes them: 1.3 MB, 76 MB. */
+const megabytes = (b) => (b >= 1e7 ? `${Math.round(b / 1e6)} MB` : `${(b / 1e6).toFixed(1)} MB`);
+
+/**
+ * The target's widths as a select's options (`declare(control, widthOptions)`), as the core
+ * lists them with their sizes: "×1 (trained, 85 k parameters)", "×16 (19 M parameters, 76 MB a step)".
+ */
+export const widthOptions = {
+  options: (d) => d.widths.map((w) => [String(w.width), w.width === 1 ? `×1 (trained, ${count(w.params)} parameters)`
+    : `×${w.width} (${count(w.params)} parameters, ${megabytes(w.step_bytes)} a step)`]),
+  options_zh: (d) => d.widths.map((w) => [String(w.width), w.width === 1 ? `×1（训练好的，${count(w.params)} 参数）`
+    : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
+};
+
 /** The token kind `name` in the page's language, as the core names it. */
 export function kindName(name) {
   const k = declarations().token_kinds.find((x) => x.name === name);

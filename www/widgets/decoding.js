@@ -3,7 +3,7 @@
 // and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
 import { tr } from '../i18n.js';
-import { declare, kindName, variantOptions } from '../engine.js';
+import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
 
 // The verification rules, token kinds and the ranges of γ and the repeats are the core's
 // (`presets`), read when the widget mounts.
@@ -16,7 +16,7 @@ function params(s) {
   return {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
-    children: s.children, sampling: s.stepkind === 'chain',
+    children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), tree: s.shape === 'tree',
   };
 }
 
@@ -70,18 +70,45 @@ function stochasticHtml(reports) {
       r.method, fmt(r.tokens_per_call), fmt(r.accepted_per_call), fmt(r.verified_nodes_per_call, 2), fmt(r.p_value), r.distortion != null ? fmt(r.distortion) : (r.verify === 'naive' ? tr('0 (a draw from p)', '0（从 p 抽取）') : tr('0 (Theorem 4.2)', '0（定理 4.2）'))])), 'dec-stochastic');
 }
 
+/** Why a measured speedup is below 1, in the student's words, from the measured numbers. */
+function slowerHtml(r) {
+  const drafting = r.draft_calls_per_step * r.c;
+  const cost = r.verify_over_target + drafting;
+  const reasons = [];
+  if (drafting >= 0.5) {
+    reasons.push(tr(`the draft is not cheap: ${fmt(r.draft_calls_per_step, 1)} draft calls at c = ${fmt(r.c, 2)} cost ${fmt(drafting, 2)} target calls a step`,
+      `草稿并不便宜：${fmt(r.draft_calls_per_step, 1)} 次草稿调用，c = ${fmt(r.c, 2)}，每步就花掉 ${fmt(drafting, 2)} 次目标调用的时间`));
+  }
+  if (r.verify_over_target >= 1.5) {
+    reasons.push(tr(`verification is not free on this device: one verify call costs ${fmt(r.verify_over_target, 2)}× a one-token call`,
+      `在这台设备上验证并不免费：一次验证调用是一个 token 调用的 ${fmt(r.verify_over_target, 2)} 倍`));
+  }
+  if (!reasons.length) {
+    reasons.push(tr(`too few tokens are accepted: τ = ${fmt(r.tokens_per_call, 2)} tokens a step`, `被接受的 token 太少：每步 τ = ${fmt(r.tokens_per_call, 2)} 个 token`));
+  }
+  return tr(`<p class="numbers"><b>Slower than plain decoding.</b> A step costs T(n)/T(1) + d·c = ${fmt(r.verify_over_target, 2)} + ${fmt(drafting, 2)} = ${fmt(cost, 2)} one-token target calls and yields τ = ${fmt(r.tokens_per_call, 2)} tokens: ${reasons.join('; and ')}.</p>`,
+    `<p class="numbers"><b>比普通解码还慢。</b>一步花 T(n)/T(1) + d·c = ${fmt(r.verify_over_target, 2)} + ${fmt(drafting, 2)} = ${fmt(cost, 2)} 次单 token 目标调用，只得到 τ = ${fmt(r.tokens_per_call, 2)} 个 token：${reasons.join('；而且')}。</p>`);
+}
+
 function speedupHtml(r) {
-  const slower = r.measured_speedup >= 1 ? '' : tr('Slower: with models this small the draft is not cheap next to the target (c far from 0), and a verify call costs more than one token.',
-    '反而更慢：模型这么小，草稿相对目标模型并不便宜（c 远离 0），而一次验证调用比一个 token 贵。');
-  return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)}, ${r.prompts} prompts: α ${fmt(r.alpha)}, c = draft call / target call = <b>${fmt(r.c)}</b>
-    (${fmt(r.draft_call_us, 0)} µs / ${fmt(r.target_call_us, 0)} µs; one verify call ${fmt(r.verify_call_us, 0)} µs).
-    The formula predicts <b>${fmt(r.predicted_speedup, 2)}×</b>; the wall clock says <b>${fmt(r.measured_speedup, 2)}×</b>
-    (${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative).
-    ${slower}</p>`, `<p class="numbers">在这里的 <b>${r.backend}</b> 上实测，${escapeHtml(r.method)}，${r.prompts} 个提示词：α ${fmt(r.alpha)}，c = 草稿调用 / 目标调用 = <b>${fmt(r.c)}</b>
-    （${fmt(r.draft_call_us, 0)} µs / ${fmt(r.target_call_us, 0)} µs；一次验证调用 ${fmt(r.verify_call_us, 0)} µs）。
-    公式预测 <b>${fmt(r.predicted_speedup, 2)}×</b>；墙钟给出 <b>${fmt(r.measured_speedup, 2)}×</b>
-    （普通解码 ${fmt(r.plain_us / 1000, 1)} ms，推测解码 ${fmt(r.speculative_us / 1000, 1)} ms）。
-    ${slower}</p>`);
+  const formula = r.predicted_speedup == null ? '—' : `${fmt(r.predicted_speedup, 2)}×`;
+  const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
+  const rows = tr([['', 'measured'], ['α (acceptance)', fmt(r.alpha)], ['τ (tokens per target call)', fmt(r.tokens_per_call, 2)],
+    ['c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
+    ['lecture’s formula E(α, γ)/(γc + 1)', formula], ['on the measured curve τ/(T(n)/T(1) + d·c)', `${fmt(r.predicted_speedup_curve, 2)}×`],
+    ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b> (± ${fmt(r.measured_speedup_iqr, 2)})`]],
+  [['', '实测'], ['α（接受率）', fmt(r.alpha)], ['τ（每次目标调用的 token 数）', fmt(r.tokens_per_call, 2)],
+    ['c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
+    ['课上的公式 E(α, γ)/(γc + 1)', formula], ['按实测曲线 τ/(T(n)/T(1) + d·c)', `${fmt(r.predicted_speedup_curve, 2)}×`],
+    ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>（± ${fmt(r.measured_speedup_iqr, 2)}）`]]);
+  return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
+    ${fmt(r.draft_call_us, 0)} µs a draft call, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;
+    ${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative.</p>`,
+  `<p class="numbers">在这里的 <b>${r.backend}</b> 上实测，${escapeHtml(r.method)}，${target}，${r.prompts} 个提示词，批 ${r.batch}：
+    草稿调用 ${fmt(r.draft_call_us, 0)} µs，单 token 目标调用 ${fmt(r.target_call_us, 0)} µs，验证调用 ${fmt(r.verify_call_us, 0)} µs；
+    普通解码 ${fmt(r.plain_us / 1000, 1)} ms，推测解码 ${fmt(r.speculative_us / 1000, 1)} ms。</p>`)
+    + table(rows, 'dec-speedup')
+    + (r.measured_speedup < 1 ? slowerHtml(r) : '');
 }
 
 const depth = (tree, j) => (tree.parents[j] === null ? 1 : 1 + depth(tree, tree.parents[j]));
@@ -139,6 +166,9 @@ export default {
     { label: 'Demo 03.3 · sampling, 200 × 3', label_zh: '演示 03.3 · 采样，200 × 3', values: { experiment: 'sample', draft: 'b', gamma: 4, prompts: '200', repeats: 3, variant: 'correct' } },
     { label: 'Demo 04.3 · greedy trees, 100 prompts', label_zh: '演示 04.3 · 贪心树，100 个提示词', values: { experiment: 'tree', prompts: '100' } },
     { label: 'Demo 04.5 · naive vs MSS ⟨1,1,3,1⟩', label_zh: '演示 04.5 · 朴素采样 vs MSS ⟨1,1,3,1⟩', values: { experiment: 'stochastic', config: '<1,1,3,1>', prompts: '100' } },
+    { label: 'Speedup on the widened target (×16, draft A, γ 2)', label_zh: '加宽的目标模型上的加速比（×16，草稿 A，γ 2）',
+      values: { experiment: 'speedup', target_width: '16', draft: 'a', gamma: 2, prompts: '10', batch: '1', shape: 'chain' },
+      note: 'a target that reads 76 MB a step: verification is almost free, the draft is cheap', note_zh: '每步读 76 MB 的目标模型：验证几乎免费，草稿便宜' },
   ],
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
@@ -147,24 +177,32 @@ export default {
     options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
       ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['step', '逐步查看一次运行']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
-    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample', 'speedup')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape === 'chain') || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
     declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variantOptions }),
     { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
-    { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'step' && s.stepkind === 'tree') },
+    { key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain', options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩']], options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩']], showIf: uses('speedup') },
+    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: uses('speedup') },
+    { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'speedup' && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
   ],
-  render() {
-    return [runBar('dec'), '<p class="note dec-note" hidden></p>', '<div class="dec-result"></div>', '<div class="plots dec-plot"></div>'];
+  render(s) {
+    const wide = Number(s.target_width) > 1
+      ? `<p class="note dec-width">${tr(`The target here is the trained target widened ×${s.target_width}: the same model, made wider so that each step reads as many bytes as a real model would. Its answers are the trained target’s (the widening changes no output), only its cost changes.`,
+        `这里的目标模型是训练好的目标模型加宽 ×${s.target_width}：同一个模型，变宽了，让每一步读的字节和真实模型一样多。它的回答就是训练好的目标模型的（加宽不改变任何输出），变的只是开销。`)}</p>`
+      : '<p class="note dec-width" hidden></p>';
+    return [runBar('dec'), '<p class="note dec-note" hidden></p>', wide, '<div class="dec-result"></div>', '<div class="plots dec-plot"></div>'];
   },
   after(s, ui, view) {
     const result = view.querySelector('.dec-result');
     runInWorker(ui, view, 'dec', 'likesworld_decode', params(s), 'decode', (v) => {
       view.querySelector('.dec-plot').innerHTML = v.svg;
+      ui.root.dataset.targetWidth = String(Number(s.target_width));
       const r = v.report;
       if (v.experiment === 'step') {
         let i = 0;

@@ -1,5 +1,6 @@
 // Every widget, by name: the course page, embed.html and <specdec-widget> mount from this list.
 import roofline from './roofline.js';
+import measured from './measured.js';
 import theory from './theory.js';
 import exactness from './exactness.js';
 import multidraft from './multidraft.js';
@@ -9,4 +10,4 @@ import decoding from './decoding.js';
 import modelfree from './modelfree.js';
 import exercises from './exercises.js';
 
-export const WIDGETS = { roofline, theory, exactness, multidraft, tree, likesworld, decoding, modelfree, exercises };
+export const WIDGETS = { roofline, measured, theory, exactness, multidraft, tree, likesworld, decoding, modelfree, exercises };

@@ -1,0 +1,103 @@
+// The roofline measured on this device (lecture §1.2, demo 1 measured): the time of one call of
+// the target against the tokens k it feeds, beside the floor and the slope that this device's own
+// bandwidth and peak draw under it. The target can be widened (its answers stay the trained
+// target's) until one call reads as many bytes as a real model's step. Runs in a worker, and only
+// when asked: a measurement takes this device's CPU for a while and is disturbed by other work.
+import { fmt, table, escapeHtml, runInWorker } from '../widget.js';
+import { tr } from '../i18n.js';
+import { declare, widthOptions } from '../engine.js';
+
+/** µs in a table: one decimal below 100 µs, none above. */
+const num = (t) => t.toFixed(t >= 100 ? 0 : 1);
+const us = (t) => (t >= 10_000 ? `${fmt(t / 1000, 1)} ms` : `${fmt(t, 0)} µs`);
+
+/** "verification is almost free up to k ≈ N", from the measured knee. */
+function kneeSentence(v) {
+  const last = Math.max(...v.rows.map((p) => p.k));
+  if (v.knee_k == null) {
+    return tr(`On this device verification is almost free <b>beyond k = ${last}</b>: no call of up to ${last} tokens took 1.25× the time of a one-token call.`,
+      `在这台设备上，验证直到 <b>k = ${last} 以后</b>都几乎不要钱：最多 ${last} 个 token 的调用，没有一次用到一个 token 调用的 1.25 倍时间。`);
+  }
+  if (v.knee_k < 2) {
+    return tr('On this device verification is <b>not free</b>: already two tokens in a call cost more than 1.25× one.',
+      '在这台设备上，验证<b>并不免费</b>：一次调用里放两个 token，就已经比一个 token 贵 1.25 倍以上。');
+  }
+  const n = Math.round(v.knee_k);
+  return tr(`On this device verification is almost free <b>up to k ≈ ${n}</b>: until there, a call of k tokens costs less than 1.25× a call of one.`,
+    `在这台设备上，验证<b>直到 k ≈ ${n}</b> 都几乎不要钱：在那之前，k 个 token 的一次调用不到一个 token 调用的 1.25 倍。`);
+}
+
+/** Why T(1) sits where it does against the memory floor, in the student's words. */
+function floorSentence(v) {
+  const t1 = v.rows.find((p) => p.k === 1)?.median_us;
+  if (t1 == null) return '';
+  const over = t1 / v.memory_floor_us;
+  if (over > 3) {
+    return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: at ${fmt(v.weight_bytes / 1e6, 2)} MB these weights stay in the CPU’s caches, so what a call costs is its fixed work (small kernels, the read-back), not reading the weights. Widen the target to see the floor.`,
+      `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：${fmt(v.weight_bytes / 1e6, 2)} MB 的权重一直待在 CPU 的缓存里，所以一次调用的开销是它的固定工作（小算子、读回结果），而不是读权重。把目标模型加宽，就能看到这条下限。`);
+  }
+  return tr(`A one-token call takes ${fmt(over, 2)}× the memory floor: it is memory-bound, reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights, so the extra tokens of a verification ride along almost for free.`,
+    `一个 token 的调用用了访存下限的 ${fmt(over, 2)} 倍：它受访存限制，要读 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重，所以验证时多出来的 token 几乎是免费搭车。`);
+}
+
+function clockSentence(v) {
+  const coarse = v.clock_resolution_us >= 20;
+  const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+  const why = coarse && !isolated
+    ? tr(' — coarse: this page is not cross-origin isolated, so the browser rounds performance.now(); every point is timed over blocks of many calls, so it still holds.',
+      '——很粗：这个页面没有跨源隔离，浏览器把 performance.now() 取整了；每个点都是对一组多次调用计时的，所以结果仍然可信。')
+    : (coarse ? tr(' — coarse; every point is timed over blocks of many calls.', '——很粗；每个点都是对一组多次调用计时的。') : '');
+  return tr(`Measured here on <b>${escapeHtml(v.backend)}</b>: bandwidth <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b> (reading 64 MB), peak <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>, clock resolution ${fmt(v.clock_resolution_us, 1)} µs${why}`,
+    `在这里的 <b>${escapeHtml(v.backend)}</b> 上实测：带宽 <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b>（读 64 MB），峰值 <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>，时钟分辨率 ${fmt(v.clock_resolution_us, 1)} µs${why}`);
+}
+
+function resultHtml(v) {
+  const t1 = v.rows.find((p) => p.k === 1)?.median_us ?? v.rows[0].median_us;
+  const rows = v.rows.map((p) => [p.k, num(p.median_us), num(p.iqr_us), fmt(p.median_us / t1, 2), fmt(p.median_us / v.memory_floor_us, 2)]);
+  const size = v.params >= 1e6 ? `${fmt(v.params / 1e6, 1)} M` : `${fmt(v.params / 1e3, 0)} k`;
+  return `<p class="numbers">${kneeSentence(v)}</p>`
+    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the roofline’s own knee (peak × bytes / (2 · params · bandwidth · batch)) k ≈ ${fmt(v.model_knee_k, 1)}.`,
+      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；屋顶线模型自己的拐点（峰值 × 字节 /（2 · 参数 · 带宽 · 批））k ≈ ${fmt(v.model_knee_k, 1)}。`)} ${floorSentence(v)}</p>`
+    + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
+    + `<p class="numbers">${clockSentence(v)}</p>`;
+}
+
+export default {
+  name: 'measured',
+  title: 'The roofline, measured in this browser',
+  intro: 'The same question as the roofline above, asked of this device: how long does one call of the target take when it feeds k tokens at once? '
+    + 'The trained target is tiny (85 k parameters, it sits in the cache); widened, it reads as many bytes per step as a real model, and its answers stay the trained target’s. '
+    + 'Under the measured points: the memory floor (weight bytes / the bandwidth measured here) and the compute slope (2 · params · k · batch / the peak measured here).',
+  title_zh: '在这个浏览器里实测屋顶线',
+  intro_zh: '和上面的屋顶线同一个问题，问的是这台设备：目标模型一次调用同时喂 k 个 token，要多长时间？'
+    + '训练好的目标模型很小（8.5 万个参数，整个待在缓存里）；加宽以后，它每一步读的字节和真实模型一样多，而它的回答仍然是训练好的目标模型的。'
+    + '实测点下面是：访存下限（权重字节 / 这里实测的带宽）和算力斜线（2 · 参数 · k · 批 / 这里实测的峰值）。',
+  presets: [
+    { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call: memory-bound, k is almost free', note_zh: '每次调用 76 MB：访存受限，k 几乎免费' },
+    { label: '×1 (the trained target: in cache)', label_zh: '×1（训练好的目标模型：在缓存里）', values: { width: '1', batch: '1' }, note: 'fixed costs, not bytes', note_zh: '固定开销，而不是字节' },
+  ],
+  controls: [
+    declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
+    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']] },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+  ],
+  render() {
+    return [`<div class="dec-run"><button type="button" class="mr-go">${tr('Measure', '测量')}</button>
+      <p class="numbers mr-status" aria-live="polite">${tr('Press Measure: it times the target on this device for a few seconds (other work on the device disturbs it).', '按“测量”：会在这台设备上为目标模型计时几秒钟（设备上的其他工作会干扰它）。')}</p>
+      <progress class="mr-progress" max="1" value="0" hidden></progress> <button type="button" class="mr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
+    '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<div class="plots mr-plot"></div>'];
+  },
+  after(s, ui, view) {
+    const run = () => {
+      ui.root.dataset.measuring = 'on';
+      runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch) }, 'measure', (v) => {
+        view.querySelector('.mr-plot').innerHTML = v.svg;
+        view.querySelector('.mr-result').innerHTML = resultHtml(v);
+        return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);
+      });
+    };
+    view.querySelector('.mr-go').onclick = run;
+    // Once someone has measured, every change of a control measures again.
+    if (ui.root.dataset.measuring === 'on') run();
+  },
+};
