@@ -30,24 +30,12 @@ impl Default for MeasuredParams {
         MeasuredParams {
             backend: "flex".into(),
             width: 1,
-            ks: measure::KS
-                .into_iter()
-                .filter(|&k| K_FITS.check(k as f64).is_ok())
-                .collect(),
+            ks: measure::KS.to_vec(),
             batch: 1,
             lang: Lang::En,
         }
     }
 }
-
-/// The k a LikesWorld target can take after the measurement's cache: its 64 positions hold the
-/// [`measure::CACHED`] cached tokens and the k new ones (k = 64 would index position 95).
-pub const K_FITS: Range = Range::new(
-    "k",
-    1.0,
-    (64 - measure::CACHED) as f64,
-    "1 ≤ k ≤ 32 on the LikesWorld target: its 64 positions hold 32 cached tokens and the k new ones",
-);
 
 /// At most this many k per measurement.
 pub const KS_COUNT: Range = Range::new("number of k", 1.0, 16.0, "1 to 16 values of k");
@@ -59,7 +47,6 @@ impl MeasuredParams {
         KS_COUNT.check(self.ks.len() as f64)?;
         for &k in &self.ks {
             measure::K.check(k as f64)?;
-            K_FITS.check(k as f64)?;
         }
         measure::BATCH.check(self.batch as f64)?;
         Ok(())
@@ -338,8 +325,8 @@ mod tests {
         assert!(bad(MeasuredParams { width: 0, ..d() }).contains("width"));
         let ks = |ks: Vec<usize>| MeasuredParams { ks, ..d() };
         assert!(bad(ks(vec![65])).contains("1 ≤ k ≤ 64"));
-        assert!(bad(ks(vec![64])).contains("64 positions"));
-        assert_eq!(d().ks, vec![1, 2, 4, 8, 16, 32]);
+        assert!(ks(vec![64]).check().is_ok());
+        assert_eq!(d().ks, vec![1, 2, 4, 8, 16, 32, 64]);
         assert!(bad(MeasuredParams { batch: 0, ..d() }).contains("batch"));
         assert!(bad(MeasuredParams { ks: vec![], ..d() }).contains("k"));
         assert!(d().check().is_ok());

@@ -402,10 +402,11 @@ fn the_widened_target_on_the_command_line() {
     assert!(bytes > 4 * 1_150_000 && bytes < 4 * params, "{w}");
     assert!(f(&w, "max_abs_logit_diff") <= 1e-3, "{w}");
     assert_eq!(f(&w, "argmax_agreement"), 1.0, "{w}");
-    let r = json(&["roofline-measure", "--width", "2", "--k", "1,4"]);
+    // k = 64 fills the model's 64 positions (it runs on an empty cache).
+    let r = json(&["roofline-measure", "--width", "2", "--k", "1,4,64"]);
     let rows = r["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 2, "{r}");
-    for (row, k) in rows.iter().zip([1, 4]) {
+    assert_eq!(rows.len(), 3, "{r}");
+    for (row, k) in rows.iter().zip([1, 4, 64]) {
         assert_eq!(
             (row["k"].as_u64(), row["batch"].as_u64()),
             (Some(k), Some(1))
