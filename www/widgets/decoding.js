@@ -92,14 +92,16 @@ function slowerHtml(r) {
 
 function speedupHtml(r) {
   const formula = r.predicted_speedup == null ? '—' : `${fmt(r.predicted_speedup, 2)}×`;
+  // A chain: the lecture's E(α, γ) over the measured cost; a tree has no E, so its measured τ.
+  const curve = r.predicted_speedup == null ? 'τ/(T(n)/T(1) + d·c)' : 'E(α, γ)/(T(γ+1)/T(1) + γc)';
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   const rows = tr([['', 'measured'], ['α (acceptance)', fmt(r.alpha)], ['τ (tokens per target call)', fmt(r.tokens_per_call, 2)],
     ['c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
-    ['lecture’s formula E(α, γ)/(γc + 1)', formula], ['on the measured curve τ/(T(n)/T(1) + d·c)', `${fmt(r.predicted_speedup_curve, 2)}×`],
+    ['lecture’s formula E(α, γ)/(γc + 1)', formula], [`on the measured curve ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
     ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b> (± ${fmt(r.measured_speedup_iqr, 2)})`]],
   [['', '实测'], ['α（接受率）', fmt(r.alpha)], ['τ（每次目标调用的 token 数）', fmt(r.tokens_per_call, 2)],
     ['c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
-    ['课上的公式 E(α, γ)/(γc + 1)', formula], ['按实测曲线 τ/(T(n)/T(1) + d·c)', `${fmt(r.predicted_speedup_curve, 2)}×`],
+    ['课上的公式 E(α, γ)/(γc + 1)', formula], [`按实测曲线 ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
     ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>（± ${fmt(r.measured_speedup_iqr, 2)}）`]]);
   return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
     ${fmt(r.draft_call_us, 0)} µs a draft call, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;

@@ -4,9 +4,10 @@
 //! - measured α, τ (tokens per target call) and c (a draft call over a one-token target call);
 //! - the lecture's prediction E(α, γ)/(γc + 1) (chains), which assumes a verification costs
 //!   what one token costs;
-//! - the prediction from the measured cost curve, τ/(T(n)/T(1) + d·c), with T(n)/T(1) the
-//!   measured verification call over a one-token call and d the draft calls per step: the
-//!   lecture's accounting with this device's roofline in place of "verification is free";
+//! - the prediction from the measured cost curve, E(α, γ)/(T(γ+1)/T(1) + γc), with T(γ+1)/T(1)
+//!   the measured verification call over a one-token call: the lecture's formula with this
+//!   device's roofline in place of "verification is free" (for a tree, which has no E, the
+//!   measured τ over T(n)/T(1) + d·c, d its draft calls per step);
 //! - the measured speedup (total plain time / total speculative time) and its spread over groups
 //!   of prompts; the first prompt's calls as two lanes on one axis.
 //!
@@ -45,7 +46,8 @@ pub struct SpeedupReport {
     pub verify_over_target: f64,
     /// E(α, γ) / (γc + 1), for a chain (a tree has no such formula).
     pub predicted_speedup: Option<f64>,
-    /// τ / (T(n)/T(1) + d·c): the lecture's accounting on the measured cost curve.
+    /// E(α, γ) / (T(γ+1)/T(1) + γc) for a chain, τ / (T(n)/T(1) + d·c) for a tree: the
+    /// lecture's formula on the measured cost curve.
     pub predicted_speedup_curve: f64,
     /// Plain wall time / speculative wall time over the same prompts.
     pub measured_speedup: f64,
@@ -182,7 +184,12 @@ pub async fn speedup(
         draft_calls_per_step,
         verify_over_target,
         predicted_speedup: chain.then(|| theory::speedup(alpha, spec.gamma, c)),
-        predicted_speedup_curve: tokens_per_call / (verify_over_target + draft_calls_per_step * c),
+        predicted_speedup_curve: if chain {
+            theory::expected_tokens(alpha, spec.gamma)
+                / (verify_over_target + f64::from(spec.gamma) * c)
+        } else {
+            tokens_per_call / (verify_over_target + draft_calls_per_step * c)
+        },
         measured_speedup: plain_us / fast_us,
         measured_speedup_iqr: measure::iqr(ratios),
         plain_us,

@@ -446,6 +446,10 @@ fn the_widened_target_on_the_command_line() {
     );
     check_error(&["roofline-measure", "--k", "1,65"], "k = 65");
     check_error(
+        &["roofline-measure", "--matmul", "blas"],
+        "unknown --matmul \"blas\"",
+    );
+    check_error(
         &[
             "likesworld",
             "greedy",

@@ -34,7 +34,7 @@ LikesWorld models (native):
   likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray|wgpu]
   tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
   model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
-  roofline-measure    [--width R] [--k 1,2,4,8,16,32,64] [--batch B] [--backend flex|ndarray|wgpu]
+  roofline-measure    [--width R] [--k 1,2,4,8,16,32,64] [--batch B] [--backend flex|ndarray|wgpu] [--matmul few-rows|burn]
                       time per target call against tokens per call, beside this device's bandwidth and peak
   likesworld widen-check --width R [--prompts N]   the target widened R× (1 ≤ R ≤ 24) against the trained one
 

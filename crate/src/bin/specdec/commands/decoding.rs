@@ -402,7 +402,7 @@ fn speedup(o: &mut Opts) -> Result<Report, Usage> {
             ),
             row("lecture's formula E(α,γ)/(γc+1)", formula),
             row(
-                "on the measured curve τ/(T(n)/T(1)+d·c)",
+                "on the measured curve E/(T(γ+1)/T(1)+γc)",
                 format!("{:.3}×", r.predicted_speedup_curve),
             ),
             row(

@@ -257,6 +257,16 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
     };
     let batch: usize = o.number("batch", Some(1))?;
     measure::BATCH.check(batch as f64)?;
+    // Which matmul flex runs for few rows: ours (weights streamed once) or burn's GEMM, to compare.
+    match o.take("matmul").as_deref() {
+        None | Some("few-rows") => specdec::model::matmul::use_few_rows_kernel(true),
+        Some("burn") => specdec::model::matmul::use_few_rows_kernel(false),
+        Some(other) => {
+            return Err(Usage(format!(
+                "roofline-measure: unknown --matmul {other:?} (known: few-rows, burn)"
+            )))
+        }
+    }
     let backend = backend(o)?;
     let models = read_sync(specdec::model::Models::load(backend))?;
     let m = read_sync(models.with_target_width(width))?;
