@@ -168,7 +168,7 @@ test('the widened target: greedy ×2 is identical to the target, and the speedup
   const cells = await rowsOf(page, '[data-widget="decoding"] table.dec-speedup');
   assert.match(cells.find((r) => r.startsWith('on the measured curve')), /\)\s*[\d.]+×$/, cells.join(' | '));
   assert.match(cells.find((r) => r.startsWith('lecture’s formula')), /[\d.]+×$/, cells.join(' | '));
-  assert.match(cells.find((r) => r.startsWith('wall clock')), /[\d.]+× \(± [\d.]+\)$/, cells.join(' | '));
+  assert.match(cells.find((r) => r.startsWith('wall clock')), /[\d.]+× \(IQR [\d.]+\)$/, cells.join(' | '));
   assert.deepEqual(errors, []);
   await page.close();
 });

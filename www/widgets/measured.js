@@ -27,7 +27,8 @@ function kneeSentence(v) {
     `在这台设备上，验证<b>直到 k ≈ ${n}</b> 都几乎不要钱：在那之前，k 个 token 的一次调用不到一个 token 调用的 1.25 倍。`);
 }
 
-/** Why T(1) sits where it does against the memory floor, in the student's words. */
+/** Why T(1) sits where it does against the memory floor, in the student's words. Whether the extra
+ * tokens are free is the knee sentence's to say: this one speaks of k = 1 only. */
 function floorSentence(v) {
   const t1 = v.rows.find((p) => p.k === 1)?.median_us;
   if (t1 == null) return '';
@@ -36,9 +37,21 @@ function floorSentence(v) {
     return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: at ${fmt(v.weight_bytes / 1e6, 2)} MB these weights stay in the CPU’s caches, so what a call costs is its fixed work (small kernels, the read-back), not reading the weights. Widen the target to see the floor.`,
       `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：${fmt(v.weight_bytes / 1e6, 2)} MB 的权重一直待在 CPU 的缓存里，所以一次调用的开销是它的固定工作（小算子、读回结果），而不是读权重。把目标模型加宽，就能看到这条下限。`);
   }
-  return tr(`A one-token call takes ${fmt(over, 2)}× the memory floor: it is memory-bound, reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights, so the extra tokens of a verification ride along almost for free.`,
-    `一个 token 的调用用了访存下限的 ${fmt(over, 2)} 倍：它受访存限制，要读 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重，所以验证时多出来的 token 几乎是免费搭车。`);
+  return tr(`A one-token call takes ${fmt(over, 2)}× the memory floor: reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights is most of what it costs (memory-bound).`,
+    `一个 token 的调用用了访存下限的 ${fmt(over, 2)} 倍：读 ${fmt(v.weight_bytes / 1e6, 1)} MB 权重就是它开销的大头（访存受限）。`);
 }
+
+/** Points under the memory floor: the weights came from a cache faster than memory, or the bandwidth
+ * was timed while the device was busy. */
+function busySentence(v) {
+  const under = v.rows.filter((p) => p.median_us < 0.8 * v.memory_floor_us).map((p) => p.k);
+  if (!under.length) return '';
+  return tr(` <b>k = ${under.join(', ')} came out under the memory floor</b>: either the ${fmt(v.weight_bytes / 1e6, 1)} MB of weights fit this CPU’s last-level cache, which is faster than memory (the floor is memory’s), or the device was busy while the bandwidth was timed — measure again on a quiet device to tell.`,
+    ` <b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 CPU 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
+}
+
+/** The roofline's own knee, which may lie below one token. */
+const modelKnee = (v) => (v.model_knee_k < 1 ? tr('below k = 1', '低于 k = 1') : `k ≈ ${fmt(v.model_knee_k, 1)}`);
 
 function clockSentence(v) {
   const coarse = v.clock_resolution_us >= 20;
@@ -56,8 +69,8 @@ function resultHtml(v) {
   const rows = v.rows.map((p) => [p.k, num(p.median_us), num(p.iqr_us), fmt(p.median_us / t1, 2), fmt(p.median_us / v.memory_floor_us, 2)]);
   const size = v.params >= 1e6 ? `${fmt(v.params / 1e6, 1)} M` : `${fmt(v.params / 1e3, 0)} k`;
   return `<p class="numbers">${kneeSentence(v)}</p>`
-    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the roofline’s own knee (peak × bytes / (2 · params · bandwidth · batch)) k ≈ ${fmt(v.model_knee_k, 1)}.`,
-      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；屋顶线模型自己的拐点（峰值 × 字节 /（2 · 参数 · 带宽 · 批））k ≈ ${fmt(v.model_knee_k, 1)}。`)} ${floorSentence(v)}</p>`
+    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the roofline’s own knee (peak × bytes / (2 · params · bandwidth · batch)) ${modelKnee(v)}.`,
+      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；屋顶线模型自己的拐点（峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}。`)} ${floorSentence(v)}${busySentence(v)}</p>`
     + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
     + `<p class="numbers">${clockSentence(v)}</p>`;
 }
@@ -73,7 +86,7 @@ export default {
     + '训练好的目标模型很小（8.5 万个参数，整个待在缓存里）；加宽以后，它每一步读的字节和真实模型一样多，而它的回答仍然是训练好的目标模型的。'
     + '实测点下面是：访存下限（权重字节 / 这里实测的带宽）和算力斜线（2 · 参数 · k · 批 / 这里实测的峰值）。',
   presets: [
-    { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call: memory-bound, k is almost free', note_zh: '每次调用 76 MB：访存受限，k 几乎免费' },
+    { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call: memory-bound, so the first few extra tokens cost little', note_zh: '每次调用 76 MB：访存受限，所以头几个额外的 token 花费很少' },
     { label: '×1 (the trained target: in cache)', label_zh: '×1（训练好的目标模型：在缓存里）', values: { width: '1', batch: '1' }, note: 'fixed costs, not bytes', note_zh: '固定开销，而不是字节' },
   ],
   controls: [
@@ -83,7 +96,7 @@ export default {
   ],
   render() {
     return [`<div class="dec-run"><button type="button" class="mr-go">${tr('Measure', '测量')}</button>
-      <p class="numbers mr-status" aria-live="polite">${tr('Press Measure: it times the target on this device for a few seconds (other work on the device disturbs it).', '按“测量”：会在这台设备上为目标模型计时几秒钟（设备上的其他工作会干扰它）。')}</p>
+      <p class="numbers mr-status" aria-live="polite">${tr('Press Measure: it times the target on this device, a few seconds at batch 1 and up to minutes for ×16–×24 at batch 16–64 (other work on the device disturbs it).', '按“测量”：会在这台设备上为目标模型计时，批 1 时几秒钟，×16–×24 在批 16–64 时可达几分钟（设备上的其他工作会干扰它）。')}</p>
       <progress class="mr-progress" max="1" value="0" hidden></progress> <button type="button" class="mr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
     '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<div class="plots mr-plot"></div>'];
   },

@@ -164,8 +164,8 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
         |cv| {
             let labels = Labels {
                 title: lang.pick(
-                    "Each bar is a measured call: target (blue, with tokens decided), draft (orange)",
-                    "每个条是一次实测的调用：目标模型（蓝，标出决定的 token 数），草稿（橙）",
+                    "The first prompt, call by call: target (blue, with tokens decided; the first is the prompt), draft (orange)",
+                    "第一个提示词，逐次调用：目标模型（蓝，标出决定的 token 数；第一次是读入提示词），草稿（橙）",
                 ),
                 x: lang.pick("wall clock (ms)", "墙钟（ms）"),
                 y: "",
