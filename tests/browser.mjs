@@ -46,8 +46,9 @@ export async function open(env, path, {
   if (requests) page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   if (workerPrelude) {
     await page.route('**/worker.js', async (route) => {
-      const body = await (await route.fetch()).text();
-      route.fulfill({ status: 200, contentType: 'text/javascript', body: `${workerPrelude}\n${body}` });
+      const response = await route.fetch();
+      // The server's own headers (a cross-origin-isolated page loads only a worker that sends COEP).
+      route.fulfill({ response, body: `${workerPrelude}\n${await response.text()}` });
     });
   }
   await page.goto(env.url + path);

@@ -29,6 +29,11 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
   assert.match(all, /verification is (almost free (up to k ≈ \d+|beyond k = 64)|not free)/);
   assert.ok(await page.$(`${W} .mr-plot svg`), 'the figure');
   assert.match(await text(page, `${W} .mr-status`), /Measured on flex/);
+  // The dev server sends COOP/COEP: the page is cross-origin isolated, its clock fine.
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  const step = Number(all.match(/clock resolution ([\d.]+) µs/)[1]);
+  assert.ok(step > 0 && step < 20, all);
+  assert.doesNotMatch(all, /coarse/);
   assert.deepEqual(errors, []);
   await page.close();
 });
