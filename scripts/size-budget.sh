@@ -2,7 +2,7 @@
 # The page's download budget, gzipped (what a visitor fetches): checked in CI after the build.
 #   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.50 MB
 #   CPU module ≤ 1.00 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.06 MB
-#   GPU module (fetched only when someone picks WebGPU) ≤ 2.50 MB (2.44 MB: wgpu alone, no CPU
+#   GPU module (fetched only when someone picks WebGPU) ≤ 2.50 MB (2.48 MB: wgpu alone, no CPU
 #   backend, built for size throughout)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
