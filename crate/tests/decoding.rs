@@ -373,27 +373,32 @@ fn a_token_outside_the_vocabulary_is_an_error() {
     );
 }
 
+/// Draft B's sampling chain of γ 4 under `variant`, 2 samples per prompt, seed 7.
+fn sample_b4(m: &Models, variant: Variant, prompts: &[Vec<u32>]) -> ex::SampleReport {
+    let method = Method::Chain {
+        draft: 1,
+        gamma: 4,
+        rule: ChainRule::Sample(variant),
+    };
+    read_sync(ex::sample(
+        m,
+        method,
+        variant,
+        prompts,
+        2,
+        7,
+        CLOCK,
+        &mut quiet(),
+    ))
+    .unwrap()
+}
+
 #[test]
 fn the_calibration_test_passes_the_correct_sampler_and_fails_every_wrong_one() {
     let m = flex();
     let prompts = likesworld::sampling_prompts(100);
     for variant in Variant::ALL {
-        let method = Method::Chain {
-            draft: 1,
-            gamma: 4,
-            rule: ChainRule::Sample(variant),
-        };
-        let r = read_sync(ex::sample(
-            m,
-            method,
-            variant,
-            &prompts,
-            2,
-            7,
-            CLOCK,
-            &mut quiet(),
-        ))
-        .unwrap();
+        let r = sample_b4(m, variant, &prompts);
         // Fixed seeds: the control (the target's own samples) and the correct rule pass at 1%;
         // every wrong rule is rejected far beyond it.
         assert!(r.target_p_value > 0.01, "control: {r:?}");
@@ -542,22 +547,7 @@ fn speculative_decoding_is_lossless_on_the_widened_target() {
     }
     let sampling = likesworld::sampling_prompts(100);
     for variant in [Variant::Correct, Variant::AcceptQOverP] {
-        let method = Method::Chain {
-            draft: 1,
-            gamma: 4,
-            rule: ChainRule::Sample(variant),
-        };
-        let r = read_sync(ex::sample(
-            m,
-            method,
-            variant,
-            &sampling,
-            2,
-            7,
-            CLOCK,
-            &mut quiet(),
-        ))
-        .unwrap();
+        let r = sample_b4(m, variant, &sampling);
         assert!(r.target_p_value > 0.01, "control: {r:?}");
         if variant == Variant::Correct {
             assert!(r.p_value > 0.01, "correct: p = {}", r.p_value);
