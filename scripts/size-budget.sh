@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The page's download budget, gzipped (what a visitor fetches): checked in CI after the build.
-#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.50 MB
-#   CPU module ≤ 1.00 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.06 MB
+#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.56 MB
+#   CPU module ≤ 1.03 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.075 MB
+#   (raised on 2026-12-02 from 1.50, 1.00 and 0.06 MB, which the modules and scripts had reached
+#   at 1.494, 0.987 and 0.0598 MB: cross-origin embedding, the phone layout, the Chinese page made
+#   complete and the γ sweep add scripts and text; the budget still catches a dependency or a
+#   debug build slipping in)
 #   GPU module (fetched only when someone picks WebGPU) ≤ 2.50 MB (2.48 MB: wgpu alone, no CPU
 #   backend, built for size throughout)
 set -euo pipefail
@@ -20,9 +24,9 @@ check() { # name bytes budget
   printf '  %-44s %9d bytes gzip   budget %9d   %s\n' "$1" "$2" "$3" "$verdict"
 }
 echo "Download size budget:"
-check "first visit (page + CPU module + weights)" "$first" 1500000
-check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1000000
+check "first visit (page + CPU module + weights)" "$first" 1560000
+check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1030000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
-check "page: HTML, CSS, scripts" "$page" 60000
+check "page: HTML, CSS, scripts" "$page" 75000
 check "GPU module, on demand (pkg/gpu/)" "$gpu" 2500000
 exit "$status"
