@@ -172,3 +172,61 @@ test('the widened target: greedy ×2 is identical to the target, and the speedup
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the step-through labels every step by the rule in force, and marks where a wrong rule departs from Algorithm 1', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=step&decoding.seed=4&decoding.gamma=3&decoding.variant=correct');
+  await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });
+  const sel = '[data-widget="decoding"] .dec-step';
+  // Every step of the run: its text, its checks (p, q, a) and its side-by-side rows (p, q, residual, drawn).
+  const walk = async () => {
+    const n = Number((await text(page, sel)).match(/Step 1 of (\d+)/)[1]);
+    const steps = [];
+    for (let i = 1; i <= n; i += 1) {
+      steps.push(await page.$eval(sel, (el) => {
+        const cells = (t) => [...(el.querySelector(`table.${t}`)?.tBodies[0].rows ?? [])].map((r) => [...r.cells].map((c) => c.textContent.trim()));
+        const head = [...(el.querySelector('table.dec-checks')?.tHead.rows[0].cells ?? [])].map((c) => c.textContent.trim());
+        return { text: el.textContent.replace(/\s+/g, ' '), checks: cells('dec-checks'), head, compare: cells('dec-compare') };
+      }));
+      if (i < n) await page.click('[data-widget="decoding"] .dec-next');
+    }
+    return steps;
+  };
+  const num = Number;
+  let runs = 1;
+  const rules = {
+    correct: { accept: (p, q) => Math.min(1, p / q), reject: 'residual', bonus: 'p', departs: null },
+    'accept-q-over-p': { accept: (p, q) => Math.min(1, q / p), reject: 'residual', bonus: 'p', departs: /a = min\(1, q\/p\) ⚠ Algorithm 1: a = min\(1, p\/q\)/ },
+    'resample-from-target': { accept: (p, q) => Math.min(1, p / q), reject: 'p', bonus: 'p', departs: /drawn from the target’s p ⚠ Algorithm 1: the residual/ },
+    'bonus-from-draft': { accept: (p, q) => Math.min(1, p / q), reject: 'residual', bonus: 'q', departs: /bonus token drawn from the draft’s q ⚠ Algorithm 1: the target’s p/ },
+    'greedy-rule': { accept: null, reject: 'p', bonus: 'p', departs: /a = 1 if x = argmax p, else 0 ⚠ Algorithm 1/ },
+    'argmax-draft': { accept: (p, q) => Math.min(1, p / q), reject: 'residual', bonus: 'p', departs: /Draft tokens: x = argmax q ⚠ Algorithm 1: x ~ q/ },
+  };
+  for (const [variant, rule] of Object.entries(rules)) {
+    if (variant !== 'correct') {
+      await setControl(page, 'decoding', 'variant', variant);
+      runs += 1;
+      await decoded(page, runs);
+    }
+    const steps = await walk();
+    const all = steps.map((s) => s.text).join(' ');
+    if (rule.departs) assert.match(all, rule.departs, `${variant}: the departure is named`);
+    else assert.doesNotMatch(all, /⚠/, 'Algorithm 1 departs from nothing');
+    let compared = 0;
+    for (const s of steps) {
+      // The shown a is the rule's own a, computed from the shown p and q (3 decimals each).
+      for (const [, , p, q, a] of s.checks) {
+        if (rule.accept) assert.ok(Math.abs(num(a) - rule.accept(num(p), num(q))) <= 0.02 + 0.002 / Math.min(num(p), num(q)), `${variant}: a ${a} for p ${p}, q ${q}`);
+        else assert.ok(a === '0.000' || a === '1.000', `${variant}: a ${a}`);
+      }
+      // The column the rule drew from is the drawn one.
+      const from = / bonus token /.test(s.text) ? rule.bonus : (/ a check failed/.test(s.text) ? rule.reject : null);
+      if (!from || !s.compare.length) continue;
+      const col = { p: 1, q: 2, residual: 3 }[from];
+      for (const row of s.compare) assert.equal(row[4], row[col], `${variant}: drawn from ${from}: ${row.join(' ')}`);
+      compared += 1;
+    }
+    assert.ok(compared > 0, `${variant}: some step drew after a check`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -10,13 +10,16 @@ import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
 const range = (name) => ({ min: (d) => d.decoding[name].min, max: (d) => d.decoding[name].max });
 
 const uses = (...names) => (s) => names.includes(s.experiment);
+// The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
+const timed = uses('speedup', 'sweep');
+const free = (s) => timed(s) && !['chain', 'tree'].includes(s.shape);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
   return {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
-    children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), tree: s.shape === 'tree',
+    children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
   };
 }
 
@@ -92,15 +95,16 @@ function slowerHtml(r) {
 
 function speedupHtml(r) {
   const formula = r.predicted_speedup == null ? '—' : `${fmt(r.predicted_speedup, 2)}×`;
+  const lookup = !['chain', 'tree'].includes(r.shape);
   // A chain: the lecture's E(α, γ) over the measured cost; a tree has no E, so its measured τ.
   const curve = r.predicted_speedup == null ? 'τ/(T(n)/T(1) + d·c)' : 'E(α, γ)/(T(γ+1)/T(1) + γc)';
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   const rows = tr([['', 'measured'], ['α (acceptance)', fmt(r.alpha)], ['τ (tokens per target call)', fmt(r.tokens_per_call, 2)],
-    ['c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
+    [lookup ? 'c (look-up / target call)' : 'c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
     ['lecture’s formula E(α, γ)/(γc + 1)', formula], [`on the measured curve ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
     ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b> (IQR ${fmt(r.measured_speedup_iqr, 2)})`]],
   [['', '实测'], ['α（接受率）', fmt(r.alpha)], ['τ（每次目标调用的 token 数）', fmt(r.tokens_per_call, 2)],
-    ['c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
+    [lookup ? 'c（查找 / 目标调用）' : 'c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
     ['课上的公式 E(α, γ)/(γc + 1)', formula], [`按实测曲线 ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
     ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>（IQR ${fmt(r.measured_speedup_iqr, 2)}）`]]);
   return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
@@ -113,6 +117,29 @@ function speedupHtml(r) {
     + (r.measured_speedup < 1 ? slowerHtml(r) : gapHtml(r));
 }
 
+/** Demo 5 answered by measurement: every γ's speedup, the best measured γ beside the formula's. */
+function sweepHtml(r) {
+  const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
+  const rows = r.rows.map((w) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(w.predicted_speedup), x(w.predicted_speedup_curve),
+    `<b>${fmt(w.measured_speedup, 2)}×</b> (${fmt(w.measured_speedup_iqr, 2)})`]);
+  const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)', 'measured curve', 'wall clock (IQR)'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)', '实测曲线', '墙钟（IQR）']);
+  const best = r.rows.find((w) => w.gamma === r.best_gamma);
+  const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
+  let formula = '';
+  if (r.formula_gamma === 0) {
+    formula = tr(`The lecture’s formula, with the measured α ${fmt(r.alpha)} and c ${fmt(r.c)}, says no γ pays: plain decoding (γ 0) is its optimum.`,
+      `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，认为没有哪个 γ 划算：它的最优是普通解码（γ 0）。`);
+  } else if (r.formula_gamma != null) {
+    formula = tr(`The lecture’s formula, with the measured α ${fmt(r.alpha)} and c ${fmt(r.c)}, picks γ ${r.formula_gamma} and promises ${fmt(r.formula_speedup, 2)}× — it takes verification to be free.`,
+      `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，选 γ ${r.formula_gamma}，承诺 ${fmt(r.formula_speedup, 2)}×——它假设验证是免费的。`);
+  }
+  const summary = tr(`<p class="numbers">On <b>${r.rows[0].backend}</b>, ${target}, batch ${r.batch}: the best measured γ is <b>${r.best_gamma}</b>, at <b>${fmt(r.best_speedup, 2)}×</b>;
+    the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,
+  `<p class="numbers">在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
+    按实测开销曲线排第一的是 γ ${r.curve_gamma}（${fmt(r.curve_speedup, 2)}×）。${formula}</p>`);
+  return summary + table([head].concat(rows), 'dec-sweep') + (r.best_speedup < 1 ? slowerHtml(best) : '');
+}
+
 /** Why the wall clock gives less than the lecture's formula: the formula takes a verify call to cost
  * one token's. */
 function gapHtml(r) {
@@ -123,6 +150,39 @@ function gapHtml(r) {
   `<p class="numbers">课上的公式假设一次验证调用和一个 token 的调用一样贵（T(γ+1)/T(1) = 1，一直受访存限制）。
     在这台设备上它是 ${fmt(r.verify_over_target, 2)} 倍，所以墙钟给出 ${fmt(r.measured_speedup, 2)}×，而不是 ${fmt(r.predicted_speedup, 2)}×；
     把这个开销算进去的实测曲线公式给出 ${fmt(r.predicted_speedup_curve, 2)}×。</p>`);
+}
+
+// What each verification rule does where Algorithm 1 decides (lecture §2.3): how the draft token
+// is chosen, when it is accepted, what is drawn after a rejection and where the bonus comes from.
+// A step is labelled by the rule in force, and where that rule departs from Algorithm 1 the label
+// says so, beside Algorithm 1's own words.
+const ALG1 = tr({ draft: 'x ~ q', accept: 'a = min(1, p/q)', reject: 'the residual norm(max(0, p − q))', bonus: 'the target’s p' },
+  { draft: 'x ~ q', accept: 'a = min(1, p/q)', reject: '残差 norm(max(0, p − q))', bonus: '目标模型的 p' });
+function ruleOf(variant) {
+  const own = tr({
+    'argmax-draft': { draft: 'x = argmax q' }, 'accept-q-over-p': { accept: 'a = min(1, q/p)' },
+    'greedy-rule': { accept: 'a = 1 if x = argmax p, else 0', reject: 'the target’s p' }, 'resample-from-target': { reject: 'the target’s p' },
+    'bonus-from-draft': { bonus: 'the draft’s q' },
+  }, {
+    'argmax-draft': { draft: 'x = argmax q' }, 'accept-q-over-p': { accept: 'a = min(1, q/p)' },
+    'greedy-rule': { accept: '若 x = argmax p 则 a = 1，否则 0', reject: '目标模型的 p' }, 'resample-from-target': { reject: '目标模型的 p' },
+    'bonus-from-draft': { bonus: '草稿的 q' },
+  })[variant] ?? {};
+  const rule = { ...ALG1, ...own };
+  // The rule's words, and where it departs, Algorithm 1's beside them.
+  rule.say = (k) => (own[k] ? `${own[k]} <span class="bad dec-departs">⚠ ${tr('Algorithm 1', '算法 1')}: ${ALG1[k]}</span>` : rule[k]);
+  rule.from = { reject: own.reject ? 'p' : 'residual', bonus: own.bonus ? 'q' : 'p' };
+  return rule;
+}
+
+/** p, q, the residual and what the rule drew from, side by side where the step's last token was drawn. */
+function compareHtml(st, rule, w) {
+  if (!st.compare?.length) return '';
+  const from = st.ending === 'residual' ? rule.from.reject : rule.from.bonus;
+  const head = tr(['token', 'p (target)', 'q (draft)', 'residual norm(max(0, p − q))', 'drawn from (this rule)'], ['token', 'p（目标）', 'q（草稿）', '残差 norm(max(0, p − q))', '实际抽取的分布（本规则）']);
+  const mark = (key, v) => (key === from ? `<b>${fmt(v, 3)}</b>` : fmt(v, 3));
+  const rows = st.compare.map((c) => [`${w(c.token)}${c.token === st.last ? ' ←' : ''}`, mark('p', c.p), mark('q', c.q), mark('residual', c.residual), fmt(c.drawn, 3)]);
+  return table([head].concat(rows), 'dec-compare');
 }
 
 const depth = (tree, j) => (tree.parents[j] === null ? 1 : 1 + depth(tree, tree.parents[j]));
@@ -143,26 +203,32 @@ function stepHtml(v, i) {
   const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="depth ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
   const checks = st.checks.map((c) => [c.at === 0 ? tr('root', '根') : `${tr('after', '在')} ${w(tree.tokens[c.at - 1])}${tr('', ' 之后')}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
     c.u == null ? '—' : fmt(c.u), c.accepted ? `<span class="ok">${tr('accepted', '接受')}</span>` : `<span class="bad">${tr('rejected', '拒绝')}</span>`]);
-  const ending = tr({ bonus: 'every check passed: the bonus token from the target’s p after the last one',
-    residual: 'a check failed: drawn from the residual norm(max(0, r − q))', target: 'the target’s own token (no draft token matched)' },
-  { bonus: '每个检验都通过：从最后一个之后目标模型的 p 抽取奖励 token',
-    residual: '有一个检验没通过：从残差 norm(max(0, r − q)) 抽取', target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending];
+  const sampled = st.checks.some((c) => c.u != null);
+  const rule = ruleOf(sampled ? v.report.variant : null);
+  const ending = sampled ? tr({ bonus: `every check passed: the bonus token drawn from ${rule.say('bonus')}`,
+    residual: `a check failed: drawn from ${rule.say('reject')}`, target: 'the target’s own token (no draft token matched)' },
+  { bonus: `每个检验都通过：奖励 token 从${rule.say('bonus')}抽取`,
+    residual: `有一个检验没通过：从${rule.say('reject')}抽取`, target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending]
+    : tr({ bonus: 'every check passed: the bonus token, the target’s argmax after the last one',
+      residual: 'a check failed: the target’s argmax there', target: 'the target’s own token (no draft token matched)' },
+    { bonus: '每个检验都通过：奖励 token 是最后一个之后目标模型的 argmax', residual: '有一个检验没通过：取那里目标模型的 argmax', target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending];
   let mask = '';
   if (!chain) {
     const anc = (a, b) => { for (let n = b; n !== null; n = tree.parents[n]) if (n === a) return true; return false; };
     const head = [tr('mask (depth-first)', '掩码（深度优先）')].concat(order.map((j) => w(tree.tokens[j])));
     mask = table([head].concat(order.map((r) => [w(tree.tokens[r])].concat(order.map((c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
   }
-  const a = st.checks.some((c) => c.u != null) ? tr('accept prob a = min(1, p/q)', '接受概率 a = min(1, p/q)') : tr('a (greedy: x = argmax p)', 'a（贪心：x = argmax p）');
+  const a = sampled ? `${tr('accept prob', '接受概率')} ${rule.say('accept')}` : tr('a (greedy: x = argmax p)', 'a（贪心：x = argmax p）');
+  const drafted = sampled ? `<p class="numbers">${tr('Draft tokens', '草稿 token')}: ${rule.say('draft')}</p>` : '';
   const dist = `${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>`;
   const emitted = `<b>${st.emitted.map(w).join(' ')}</b>`;
   return `<p class="numbers">${tr(`Step ${i + 1} of ${v.steps.length} · context`, `第 ${i + 1} 步，共 ${v.steps.length} 步 · 上下文`)} …${tail}</p>
-    <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}: ${nodes || tr('(none)', '（无）')}</p>`
+    <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}: ${nodes || tr('(none)', '（无）')}</p>${drafted}`
     + (checks.length ? table([tr(['at', 'candidate x', 'p(x)', 'q(x)', a, 'uniform u', 'verdict'], ['位置', '候选 x', 'p(x)', 'q(x)', a, '均匀 u', '结果'])].concat(checks), 'dec-checks') : '')
     + tr(`<p class="numbers">Then ${ending}: ${dist}.
       This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).</p>`,
     `<p class="numbers">然后${ending}：${dist}。
-      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。</p>`) + mask;
+      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。</p>`) + compareHtml(st, rule, w) + mask;
 }
 
 export default {
@@ -183,24 +249,35 @@ export default {
     { label: 'Speedup on the widened target (×16, draft A, γ 2)', label_zh: '加宽的目标模型上的加速比（×16，草稿 A，γ 2）',
       values: { experiment: 'speedup', target_width: '16', draft: 'a', gamma: 2, prompts: '10', batch: '1', shape: 'chain' },
       note: 'a target that reads 76 MB a step: the draft is cheap (c ≈ 0.01) and verification costs little', note_zh: '每步读 76 MB 的目标模型：草稿便宜（c ≈ 0.01），验证花费不多' },
+    { label: 'Demo 5, measured: the best γ on the ×16 target', label_zh: '演示 5，实测：×16 目标模型上最好的 γ',
+      values: { experiment: 'sweep', target_width: '16', draft: 'b', gammas: '1,2,3,4,6', prompts: '10', batch: '1', shape: 'chain' },
+      note: 'every γ timed against the target alone; the best measured γ beside the formula’s', note_zh: '每个 γ 都与目标模型单独解码对比计时；实测最好的 γ 与公式的并列' },
+    { label: 'Prompt Lookup on the ×16 target', label_zh: '×16 目标模型上的 Prompt Lookup',
+      values: { experiment: 'speedup', target_width: '16', gamma: 4, prompts: '10', batch: '1', shape: 'prompt-lookup' },
+      note: 'no draft model: the look-up costs microseconds (c ≈ 0)', note_zh: '没有草稿模型：查找只花几微秒（c ≈ 0）' },
   ],
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
-      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['step', 'step through one run']],
+      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['sweep', 'wall clock over γ: the best γ'], ['step', 'step through one run']],
     options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
-      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['step', '逐步查看一次运行']] },
+      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['step', '逐步查看一次运行']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) },
-    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape === 'chain') || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
+    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) && !free(s) },
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
     declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variantOptions }),
     { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
-    { key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain', options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩']], options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩']], showIf: uses('speedup') },
-    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: uses('speedup') },
+    { key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain',
+      options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩'], ['prompt-lookup', 'no model: Prompt Lookup (k = γ)'], ['suffix', 'no model: suffix index (γ nodes)'],
+        ['jacobi', 'no model: Jacobi (window γ)'], ['lookahead', 'no model: Lookahead (γ nodes)']],
+      options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩'], ['prompt-lookup', '无模型：Prompt Lookup（k = γ）'], ['suffix', '无模型：后缀索引（γ 个节点）'],
+        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: timed },
+    { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', value: '1,2,3,4,6', showIf: uses('sweep') },
+    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'speedup' && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
@@ -237,7 +314,7 @@ export default {
         show();
       } else {
         result.innerHTML = {
-          acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml,
+          acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml,
         }[v.experiment](r);
       }
       return tr(`Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`, `在 ${v.backend} 上完成，用时 ${(v.elapsed_ms / 1000).toFixed(1)} 秒。`);

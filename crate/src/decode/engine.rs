@@ -15,7 +15,7 @@
 
 pub use super::propose::ChainRule;
 use super::propose::{model, Drafting};
-use super::stats::{top, Check, Ending, Generation, Source, Span, StepTrace};
+use super::stats::{top, Check, Compared, Ending, Generation, Source, Span, StepTrace};
 use super::{Chance, LanguageModel, Proposal};
 use crate::clock::Clock;
 use crate::error::Error;
@@ -256,18 +256,56 @@ pub(crate) async fn verify_step<M: LanguageModel>(
             end_us: end,
             tokens: verdict.emitted.len(),
         });
+        let compare = verdict.drawn_at.map_or_else(Vec::new, |at| {
+            // The draft's q where the last token was drawn: the candidate's (a rejection) or the
+            // one after the chain (the bonus).
+            let q = match proposal.candidates[at].first() {
+                Some(c) => c.q.as_ref(),
+                None => proposal.q[at].as_ref(),
+            };
+            q.map_or_else(Vec::new, |q| compare(&p[at], q, &verdict.last_dist, 6))
+        });
         g.trace.push(StepTrace {
             before: offset,
             tree: proposal.tree.clone(),
             checks: verdict.checks,
             path: verdict.path,
             ending: verdict.ending,
+            compare,
             last_dist: top(&verdict.last_dist, 6),
             last: *verdict.emitted.last().expect("a step emits a token"),
             emitted: verdict.emitted.clone(),
         });
     }
     Ok((verdict.emitted, p))
+}
+
+/// p, q, the residual norm(max(0, p − q)) and the distribution the rule actually drew from, side
+/// by side, for the tokens that lead any of p, q or the draw (at most `k` of each, by p).
+fn compare(p: &[f64], q: &[f64], drawn: &[f64], k: usize) -> Vec<Compared> {
+    let r = residual(p, q);
+    let mut tokens: Vec<u32> = Vec::new();
+    for d in [p, q, drawn] {
+        for (t, _) in top(d, k) {
+            if !tokens.contains(&t) {
+                tokens.push(t);
+            }
+        }
+    }
+    tokens.sort_by(|&a, &b| p[b as usize].total_cmp(&p[a as usize]).then(a.cmp(&b)));
+    tokens
+        .into_iter()
+        .map(|t| {
+            let i = t as usize;
+            Compared {
+                token: t,
+                p: p[i],
+                q: q[i],
+                residual: r[i],
+                drawn: drawn[i],
+            }
+        })
+        .collect()
 }
 
 /// What verification decided.
@@ -277,6 +315,8 @@ struct Verdict {
     checks: Vec<Check>,
     ending: Ending,
     last_dist: Dist,
+    /// A sampled chain: the position whose p and q the last token's draw came from.
+    drawn_at: Option<usize>,
 }
 
 impl Verdict {
@@ -287,6 +327,7 @@ impl Verdict {
             checks: Vec::new(),
             ending: Ending::Target,
             last_dist: Vec::new(),
+            drawn_at: None,
         }
     }
 
@@ -328,6 +369,7 @@ fn verify_chain(
         if !accepted {
             let r = variant.reject_dist(pi, q);
             let y = chance.draw(&r);
+            v.drawn_at = Some(i);
             return v.finish(Ending::Residual, r, y);
         }
         v.path.push(i);
@@ -343,6 +385,7 @@ fn verify_chain(
     } else {
         Ending::Bonus
     };
+    v.drawn_at = Some(n);
     v.finish(ending, bonus, y)
 }
 

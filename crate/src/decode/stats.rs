@@ -11,7 +11,6 @@
 //! CLT). Every wrong verification rule of the lecture moves one of the two.
 
 use crate::decode::Speculation;
-use crate::sampling::Dist;
 
 /// Counts of one run or of many added up.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -228,6 +227,10 @@ pub struct StepTrace {
     /// Accepted nodes, root to leaf.
     pub path: Vec<usize>,
     pub ending: Ending,
+    /// A sampled chain: where the last token was drawn, the target's p, the draft's q, the
+    /// residual norm(max(0, p − q)) that Algorithm 1 draws from, and what the rule in force drew
+    /// from, side by side (a wrong rule shows here where it departs).
+    pub compare: Vec<Compared>,
     /// The distribution the last token came from (its largest entries), and the token.
     pub last_dist: Vec<(u32, f64)>,
     pub last: u32,
@@ -235,8 +238,18 @@ pub struct StepTrace {
     pub emitted: Vec<u32>,
 }
 
+/// One token's row of a step's side-by-side comparison ([`StepTrace::compare`]).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Compared {
+    pub token: u32,
+    pub p: f64,
+    pub q: f64,
+    pub residual: f64,
+    pub drawn: f64,
+}
+
 /// The largest `k` entries of a distribution, largest first.
-pub fn top(d: &Dist, k: usize) -> Vec<(u32, f64)> {
+pub fn top(d: &[f64], k: usize) -> Vec<(u32, f64)> {
     let mut v: Vec<(u32, f64)> = d
         .iter()
         .enumerate()

@@ -47,6 +47,7 @@ mod tests {
     use crate::decode::chance::{enumerate, Branch};
     use crate::decode::engine::{generate, step, ChainRule, Config, Method, TreeRule};
     use crate::decode::ready;
+    use crate::decode::stats::Ending;
     use crate::decode::Generation;
     use crate::sampling::multi::Children;
     use crate::sampling::speculative::Variant;
@@ -304,6 +305,74 @@ mod tests {
                         .map(|(n, c)| (n + 1) * c)
                         .sum::<usize>()
                 );
+            }
+        }
+    }
+
+    /// The step-through's side-by-side rows say what each rule drew from: the residual for
+    /// Algorithm 1 after a rejection, p for the rules that resample from the target, q for the
+    /// bonus from the draft; and the checks' a is the rule's own (min(1, q/p) for the swapped
+    /// one). The page labels the steps from these, so a wrong rule cannot hide behind the
+    /// correct rule's words.
+    #[test]
+    fn step_traces_show_what_the_rule_in_force_drew_from() {
+        let lm = lm(3, 1.5);
+        let prompt: Vec<u32> = PROMPT.iter().map(|&t| t as u32).collect();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12;
+        for variant in Variant::ALL {
+            let (mut t, mut drafts) = models(&lm);
+            let mut cfg = config(
+                Method::Chain {
+                    draft: 0,
+                    gamma: 3,
+                    rule: ChainRule::Sample(variant),
+                },
+                60,
+            );
+            cfg.trace = true;
+            let (mut residuals, mut bonuses) = (0, 0);
+            for seed in 0..20 {
+                let mut c = crate::decode::Seeded::new(seed);
+                let g = ready(generate(&mut t, &mut drafts, &prompt, &cfg, &mut c, CLOCK)).unwrap();
+                for st in &g.trace {
+                    // A rejection always compares; a bonus where the draft's q after the chain
+                    // was computed (the bonus from the draft needs it).
+                    assert!(
+                        st.ending != Ending::Residual || !st.compare.is_empty(),
+                        "{variant:?}: a rejected step compares"
+                    );
+                    for check in &st.checks {
+                        let (p, q) = (check.p, check.q.expect("a sampled draft has q"));
+                        match variant {
+                            // Accept iff x = argmax p: a is 0 or 1, whatever p and q are.
+                            Variant::GreedyRule => assert!(check.a == 0.0 || check.a == 1.0),
+                            Variant::AcceptQOverP => assert!(close(check.a, (q / p).min(1.0))),
+                            _ => assert!(close(check.a, (p / q).min(1.0)), "{variant:?}"),
+                        }
+                    }
+                    let drew = |row: &crate::decode::stats::Compared| match (st.ending, variant) {
+                        (Ending::Residual, Variant::ResampleFromTarget | Variant::GreedyRule) => {
+                            row.p
+                        }
+                        (Ending::Residual, _) => row.residual,
+                        (Ending::Bonus, Variant::BonusFromDraft) => row.q,
+                        _ => row.p,
+                    };
+                    for row in &st.compare {
+                        assert!(
+                            close(row.drawn, drew(row)),
+                            "{variant:?} {:?}: {row:?}",
+                            st.ending
+                        );
+                    }
+                    let compared = !st.compare.is_empty();
+                    residuals += usize::from(compared && st.ending == Ending::Residual);
+                    bonuses += usize::from(compared && st.ending == Ending::Bonus);
+                }
+            }
+            assert!(residuals > 0, "{variant:?}: no rejection compared");
+            if variant == Variant::BonusFromDraft {
+                assert!(bonuses > 0, "no bonus from the draft compared");
             }
         }
     }

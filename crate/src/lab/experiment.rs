@@ -1,7 +1,8 @@
 //! Running an experiment: [`run`] is the one call per [`Experiment`] (the CLI and the page make
 //! the same call), with one progress callback for the whole of it; what it returns, an
 //! [`Outcome`], is what the view draws and the CLI prints. The sweeps the page shows are here:
-//! every γ of demo 03.2, every tree shape of demo 04.3, the three verifications of demo 04.5.
+//! every γ of demo 03.2, every tree shape of demo 04.3, the three verifications of demo 04.5
+//! (the wall-clock sweep over γ is [`speedup::sweep`]).
 
 use super::decoding::{self, GreedyReport, SampleReport, StochasticReport};
 use super::params::{tree_widths, Chain, Draft, Experiment, Stochastic, GAMMAS, TREE_SHAPES};
@@ -24,6 +25,7 @@ pub enum Outcome {
     Tree(Vec<GreedyReport>),
     Stochastic(Vec<StochasticReport>),
     Speedup(speedup::SpeedupReport),
+    Sweep(speedup::SweepReport),
     Step {
         method: Method,
         prompt: Vec<u32>,
@@ -88,6 +90,9 @@ pub async fn run(
         Experiment::Speedup(s) => Outcome::Speedup(
             speedup::speedup(models, s, &held_out(s.prompts), clock, progress).await?,
         ),
+        Experiment::Sweep(s) => {
+            Outcome::Sweep(speedup::sweep(models, s, &held_out(s.prompts), clock, progress).await?)
+        }
         Experiment::Step(s) => {
             let method = s.method()?;
             let worlds = prompts(200);

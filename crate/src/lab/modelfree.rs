@@ -44,6 +44,17 @@ impl DrafterKind {
         DrafterKind::Lookahead,
     ];
 
+    /// The drafter in the lecture's words, for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            DrafterKind::PromptLookup => "Prompt Lookup",
+            DrafterKind::Suffix => "the suffix index",
+            DrafterKind::Both => "SuffixDecoding (request + global)",
+            DrafterKind::Jacobi => "Jacobi",
+            DrafterKind::Lookahead => "Lookahead",
+        }
+    }
+
     pub fn parse(name: &str) -> Result<DrafterKind, Error> {
         match name {
             "prompt-lookup" => Ok(DrafterKind::PromptLookup),

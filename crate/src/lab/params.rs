@@ -7,8 +7,9 @@
 //! page's controls (through the `presets` export). Plain data: running an experiment is
 //! [`super::experiment::run`].
 
+use super::modelfree::DrafterKind;
 use crate::decode::engine::{ChainRule, Method, TreeRule};
-use crate::error::{Error, Range};
+use crate::error::{Error, Range, Text};
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
 use crate::tree::parse_config;
@@ -147,8 +148,12 @@ pub enum Experiment {
     Tree(Tree),
     /// Demo 04.5: naive sampling, MSS, and MSS on top-k children, on one tree shape.
     Stochastic(StochasticTrees),
-    /// Demo 04.6: measured c and wall-clock speedup of one chain or tree, at a batch.
+    /// Demo 04.6: measured c and wall-clock speedup of one chain, tree or model-free drafter, at
+    /// a batch.
     Speedup(Speedup),
+    /// Demo 5 answered by measurement: the speedup of every γ in a list, the best measured γ
+    /// beside the formula's optimum.
+    Sweep(Sweep),
     /// One seeded run, step by step: a sampling chain or a greedy tree.
     Step(Step),
 }
@@ -167,6 +172,65 @@ pub struct Chain {
     pub prompts: usize,
 }
 
+/// What proposes in the speedup experiment: a draft model's chain of γ or static tree of
+/// `config`, or a drafter without a model (lecture §5.3) proposing up to γ tokens a step (Prompt
+/// Lookup's k, a suffix tree's node budget, Jacobi's window).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    #[default]
+    Chain,
+    Tree,
+    PromptLookup,
+    Suffix,
+    Jacobi,
+    Lookahead,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 6] = [
+        Shape::Chain,
+        Shape::Tree,
+        Shape::PromptLookup,
+        Shape::Suffix,
+        Shape::Jacobi,
+        Shape::Lookahead,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Chain => "chain",
+            Shape::Tree => "tree",
+            Shape::PromptLookup => "prompt-lookup",
+            Shape::Suffix => "suffix",
+            Shape::Jacobi => "jacobi",
+            Shape::Lookahead => "lookahead",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Shape, Error> {
+        Shape::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| Error::Unknown {
+                what: "drafting",
+                name: name.into(),
+                known: Shape::ALL.map(Shape::name).join(", "),
+            })
+    }
+
+    /// The drafter without a model this shape names, if it names one.
+    pub fn free(self) -> Option<DrafterKind> {
+        match self {
+            Shape::Chain | Shape::Tree => None,
+            Shape::PromptLookup => Some(DrafterKind::PromptLookup),
+            Shape::Suffix => Some(DrafterKind::Suffix),
+            Shape::Jacobi => Some(DrafterKind::Jacobi),
+            Shape::Lookahead => Some(DrafterKind::Lookahead),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Speedup {
@@ -175,9 +239,27 @@ pub struct Speedup {
     pub prompts: usize,
     /// Prompts decoded together ([`BATCH`]).
     pub batch: usize,
-    /// A greedy static tree of `config` instead of a chain of γ.
-    pub tree: bool,
+    /// A chain of γ, a greedy static tree of `config`, or a drafter without a model.
+    pub shape: Shape,
     pub config: String,
+}
+
+/// The γ values a sweep may list, at most.
+pub const SWEEP_GAMMAS: usize = 8;
+/// The sweep's γ when none are given: demo 5's neighbourhood of the optimum.
+pub const DEFAULT_SWEEP: &str = "1,2,3,4,6";
+
+/// The speedup of one shape of drafting for every γ of `gammas` (a chain's length, or a model-free
+/// drafter's tokens a step; a static tree has no γ to sweep).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Sweep {
+    pub draft: Draft,
+    /// The γ values, as typed: `1,2,3,4,6`.
+    pub gammas: String,
+    pub prompts: usize,
+    pub batch: usize,
+    pub shape: Shape,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -251,7 +333,7 @@ impl Default for Speedup {
             gamma: DEFAULT_GAMMA,
             prompts: 20,
             batch: 1,
-            tree: false,
+            shape: Shape::Chain,
             config: DEFAULT_TREE.into(),
         }
     }
@@ -262,11 +344,113 @@ impl Speedup {
         GAMMA.check(f64::from(self.gamma))?;
         PROMPTS.check(self.prompts as f64)?;
         BATCH.check(self.batch as f64)?;
-        if self.tree {
+        unbatched_free(self.shape, self.batch)?;
+        if self.shape == Shape::Tree {
             tree_widths(&self.config)?;
         }
         Ok(())
     }
+}
+
+/// A drafter without a model proposes for one sequence at a time (its indices and Jacobi's
+/// window follow one request): it runs at batch 1 only.
+fn unbatched_free(shape: Shape, batch: usize) -> Result<(), Error> {
+    if shape.free().is_some() && batch > 1 {
+        return Err(Error::Unavailable {
+            what: "batch",
+            why: Text::new(
+                format!(
+                    "drafting without a model ({}) follows one request at a time: batch 1 only, not {batch}",
+                    shape.name()
+                ),
+                format!(
+                    "无模型起草（{}）一次只跟随一个请求：只能用批大小 1，不能用 {batch}",
+                    shape.name()
+                ),
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl Default for Sweep {
+    fn default() -> Self {
+        Sweep {
+            draft: Draft::B,
+            gammas: DEFAULT_SWEEP.into(),
+            prompts: 20,
+            batch: 1,
+            shape: Shape::Chain,
+        }
+    }
+}
+
+impl Sweep {
+    /// The γ list, checked: 1 to [`SWEEP_GAMMAS`] values, each within [`GAMMA`], sorted and
+    /// without repeats.
+    pub fn check(&self) -> Result<Vec<u32>, Error> {
+        PROMPTS.check(self.prompts as f64)?;
+        BATCH.check(self.batch as f64)?;
+        unbatched_free(self.shape, self.batch)?;
+        if self.shape == Shape::Tree {
+            return Err(Error::Unavailable {
+                what: "drafting",
+                why: Text::new(
+                    "a static tree has no γ to sweep: choose a chain or a drafter without a model",
+                    "静态树没有可扫描的 γ：请选链或无模型起草器",
+                ),
+            });
+        }
+        parse_gammas(&self.gammas)
+    }
+
+    /// The speedup experiment of one γ of the sweep.
+    pub fn at(&self, gamma: u32) -> Speedup {
+        Speedup {
+            draft: self.draft,
+            gamma,
+            prompts: self.prompts,
+            batch: self.batch,
+            shape: self.shape,
+            config: String::new(),
+        }
+    }
+}
+
+/// How many γ a sweep lists.
+pub const SWEEP_LENGTH: Range =
+    Range::new("γ values", 1.0, SWEEP_GAMMAS as f64, "1 to 8 values of γ");
+
+/// A list of γ such as `1,2,3,4,6` (spaces allowed; `，` as typed on a Chinese keyboard too):
+/// each a whole number within [`GAMMA`], 1 to [`SWEEP_GAMMAS`] of them; sorted, repeats dropped.
+pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
+    let bad = |en: &str, zh: &str| Error::Parse {
+        what: "γ list",
+        text: text.chars().take(40).collect(),
+        why: Text::new(en, zh),
+    };
+    let mut gammas = Vec::new();
+    for part in text.split([',', '，']) {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad(
+                "expected whole numbers separated by commas, such as 1,2,4",
+                "应为用逗号分隔的整数，例如 1,2,4",
+            ));
+        }
+        let g: u32 = part.parse().map_err(|_| {
+            bad(
+                "every value must be a whole number, such as 1,2,4",
+                "每个值都必须是整数，例如 1,2,4",
+            )
+        })?;
+        GAMMA.check(f64::from(g))?;
+        gammas.push(g);
+        SWEEP_LENGTH.check(gammas.len() as f64)?;
+    }
+    gammas.sort_unstable();
+    gammas.dedup();
+    Ok(gammas)
 }
 
 impl Default for Sampling {
@@ -397,6 +581,7 @@ impl Experiment {
             Experiment::Tree(_) => "tree",
             Experiment::Stochastic(_) => "stochastic",
             Experiment::Speedup(_) => "speedup",
+            Experiment::Sweep(_) => "sweep",
             Experiment::Step(_) => "step",
         }
     }
@@ -408,6 +593,7 @@ impl Experiment {
             Experiment::Acceptance(w) => PROMPTS.check(w.prompts as f64).map(|_| ()),
             Experiment::Greedy(c) => c.check(),
             Experiment::Speedup(s) => s.check(),
+            Experiment::Sweep(s) => s.check().map(|_| ()),
             Experiment::Sample(s) => s.check(),
             Experiment::Tree(t) => t.check().map(|_| ()),
             Experiment::Stochastic(s) => s.check().map(|_| ()),
@@ -471,6 +657,7 @@ impl Experiment {
             Experiment::Acceptance(Worlds { prompts })
             | Experiment::Greedy(Chain { prompts, .. })
             | Experiment::Speedup(Speedup { prompts, .. })
+            | Experiment::Sweep(Sweep { prompts, .. })
             | Experiment::Sample(Sampling { prompts, .. })
             | Experiment::Tree(Tree { prompts, .. })
             | Experiment::Stochastic(StochasticTrees { prompts, .. }) => Some(prompts),
@@ -512,7 +699,7 @@ mod tests {
                 gamma: 3,
                 prompts: 20,
                 batch: 1,
-                tree: false,
+                shape: Shape::Chain,
                 config: "<3,1>".into(),
             })
         );

@@ -11,16 +11,26 @@
 //! - the measured speedup (total plain time / total speculative time) and its spread over groups
 //!   of prompts; the first prompt's calls as two lanes on one axis.
 //!
+//! The proposer is a draft model's chain or static tree, or a drafter without a model (lecture
+//! §5.3: Prompt Lookup, the suffix index, Jacobi, Lookahead), whose c is the time it takes to look
+//! its tree up. [`sweep`] measures every γ of a list and sets the best measured γ beside the
+//! formula's optimum (demo 5's question, answered on this device).
+//!
 //! With a batch of B prompts decoded together, every call feeds B rows (lecture §1.2, §2.5: the
 //! larger the batch, the more compute-bound a step, the less speculation gains); the call costs
 //! are then measured at that batch beside the runs ([`crate::model::measure::time_call`]).
 
-use super::params::{Draft, Speedup};
+use super::lm::Cached;
+use super::modelfree::{self, DrafterKind, Settings, EARLIER};
+use super::params::{Draft, Shape, Speedup, Sweep, GAMMA};
 use super::{describe, run, run_all};
 use crate::clock::{Clock, Progress};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
-use crate::decode::stats::{Span, Stats};
+use crate::decode::free::workloads::{Kind, Workload};
+use crate::decode::free::{self, Drafter, Limits};
+use crate::decode::stats::{Generation, Span, Stats};
 use crate::error::Error;
+use crate::likesworld::{EOS, MAX_LEN};
 use crate::model::measure;
 use crate::model::Models;
 use crate::sampling::multi::Children;
@@ -31,6 +41,10 @@ use crate::theory;
 pub struct SpeedupReport {
     pub backend: &'static str,
     pub method: String,
+    /// What proposed: a chain, a tree or a drafter without a model.
+    pub shape: Shape,
+    /// Tokens proposed a step: a chain's γ, a drafter's budget (a tree's shape is `method`).
+    pub gamma: u32,
     pub prompts: usize,
     /// How many times wider than the trained target the target is (1: the trained one).
     pub target_width: usize,
@@ -64,23 +78,83 @@ pub struct SpeedupReport {
     pub speculative_lane: Vec<Span>,
 }
 
+/// What proposes: the engine's method with a draft model, or a drafter without a model (which
+/// keeps what it learns from one prompt to the next, as the suffix index does).
+enum Proposer {
+    Model(Method),
+    Free(Box<dyn Drafter>),
+}
+
 impl Speedup {
-    /// The speculative method: a greedy chain of γ, or a greedy static tree.
-    pub fn method(&self) -> Result<Method, Error> {
-        Ok(if self.tree {
-            Method::Expand {
+    /// The speculative method: a greedy chain of γ, or a greedy static tree (None for a drafter
+    /// without a model, which is not one of the engine's methods).
+    pub fn method(&self) -> Result<Option<Method>, Error> {
+        Ok(match self.shape {
+            Shape::Tree => Some(Method::Expand {
                 draft: self.draft.index(),
                 widths: super::params::tree_widths(&self.config)?,
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
-            }
-        } else {
-            Method::Chain {
+            }),
+            Shape::Chain => Some(Method::Chain {
                 draft: self.draft.index(),
                 gamma: self.gamma as usize,
                 rule: ChainRule::Greedy,
-            }
+            }),
+            _ => None,
         })
+    }
+
+    /// The proposer, fresh (a drafter without a model starts with an empty request index and the
+    /// global index of earlier LikesWorld outputs, as in demo 05.1).
+    fn proposer(&self) -> Result<Proposer, Error> {
+        Ok(match (self.method()?, self.shape.free()) {
+            (Some(m), _) => Proposer::Model(m),
+            (None, Some(kind)) => Proposer::Free(free_drafter(kind, self.gamma as usize)),
+            (None, None) => unreachable!("every shape is a method or a drafter"),
+        })
+    }
+
+    /// The method in the lecture's words.
+    fn describe(&self) -> Result<String, Error> {
+        Ok(match (self.method()?, self.shape.free()) {
+            (Some(m), _) => describe(&m),
+            (_, Some(kind)) => format!(
+                "{} without a model, {} tokens a step, greedy",
+                kind.label(),
+                self.gamma
+            ),
+            (None, None) => unreachable!("every shape is a method or a drafter"),
+        })
+    }
+}
+
+/// A drafter without a model proposing up to `budget` tokens a step on LikesWorld.
+fn free_drafter(kind: DrafterKind, budget: usize) -> Box<dyn Drafter> {
+    let workload = Workload::new(Kind::Likesworld, 0, EARLIER, 0);
+    let settings = Settings::new(Kind::Likesworld, kind, budget, 1, 0);
+    modelfree::drafter(&settings, &workload)
+}
+
+/// One speculative generation of `prompt` by `proposer`, greedy, on the models' target.
+async fn speculate(
+    models: &Models,
+    proposer: &mut Proposer,
+    prompt: &[u32],
+    trace: bool,
+    clock: Clock<'_>,
+) -> Result<Generation, Error> {
+    match proposer {
+        Proposer::Model(m) => run(models, m.clone(), 1.0, prompt, 0, trace, clock).await,
+        Proposer::Free(drafter) => {
+            let mut target = Cached::new(&models.target, &models.device, 1.0);
+            let limits = Limits {
+                max_len: MAX_LEN,
+                eos: Some(EOS),
+                trace,
+            };
+            free::generate(&mut target, drafter.as_mut(), prompt, limits, clock).await
+        }
     }
 }
 
@@ -93,13 +167,14 @@ pub async fn speedup(
     progress: Progress<'_>,
 ) -> Result<SpeedupReport, Error> {
     spec.check()?;
-    let method = spec.method()?;
+    let mut proposer = spec.proposer()?;
     let plain_method = Method::Target { greedy: true };
     let batch = spec.batch.min(prompts.len()).max(1);
-    // Warm up both paths once (first calls allocate and, on a GPU, compile kernels).
+    // Warm up both paths once (first calls allocate and, on a GPU, compile kernels); a drafter
+    // without a model warms up on a copy of its own, so that it has learnt nothing yet.
     if let Some(p) = prompts.first() {
         run(models, plain_method.clone(), 1.0, p, 0, false, clock).await?;
-        run(models, method.clone(), 1.0, p, 0, false, clock).await?;
+        speculate(models, &mut spec.proposer()?, p, false, clock).await?;
     }
     let (mut plain, mut fast) = (Stats::default(), Stats::default());
     let (mut plain_us, mut fast_us) = (0.0, 0.0);
@@ -120,7 +195,7 @@ pub async fn speedup(
             )
             .await?;
             let t1 = clock();
-            let b = run(models, method.clone(), 1.0, &group[0], 0, i == 0, clock).await?;
+            let b = speculate(models, &mut proposer, &group[0], i == 0, clock).await?;
             let t2 = clock();
             if i == 0 {
                 plain_lane = rebase(&a.spans);
@@ -128,6 +203,9 @@ pub async fn speedup(
             }
             (vec![a], vec![b], t1 - t0, t2 - t1)
         } else {
+            let Proposer::Model(method) = &proposer else {
+                unreachable!("checked: a drafter without a model runs at batch 1")
+            };
             let jobs = || group.iter().map(|p| (p.clone(), 0)).collect::<Vec<_>>();
             let mut quiet = |_: usize, _: usize| {};
             let t0 = clock();
@@ -171,10 +249,12 @@ pub async fn speedup(
     let verify_over_target = verify_call_us / target_call_us;
     let alpha = fast.alpha();
     let tokens_per_call = fast.tokens_per_call();
-    let chain = matches!(method, Method::Chain { .. });
+    let chain = spec.shape == Shape::Chain;
     Ok(SpeedupReport {
         backend: models.backend.name(),
-        method: describe(&method),
+        method: spec.describe()?,
+        shape: spec.shape,
+        gamma: spec.gamma,
         prompts: prompts.len(),
         target_width: models.target_width(),
         batch,
@@ -213,4 +293,78 @@ fn rebase(spans: &[Span]) -> Vec<Span> {
             ..*s
         })
         .collect()
+}
+
+/// Demo 5 answered by measurement: the speedup of each γ of a sweep, the best measured γ, and
+/// beside it the γ the formula picks from the measured α and c, and the best γ of the measured
+/// cost curve.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SweepReport {
+    pub shape: Shape,
+    pub target_width: usize,
+    pub batch: usize,
+    /// One report per γ, in increasing γ (without their lanes).
+    pub rows: Vec<SpeedupReport>,
+    /// The γ with the largest measured wall-clock speedup, and that speedup.
+    pub best_gamma: u32,
+    pub best_speedup: f64,
+    /// The γ the measured-curve prediction E(α, γ)/(T(γ+1)/T(1) + γc) ranks first (for a drafter
+    /// without a model, τ over its measured cost), and its prediction.
+    pub curve_gamma: u32,
+    pub curve_speedup: f64,
+    /// α and c over the sweep (their means over the γ measured).
+    pub alpha: f64,
+    pub c: f64,
+    /// The lecture's optimum, `theory::optimal_gamma(α, c)` over 1 ≤ γ ≤ 16 with the mean α and c,
+    /// and the speedup the formula promises there (chains only: a drafter without a model has
+    /// no E(α, γ)).
+    pub formula_gamma: Option<u32>,
+    pub formula_speedup: Option<f64>,
+}
+
+/// Every γ of `sweep` measured as [`speedup`] measures one, on the same prompts.
+pub async fn sweep(
+    models: &Models,
+    sweep: &Sweep,
+    prompts: &[Vec<u32>],
+    clock: Clock<'_>,
+    progress: Progress<'_>,
+) -> Result<SweepReport, Error> {
+    let gammas = sweep.check()?;
+    let mut rows = Vec::with_capacity(gammas.len());
+    for (k, &gamma) in gammas.iter().enumerate() {
+        let n = gammas.len();
+        let mut tell = |done: usize, total: usize| progress(k * total + done, n * total);
+        let mut r = speedup(models, &sweep.at(gamma), prompts, clock, &mut tell).await?;
+        r.plain_lane.clear();
+        r.speculative_lane.clear();
+        rows.push(r);
+    }
+    let best = |key: fn(&SpeedupReport) -> f64| {
+        let i = (0..rows.len())
+            .max_by(|&a, &b| key(&rows[a]).total_cmp(&key(&rows[b])))
+            .expect("a sweep measures at least one γ");
+        (gammas[i], key(&rows[i]))
+    };
+    let (best_gamma, best_speedup) = best(|r| r.measured_speedup);
+    let (curve_gamma, curve_speedup) = best(|r| r.predicted_speedup_curve);
+    let mean =
+        |key: fn(&SpeedupReport) -> f64| rows.iter().map(key).sum::<f64>() / rows.len() as f64;
+    let (alpha, c) = (mean(|r| r.alpha), mean(|r| r.c));
+    let formula = (sweep.shape == Shape::Chain && alpha.is_finite())
+        .then(|| theory::optimal_gamma(alpha.clamp(0.0, 0.999_999), c, GAMMA.max as u32));
+    Ok(SweepReport {
+        shape: sweep.shape,
+        target_width: models.target_width(),
+        batch: rows[0].batch,
+        best_gamma,
+        best_speedup,
+        curve_gamma,
+        curve_speedup,
+        alpha,
+        c,
+        formula_gamma: formula.map(|f| f.0),
+        formula_speedup: formula.map(|f| f.1),
+        rows,
+    })
 }

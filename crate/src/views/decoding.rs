@@ -6,12 +6,14 @@
 //! outcome into the report (as the CLI prints it with --json), the figure and the steps.
 
 use crate::clock::{Clock, Progress};
+use crate::decode::engine::{ChainRule, Method};
 use crate::decode::stats::{Span, StepTrace};
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::lab::decoding::GreedyReport;
 use crate::lab::describe;
 use crate::lab::experiment::{self, Outcome};
+use crate::lab::speedup::SweepReport;
 use crate::lab::Experiment;
 use crate::likesworld;
 use crate::model::Models;
@@ -71,6 +73,10 @@ pub async fn decoding_view(
             }
             view.report = json(&r);
         }
+        Outcome::Sweep(r) => {
+            view.svg = sweep_svg(&r, lang);
+            view.report = json(&r);
+        }
         Outcome::Step {
             method,
             prompt,
@@ -78,7 +84,16 @@ pub async fn decoding_view(
         } => {
             let words = |ts: &[u32]| ts.iter().map(|&t| likesworld::word(t)).collect::<Vec<_>>();
             view.prompt = words(&prompt);
+            // The rule in force, so that the page labels every step by what it does.
+            let variant = match &method {
+                Method::Chain {
+                    rule: ChainRule::Sample(v),
+                    ..
+                } => Some(v.name()),
+                _ => None,
+            };
             view.report = serde_json::json!({
+                "variant": variant,
                 "method": describe(&method),
                 "output": words(&run.output),
                 "stats": run.stats,
@@ -144,6 +159,86 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
                 ),
             ],
         );
+    })
+}
+
+/// The wall-clock speedup against γ (median over groups, IQR whiskers) beside the measured-curve
+/// prediction and the lecture's formula; plain decoding is the line at 1.
+fn sweep_svg(r: &SweepReport, l: Lang) -> String {
+    let gammas: Vec<f64> = r.rows.iter().map(|x| f64::from(x.gamma)).collect();
+    let max_g = gammas.iter().copied().fold(1.0, f64::max);
+    let points = |f: &dyn Fn(&crate::lab::speedup::SpeedupReport) -> Option<f64>| {
+        r.rows
+            .iter()
+            .zip(&gammas)
+            .filter_map(|(x, &g)| f(x).map(|y| (g, y)))
+            .collect::<Vec<_>>()
+    };
+    let measured = points(&|x| Some(x.measured_speedup));
+    let curve = points(&|x| Some(x.predicted_speedup_curve));
+    let formula = points(&|x| x.predicted_speedup);
+    let whiskers = r
+        .rows
+        .iter()
+        .map(|x| x.measured_speedup + x.measured_speedup_iqr / 2.0);
+    let top = curve
+        .iter()
+        .chain(&formula)
+        .map(|p| p.1)
+        .chain(whiskers)
+        .fold(1.25f64, f64::max)
+        .min(8.0);
+    let top = (top * 2.0).ceil() / 2.0;
+    let label = l.pick("Measured speedup against γ", "实测加速比随 γ 的变化");
+    render(560, 320, label, |cv| {
+        let labels = Labels {
+            title: l.pick(
+                "Wall-clock speedup against γ: measured, on the measured curve, the lecture's formula",
+                "墙钟加速比随 γ 的变化：实测、按实测曲线、课上的公式",
+            ),
+            x: l.pick("γ (tokens proposed per step)", "γ（每步提出的 token 数）"),
+            y: l.pick("speedup ×", "加速比 ×"),
+        };
+        let ch = Chart::new(
+            cv,
+            (70, 40, 540, 240),
+            Scale::linear(0.0, max_g),
+            Scale::linear(0.0, top),
+            &labels,
+        );
+        ch.hline(1.0, colors::GREY);
+        if !formula.is_empty() {
+            ch.polyline(&formula, colors::PURPLE, 2);
+            ch.dots(&formula, colors::PURPLE, 3);
+        }
+        ch.polyline(&curve, colors::ORANGE, 2);
+        ch.dots(&curve, colors::ORANGE, 3);
+        for (x, &g) in r.rows.iter().zip(&gammas) {
+            let half = x.measured_speedup_iqr / 2.0;
+            let lo = ch.px(g, (x.measured_speedup - half).max(0.0));
+            let hi = ch.px(g, (x.measured_speedup + half).min(top));
+            cv.line(&[lo, hi], colors::BLUE, 1);
+        }
+        ch.polyline(&measured, colors::BLUE, 2);
+        ch.dots(&measured, colors::BLUE, 4);
+        let mut legend = vec![
+            (
+                l.pick("measured wall clock (IQR)", "实测墙钟（IQR）"),
+                colors::BLUE,
+            ),
+            (
+                l.pick("on the measured curve", "按实测曲线"),
+                colors::ORANGE,
+            ),
+        ];
+        if !formula.is_empty() {
+            legend.push((
+                l.pick("E(α, γ)/(γc + 1)", "E(α, γ)/(γc + 1)"),
+                colors::PURPLE,
+            ));
+        }
+        legend.push((l.pick("plain decoding", "普通解码"), colors::GREY));
+        cv.legend((70, 290), &legend);
     })
 }
 

@@ -463,3 +463,107 @@ fn the_widened_target_on_the_command_line() {
         "width = 99",
     );
 }
+
+/// The wall clock over γ (demo 5 answered by measurement) and drafters without a model timed
+/// against the target alone (issue 22): the sweep's rows and its best γ beside the formula's,
+/// a look-up's c, and the values each refuses.
+#[test]
+fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
+    let s = json(&[
+        "likesworld",
+        "speedup",
+        "--draft",
+        "b",
+        "--gamma",
+        "3,1",
+        "--prompts",
+        "3",
+    ]);
+    let rows = s["rows"].as_array().unwrap();
+    let gammas: Vec<u64> = rows.iter().map(|r| r["gamma"].as_u64().unwrap()).collect();
+    assert_eq!(gammas, [1, 3], "sorted: {s}");
+    let best = s["best_gamma"].as_u64().unwrap();
+    let top = rows
+        .iter()
+        .max_by(|a, b| f(a, "measured_speedup").total_cmp(&f(b, "measured_speedup")))
+        .unwrap();
+    assert_eq!(best, top["gamma"].as_u64().unwrap(), "{s}");
+    assert_eq!(f(&s, "best_speedup"), f(top, "measured_speedup"));
+    assert!(
+        s["formula_gamma"].as_u64().is_some(),
+        "a chain has the formula's optimum: {s}"
+    );
+    assert!(rows.iter().all(|r| r
+        .get("plain_lane")
+        .is_none_or(|l| l.as_array().unwrap().is_empty())));
+    // Prompt Lookup: greedy, no draft model, its c the look-up's time over a target call.
+    let p = json(&[
+        "likesworld",
+        "speedup",
+        "--drafter",
+        "prompt-lookup",
+        "--gamma",
+        "4",
+        "--prompts",
+        "3",
+    ]);
+    assert_eq!(p["shape"], "prompt-lookup");
+    assert!(
+        p["predicted_speedup"].is_null(),
+        "no E(α, γ) for a look-up: {p}"
+    );
+    assert!(
+        f(&p, "c") > 0.0 && f(&p, "c") < 0.5,
+        "a look-up is cheap: {p}"
+    );
+    assert_eq!(
+        f(&p, "draft_calls_per_step"),
+        1.0,
+        "one look-up a step: {p}"
+    );
+    assert!(f(&p, "predicted_speedup_curve") > 0.0 && f(&p, "measured_speedup") > 0.0);
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--drafter",
+            "suffix",
+            "--gamma",
+            "4",
+            "--batch",
+            "4",
+        ],
+        "batch 1 only",
+    );
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--drafter",
+            "medusa",
+            "--gamma",
+            "4",
+        ],
+        "unknown --drafter \"medusa\"",
+    );
+    check_error(
+        &["likesworld", "speedup", "--gamma", "1,x"],
+        "bad γ list \"1,x\"",
+    );
+    check_error(
+        &["likesworld", "speedup", "--gamma", "1,2,3,4,5,6,7,8,9"],
+        "γ values = 9",
+    );
+    check_error(&["likesworld", "speedup", "--gamma", "1,17"], "gamma = 17");
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--config",
+            "<2,1>",
+            "--gamma",
+            "1,2",
+        ],
+        "no γ to sweep",
+    );
+}

@@ -45,8 +45,10 @@ and [--target-width R]: the target widened R×, its answers the trained target's
   likesworld sample     --draft a|b --gamma G [--prompts N] [--repeats R] [--seed S] [--variant V]
   likesworld tree       --config \"<2,2,1>\" [--draft a|b] [--prompts N]        (VerifyGreedy)
   likesworld stochastic --config \"<1,1,3,1>\" --verify naive|mss [--children without-replacement|iid|top-k] [--prompts N] [--seed S]
-  likesworld speedup    --draft a|b --gamma G | --config \"<2,2,1,1>\" [--draft a|b]  [--prompts N] [--batch B]
-                                                          measured c and wall-clock speedup
+  likesworld speedup    --draft a|b --gamma G | --config \"<2,2,1,1>\" [--draft a|b] | --drafter prompt-lookup|suffix|jacobi|lookahead [--gamma G]
+                        [--prompts N] [--batch B]         measured c and wall-clock speedup against the target alone
+  likesworld speedup    --gamma 1,2,3,4,6 [--draft a|b | --drafter D] [--prompts N] [--batch B]
+                                                          every γ measured: the best measured γ beside the formula's
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 
@@ -157,6 +159,11 @@ impl Opts {
         let had = self.flags.iter().any(|f| f == name);
         self.flags.retain(|f| f != name);
         had
+    }
+
+    /// The value of `--name` without reading it (an option whose form decides what it means).
+    pub fn peek(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
     }
 
     pub fn take(&mut self, name: &str) -> Option<String> {

@@ -12,10 +12,7 @@ use specdec::decode::{Method, TreeRule};
 use specdec::error::Range;
 use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
 use specdec::lab::decoding::{self as ex, OutputStats};
-use specdec::lab::params::{
-    tree_widths, Chain, Draft, Speedup, Stochastic, BATCH, GAMMA, PROMPTS, REPEATS,
-};
-use specdec::lab::speedup::speedup as measure_speedup;
+use specdec::lab::params::{tree_widths, Chain, Draft, Stochastic, GAMMA, PROMPTS, REPEATS};
 use specdec::lab::target_greedy;
 use specdec::likesworld::{prompts as held_out, sampling_prompts};
 use specdec::model::widen::{self, WIDTH};
@@ -38,7 +35,7 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
         "sample" => sample(o),
         "tree" => tree(o),
         "stochastic" => stochastic(o),
-        "speedup" => speedup(o),
+        "speedup" => super::speedup::speedup(o),
         "widen-check" => widen_check(o),
         w => Err(Usage(format!(
             "likesworld: unknown experiment {w:?} (known: {KNOWN})"
@@ -47,7 +44,7 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 /// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
-fn models(o: &mut Opts) -> Result<Models, Usage> {
+pub(super) fn models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
     let m = read_sync(Models::load(backend(o)?))?;
     Ok(read_sync(m.with_target_width(width))?)
@@ -61,7 +58,7 @@ pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
 }
 
 /// `--draft a|b`.
-fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
+pub(super) fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
     let name = match default {
         Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
         None => o.required("draft")?,
@@ -70,7 +67,7 @@ fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
 }
 
 /// A whole number within a range the lab declares.
-fn ranged(o: &mut Opts, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
+pub(super) fn ranged(o: &mut Opts, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
     let n: usize = o.number(range.name, default)?;
     range.check(n as f64)?;
     Ok(n)
@@ -80,12 +77,12 @@ fn gamma(o: &mut Opts) -> Result<usize, Usage> {
     ranged(o, &GAMMA, None)
 }
 
-fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
+pub(super) fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
     ranged(o, &PROMPTS, Some(default))
 }
 
 /// The prompts of `n` held-out worlds.
-fn prompt_tokens(n: usize) -> Vec<Vec<u32>> {
+pub(super) fn prompt_tokens(n: usize) -> Vec<Vec<u32>> {
     held_out(n).iter().map(|w| w.prompt()).collect()
 }
 
@@ -94,11 +91,11 @@ fn widths(o: &mut Opts) -> Result<Vec<usize>, Usage> {
     Ok(tree_widths(&o.required("config")?)?)
 }
 
-fn value(report: &impl Serialize) -> serde_json::Value {
+pub(super) fn value(report: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(report).expect("reports serialise")
 }
 
-fn no_progress() -> impl FnMut(usize, usize) {
+pub(super) fn no_progress() -> impl FnMut(usize, usize) {
     |_, _| {}
 }
 
@@ -330,94 +327,6 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     Ok(Report {
         rows,
         json: value(&r),
-    })
-}
-
-/// `--draft a|b --gamma G` (a chain) or `--config <…>` (a greedy tree of that draft),
-/// `--batch B` prompts decoded together, on the target widened `--target-width`×.
-fn speedup(o: &mut Opts) -> Result<Report, Usage> {
-    let config = o.take("config");
-    let d = draft(o, config.as_ref().map(|_| "b"))?;
-    let g = match config {
-        Some(_) => ranged(o, &GAMMA, Some(4))?,
-        None => gamma(o)?,
-    };
-    let n = prompts(o, 20)?;
-    let batch = ranged(o, &BATCH, Some(1))?;
-    let spec = Speedup {
-        draft: d,
-        gamma: g as u32,
-        prompts: n,
-        batch,
-        tree: config.is_some(),
-        config: config.unwrap_or_default(),
-    };
-    spec.check()?;
-    let m = models(o)?;
-    let prompts = prompt_tokens(n);
-    let clock = native_clock();
-    let mut quiet = no_progress();
-    let r = read_sync(measure_speedup(&m, &spec, &prompts, &clock, &mut quiet))?;
-    let mut json = value(&r);
-    if let Some(obj) = json.as_object_mut() {
-        // The lanes are for the page; the CLI prints the numbers.
-        obj.remove("plain_lane");
-        obj.remove("speculative_lane");
-    }
-    let formula = match r.predicted_speedup {
-        Some(s) => format!("{s:.3}×"),
-        None => "— (a tree: the formula is for chains)".into(),
-    };
-    Ok(Report {
-        rows: vec![
-            row(
-                "method",
-                format!(
-                    "{} on {}, target ×{} ({} parameters), batch {}",
-                    r.method,
-                    r.backend,
-                    r.target_width,
-                    widen::params(specdec::likesworld::VOCAB, r.target_width),
-                    r.batch
-                ),
-            ),
-            row("measured α", format!("{:.3}", r.alpha)),
-            row(
-                "measured c = draft call / target call",
-                format!(
-                    "{:.3} ({:.0} µs / {:.0} µs)",
-                    r.c, r.draft_call_us, r.target_call_us
-                ),
-            ),
-            row(
-                "verification T(n)/T(1)",
-                format!(
-                    "{:.3} ({:.0} µs a verify call; {:.2} draft calls a step)",
-                    r.verify_over_target, r.verify_call_us, r.draft_calls_per_step
-                ),
-            ),
-            row(
-                "tokens per target call τ",
-                format!("{:.3}", r.tokens_per_call),
-            ),
-            row("lecture's formula E(α,γ)/(γc+1)", formula),
-            row(
-                "on the measured curve E/(T(γ+1)/T(1)+γc)",
-                format!("{:.3}×", r.predicted_speedup_curve),
-            ),
-            row(
-                "measured speedup",
-                format!(
-                    "{:.3}× (IQR {:.3} over {} groups; {:.1} ms plain, {:.1} ms speculative)",
-                    r.measured_speedup,
-                    r.measured_speedup_iqr,
-                    r.prompts.div_ceil(r.batch),
-                    r.plain_us / 1e3,
-                    r.speculative_us / 1e3
-                ),
-            ),
-        ],
-        json,
     })
 }
 

@@ -10,5 +10,7 @@ pub mod modelfree;
 pub mod models;
 pub mod roofline;
 pub mod sampling;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod speedup;
 pub mod theory;
 pub mod tree;

@@ -1,0 +1,222 @@
+//! `likesworld speedup`: speculative decoding on the wall clock (demo 04.6, lecture §1.2, §2.5).
+//! One γ measures one proposer — a chain of draft A or B, a static tree (`--config`), or a
+//! drafter without a model (`--drafter`) — against the target alone; a list of γ (`--gamma
+//! 1,2,3,4,6`) measures each and sets the best measured γ beside the formula's optimum (demo 5,
+//! answered by measurement). Both print the same numbers the page shows.
+
+use super::decoding::{draft, models, no_progress, prompt_tokens, prompts, ranged, value};
+use crate::{row, Opts, Report, Usage};
+use burn::tensor::read_sync;
+use specdec::clock::native_clock;
+use specdec::lab::params::{parse_gammas, Shape, Speedup, Sweep, BATCH, GAMMA};
+use specdec::lab::speedup::{speedup as measure, sweep as measure_sweep, SpeedupReport};
+use specdec::likesworld::VOCAB;
+use specdec::model::widen;
+
+/// `--draft a|b --gamma G` (a chain), `--config <…>` (a greedy tree of that draft) or
+/// `--drafter prompt-lookup|suffix|jacobi|lookahead` (γ tokens a step, no draft model);
+/// `--gamma 1,2,4` sweeps γ; `--batch B` prompts decoded together, on the target widened
+/// `--target-width`×.
+pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
+    let config = o.take("config");
+    let shape = match (o.take("drafter"), &config) {
+        (Some(_), Some(_)) => {
+            return Err(Usage(format!(
+                "{}: --drafter and --config exclude each other (a drafter without a model grows its own tree)",
+                o.command
+            )))
+        }
+        (Some(name), None) => free_shape(o, &name)?,
+        (None, Some(_)) => Shape::Tree,
+        (None, None) => Shape::Chain,
+    };
+    // A list of γ is a sweep (read first, so that a bad list is named before anything else).
+    let list = match o.peek("gamma") {
+        Some(t) if t.contains([',', '，']) => {
+            let t = o.take("gamma").expect("peeked");
+            Some(parse_gammas(&t).map(|_| t)?)
+        }
+        _ => None,
+    };
+    // A draft model is named for a chain; a tree and a drafter without a model default to B
+    // (a drafter without a model has none: the name is only carried).
+    let d = draft(o, (shape != Shape::Chain || list.is_some()).then_some("b"))?;
+    let g = if list.is_some() {
+        4
+    } else {
+        ranged(o, &GAMMA, (shape != Shape::Chain).then_some(4))?
+    };
+    let n = prompts(o, 20)?;
+    let batch = ranged(o, &BATCH, Some(1))?;
+    if let Some(gammas) = list {
+        if config.is_some() {
+            return Err(Usage(format!(
+                "{}: a static tree (--config) has no γ to sweep: give one --gamma, or sweep a chain or a --drafter",
+                o.command
+            )));
+        }
+        let spec = Sweep {
+            draft: d,
+            gammas,
+            prompts: n,
+            batch,
+            shape,
+        };
+        spec.check()?;
+        return sweep(o, &spec);
+    }
+    let spec = Speedup {
+        draft: d,
+        gamma: g as u32,
+        prompts: n,
+        batch,
+        shape,
+        config: config.unwrap_or_default(),
+    };
+    spec.check()?;
+    let m = models(o)?;
+    let r = read_sync(measure(
+        &m,
+        &spec,
+        &prompt_tokens(n),
+        &native_clock(),
+        &mut no_progress(),
+    ))?;
+    let mut json = value(&r);
+    if let Some(obj) = json.as_object_mut() {
+        // The lanes are for the page; the CLI prints the numbers.
+        obj.remove("plain_lane");
+        obj.remove("speculative_lane");
+    }
+    Ok(Report {
+        rows: rows(&r),
+        json,
+    })
+}
+
+/// `--drafter NAME`: one of the drafters without a model (not `chain` or `tree`, which are
+/// chosen by `--gamma` and `--config`).
+fn free_shape(o: &Opts, name: &str) -> Result<Shape, Usage> {
+    match Shape::parse(name) {
+        Ok(s) if s.free().is_some() => Ok(s),
+        _ => Err(Usage(format!(
+            "{}: unknown --drafter {name:?} (known: prompt-lookup, suffix, jacobi, lookahead)",
+            o.command
+        ))),
+    }
+}
+
+/// The report of one γ, as rows.
+fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
+    let formula = match r.predicted_speedup {
+        Some(s) => format!("{s:.3}×"),
+        None => "— (the formula is for chains)".into(),
+    };
+    vec![
+        row(
+            "method",
+            format!(
+                "{} on {}, target ×{} ({} parameters), batch {}",
+                r.method,
+                r.backend,
+                r.target_width,
+                widen::params(VOCAB, r.target_width),
+                r.batch
+            ),
+        ),
+        row("measured α", format!("{:.3}", r.alpha)),
+        row(
+            "measured c = draft call / target call",
+            format!(
+                "{:.3} ({:.0} µs / {:.0} µs)",
+                r.c, r.draft_call_us, r.target_call_us
+            ),
+        ),
+        row(
+            "verification T(n)/T(1)",
+            format!(
+                "{:.3} ({:.0} µs a verify call; {:.2} draft calls a step)",
+                r.verify_over_target, r.verify_call_us, r.draft_calls_per_step
+            ),
+        ),
+        row(
+            "tokens per target call τ",
+            format!("{:.3}", r.tokens_per_call),
+        ),
+        row("lecture's formula E(α,γ)/(γc+1)", formula),
+        row(
+            "on the measured curve",
+            format!("{:.3}×", r.predicted_speedup_curve),
+        ),
+        row(
+            "measured speedup",
+            format!(
+                "{:.3}× (IQR {:.3} over {} groups; {:.1} ms plain, {:.1} ms speculative)",
+                r.measured_speedup,
+                r.measured_speedup_iqr,
+                r.prompts.div_ceil(r.batch),
+                r.plain_us / 1e3,
+                r.speculative_us / 1e3
+            ),
+        ),
+    ]
+}
+
+/// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
+fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
+    let m = models(o)?;
+    let r = read_sync(measure_sweep(
+        &m,
+        spec,
+        &prompt_tokens(spec.prompts),
+        &native_clock(),
+        &mut no_progress(),
+    ))?;
+    let mut rows = vec![row(
+        "method",
+        format!(
+            "{} on {}, target ×{}, batch {}",
+            r.rows[0].method, r.rows[0].backend, r.target_width, r.batch
+        ),
+    )];
+    for x in &r.rows {
+        rows.push(row(
+            &format!("γ {}", x.gamma),
+            format!(
+                "measured {:.3}× (IQR {:.3}), on the curve {:.3}×, formula {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
+                x.measured_speedup,
+                x.measured_speedup_iqr,
+                x.predicted_speedup_curve,
+                x.predicted_speedup
+                    .map_or("—".into(), |s| format!("{s:.3}×")),
+                x.alpha,
+                x.c,
+                x.verify_over_target,
+                x.tokens_per_call
+            ),
+        ));
+    }
+    rows.push(row(
+        "best measured γ",
+        format!("γ {} at {:.3}×", r.best_gamma, r.best_speedup),
+    ));
+    rows.push(row(
+        "best on the measured curve",
+        format!("γ {} at {:.3}×", r.curve_gamma, r.curve_speedup),
+    ));
+    rows.push(row(
+        "the formula's optimum (mean α, c)",
+        match (r.formula_gamma, r.formula_speedup) {
+            (Some(0), _) => format!(
+                "none pays: with α {:.3} and c {:.3}, plain decoding (γ 0) is best",
+                r.alpha, r.c
+            ),
+            (Some(g), Some(s)) => format!("γ {g} at {s:.3}× (α {:.3}, c {:.3})", r.alpha, r.c),
+            _ => "— (the formula is for chains)".into(),
+        },
+    ));
+    Ok(Report {
+        rows,
+        json: value(&r),
+    })
+}
