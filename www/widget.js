@@ -440,7 +440,8 @@ export function table(rows, cls = '') {
   const [head, ...body] = rows;
   const th = head.map((h) => `<th>${h}</th>`).join('');
   const tb = body.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
-  return `<table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table>`;
+  // In a box of its own that scrolls sideways when the table is wider than the widget (a phone).
+  return `<div class="table-scroll"><table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table></div>`;
 }
 
 export function fmt(x, digits = 3) {
