@@ -39,7 +39,38 @@ function parseValue(c, raw) {
     const ok = c.options.some(([v]) => v === raw);
     return ok ? { value: raw } : { value: c.value, error: `${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}` };
   }
-  return { value: String(raw).slice(0, 500) };
+  const r = capText(raw);
+  return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
+}
+
+// One cap for every text a person can type (a control, an exercise's answer), applied as it is
+// typed as well as when it is read from a URL or an attribute: at most TEXT_MAX characters, and at
+// most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
+// server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
+// so the eight text controls of the course page together stay under 5 KB, however they are typed.
+export const TEXT_MAX = 500;
+const TEXT_URL_MAX = 600;
+const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
+
+/** `raw` cut to the cap, never inside a character: { text, cut }. */
+export function capText(raw) {
+  let text = '';
+  let bytes = 0;
+  let n = 0;
+  for (const ch of String(raw)) {
+    bytes += urlBytes(ch);
+    if (n === TEXT_MAX || bytes > TEXT_URL_MAX) return { text, cut: true };
+    text += ch;
+    n += 1;
+  }
+  return { text, cut: false };
+}
+
+/** What a person is told when their text was cut (`label` names the field). */
+export function cutNote(c, text) {
+  const n = [...text].length;
+  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${TEXT_MAX}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
+    `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${TEXT_MAX} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
 
 /**
@@ -207,6 +238,12 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       alertBox.classList.toggle('shown', Boolean(message));
       root.dataset.state = message ? 'error' : 'ok';
     },
+    /** Adds a note to the alert (a value that was changed, say) without marking an error. */
+    note(message) {
+      const shown = alertBox.classList.contains('shown') ? alertBox.textContent : '';
+      alertBox.textContent = [shown, message].filter(Boolean).join(' · ');
+      alertBox.classList.add('shown');
+    },
   };
   let initialNotes = notes;
 
@@ -241,6 +278,16 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     const c = widget.controls.find((x) => x.key === key);
     if (!c) return;
     let v = ev.target.value;
+    let cut = '';
+    if (c.type === 'text') {
+      // Cut as it is typed (or pasted), so that what the field shows is what the URL keeps.
+      const r = capText(v);
+      if (r.cut) {
+        ev.target.value = r.text;
+        cut = cutNote(c, r.text);
+      }
+      v = r.text;
+    }
     if (c.type === 'range' || c.type === 'number') {
       const r = clampNumber(c, v);
       if (r.error) {
@@ -253,6 +300,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     }
     ui.set(key, v);
     draw();
+    if (cut) ui.note(cut);
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
   // A preset sets the controls it names (the others keep their values) and redraws once.
