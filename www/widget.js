@@ -191,6 +191,7 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
     ${widget.presets?.length ? `<div class="presets" role="group" aria-label="${tr('Presets from the lecture', '课上的例子')}"${hidden ? ' hidden' : ''}>
       <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(t(p, 'note') ?? '')}">${escapeHtml(t(p, 'label'))}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
+    <p class="share-link" aria-live="polite" hidden></p>
     <div class="view"></div>`;
   return { alertBox: root.querySelector('[role="alert"]'), view: root.querySelector('.view') };
 }
@@ -250,6 +251,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
   function draw({ keepAlert = false } = {}) {
+    root.querySelector('.share-link').hidden = true; // a link to the state before this change
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
       boxes[i].hidden = hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
@@ -316,8 +318,13 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   root.querySelector('.share').addEventListener('click', async () => {
     const url = shareUrl(widget, state);
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
-    alertBox.textContent = `${tr('Link to this state', '当前状态的链接')}: ${url}`;
-    alertBox.classList.add('shown');
+    // Beside the alert, not in it: a link is news, not an error.
+    const box = root.querySelector('.share-link');
+    const a = document.createElement('a');
+    a.href = url;
+    a.textContent = url;
+    box.replaceChildren(tr('Link to this state: ', '当前状态的链接：'), a);
+    box.hidden = false;
   });
   window.addEventListener('specdec:restarted', () => draw({ keepAlert: true }));
   draw();
