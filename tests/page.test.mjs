@@ -94,8 +94,24 @@ test('every figure exports as SVG and PNG, every table as CSV', async () => {
   const table = md.findIndex((t) => t === 'Table 1') + 1;
   assert.ok(table > 0, md.join(' | '));
   const csv = await take('multidraft', table, 'csv');
-  assert.equal(csv.bytes.toString('utf8'), ',naive,MSS\r\ngiven the drawn tokens,50.00%,100.00%\r\naveraged over the drafts,43.75%,81.25%\r\n');
+  // UTF-8 with its byte order mark, so that a spreadsheet program reads α and γ as such.
+  assert.deepEqual([...csv.bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  assert.equal(csv.bytes.toString('utf8'), '\uFEFF,naive,MSS\r\ngiven the drawn tokens,50.00%,100.00%\r\naveraged over the drafts,43.75%,81.25%\r\n');
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two columns; other cells stay whole', async () => {
+  const { page } = await open(env, 'embed.html?widget=theory');
+  const csv = await page.evaluate(async () => {
+    const { csvOf, table } = await import('./widget.js');
+    const box = document.createElement('div');
+    box.innerHTML = table([['method', 'target calls (alone)', 'α by kind (tested)', '目标模型调用（单独解码）'],
+      ['draft B, γ 4', '208 (352)', 'name 0.50 (12)', '17（40）'], ['draft A, γ 1', '1,024 (2,048)', 'answer 1.00 (3)', '3（3）']]);
+    return csvOf(box.querySelector('table'));
+  });
+  assert.equal(csv, '\uFEFFmethod,target calls,target calls (alone),α by kind (tested),目标模型调用,目标模型调用（单独解码）\r\n'
+    + '"draft B, γ 4",208,352,name 0.50 (12),17,40\r\n"draft A, γ 1","1,024","2,048",answer 1.00 (3),3,3\r\n');
   await page.close();
 });
 

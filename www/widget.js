@@ -433,13 +433,29 @@ async function pngOf(layers) {
   return new Promise((ok, fail) => canvas.toBlob((b) => (b ? ok(b) : fail(new Error(tr('the browser made no PNG', '浏览器没有生成 PNG')))), 'image/png'));
 }
 
-/** A table as CSV (RFC 4180 quoting), one line per row, header first. */
+// A cell that shows two numbers, "208 (352)", and a header that names the second in parentheses,
+// "target calls (alone)": a spreadsheet wants them in two columns.
+const PAIR = /^(\S+)\s*[(（]([^()（）]+)[)）]$/;
+const NAMED = /^(.+?)\s*[(（]([^()（）]+)[)）]$/;
+const NUMBER = /^[-+]?\d[\d.,]*(e[-+]?\d+)?[%×]?$/i;
+
+/**
+ * A table as CSV (RFC 4180 quoting), one line per row, header first, with the UTF-8 byte order
+ * mark (without it spreadsheet programs read α and γ as Latin-1). A column whose every cell is a
+ * number with a second in parentheses is split in two.
+ */
 export function csvOf(table) {
-  const cell = (c) => {
-    const t = c.textContent.replace(/\s+/g, ' ').trim();
-    return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
-  };
-  return [...table.rows].map((r) => [...r.cells].map(cell).join(',')).join('\r\n') + '\r\n';
+  const rows = [...table.rows].map((r) => [...r.cells].map((c) => c.textContent.replace(/\s+/g, ' ').trim()));
+  const [head, ...body] = rows;
+  const pair = (t) => { const m = PAIR.exec(t); return m && NUMBER.test(m[1]) && NUMBER.test(m[2]) ? [m[1], m[2]] : null; };
+  const split = (head ?? []).map((h, j) => body.length > 0 && NAMED.test(h) && body.every((r) => pair(r[j] ?? '')));
+  const out = rows.map((r, i) => r.flatMap((t, j) => {
+    if (!split[j]) return [t];
+    if (i > 0) return pair(t);
+    return [NAMED.exec(t)[1], t];
+  }));
+  const quote = (t) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+  return `\uFEFF${out.map((r) => r.map(quote).join(',')).join('\r\n')}\r\n`;
 }
 
 function download(name, blob) {
