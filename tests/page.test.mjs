@@ -115,6 +115,32 @@ test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two c
   await page.close();
 });
 
+test('the formulas keep their spaces: a word and the symbol beside it never touch', async () => {
+  const { page, errors } = await open(env, '');
+  // The gap between each word (mtext) of a formula and a symbol (mi) beside it, in each language.
+  const gaps = () => page.$$eval('math mtext', (words) => words.filter((w) => w.getBoundingClientRect().width > 0).flatMap((w) => {
+    const side = (step) => { let e = w[step]; while (e?.localName === 'mspace') e = e[step]; return e; };
+    const r = w.getBoundingClientRect();
+    const before = side('previousElementSibling');
+    const after = side('nextElementSibling');
+    return [
+      ...(before?.localName === 'mi' ? [[`${before.textContent}|${w.textContent}`, r.left - before.getBoundingClientRect().right]] : []),
+      ...(after?.localName === 'mi' ? [[`${w.textContent}|${after.textContent}`, after.getBoundingClientRect().left - r.right]] : []),
+    ];
+  }));
+  const en = await gaps();
+  assert.ok(en.length >= 3, JSON.stringify(en));
+  for (const [where, gap] of en) assert.ok(gap >= 3, `${where}: ${gap.toFixed(1)} px`);
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  const zh = await gaps();
+  assert.ok(zh.length >= 3, JSON.stringify(zh));
+  for (const [where, gap] of zh) assert.ok(gap >= 3, `${where}: ${gap.toFixed(1)} px`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('offline after the first visit: the service worker serves the page, the module and the weights', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
