@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
 import { readFileSync } from 'node:fs';
-import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone } from './helpers.mjs';
+import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone, decoded } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -146,7 +146,7 @@ test('offline after the first visit: the service worker serves the page, the mod
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(env.url);
+  await page.goto(`${env.url}?decoding.prompts=10`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
   // Installed (the shell kept) and in control of the page.
   await page.evaluate(async () => { await navigator.serviceWorker.ready; });
@@ -163,6 +163,13 @@ test('offline after the first visit: the service worker serves the page, the mod
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 4\.686 tokens/);
   // The models too: the LikesWorld widget runs them in a worker from the kept module and weights.
   await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
+  // WebGPU chosen offline, its module never loaded with a network: the job runs on the CPU and
+  // the note names that cause (not a module still being built).
+  await decoded(page, 1);
+  await setControl(page, 'decoding', 'backend', 'wgpu');
+  await decoded(page, 2);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /^The WebGPU engine is not available offline/);
+  assert.doesNotMatch(await text(page, '[data-widget="decoding"] .dec-note'), /serve\.sh/);
   assert.deepEqual(errors, []);
   await context.close();
 });
