@@ -115,6 +115,21 @@ test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two c
   await page.close();
 });
 
+test('a job’s time reads in milliseconds under a second, never “0.0 s”', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=modelfree&requests=10');
+  const said = await page.evaluate(async () => {
+    const { duration } = await import('./widget.js');
+    return [0.2, 30, 999.6, 1234].map(duration);
+  });
+  assert.deepEqual(said, ['under 1 ms', '30 ms', '1.0 s', '1.2 s']);
+  await mfDone(page, 1);
+  const status = await text(page, '[data-widget="modelfree"] .mf-status');
+  assert.match(status, /^Done .*in (\d+ ms|\d+\.\d s)\.$/);
+  assert.doesNotMatch(status, /\b0\.0 s/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the formulas keep their spaces: a word and the symbol beside it never touch', async () => {
   const { page, errors } = await open(env, '');
   // The gap between each word (mtext) of a formula and a symbol (mi) beside it, in each language.

@@ -521,6 +521,13 @@ export function fmt(x, digits = 3) {
   return x.toFixed(digits);
 }
 
+/** How long a job took, for a person: milliseconds under a second ("0.0 s" said nothing). */
+export function duration(ms) {
+  if (ms < 1) return tr('under 1 ms', '不到 1 毫秒');
+  if (ms < 999.5) return tr(`${Math.round(ms)} ms`, `${Math.round(ms)} 毫秒`);
+  return tr(`${(ms / 1000).toFixed(1)} s`, `${(ms / 1000).toFixed(1)} 秒`);
+}
+
 /** The run bar of a widget whose experiments run in a worker: status, progress, Cancel. */
 export function runBar(cls) {
   return `<div class="dec-run"><p class="numbers ${cls}-status" aria-live="polite">${tr('Waiting…', '等待中…')}</p>
