@@ -289,7 +289,7 @@ test('a failed engine load shows a message and a retry brings the page up', asyn
 });
 
 test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory and workers bounded', async () => {
-  const { page, errors } = await open(env, '?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=4');
+  const { page, errors } = await open(env, '?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=200');
   await mfDone(page, 1);
   const health = () => page.evaluate(() => window.specdec.health());
   // Random moves of every slider of the analytic widgets (exactness starts a Monte Carlo job in
@@ -310,25 +310,39 @@ test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory 
   const warm = await health();
   for (let r = 2; r <= 10; r++) await moves(r);
   const afterMoves = await health();
-  // 100 model jobs (LikesWorld decoded with a suffix index), every fourth cancelled mid-run.
-  let done = 1;
+  // 100 model jobs, each started by one control change: one LikesWorld output decoded with a
+  // suffix index over 200 requests (a fraction of a second), and every fourth the whole table
+  // (every drafter on every workload, 200 requests each: many seconds), cancelled while it runs,
+  // once the worker has reported progress on it and before it has answered. A cancel counts when
+  // the widget says "Cancelled.", its cancel counter moves and no result arrived.
+  const W = '[data-widget="modelfree"]';
+  const counter = async (key) => Number(await page.getAttribute(W, `data-${key}`) ?? 0);
+  const intended = 25;
+  let done = await counter('decoded');
   let cancelled = 0;
   for (let i = 0; i < 100; i++) {
-    await setControl(page, 'modelfree', 'request', i % 4);
     if (i % 4 === 3) {
-      // Cancel once it runs (a job that already ended has nothing to cancel).
-      await page.waitForFunction(() => /Running|Done/.test(document.querySelector('[data-widget="modelfree"] .mf-status').textContent), null, { timeout: 60_000 });
-      await page.click('[data-widget="modelfree"] .mf-cancel', { timeout: 1000 }).catch(() => {});
-      await page.waitForFunction(() => document.querySelector('[data-widget="modelfree"]').getAttribute('aria-busy') !== 'true', null, { timeout: 60_000 });
-      const ended = Number(await page.getAttribute('[data-widget="modelfree"]', 'data-decoded'));
-      if (ended > done) done = ended; else cancelled += 1;
+      const before = [await counter('decoded'), await counter('cancelled')];
+      await setControl(page, 'modelfree', 'experiment', 'table');
+      await page.waitForFunction((w) => document.querySelector(`${w} .mf-progress`).value > 0, W, { timeout: 60_000 });
+      await page.click(`${W} .mf-cancel`);
+      await page.waitForFunction((w) => document.querySelector(w).getAttribute('aria-busy') !== 'true', W, { timeout: 60_000 });
+      const status = await text(page, `${W} .mf-status`);
+      const after = [await counter('decoded'), await counter('cancelled')];
+      if (status === 'Cancelled.' && after[0] === before[0] && after[1] === before[1] + 1) cancelled += 1;
+      else console.log(`job ${i} was not cancelled mid-run: “${status}”, decoded ${before[0]} → ${after[0]}, cancelled ${before[1]} → ${after[1]}`);
     } else {
+      if (i % 4 === 0 && i > 0) await setControl(page, 'modelfree', 'experiment', 'highlight');
+      else await setControl(page, 'modelfree', 'request', i % 4);
       done += 1;
       await mfDone(page, done);
     }
   }
+  // None of the cancelled jobs answered late.
+  assert.equal(await counter('decoded'), done, 'no cancelled job answered');
   const end = await health();
-  console.log(`long use: wasm memory ${warm.wasmBytes} B after 1,000 moves, ${afterMoves.wasmBytes} B after 10,000, ${end.wasmBytes} B after 100 jobs (${cancelled} cancelled); live workers ${end.workers} of ${end.channels} channels`);
+  console.log(`long use: wasm memory ${warm.wasmBytes} B after 1,000 moves, ${afterMoves.wasmBytes} B after 10,000, ${end.wasmBytes} B after 100 jobs (${cancelled} of ${intended} cancelled mid-run); live workers ${end.workers} of ${end.channels} channels`);
+  assert.equal(cancelled, intended, 'every fourth job was cancelled while it ran');
   assert.ok(afterMoves.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${afterMoves.wasmBytes}`);
   assert.ok(end.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${end.wasmBytes}`);
   assert.ok(end.workers <= end.channels && end.channels <= 4, JSON.stringify(end));
