@@ -71,6 +71,10 @@ test('at 390 px every widget’s content fits its box or scrolls in its own, and
   await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
   await page.waitForSelector('[data-widget="exactness"][data-mc]', { timeout: 60_000 });
   await assertFits(page, 'the course page');
+  // The demo-5 heat map, a grid of small numbers and words, keeps its size and scrolls, rather
+  // than shrinking its cell texts to 6 px.
+  const scale = await page.$eval('[data-widget="roofline"] .stack svg', (svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('width')));
+  assert.equal(scale, 1, 'the heat map is drawn at its own size');
   // The model-free widget's one output with every token coloured by its source.
   await setControl(page, 'modelfree', 'experiment', 'highlight');
   await mfDone(page, 2);
