@@ -102,3 +102,22 @@ test('at 390 px a long unbroken word and the alert it causes wrap inside the wid
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('at 390 px the Chinese course page fits as well', async () => {
+  const context = await env.browser.newContext({ viewport: PHONE, serviceWorkers: 'block' });
+  await context.addInitScript(() => localStorage.setItem('specdec-playground.lang', 'zh'));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${env.url}?decoding.prompts=10&modelfree.requests=10`);
+  await page.waitForSelector('html[lang="zh-CN"][data-ready="true"]', { timeout: 30_000 });
+  await decoded(page, 1);
+  await mfDone(page, 1);
+  await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
+  await assertFits(page, 'the Chinese course page');
+  await setControl(page, 'decoding', 'experiment', 'step');
+  await decoded(page, 2);
+  await assertFits(page, 'the Chinese step-through');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
