@@ -1,8 +1,9 @@
-// Browser tests of the exercises widget: answers checked by the core, hints, the solution.
+// Browser tests of the exercises widget: answers checked by the core, hints, the solution; numbers
+// typed as people type them (a decimal comma, full-width digits) and long answers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
-import { setControl, text } from './helpers.mjs';
+import { setControl, text, alertOf } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -36,6 +37,29 @@ test('exercises: answers are checked by the core, wrong ones get a hint, the sol
   says = await answer(['9', 'r0 a1 b2 c3 d3 e4 f1 g2', 'a b d e']);
   assert.match(says[0], /every sequence on its own/);
   assert.deepEqual(says.slice(1), ['✓ right', '✓ right']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('exercises: a decimal comma and full-width digits are numbers; feedback repeats what was typed, shortened; a 100k answer is cut and said so', async () => {
+  const { page, errors } = await open(env, '?exercises.exercise=1');
+  const w = '[data-widget="exercises"]';
+  const answer = async (value) => {
+    const before = await page.getAttribute(w, 'data-checks');
+    await page.fill(`${w} input[data-part="0"]`, value);
+    await page.press(`${w} input[data-part="0"]`, 'Enter');
+    await page.waitForFunction(([s, b]) => document.querySelector(s).dataset.checks !== b, [w, before]);
+    return page.$eval(`${w} .ex-says`, (x) => x.textContent);
+  };
+  for (const typed of ['3,05', '３.０５', '３．０５']) assert.equal(await answer(typed), '✓ right', typed);
+  assert.match(await answer('-1e308'), /^✗ -1e308 is too low\./);
+  const says = await answer(`1${'0'.repeat(300)}`);
+  assert.match(says, /^✗ 10{38}… is too high\./);
+  // 100,000 characters: cut to the page's one cap as typed, the person told, the feedback short.
+  const long = await answer('7'.repeat(100_000));
+  assert.ok(long.length < 200, long);
+  assert.equal((await page.inputValue(`${w} input[data-part="0"]`)).length, 500);
+  assert.match(await alertOf(page, 'exercises'), /answer 1: the text was cut to its first 500 characters/);
   assert.deepEqual(errors, []);
   await page.close();
 });

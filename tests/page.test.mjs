@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
 import { readFileSync } from 'node:fs';
-import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone } from './helpers.mjs';
+import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone, decoded } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -94,7 +94,64 @@ test('every figure exports as SVG and PNG, every table as CSV', async () => {
   const table = md.findIndex((t) => t === 'Table 1') + 1;
   assert.ok(table > 0, md.join(' | '));
   const csv = await take('multidraft', table, 'csv');
-  assert.equal(csv.bytes.toString('utf8'), ',naive,MSS\r\ngiven the drawn tokens,50.00%,100.00%\r\naveraged over the drafts,43.75%,81.25%\r\n');
+  // UTF-8 with its byte order mark, so that a spreadsheet program reads α and γ as such.
+  assert.deepEqual([...csv.bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+  assert.equal(csv.bytes.toString('utf8'), '\uFEFF,naive,MSS\r\ngiven the drawn tokens,50.00%,100.00%\r\naveraged over the drafts,43.75%,81.25%\r\n');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two columns; other cells stay whole', async () => {
+  const { page } = await open(env, 'embed.html?widget=theory');
+  const csv = await page.evaluate(async () => {
+    const { csvOf, table } = await import('./widget.js');
+    const box = document.createElement('div');
+    box.innerHTML = table([['method', 'target calls (alone)', 'α by kind (tested)', '目标模型调用（单独解码）'],
+      ['draft B, γ 4', '208 (352)', 'name 0.50 (12)', '17（40）'], ['draft A, γ 1', '1,024 (2,048)', 'answer 1.00 (3)', '3（3）']]);
+    return csvOf(box.querySelector('table'));
+  });
+  assert.equal(csv, '\uFEFFmethod,target calls,target calls (alone),α by kind (tested),目标模型调用,目标模型调用（单独解码）\r\n'
+    + '"draft B, γ 4",208,352,name 0.50 (12),17,40\r\n"draft A, γ 1","1,024","2,048",answer 1.00 (3),3,3\r\n');
+  await page.close();
+});
+
+test('a job’s time reads in milliseconds under a second, never “0.0 s”', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=modelfree&requests=10');
+  const said = await page.evaluate(async () => {
+    const { duration } = await import('./widget.js');
+    return [0.2, 30, 999.6, 1234].map(duration);
+  });
+  assert.deepEqual(said, ['under 1 ms', '30 ms', '1.0 s', '1.2 s']);
+  await mfDone(page, 1);
+  const status = await text(page, '[data-widget="modelfree"] .mf-status');
+  assert.match(status, /^Done .*in (\d+ ms|\d+\.\d s)\.$/);
+  assert.doesNotMatch(status, /\b0\.0 s/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the formulas keep their spaces: a word and the symbol beside it never touch', async () => {
+  const { page, errors } = await open(env, '');
+  // The gap between each word (mtext) of a formula and a symbol (mi) beside it, in each language.
+  const gaps = () => page.$$eval('math mtext', (words) => words.filter((w) => w.getBoundingClientRect().width > 0).flatMap((w) => {
+    const side = (step) => { let e = w[step]; while (e?.localName === 'mspace') e = e[step]; return e; };
+    const r = w.getBoundingClientRect();
+    const before = side('previousElementSibling');
+    const after = side('nextElementSibling');
+    return [
+      ...(before?.localName === 'mi' ? [[`${before.textContent}|${w.textContent}`, r.left - before.getBoundingClientRect().right]] : []),
+      ...(after?.localName === 'mi' ? [[`${w.textContent}|${after.textContent}`, after.getBoundingClientRect().left - r.right]] : []),
+    ];
+  }));
+  const en = await gaps();
+  assert.ok(en.length >= 3, JSON.stringify(en));
+  for (const [where, gap] of en) assert.ok(gap >= 3, `${where}: ${gap.toFixed(1)} px`);
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  const zh = await gaps();
+  assert.ok(zh.length >= 3, JSON.stringify(zh));
+  for (const [where, gap] of zh) assert.ok(gap >= 3, `${where}: ${gap.toFixed(1)} px`);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -104,7 +161,7 @@ test('offline after the first visit: the service worker serves the page, the mod
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(env.url);
+  await page.goto(`${env.url}?decoding.prompts=10`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
   // Installed (the shell kept) and in control of the page.
   await page.evaluate(async () => { await navigator.serviceWorker.ready; });
@@ -121,6 +178,13 @@ test('offline after the first visit: the service worker serves the page, the mod
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 4\.686 tokens/);
   // The models too: the LikesWorld widget runs them in a worker from the kept module and weights.
   await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
+  // WebGPU chosen offline, its module never loaded with a network: the job runs on the CPU and
+  // the note names that cause (not a module still being built).
+  await decoded(page, 1);
+  await setControl(page, 'decoding', 'backend', 'wgpu');
+  await decoded(page, 2);
+  assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /^The WebGPU engine is not available offline/);
+  assert.doesNotMatch(await text(page, '[data-widget="decoding"] .dec-note'), /serve\.sh/);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -225,7 +289,7 @@ test('a failed engine load shows a message and a retry brings the page up', asyn
 });
 
 test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory and workers bounded', async () => {
-  const { page, errors } = await open(env, '?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=4');
+  const { page, errors } = await open(env, '?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=200');
   await mfDone(page, 1);
   const health = () => page.evaluate(() => window.specdec.health());
   // Random moves of every slider of the analytic widgets (exactness starts a Monte Carlo job in
@@ -246,25 +310,39 @@ test('long use: 10,000 slider moves and 100 model jobs with cancels keep memory 
   const warm = await health();
   for (let r = 2; r <= 10; r++) await moves(r);
   const afterMoves = await health();
-  // 100 model jobs (LikesWorld decoded with a suffix index), every fourth cancelled mid-run.
-  let done = 1;
+  // 100 model jobs, each started by one control change: one LikesWorld output decoded with a
+  // suffix index over 200 requests (a fraction of a second), and every fourth the whole table
+  // (every drafter on every workload, 200 requests each: many seconds), cancelled while it runs,
+  // once the worker has reported progress on it and before it has answered. A cancel counts when
+  // the widget says "Cancelled.", its cancel counter moves and no result arrived.
+  const W = '[data-widget="modelfree"]';
+  const counter = async (key) => Number(await page.getAttribute(W, `data-${key}`) ?? 0);
+  const intended = 25;
+  let done = await counter('decoded');
   let cancelled = 0;
   for (let i = 0; i < 100; i++) {
-    await setControl(page, 'modelfree', 'request', i % 4);
     if (i % 4 === 3) {
-      // Cancel once it runs (a job that already ended has nothing to cancel).
-      await page.waitForFunction(() => /Running|Done/.test(document.querySelector('[data-widget="modelfree"] .mf-status').textContent), null, { timeout: 60_000 });
-      await page.click('[data-widget="modelfree"] .mf-cancel', { timeout: 1000 }).catch(() => {});
-      await page.waitForFunction(() => document.querySelector('[data-widget="modelfree"]').getAttribute('aria-busy') !== 'true', null, { timeout: 60_000 });
-      const ended = Number(await page.getAttribute('[data-widget="modelfree"]', 'data-decoded'));
-      if (ended > done) done = ended; else cancelled += 1;
+      const before = [await counter('decoded'), await counter('cancelled')];
+      await setControl(page, 'modelfree', 'experiment', 'table');
+      await page.waitForFunction((w) => document.querySelector(`${w} .mf-progress`).value > 0, W, { timeout: 60_000 });
+      await page.click(`${W} .mf-cancel`);
+      await page.waitForFunction((w) => document.querySelector(w).getAttribute('aria-busy') !== 'true', W, { timeout: 60_000 });
+      const status = await text(page, `${W} .mf-status`);
+      const after = [await counter('decoded'), await counter('cancelled')];
+      if (status === 'Cancelled.' && after[0] === before[0] && after[1] === before[1] + 1) cancelled += 1;
+      else console.log(`job ${i} was not cancelled mid-run: “${status}”, decoded ${before[0]} → ${after[0]}, cancelled ${before[1]} → ${after[1]}`);
     } else {
+      if (i % 4 === 0 && i > 0) await setControl(page, 'modelfree', 'experiment', 'highlight');
+      else await setControl(page, 'modelfree', 'request', i % 4);
       done += 1;
       await mfDone(page, done);
     }
   }
+  // None of the cancelled jobs answered late.
+  assert.equal(await counter('decoded'), done, 'no cancelled job answered');
   const end = await health();
-  console.log(`long use: wasm memory ${warm.wasmBytes} B after 1,000 moves, ${afterMoves.wasmBytes} B after 10,000, ${end.wasmBytes} B after 100 jobs (${cancelled} cancelled); live workers ${end.workers} of ${end.channels} channels`);
+  console.log(`long use: wasm memory ${warm.wasmBytes} B after 1,000 moves, ${afterMoves.wasmBytes} B after 10,000, ${end.wasmBytes} B after 100 jobs (${cancelled} of ${intended} cancelled mid-run); live workers ${end.workers} of ${end.channels} channels`);
+  assert.equal(cancelled, intended, 'every fourth job was cancelled while it ran');
   assert.ok(afterMoves.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${afterMoves.wasmBytes}`);
   assert.ok(end.wasmBytes <= warm.wasmBytes * 1.25 + 4 * 2 ** 20, `memory grew: ${warm.wasmBytes} → ${end.wasmBytes}`);
   assert.ok(end.workers <= end.channels && end.channels <= 4, JSON.stringify(end));

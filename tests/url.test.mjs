@@ -1,6 +1,7 @@
 // Browser tests of state in URLs, embedding and sharing: hostile and off-step URL values,
-// the state written into the URL, embed.html (one widget, hidden controls, compact mode), and a
-// round trip through the URL and the Share link for every control of every widget.
+// the state written into the URL, embed.html (one widget, hidden controls, compact mode), a
+// round trip through the URL and the Share link for every control of every widget, the Share
+// link shown apart from the alert, and the one length cap on typed text that keeps the URL short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
@@ -84,11 +85,61 @@ test('URL round trip for every widget: every control set from the URL, then the 
     const { page } = await open(env, `embed.html?${q}`);
     assert.deepEqual(await values(page), controls, `${name} from the URL`);
     await page.click('[data-widget] .share');
-    await page.waitForFunction(() => document.querySelector('[data-widget] [role="alert"]').textContent.includes('Link to this state: '));
-    const link = (await text(page, '[data-widget] [role="alert"]')).replace(/^.*Link to this state: /, '');
+    await page.waitForSelector('[data-widget] .share-link:not([hidden])');
+    const link = await page.$eval('[data-widget] .share-link a', (a) => a.href);
     await page.close();
     const shared = await open(env, link.replace(env.url, ''));
     assert.deepEqual(await values(shared.page), controls, `${name} from its Share link`);
     await shared.page.close();
   }
+});
+
+test('the Share link is shown beside the alert, not as an error in it', async () => {
+  const { page, errors } = await open(env, '?theory.alpha=abc');
+  assert.match(await alertOf(page, 'theory'), /not a number/);
+  await page.click('[data-widget="theory"] .share');
+  await page.waitForSelector('[data-widget="theory"] .share-link:not([hidden])');
+  assert.match(await text(page, '[data-widget="theory"] .share-link'), /^Link to this state: http:\/\/.*embed\.html\?widget=theory&alpha=0\.8/);
+  assert.doesNotMatch(await alertOf(page, 'theory'), /Link to this state/, 'the link is not in the alert');
+  const look = await page.$eval('[data-widget="theory"] .share-link', (e) => [e.getAttribute('role'), getComputedStyle(e).borderLeftColor, getComputedStyle(e).backgroundColor]);
+  const alertLook = await page.$eval('[data-widget="theory"] [role="alert"]', (e) => [getComputedStyle(e).borderLeftColor, getComputedStyle(e).backgroundColor]);
+  assert.equal(look[0], null, 'not an alert');
+  assert.notDeepEqual(look.slice(1), alertLook, 'not styled as the error box');
+  // A change makes the link stale: it goes.
+  await setControl(page, 'theory', 'gamma', 3);
+  assert.equal(await page.$eval('[data-widget="theory"] .share-link', (e) => e.hidden), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('100,000 characters typed into text fields are cut to one cap: the URL stays under 8 KB, the page reloads, the person is told', async () => {
+  const { page, errors } = await open(env, '');
+  // The tree's sequences typed (pasted) as a person does: 100k characters of words.
+  const words = 'ab '.repeat(40_000).slice(0, 100_000);
+  await page.fill('[data-widget="tree"] [data-key="paths"]', words);
+  assert.match(await alertOf(page, 'tree'), /sequences: the text was cut to its first 500 characters/);
+  assert.equal(await page.inputValue('[data-widget="tree"] [data-key="paths"]'), words.slice(0, 500));
+  // Every other text field of the page (shown or not), with characters a URL spells out long.
+  const others = await page.$$eval('[data-widget] input[type="text"][data-key]', (els) => els.filter((el) => el.dataset.key !== 'paths' || el.closest('[data-widget]').dataset.widget !== 'tree').map((el) => {
+    el.value = '中'.repeat(100_000);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    return `${el.closest('[data-widget]').dataset.widget}.${el.dataset.key} ${el.value.length}`;
+  }));
+  assert.ok(others.length >= 7, others.join(' | '));
+  for (const o of others) {
+    const [, n] = o.split(' ');
+    assert.ok(Number(n) > 0 && Number(n) <= 500, o);
+  }
+  assert.match(await alertOf(page, 'multidraft'), /the text was cut to its first \d+ characters/);
+  assert.match(await alertOf(page, 'likesworld'), /world: the text was cut/);
+  // The URL follows the state (every change written, the last one at most 200 ms later).
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('likesworld.text')?.startsWith('中'));
+  const url = page.url();
+  assert.ok(url.length < 8192, `the URL is ${url.length} bytes`);
+  const response = await page.reload();
+  assert.equal(response.status(), 200);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.inputValue('[data-widget="tree"] [data-key="paths"]'), words.slice(0, 500), 'the cut text came back from the URL');
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -39,7 +39,38 @@ function parseValue(c, raw) {
     const ok = c.options.some(([v]) => v === raw);
     return ok ? { value: raw } : { value: c.value, error: `${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}` };
   }
-  return { value: String(raw).slice(0, 500) };
+  const r = capText(raw);
+  return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
+}
+
+// One cap for every text a person can type (a control, an exercise's answer), applied as it is
+// typed as well as when it is read from a URL or an attribute: at most TEXT_MAX characters, and at
+// most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
+// server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
+// so the eight text controls of the course page together stay under 5 KB, however they are typed.
+export const TEXT_MAX = 500;
+const TEXT_URL_MAX = 600;
+const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
+
+/** `raw` cut to the cap, never inside a character: { text, cut }. */
+export function capText(raw) {
+  let text = '';
+  let bytes = 0;
+  let n = 0;
+  for (const ch of String(raw)) {
+    bytes += urlBytes(ch);
+    if (n === TEXT_MAX || bytes > TEXT_URL_MAX) return { text, cut: true };
+    text += ch;
+    n += 1;
+  }
+  return { text, cut: false };
+}
+
+/** What a person is told when their text was cut (`label` names the field). */
+export function cutNote(c, text) {
+  const n = [...text].length;
+  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${TEXT_MAX}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
+    `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${TEXT_MAX} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
 
 /**
@@ -160,6 +191,7 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
     ${widget.presets?.length ? `<div class="presets" role="group" aria-label="${tr('Presets from the lecture', '课上的例子')}"${hidden ? ' hidden' : ''}>
       <span>${tr('Lecture presets:', '课上的例子：')}</span> ${widget.presets.map((p, i) => `<button type="button" data-preset="${i}" title="${escapeHtml(t(p, 'note') ?? '')}">${escapeHtml(t(p, 'label'))}</button>`).join(' ')}</div>` : ''}
     <div class="alert" role="alert" aria-live="polite"></div>
+    <p class="share-link" aria-live="polite" hidden></p>
     <div class="view"></div>`;
   return { alertBox: root.querySelector('[role="alert"]'), view: root.querySelector('.view') };
 }
@@ -207,12 +239,19 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       alertBox.classList.toggle('shown', Boolean(message));
       root.dataset.state = message ? 'error' : 'ok';
     },
+    /** Adds a note to the alert (a value that was changed, say) without marking an error. */
+    note(message) {
+      const shown = alertBox.classList.contains('shown') ? alertBox.textContent : '';
+      alertBox.textContent = [shown, message].filter(Boolean).join(' · ');
+      alertBox.classList.add('shown');
+    },
   };
   let initialNotes = notes;
 
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
   function draw({ keepAlert = false } = {}) {
+    root.querySelector('.share-link').hidden = true; // a link to the state before this change
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
       boxes[i].hidden = hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
@@ -241,6 +280,16 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     const c = widget.controls.find((x) => x.key === key);
     if (!c) return;
     let v = ev.target.value;
+    let cut = '';
+    if (c.type === 'text') {
+      // Cut as it is typed (or pasted), so that what the field shows is what the URL keeps.
+      const r = capText(v);
+      if (r.cut) {
+        ev.target.value = r.text;
+        cut = cutNote(c, r.text);
+      }
+      v = r.text;
+    }
     if (c.type === 'range' || c.type === 'number') {
       const r = clampNumber(c, v);
       if (r.error) {
@@ -253,6 +302,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     }
     ui.set(key, v);
     draw();
+    if (cut) ui.note(cut);
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
   // A preset sets the controls it names (the others keep their values) and redraws once.
@@ -268,8 +318,13 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   root.querySelector('.share').addEventListener('click', async () => {
     const url = shareUrl(widget, state);
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
-    alertBox.textContent = `${tr('Link to this state', '当前状态的链接')}: ${url}`;
-    alertBox.classList.add('shown');
+    // Beside the alert, not in it: a link is news, not an error.
+    const box = root.querySelector('.share-link');
+    const a = document.createElement('a');
+    a.href = url;
+    a.textContent = url;
+    box.replaceChildren(tr('Link to this state: ', '当前状态的链接：'), a);
+    box.hidden = false;
   });
   window.addEventListener('specdec:restarted', () => draw({ keepAlert: true }));
   draw();
@@ -378,13 +433,29 @@ async function pngOf(layers) {
   return new Promise((ok, fail) => canvas.toBlob((b) => (b ? ok(b) : fail(new Error(tr('the browser made no PNG', '浏览器没有生成 PNG')))), 'image/png'));
 }
 
-/** A table as CSV (RFC 4180 quoting), one line per row, header first. */
+// A cell that shows two numbers, "208 (352)", and a header that names the second in parentheses,
+// "target calls (alone)": a spreadsheet wants them in two columns.
+const PAIR = /^(\S+)\s*[(（]([^()（）]+)[)）]$/;
+const NAMED = /^(.+?)\s*[(（]([^()（）]+)[)）]$/;
+const NUMBER = /^[-+]?\d[\d.,]*(e[-+]?\d+)?[%×]?$/i;
+
+/**
+ * A table as CSV (RFC 4180 quoting), one line per row, header first, with the UTF-8 byte order
+ * mark (without it spreadsheet programs read α and γ as Latin-1). A column whose every cell is a
+ * number with a second in parentheses is split in two.
+ */
 export function csvOf(table) {
-  const cell = (c) => {
-    const t = c.textContent.replace(/\s+/g, ' ').trim();
-    return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
-  };
-  return [...table.rows].map((r) => [...r.cells].map(cell).join(',')).join('\r\n') + '\r\n';
+  const rows = [...table.rows].map((r) => [...r.cells].map((c) => c.textContent.replace(/\s+/g, ' ').trim()));
+  const [head, ...body] = rows;
+  const pair = (t) => { const m = PAIR.exec(t); return m && NUMBER.test(m[1]) && NUMBER.test(m[2]) ? [m[1], m[2]] : null; };
+  const split = (head ?? []).map((h, j) => body.length > 0 && NAMED.test(h) && body.every((r) => pair(r[j] ?? '')));
+  const out = rows.map((r, i) => r.flatMap((t, j) => {
+    if (!split[j]) return [t];
+    if (i > 0) return pair(t);
+    return [NAMED.exec(t)[1], t];
+  }));
+  const quote = (t) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+  return `\uFEFF${out.map((r) => r.map(quote).join(',')).join('\r\n')}\r\n`;
 }
 
 function download(name, blob) {
@@ -440,13 +511,21 @@ export function table(rows, cls = '') {
   const [head, ...body] = rows;
   const th = head.map((h) => `<th>${h}</th>`).join('');
   const tb = body.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
-  return `<table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table>`;
+  // In a box of its own that scrolls sideways when the table is wider than the widget (a phone).
+  return `<div class="table-scroll"><table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table></div>`;
 }
 
 export function fmt(x, digits = 3) {
   if (x === null || x === undefined) return '∞';
   if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(2);
   return x.toFixed(digits);
+}
+
+/** How long a job took, for a person: milliseconds under a second ("0.0 s" said nothing). */
+export function duration(ms) {
+  if (ms < 1) return tr('under 1 ms', '不到 1 毫秒');
+  if (ms < 999.5) return tr(`${Math.round(ms)} ms`, `${Math.round(ms)} 毫秒`);
+  return tr(`${(ms / 1000).toFixed(1)} s`, `${(ms / 1000).toFixed(1)} 秒`);
 }
 
 /** The run bar of a widget whose experiments run in a worker: status, progress, Cancel. */

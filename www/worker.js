@@ -121,10 +121,14 @@ async function engineFor(params, progress) {
     engine = await gpuEngine(progress);
   } catch (e) {
     gpuReady = null;
-    const note = tr(`The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
-      + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.',
-    `WebGPU 引擎无法加载（${e?.message ?? e}），所以这次在 CPU（flex）上运行。`
-      + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
+    // Offline, the module is there only if it was loaded once online (sw.js keeps it then).
+    const note = self.navigator.onLine === false
+      ? tr(`The WebGPU engine is not available offline: it is kept for offline use only once it has been loaded with a network, so this ran on the CPU (flex) (${e?.message ?? e}).`,
+        `离线时没有 WebGPU 引擎：只有联网加载过一次之后它才会被保存下来供离线使用，所以这次在 CPU（flex）上运行（${e?.message ?? e}）。`)
+      : tr(`The WebGPU engine could not be loaded (${e?.message ?? e}), so this ran on the CPU (flex). `
+        + 'If the page was just started with scripts/serve.sh, the WebGPU module is still being built: try WebGPU again in a few minutes.',
+      `WebGPU 引擎无法加载（${e?.message ?? e}），所以这次在 CPU（flex）上运行。`
+        + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
     return onCpu(note);
   }
   // An adapter that gives no device: the GPU module says why (it has no CPU backend to run on).

@@ -97,16 +97,16 @@ impl Error {
                 format!("{name} = {value} 超出范围：{allowed}")
             }
             (Error::Parse { what, text, why }, Lang::En) => {
-                format!("bad {what} {text:?}: {}", why.en)
+                format!("bad {what} {:?}: {}", shown(text), why.en)
             }
             (Error::Parse { what, text, why }, Lang::Zh) => {
-                format!("无法读取{} {text:?}：{}", noun_zh(what), why.zh)
+                format!("无法读取{} {:?}：{}", noun_zh(what), shown(text), why.zh)
             }
             (Error::Unknown { what, name, known }, Lang::En) => {
-                format!("unknown {what} {name:?} (known: {known})")
+                format!("unknown {what} {:?} (known: {known})", shown(name))
             }
             (Error::Unknown { what, name, known }, Lang::Zh) => {
-                format!("未知的{} {name:?}（可选：{known}）", noun_zh(what))
+                format!("未知的{} {:?}（可选：{known}）", noun_zh(what), shown(name))
             }
             (Error::Unavailable { what, why }, Lang::En) => {
                 format!("{what} unavailable: {}", why.en)
@@ -136,6 +136,15 @@ impl Error {
             }
         }
     }
+}
+
+/// A rejected text as a message repeats it: whole up to 60 characters, else its start and an
+/// ellipsis (a pasted page of text would otherwise come back as one unbreakable line).
+pub fn shown(text: &str) -> String {
+    if text.chars().count() <= 60 {
+        return text.to_string();
+    }
+    text.chars().take(59).chain(['…']).collect()
 }
 
 /// What a value is, in Chinese: every `what` the core names (a test reads the sources to check
@@ -312,5 +321,17 @@ mod tests {
             why: "BufferAsyncError".into(),
         };
         assert_eq!(raw.message(Lang::Zh), "张量回读不可用：BufferAsyncError");
+    }
+
+    #[test]
+    fn a_long_rejected_text_is_repeated_shortened() {
+        let nines = "9".repeat(100_000);
+        for text in [format!("<{nines}>"), format!("<1,{nines}"), nines.clone()] {
+            let message = parse_config(&text, 64).unwrap_err().message(Lang::En);
+            assert!(message.chars().count() < 250, "{message}");
+            assert!(message.contains("99999…"), "{message}");
+        }
+        let short = parse_config("<2,x>", 64).unwrap_err().message(Lang::En);
+        assert!(short.contains("\"<2,x>\""), "{short}");
     }
 }

@@ -1,7 +1,7 @@
 // Speculative decoding on LikesWorld (lecture §3–§4, demos 03.1–03.3, 04.3–04.5): the drafts
 // propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
 // and cancel; a newer run supersedes the older one.
-import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
+import { fmt, table, escapeHtml, runBar, runInWorker, duration } from '../widget.js';
 import { tr } from '../i18n.js';
 import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
 
@@ -317,7 +317,7 @@ export default {
           acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml,
         }[v.experiment](r);
       }
-      return tr(`Done on ${v.backend} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`, `在 ${v.backend} 上完成，用时 ${(v.elapsed_ms / 1000).toFixed(1)} 秒。`);
+      return tr(`Done on ${v.backend} in ${duration(v.elapsed_ms)}.`, `在 ${v.backend} 上完成，用时 ${duration(v.elapsed_ms)}。`);
     });
   },
 };

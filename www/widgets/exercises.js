@@ -1,7 +1,7 @@
 // The lecture's exercises 1, 3, 4, 5, 6 and 7 (§10) as checks: type an answer, and the core
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
-import { escapeHtml } from '../widget.js';
+import { escapeHtml, capText, cutNote } from '../widget.js';
 import { tr } from '../i18n.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids
@@ -41,6 +41,20 @@ export default {
     const form = view.querySelector('form.ex-form');
     if (!form || form.dataset.wired) return;
     form.dataset.wired = 'true';
+    // An answer is a text like any control's: cut to the page's one cap as it is typed, and said
+    // so until that answer is typed again (a check keeps the note up).
+    const cuts = new Map(); // part → the note that its answer was cut
+    form.addEventListener('input', (ev) => {
+      const input = ev.target.closest('input[data-part]');
+      if (!input) return;
+      const r = capText(input.value);
+      cuts.delete(input.dataset.part);
+      if (!r.cut) return;
+      input.value = r.text;
+      const part = Number(input.dataset.part) + 1;
+      cuts.set(input.dataset.part, cutNote({ label: tr(`answer ${part}`, `第 ${part} 小题的答案`) }, r.text));
+      ui.note(cuts.get(input.dataset.part));
+    });
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const inputs = [...form.querySelectorAll('input[data-part]')];
@@ -52,6 +66,7 @@ export default {
         return;
       }
       ui.alert('');
+      if (cuts.size) ui.note([...cuts.values()].join(' · '));
       v.parts.forEach((p, i) => {
         const says = form.querySelector(`#${inputs[i].id}-says`);
         says.className = `ex-says ex-${p.verdict}`;

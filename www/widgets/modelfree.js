@@ -1,7 +1,7 @@
 // Drafting without a model (lecture §5.3, demos 05.1–05.3): Prompt Lookup, the suffix index,
 // Jacobi and Lookahead on three workloads. Runs in a Web Worker with progress and cancel; a
 // newer run supersedes the older one.
-import { fmt, table, escapeHtml, runBar, runInWorker } from '../widget.js';
+import { fmt, table, escapeHtml, runBar, runInWorker, duration } from '../widget.js';
 import { tr } from '../i18n.js';
 
 const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
@@ -118,8 +118,8 @@ export default {
       view.querySelector('.mf-plot').innerHTML = v.svg;
       view.querySelector('.mf-result').innerHTML = v.experiment === 'highlight' ? highlightHtml(v.highlight)
         : { table: tableHtml, sweep: sweepHtml, jacobi: jacobiHtml }[v.experiment](v.report);
-      return tr(`Done${v.backend ? ` (LikesWorld on ${v.backend})` : ''} in ${(v.elapsed_ms / 1000).toFixed(1)} s.`,
-        `完成${v.backend ? `（LikesWorld 运行于 ${v.backend}）` : ''}，用时 ${(v.elapsed_ms / 1000).toFixed(1)} 秒。`);
+      return tr(`Done${v.backend ? ` (LikesWorld on ${v.backend})` : ''} in ${duration(v.elapsed_ms)}.`,
+        `完成${v.backend ? `（LikesWorld 运行于 ${v.backend}）` : ''}，用时 ${duration(v.elapsed_ms)}。`);
     });
   },
 };

@@ -25,11 +25,18 @@ export default {
     { key: 'config', label: 'configuration', label_zh: '扩展配置', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
     { key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
   ],
-  // The highlight slider spans the nodes of the tree on screen.
+  // The highlight slider spans the nodes of the tree on screen. When the tree shrinks under the
+  // highlighted node, the browser moves the thumb to the new end; the state, its label and the
+  // drawing follow it there (otherwise the label would name a node the tree no longer has).
   after(s, ui, view) {
     const n = view.querySelectorAll('table.order tbody tr').length;
     const input = ui.root.querySelector('[data-key="highlight"]');
-    if (n > 0) input.max = String(n - 1);
+    if (n === 0) return;
+    input.max = String(n - 1);
+    if (Number(s.highlight) > n - 1) {
+      ui.set('highlight', n - 1);
+      ui.redraw();
+    }
   },
   render(s, ui) {
     const v = ui.call('token_tree', { mode: s.mode, paths: s.paths, root: s.root, config: s.config, highlight: Number(s.highlight) });

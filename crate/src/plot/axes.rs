@@ -241,6 +241,45 @@ mod tests {
         );
     }
 
+    /// The decoding widget's lanes name their two rows on the left; a numeric y tick there would
+    /// print over "plain" and "speculative" (as it once did).
+    #[test]
+    fn a_categorical_axis_draws_no_numeric_ticks() {
+        let numbers = |y: Scale| {
+            let svg = super::super::render(400, 200, "lanes", |cv| {
+                let labels = Labels {
+                    title: "",
+                    x: "",
+                    y: "",
+                };
+                Chart::new(
+                    cv,
+                    (110, 40, 380, 140),
+                    Scale::linear(0.0, 10.0),
+                    y,
+                    &labels,
+                );
+            });
+            svg.split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let body = &t[t.find('>')? + 1..t.find("</text>")?];
+                    body.trim().parse::<f64>().ok()
+                })
+                .count()
+        };
+        let x_ticks = Scale::linear(0.0, 10.0).ticks(6).len();
+        assert_eq!(
+            numbers(Scale::categories(2)),
+            x_ticks,
+            "only the x axis has numbers"
+        );
+        assert!(
+            numbers(Scale::linear(0.0, 2.0)) > x_ticks,
+            "the check sees y ticks"
+        );
+    }
+
     #[test]
     fn log_scale_spans_decades() {
         let s = Scale::log(3e-17, 0.4);

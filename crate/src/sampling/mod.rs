@@ -8,7 +8,7 @@
 pub mod multi;
 pub mod speculative;
 
-use crate::error::{Error, Text};
+use crate::error::{shown, Error, Text};
 use rand::Rng;
 
 /// A probability distribution over token ids `0..len`.
@@ -120,8 +120,8 @@ pub fn parse_dist(what: &'static str, text: &str) -> Result<Dist, Error> {
         let part = part.trim();
         let x: f64 = part.parse().map_err(|_| {
             bad(
-                format!("{part:?} is not a number"),
-                format!("{part:?} 不是数"),
+                format!("{:?} is not a number", shown(part)),
+                format!("{:?} 不是数", shown(part)),
             )
         })?;
         if !x.is_finite() || x < 0.0 {

@@ -1,7 +1,7 @@
 //! Expansion configurations ⟨k₁, k₂, …⟩ as typed by a person: `<2,2,1>`, `⟨2,2,1⟩` or `2,2,1`,
 //! with spaces anywhere. Every malformed form gets a message that says what is wrong with it.
 
-use crate::error::{Error, Text};
+use crate::error::{shown, Error, Text};
 
 /// The most nodes a tree may have unless a caller asks for another budget.
 pub const DEFAULT_NODE_BUDGET: usize = 512;
@@ -79,8 +79,8 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
         }
         let k: u64 = part.parse().map_err(|_| {
             bad(
-                format!("level {} ({part:?}) is not a whole number", i + 1),
-                format!("第 {} 层（{part:?}）不是整数", i + 1),
+                format!("level {} ({:?}) is not a whole number", i + 1, shown(part)),
+                format!("第 {} 层（{:?}）不是整数", i + 1, shown(part)),
             )
         })?;
         if k == 0 {
@@ -103,7 +103,10 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
     let nodes = node_count(&widths);
     if nodes > budget as u64 {
         return Err(Error::TooLarge {
-            what: Text::new(format!("tree config {t}"), format!("树配置 {t}")),
+            what: Text::new(
+                format!("tree config {}", shown(t)),
+                format!("树配置 {}", shown(t)),
+            ),
             nodes,
             budget,
         });

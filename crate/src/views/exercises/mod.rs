@@ -159,8 +159,26 @@ fn check(question: &str, judge: impl Fn(&str) -> Judged + 'static) -> Check {
     }
 }
 
+/// A typed number, as people type it: full-width digits and signs (a Chinese input method's
+/// "３.０５"), a decimal comma ("3,05"), and a trailing ×.
 fn number(text: &str, l: Lang) -> Result<f64, String> {
-    let t = text.trim().trim_end_matches(['×', 'x']).trim();
+    let ascii: String = text
+        .chars()
+        .map(|c| match c {
+            '０'..='９' | '．' | '＋' | '－' | '，' | 'ｅ' | 'Ｅ' | 'ｘ' => {
+                char::from_u32(u32::from(c) - 0xFEE0).unwrap_or(c)
+            }
+            '−' => '-',
+            c => c,
+        })
+        .collect();
+    let t = ascii.trim().trim_end_matches(['×', 'x', 'X']).trim();
+    // One comma and no point is a decimal comma; anything else with a comma is not one number.
+    let t = if t.matches(',').count() == 1 && !t.contains('.') {
+        t.replace(',', ".")
+    } else {
+        t.to_string()
+    };
     t.parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
@@ -172,8 +190,13 @@ fn number(text: &str, l: Lang) -> Result<f64, String> {
         })
 }
 
+/// A typed text as the feedback repeats it: trimmed, and shortened past 40 characters.
 fn clip(text: &str) -> String {
-    text.chars().take(40).collect()
+    let t = text.trim();
+    if t.chars().count() <= 40 {
+        return t.to_string();
+    }
+    t.chars().take(39).chain(['…']).collect()
 }
 
 /// A number checked to within `tolerance` of `truth`; the hint says higher or lower.
@@ -183,11 +206,13 @@ fn close(truth: f64, tolerance: f64, hint: &'static str, l: Lang) -> impl Fn(&st
         Ok(if (x - truth).abs() <= tolerance {
             Ok(())
         } else {
+            // What was typed, not the parsed number: "-1e308" stays six characters.
+            let typed = clip(text);
             Err(match (l, x > truth) {
-                (Lang::En, true) => format!("{x} is too high. {hint}"),
-                (Lang::En, false) => format!("{x} is too low. {hint}"),
-                (Lang::Zh, true) => format!("{x} 偏大。{hint}"),
-                (Lang::Zh, false) => format!("{x} 偏小。{hint}"),
+                (Lang::En, true) => format!("{typed} is too high. {hint}"),
+                (Lang::En, false) => format!("{typed} is too low. {hint}"),
+                (Lang::Zh, true) => format!("{typed} 偏大。{hint}"),
+                (Lang::Zh, false) => format!("{typed} 偏小。{hint}"),
             })
         })
     }
@@ -352,6 +377,36 @@ mod tests {
             }
         }
         assert!(zh(4, &["2048"]).parts[0].feedback.contains("1 到 1024"));
+    }
+
+    #[test]
+    fn numbers_are_read_as_people_type_them_and_repeated_as_typed() {
+        for typed in ["3.05", "3,05", "３.０５", "３．０５", "３，０５", " 3.05× "] {
+            assert_eq!(run(1, &[typed, "", ""]).parts[0].verdict, Right, "{typed}");
+        }
+        assert_eq!(run(1, &["3,0,5", "", ""]).parts[0].verdict, Unreadable);
+        let v = run(1, &["-1e308", "", ""]);
+        assert_eq!(v.parts[0].verdict, Wrong);
+        assert!(
+            v.parts[0].feedback.starts_with("-1e308 is too low."),
+            "{}",
+            v.parts[0].feedback
+        );
+        let long = format!("1{}", "0".repeat(300));
+        let v = run(1, &[&long, "", ""]);
+        assert!(
+            v.parts[0]
+                .feedback
+                .starts_with(&format!("1{}… is too high.", "0".repeat(38))),
+            "{}",
+            v.parts[0].feedback
+        );
+        let v = run(1, &[&"x".repeat(100_000), "", ""]);
+        assert!(
+            v.parts[0].feedback.chars().count() < 120,
+            "{}",
+            v.parts[0].feedback
+        );
     }
 
     #[test]
