@@ -56,11 +56,12 @@ pub enum Error {
         text: String,
         why: Text,
     },
-    /// A name that is not one of the known presets or variants.
+    /// A name that is not one of the known presets or variants. `known` lists them: names,
+    /// which read the same in both languages, or a description in each (LikesWorld's words).
     Unknown {
         what: &'static str,
         name: String,
-        known: String,
+        known: Text,
     },
     /// A device or resource this machine or browser does not offer (no GPU adapter, say).
     Unavailable { what: &'static str, why: Text },
@@ -103,10 +104,10 @@ impl Error {
                 format!("无法读取{} {text:?}：{}", noun_zh(what), why.zh)
             }
             (Error::Unknown { what, name, known }, Lang::En) => {
-                format!("unknown {what} {name:?} (known: {known})")
+                format!("unknown {what} {name:?} (known: {})", known.en)
             }
             (Error::Unknown { what, name, known }, Lang::Zh) => {
-                format!("未知的{} {name:?}（可选：{known}）", noun_zh(what))
+                format!("未知的{} {name:?}（可选：{}）", noun_zh(what), known.zh)
             }
             (Error::Unavailable { what, why }, Lang::En) => {
                 format!("{what} unavailable: {}", why.en)

@@ -21,6 +21,7 @@ use crate::clock::{Clock, Progress};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::decode::stats::{Span, Stats};
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::model::measure;
 use crate::model::Models;
 use crate::sampling::multi::Children;
@@ -89,6 +90,7 @@ pub async fn speedup(
     models: &Models,
     spec: &Speedup,
     prompts: &[Vec<u32>],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SpeedupReport, Error> {
@@ -174,7 +176,7 @@ pub async fn speedup(
     let chain = matches!(method, Method::Chain { .. });
     Ok(SpeedupReport {
         backend: models.backend.name(),
-        method: describe(&method),
+        method: describe(&method, lang),
         prompts: prompts.len(),
         target_width: models.target_width(),
         batch,

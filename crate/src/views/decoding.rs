@@ -46,7 +46,7 @@ pub async fn decoding_view(
     progress: Progress<'_>,
 ) -> Result<DecodingView, Error> {
     let started = clock();
-    let outcome = experiment::run(experiment, models, clock, progress).await?;
+    let outcome = experiment::run(experiment, models, lang, clock, progress).await?;
     let mut view = DecodingView {
         experiment: experiment.name(),
         backend: models.backend.name(),
@@ -79,7 +79,7 @@ pub async fn decoding_view(
             let words = |ts: &[u32]| ts.iter().map(|&t| likesworld::word(t)).collect::<Vec<_>>();
             view.prompt = words(&prompt);
             view.report = serde_json::json!({
-                "method": describe(&method),
+                "method": describe(&method, lang),
                 "output": words(&run.output),
                 "stats": run.stats,
             });

@@ -10,6 +10,7 @@ use serde::Serialize;
 use specdec::clock::native_clock;
 use specdec::decode::{Method, TreeRule};
 use specdec::error::Range;
+use specdec::i18n::Lang;
 use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
 use specdec::lab::decoding::{self as ex, OutputStats};
 use specdec::lab::params::{
@@ -176,6 +177,7 @@ fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
         method,
         &prompts,
         &reference,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;
@@ -233,6 +235,7 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
         &prompts,
         repeats,
         seed,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;
@@ -302,6 +305,7 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
         rule,
         &prompts,
         seed,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;
@@ -357,7 +361,14 @@ fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     let prompts = prompt_tokens(n);
     let clock = native_clock();
     let mut quiet = no_progress();
-    let r = read_sync(measure_speedup(&m, &spec, &prompts, &clock, &mut quiet))?;
+    let r = read_sync(measure_speedup(
+        &m,
+        &spec,
+        &prompts,
+        Lang::En,
+        &clock,
+        &mut quiet,
+    ))?;
     let mut json = value(&r);
     if let Some(obj) = json.as_object_mut() {
         // The lanes are for the page; the CLI prints the numbers.
