@@ -65,8 +65,9 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
   const rows = await page.$$eval('[data-widget="decoding"] table.dec-greedy tbody tr', (trs) => trs.map((r) => r.cells[1].textContent));
   assert.ok(rows.length > 0 && rows.every((r) => r === '10/10'), rows.join(' | '));
 
-  // One is cancelled mid-run: the wall-clock experiment on the target widened ×16 takes many
-  // seconds here; it is cancelled a second after it started.
+  // One is cancelled mid-run: the wall-clock experiment on the target widened ×16, 200 prompts,
+  // takes many seconds here; it is cancelled a second after it started.
+  await set(page, 'decoding', 'prompts', '200');
   await set(page, 'decoding', 'target_width', '16');
   await set(page, 'decoding', 'experiment', 'speedup');
   await page.waitForFunction(() => {
@@ -83,6 +84,7 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
   assert.equal(await count(page, 'decoding', 'decoded'), 1, 'the cancelled job drew nothing');
 
   // WebGPU chosen where Firefox offers none: the job runs on the CPU and says so.
+  await set(page, 'decoding', 'prompts', '10');
   await set(page, 'decoding', 'target_width', '1');
   await set(page, 'decoding', 'experiment', 'greedy');
   await set(page, 'decoding', 'backend', 'wgpu');
