@@ -3,7 +3,8 @@
 # there. Sourced by serve.sh and test.sh; run alone with `bash scripts/setup.sh [--browser]`.
 #   - the wasm32 Rust target (rustup)
 #   - wasm-bindgen-cli at exactly the version pinned in crate/Cargo.toml (cargo install)
-#   - with --browser: Debian's chromium + chromium-driver (apt) and the npm packages of tests/
+#   - with --browser: Debian's chromium + chromium-driver and firefox-esr (apt; the tests drive
+#     Firefox through puppeteer-core, which never downloads a browser) and the npm packages of tests/
 #   - with --gpu: a Vulkan driver for native wgpu runs (apt: Mesa's lavapipe, a CPU Vulkan, so the
 #     wgpu tests run on machines without a GPU; a real GPU's driver is used when there is one)
 set -euo pipefail
@@ -39,16 +40,21 @@ ensure_rust() {
 }
 
 ensure_browser() {
-  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
-    say "installing Debian's chromium and chromium-driver"
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  # The second browser engine of the tests (tests/firefox.test.mjs).
+  [ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing Debian's ${missing[*]}"
     as_root apt-get update -q
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q chromium chromium-driver
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q "${missing[@]}"
   fi
   command -v node >/dev/null || { echo "node is missing: install Node.js 20 or later" >&2; exit 1; }
   local stamp="$repo/tests/node_modules/.lock-stamp"
   if ! [ -f "$stamp" ] || ! cmp -s "$repo/tests/package-lock.json" "$stamp"; then
     say "installing the browser tests' npm packages (from the lock file)"
-    (cd "$repo/tests" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+    (cd "$repo/tests" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund)
     cp "$repo/tests/package-lock.json" "$stamp"
   fi
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints (native and wasm32), the native unit and CLI tests,
 # the wasm API tests in headless Chromium (wasm-bindgen-test), and the browser tests of the page
-# (playwright-core driving Debian's Chromium). Installs what is missing first.
+# (playwright-core driving Debian's Chromium; firefox.test.mjs, in the same glob, puppeteer-core
+# driving Debian's Firefox ESR). Installs what is missing first.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"

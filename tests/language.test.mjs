@@ -1,5 +1,7 @@
 // Browser tests of the Chinese page: the language switch (page, widgets, figures, exercises,
-// remembered), and the engine's errors, the worker's notes and its progress in Chinese.
+// remembered), ?lang=zh|en links, the switch with storage blocked, and the engine's errors, the
+// worker's notes and its progress in Chinese. The walk of the whole Chinese page for English
+// left in it is chinese.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
@@ -98,6 +100,63 @@ test('on the Chinese page the engine’s errors, the worker’s notes and its pr
   await decoded(page, runs + 1);
   const log = await page.evaluate(() => window.statusLog);
   assert.ok(log.some((s) => /^运行中: \d+ \/ \d+（flex）…$/.test(s)), log.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('?lang=zh links the Chinese page and ?lang=en the English one, whatever this browser remembers', async () => {
+  const { page, errors } = await open(env, '?lang=zh&theory.alpha=0.7');
+  const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  assert.equal(await h1(), '推测解码，精确地');
+  assert.equal(await page.title(), 'specdec-playground — 推测解码，精确地');
+  assert.equal(await page.$eval('[data-widget="theory"] h2', (e) => e.textContent), '能快多少：E、加速比与运算量');
+  assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
+  // The header names the button as it reads: 分享.
+  assert.match(await page.$eval('header.page > [data-lang="zh"]', (e) => e.textContent), /用它的分享链接/);
+  // A link is a choice, remembered like the switch's: a later visit without ?lang is Chinese.
+  await page.waitForLoadState('networkidle'); // a navigation mid-load would abort the worker's script
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await h1(), '推测解码，精确地');
+  // An unknown ?lang is ignored (not an error): the remembered language stays.
+  await page.waitForLoadState('networkidle');
+  await page.goto(`${env.url}embed.html?widget=theory&lang=fr`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  // ?lang=en wins over what is remembered.
+  await page.waitForLoadState('networkidle');
+  await page.goto(`${env.url}?lang=en`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  assert.equal(await h1(), 'Speculative decoding, exactly');
+  // The footer links the Chinese page.
+  assert.equal(await page.$eval('footer [data-lang="en"] a[hreflang="zh-CN"]', (a) => new URL(a.href).searchParams.get('lang')), 'zh');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('with storage blocked the switch still changes the language (through the URL), and the state survives', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.addInitScript(() => {
+    Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('storage blocked', 'SecurityError'); } });
+  });
+  await page.goto(`${env.url}?theory.alpha=0.7`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN', 'switched although nothing could be stored');
+  assert.equal(await page.$eval('h1', (e) => e.innerText.trim()), '推测解码，精确地');
+  assert.equal(new URL(page.url()).searchParams.get('lang'), 'zh');
+  assert.equal(await page.$eval('[data-widget="theory"] [data-key="alpha"]', (e) => e.value), '0.7');
+  await page.waitForLoadState('networkidle');
+  await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="en"]')]);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
   assert.deepEqual(errors, []);
   await page.close();
 });

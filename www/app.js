@@ -2,7 +2,7 @@
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
 import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mount, flushUrl } from './widget.js';
-import { applyLang, wireSwitch } from './i18n.js';
+import { applyLang, wireSwitch, tr } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
 
 async function main() {
@@ -18,8 +18,10 @@ async function main() {
   if (embedded) {
     const name = params.get('widget') ?? embedded.dataset.widget ?? '';
     if (!Object.hasOwn(WIDGETS, name)) {
-      embedded.innerHTML = `<div role="alert" class="alert shown">Unknown widget “${String(name).slice(0, 40).replace(/[<>&"]/g, '')}”. `
-        + `Choose one of: ${Object.keys(WIDGETS).join(', ')}.</div>`;
+      const shown = String(name).slice(0, 40).replace(/[<>&"]/g, '');
+      const known = Object.keys(WIDGETS).join(', ');
+      embedded.innerHTML = `<div role="alert" class="alert shown">${tr(`Unknown widget “${shown}”. Choose one of: ${known}.`,
+        `未知的组件“${shown}”。可选：${known}。`)}</div>`;
       document.documentElement.dataset.ready = 'true';
       return;
     }
@@ -34,8 +36,8 @@ async function main() {
     } catch (e) {
       const again = new Promise((resolve) => {
         document.querySelectorAll('[data-widget]').forEach((el) => {
-          el.innerHTML = '<div role="alert" class="alert shown">Could not load the WebAssembly engine: <span class="why"></span> '
-            + '<button type="button" class="retry">Try again</button></div>';
+          el.innerHTML = `<div role="alert" class="alert shown">${tr('Could not load the WebAssembly engine:', '无法加载 WebAssembly 引擎：')} <span class="why"></span> `
+            + `<button type="button" class="retry">${tr('Try again', '重试')}</button></div>`;
           el.querySelector('.why').textContent = e?.message ?? String(e);
           el.querySelector('.retry').onclick = resolve;
         });

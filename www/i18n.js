@@ -1,17 +1,43 @@
-// The page's language: English or Chinese (the lecture's), chosen with the switch in the header
-// and remembered in this browser. Page text comes in both languages as [data-lang] elements, one
-// of which CSS hides; a widget declares `title_zh`, `intro_zh` and each control's `label_zh`
-// beside the English ones; the rest of a widget's text goes through `tr`, and the engine writes
-// its figures and exercises in the language it is given (engine.js passes `lang()` to every call).
+// The page's language: English or Chinese (the lecture's). It is chosen by `?lang=en|zh` in the
+// URL (a link to the Chinese page), else by the switch in the header, remembered in this browser.
+// Where storage is blocked the switch writes `lang` into the URL instead, so that it switches
+// all the same. Page text comes in both languages as [data-lang] elements, one of which CSS
+// hides (the document's <title> carries its Chinese in data-zh); a widget declares `title_zh`,
+// `intro_zh` and each control's `label_zh` (and `options_zh`) beside the English ones; the rest
+// of a widget's text goes through `tr`, and the engine writes its figures, reports and
+// exercises in the language it is given (engine.js passes `lang()` to every call).
 // The engine's error messages follow the language of the latest call (crate/src/wasm/mod.rs).
 const KEY = 'specdec-playground.lang';
+const LANGS = ['en', 'zh'];
+
+/** The language `?lang=` asks for, or null (a worker has a location too). */
+function fromUrl() {
+  const l = new URLSearchParams(globalThis.location?.search ?? '').get('lang');
+  return LANGS.includes(l) ? l : null;
+}
+
+/** The language remembered in this browser, or null (none yet, or storage blocked). */
+function stored() {
+  try {
+    const l = localStorage.getItem(KEY);
+    return LANGS.includes(l) ? l : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** Stores the language; false where storage is blocked. */
+function remember(l) {
+  try {
+    localStorage.setItem(KEY, l);
+    return true;
+  } catch (_) {
+    return false;
+  }
+}
 
 export function lang() {
-  try {
-    return localStorage.getItem(KEY) === 'zh' ? 'zh' : 'en';
-  } catch (_) {
-    return 'en'; // storage blocked: English
-  }
+  return fromUrl() ?? stored() ?? 'en';
 }
 
 /** `obj[field]` in the page's language: `obj[field + '_zh']` in Chinese when there is one. */
@@ -24,23 +50,40 @@ export function tr(en, zh) {
   return lang() === 'zh' ? zh : en;
 }
 
-/** Marks the document with the language (CSS shows that language's text) and the switch's state. */
+/**
+ * Marks the document with the language (CSS shows that language's text), its title and the
+ * switch's state. A language asked for by the URL is remembered, like the switch's.
+ */
 export function applyLang() {
   const l = lang();
+  if (fromUrl()) remember(l);
   document.documentElement.lang = l === 'zh' ? 'zh-CN' : 'en';
+  const title = document.querySelector('title');
+  if (title?.dataset.zh) {
+    title.dataset.en ??= title.textContent;
+    document.title = l === 'zh' ? title.dataset.zh : title.dataset.en;
+  }
   for (const b of document.querySelectorAll('[data-set-lang]')) b.setAttribute('aria-pressed', String(b.dataset.setLang === l));
 }
 
-/** Wires the switch: the choice is stored, then `changed()` redraws what CSS cannot switch. */
+/**
+ * Wires the switch: the choice is stored, and written into the URL where storage is blocked or
+ * the URL names a language already (otherwise the URL stays as it is: a changed URL makes the
+ * browser fetch the icon again, which the reload would abort); then `changed()` redraws what CSS
+ * cannot switch.
+ */
 export function wireSwitch(changed) {
   for (const b of document.querySelectorAll('[data-set-lang]')) {
     b.addEventListener('click', () => {
-      if (b.dataset.setLang === lang()) return;
-      try {
-        localStorage.setItem(KEY, b.dataset.setLang);
-      } catch (_) { /* not remembered, but switched for this visit below */ }
+      const l = b.dataset.setLang;
+      if (l === lang()) return;
+      const u = new URL(location.href);
+      if (!remember(l) || u.searchParams.has('lang')) {
+        u.searchParams.set('lang', l);
+        history.replaceState(history.state, '', u);
+      }
       applyLang();
-      changed(b.dataset.setLang);
+      changed(l);
     });
   }
 }

@@ -12,21 +12,23 @@ import { t, tr } from './i18n.js';
 
 const params = new URLSearchParams(location.search);
 
+// The notes below name the control by its label in the page's language.
 function clampNumber(c, raw) {
   const v = Number(raw);
+  const label = t(c, 'label');
   if (raw === '' || raw === null || !Number.isFinite(v)) {
-    return { error: `${c.label}: “${raw}” is not a number; using ${c.value}`, value: c.value };
+    return { error: tr(`${label}: “${raw}” is not a number; using ${c.value}`, `${label}：“${raw}” 不是数字；改用 ${c.value}`), value: c.value };
   }
   if (v < c.min || v > c.max) {
     const to = Math.min(c.max, Math.max(c.min, v));
-    return { error: `${c.label}: ${v} is outside ${c.min}…${c.max}; using ${to}`, value: to };
+    return { error: tr(`${label}: ${v} is outside ${c.min}…${c.max}; using ${to}`, `${label}：${v} 超出 ${c.min}…${c.max}；改用 ${to}`), value: to };
   }
   // Off the control's step (gamma=2.5): snap to the nearest step, as the control itself would.
   if (c.step && c.step !== 'any') {
     const decimals = (String(c.step).split('.')[1] ?? '').length;
     const snapped = Math.min(c.max, Number((c.min + Math.round((v - c.min) / c.step) * c.step).toFixed(decimals)));
     if (Math.abs(snapped - v) > 1e-9 * Math.max(1, Math.abs(v))) {
-      return { error: `${c.label}: ${v} is not on the control’s steps of ${c.step}; using ${snapped}`, value: snapped };
+      return { error: tr(`${label}: ${v} is not on the control’s steps of ${c.step}; using ${snapped}`, `${label}：${v} 不在步长为 ${c.step} 的刻度上；改用 ${snapped}`), value: snapped };
     }
   }
   return { value: v };
@@ -37,7 +39,8 @@ function parseValue(c, raw) {
   if (c.type === 'range' || c.type === 'number') return clampNumber(c, raw);
   if (c.type === 'select') {
     const ok = c.options.some(([v]) => v === raw);
-    return ok ? { value: raw } : { value: c.value, error: `${c.label}: “${String(raw).slice(0, 40)}” is not one of the choices; using ${c.value}` };
+    const [label, shown] = [t(c, 'label'), String(raw).slice(0, 40)];
+    return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${c.value}`, `${label}：“${shown}” 不是可选项之一；改用 ${c.value}`) };
   }
   const r = capText(raw);
   return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
@@ -107,7 +110,10 @@ export function parseHide(widget, text) {
   const notes = [];
   for (const name of String(text ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
     if (widget.controls.some((c) => c.key === name)) keys.add(name);
-    else notes.push(`hide: “${name.slice(0, 40)}” is not a control of this widget (${widget.controls.map((c) => c.key).join(', ')})`);
+    else {
+      const [shown, keys] = [name.slice(0, 40), widget.controls.map((c) => c.key).join(', ')];
+      notes.push(tr(`hide: “${shown}” is not a control of this widget (${keys})`, `hide：“${shown}” 不是这个组件的控件（${keys}）`));
+    }
   }
   return { keys, notes };
 }
@@ -376,7 +382,7 @@ function listExports(widget, view, list) {
         try {
           await run();
         } catch (e) {
-          li.append(` (could not export: ${e?.message ?? e})`);
+          li.append(tr(` (could not export: ${e?.message ?? e})`, `（无法导出：${e?.message ?? e}）`));
         }
       });
       li.append(' ', b);
@@ -388,14 +394,14 @@ function listExports(widget, view, list) {
     : [...part.querySelectorAll('svg')].map((svg) => [svg])));
   figures.forEach((layers, i) => {
     const name = `${widget.name}-figure-${i + 1}`;
-    const title = layers[0].getAttribute('aria-label') || `figure ${i + 1}`;
-    item(`Figure ${i + 1}: ${title}`, [
+    const title = layers[0].getAttribute('aria-label') || tr(`figure ${i + 1}`, `图 ${i + 1}`);
+    item(tr(`Figure ${i + 1}: ${title}`, `图 ${i + 1}：${title}`), [
       ['SVG', () => download(`${name}.svg`, new Blob([svgFile(layers)], { type: 'image/svg+xml' }))],
       ['PNG', async () => download(`${name}.png`, await pngOf(layers))],
     ]);
   });
   [...view.querySelectorAll('table')].forEach((table, i) => {
-    item(`Table ${i + 1}`, [['CSV', () => download(`${widget.name}-table-${i + 1}.csv`, new Blob([csvOf(table)], { type: 'text/csv' }))]]);
+    item(tr(`Table ${i + 1}`, `表 ${i + 1}`), [['CSV', () => download(`${widget.name}-table-${i + 1}.csv`, new Blob([csvOf(table)], { type: 'text/csv' }))]]);
   });
   if (!list.children.length) item(tr('Nothing to export yet.', '还没有可导出的内容。'), []);
 }

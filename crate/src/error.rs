@@ -56,11 +56,12 @@ pub enum Error {
         text: String,
         why: Text,
     },
-    /// A name that is not one of the known presets or variants.
+    /// A name that is not one of the known presets or variants. `known` lists them: names,
+    /// which read the same in both languages, or a description in each (LikesWorld's words).
     Unknown {
         what: &'static str,
         name: String,
-        known: String,
+        known: Text,
     },
     /// A device or resource this machine or browser does not offer (no GPU adapter, say).
     Unavailable { what: &'static str, why: Text },
@@ -103,10 +104,15 @@ impl Error {
                 format!("无法读取{} {:?}：{}", noun_zh(what), shown(text), why.zh)
             }
             (Error::Unknown { what, name, known }, Lang::En) => {
-                format!("unknown {what} {:?} (known: {known})", shown(name))
+                format!("unknown {what} {:?} (known: {})", shown(name), known.en)
             }
             (Error::Unknown { what, name, known }, Lang::Zh) => {
-                format!("未知的{} {:?}（可选：{known}）", noun_zh(what), shown(name))
+                format!(
+                    "未知的{} {:?}（可选：{}）",
+                    noun_zh(what),
+                    shown(name),
+                    known.zh
+                )
             }
             (Error::Unavailable { what, why }, Lang::En) => {
                 format!("{what} unavailable: {}", why.en)

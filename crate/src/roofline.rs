@@ -123,7 +123,12 @@ pub fn gpu(name: &str) -> Result<Gpu, Error> {
         .ok_or_else(|| Error::Unknown {
             what: "GPU",
             name: name.to_string(),
-            known: GPUS.iter().map(|g| g.name).collect::<Vec<_>>().join(", "),
+            known: GPUS
+                .iter()
+                .map(|g| g.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+                .into(),
         })
 }
 
@@ -135,7 +140,12 @@ pub fn model(name: &str) -> Result<Model, Error> {
         .ok_or_else(|| Error::Unknown {
             what: "model",
             name: name.to_string(),
-            known: MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
+            known: MODELS
+                .iter()
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+                .into(),
         })
 }
 

@@ -9,6 +9,7 @@ use burn::tensor::read_sync;
 use specdec::decode::batch::{Batched, Request};
 use specdec::decode::Generation;
 use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
+use specdec::i18n::Lang;
 use specdec::lab::decoding::{self as ex, GreedyReport};
 use specdec::lab::lm::{Batch, Cached};
 use specdec::lab::params::Stochastic;
@@ -55,6 +56,7 @@ fn greedy(
         method,
         prompts,
         reference,
+        Lang::En,
         CLOCK,
         &mut quiet(),
     ))
@@ -387,6 +389,7 @@ fn sample_b4(m: &Models, variant: Variant, prompts: &[Vec<u32>]) -> ex::SampleRe
         prompts,
         2,
         7,
+        Lang::En,
         CLOCK,
         &mut quiet(),
     ))
@@ -423,6 +426,7 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
             rule,
             &prompts,
             3,
+            Lang::En,
             CLOCK,
             &mut quiet(),
         ))

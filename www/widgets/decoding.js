@@ -24,7 +24,7 @@ function params(s) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} (${k.tested})`).join(', ');
+const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} ${tr(`(${k.tested})`, `（${k.tested}）`)}`).join(tr(', ', '，'));
 
 function acceptanceHtml(rows) {
   return tr('<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>',
@@ -43,7 +43,7 @@ function greedyHtml(reports) {
     + '难的位置（问到的名字、答案）每 4 个 token 出现一次，所以长串的接受比公式以为的少（课上 §3.3）。</p>')
     + table([tr(['method', 'identical', 'tokens / call', 'E(α, γ)', 'measured α', 'target calls (alone)', 'verified nodes / call'],
       ['方法', '一致', 'token / 调用', 'E(α, γ)', '实测 α', '目标模型调用（单独解码）', '验证节点 / 调用'])].concat(rows), 'dec-greedy')
-    + `<p class="numbers">${tr('α by kind of the output token, last run', '按输出 token 类别的 α，最后一次运行')}: ${byKind(reports[reports.length - 1].by_kind)}</p>`;
+    + `<p class="numbers">${tr('α by kind of the output token, last run', '按输出 token 类别的 α，最后一次运行')}${tr(': ', '：')}${byKind(reports[reports.length - 1].by_kind)}</p>`;
 }
 
 function sampleHtml(r) {
@@ -60,7 +60,7 @@ function sampleHtml(r) {
     同样的检验用在目标模型自己的样本上：p = ${fmt(r.target_p_value)}。</p>`)
     + table([tr(['', 'sequences', 'mean length', 'answers right', 'mean ln p'], ['', '序列数', '平均长度', '答对', '平均 ln p']),
       [tr('speculative', '推测解码'), ...st(r.speculative)], [tr('target alone', '目标模型单独'), ...st(r.target)]], 'dec-sample')
-    + `<p class="numbers">${tr('α by kind of the output token', '按输出 token 类别的 α')}: ${byKind(r.by_kind)}</p>`;
+    + `<p class="numbers">${tr('α by kind of the output token', '按输出 token 类别的 α')}${tr(': ', '：')}${byKind(r.by_kind)}</p>`;
 }
 
 function stochasticHtml(reports) {
@@ -200,7 +200,7 @@ function stepHtml(v, i) {
   const order = [];
   const visit = (parent) => tree.parents.forEach((p, j) => { if (p === parent) { order.push(j); visit(j); } });
   visit(null);
-  const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="depth ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
+  const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="${tr('depth', '深度')} ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
   const checks = st.checks.map((c) => [c.at === 0 ? tr('root', '根') : `${tr('after', '在')} ${w(tree.tokens[c.at - 1])}${tr('', ' 之后')}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
     c.u == null ? '—' : fmt(c.u), c.accepted ? `<span class="ok">${tr('accepted', '接受')}</span>` : `<span class="bad">${tr('rejected', '拒绝')}</span>`]);
   const sampled = st.checks.some((c) => c.u != null);

@@ -10,11 +10,12 @@ export default {
     + 'The target (85k parameters, trained here with burn) answers every question; draft A (1 layer) and draft B (2 layers) cannot. '
     + 'Type a world (the words: &lt;bos&gt; likes . q &lt;eos&gt;, names such as dan fay eve, items such as jam nuts tea) or leave it empty for a random one.',
   title_zh: 'LikesWorld：一个真的（很小的）目标模型和两个草稿',
-  intro_zh: '先是事实“NAME likes ITEM .”，然后每人一个问题“q NAME ITEM .”：答案要在事实里查。目标模型（8.5 万参数，用 burn 在这里训练）能回答所有问题；草稿 A（1 层）和草稿 B（2 层）不能。输入一个世界（词：&lt;bos&gt; likes . q &lt;eos&gt;，名字如 dan fay eve，物品如 jam nuts tea），或留空随机生成。',
+  intro_zh: '先是事实“名字 likes 物品 .”，然后每人一个问题“q 名字 物品 .”：答案要在事实里查。目标模型（8.5 万参数，用 burn 在这里训练）能回答所有问题；草稿 A（1 层）和草稿 B（2 层）不能。输入一个世界（词：&lt;bos&gt; likes . q &lt;eos&gt;，名字如 dan fay eve，物品如 jam nuts tea），或留空随机生成。',
   controls: [
     { key: 'text', label: 'world', label_zh: '世界', type: 'text', value: '' },
     { key: 'seed', label: 'random world seed', label_zh: '随机世界的种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      options_zh: [['flex', 'CPU：flex（更快）'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
   ],
   render() {
     return [

@@ -4,13 +4,18 @@
 import { fmt, table, escapeHtml, runBar, runInWorker, duration } from '../widget.js';
 import { tr } from '../i18n.js';
 
+// The drafters and workloads by name, in both languages (the controls' options and the tables).
 const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
   ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
+const DRAFTERS_ZH = [['prompt-lookup', 'Prompt Lookup'], ['suffix', '后缀索引（以前的输出）'], ['both', '请求 + 全局索引（SuffixDecoding）'],
+  ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
 const WORKLOADS = [['code-rewrite', 'code rewrite'], ['agent', 'agent'], ['likesworld', 'LikesWorld']];
+const WORKLOADS_ZH = [['code-rewrite', '代码改写'], ['agent', '智能体'], ['likesworld', 'LikesWorld']];
+const INITS = { en: [['random', 'random tokens'], ['fixed', 'one token repeated']], zh: [['random', '随机 token'], ['fixed', '重复同一个 token']] };
 const SOURCES_EN = { target: 'the target', request: 'this prompt + output', earlier: 'earlier outputs', jacobi: 'Jacobi window', pool: 'n-gram pool', draft: 'draft model' };
 const SOURCES_ZH = { target: '目标模型', request: '本提示词 + 输出', earlier: '以前的输出', jacobi: 'Jacobi 窗口', pool: 'n-gram 池', draft: '草稿模型' };
 const sourceNames = () => tr(SOURCES_EN, SOURCES_ZH);
-const name = (list, v) => (list.find(([k]) => k === v) ?? [v, v])[1];
+const name = (en, zh, v) => (tr(en, zh).find(([k]) => k === v) ?? [v, v])[1];
 const uses = (...names) => (s) => names.includes(s.experiment);
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
@@ -22,13 +27,13 @@ function params(s) {
   };
 }
 
-const sources = (r) => r.sources.map(([k, n]) => `${sourceNames()[k] ?? k} ${n}`).join(', ');
+const sources = (r) => r.sources.map(([k, n]) => `${sourceNames()[k] ?? k} ${n}`).join(tr(', ', '，'));
 const rowCells = (r) => [fmt(r.tokens_per_call), pct(r.accepted_node_fraction), fmt(r.verified_nodes_per_call, 1), `${r.identical}/${r.requests}`, sources(r)];
 const head = () => tr(['tokens / call', 'accepted nodes', 'nodes / call', 'identical', 'output tokens from'],
   ['token / 调用', '被接受的节点', '节点 / 调用', '一致', '输出 token 来自']);
 
 function tableHtml(r) {
-  const rows = r.rows.map((x) => [name(WORKLOADS, x.workload), name(DRAFTERS, x.drafter), ...rowCells(x)]);
+  const rows = r.rows.map((x) => [name(WORKLOADS, WORKLOADS_ZH, x.workload), name(DRAFTERS, DRAFTERS_ZH, x.drafter), ...rowCells(x)]);
   const b = r.draft_b;
   if (b) rows.push(['LikesWorld', tr('draft model B, γ 6', '草稿模型 B，γ 6'), fmt(b.tokens_per_call), '—', fmt(b.verified_nodes_per_call, 1), `${b.identical}/${b.prompts}`, tr('draft model', '草稿模型')]);
   return tr(`<p class="numbers">Each drafter on each workload, ${r.requests} requests, budget ${r.budget} speculated tokens per call, verified by VerifyGreedy. `
@@ -57,7 +62,7 @@ function jacobiHtml(r) {
   '<p class="numbers">Jacobi 迭代在上下文之后放上对接下来几个位置的猜测；一次调用在“前面的猜测都对”的假设下预测每个位置，预测又成为下一轮的猜测。'
     + '如果目标模型的每个预测都依赖整个前缀（规则型负载），第一个错的猜测之后的位置都以错的 token 为条件，窗口永远追不上：固定初值时每次调用正好 1.00 个 token，随机初值也只多一点。'
     + '如果一个 token 只依赖它前面的几个（LikesWorld 的 “.” 和 “q”，名字后面的答案），窗口确实会收敛，Lookahead 收集的 n-gram 还能再添一些。</p>')
-    + table([[tr('start', '初值'), ...head()]].concat(r.rows.map(({ init, row }) => [init, ...rowCells(row)])), 'mf-jacobi');
+    + table([[tr('start', '初值'), ...head()]].concat(r.rows.map(({ init, row }) => [tr(init, { fixed: '固定', random: '随机' }[init] ?? init), ...rowCells(row)])), 'mf-jacobi');
 }
 
 function highlightHtml(h) {
@@ -98,12 +103,12 @@ export default {
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'table', options: [
       ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']],
     options_zh: [['table', '所有草稿方法 × 负载（05.1）'], ['sweep', '节点预算扫描（05.2）'], ['jacobi', 'Jacobi：固定 vs 随机初值（05.3）'], ['highlight', '每个 token 的来源']] },
-    { key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', options: WORKLOADS, showIf: (s) => s.experiment !== 'table' },
-    { key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', options: DRAFTERS, showIf: uses('highlight') },
-    { key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), showIf: uses('sweep') },
+    { key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', options: WORKLOADS, options_zh: WORKLOADS_ZH, showIf: (s) => s.experiment !== 'table' },
+    { key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', options: DRAFTERS, options_zh: DRAFTERS_ZH, showIf: uses('highlight') },
+    { key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), options_zh: DRAFTERS_ZH.slice(1, 3), showIf: uses('sweep') },
     { key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', min: 1, max: 48, step: 1, value: 8, showIf: uses('table', 'highlight') },
     { key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', min: 1, max: 24, step: 1, value: 6, showIf: uses('jacobi') },
-    { key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', options: [['random', 'random tokens'], ['fixed', 'one token repeated']], options_zh: [['random', '随机 token'], ['fixed', '重复同一个 token']], showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
+    { key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', options: INITS.en, options_zh: INITS.zh, showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
     { key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
     { key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, max: 199, step: 1, value: 5, showIf: uses('highlight') },
     { key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],

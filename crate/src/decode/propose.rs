@@ -6,7 +6,7 @@
 use super::stats::{Span, Stats};
 use super::{Chance, LanguageModel, Proposal, Speculation};
 use crate::clock::Clock;
-use crate::error::Error;
+use crate::error::{Error, Text};
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
 use crate::sampling::{argmax, Dist};
@@ -26,7 +26,10 @@ pub(super) fn model<M>(drafts: &mut [M], i: usize) -> Result<&mut M, Error> {
     drafts.get_mut(i).ok_or_else(|| Error::Unknown {
         what: "draft",
         name: i.to_string(),
-        known: format!("{n} drafts loaded"),
+        known: Text::new(
+            format!("{n} drafts loaded"),
+            format!("已加载 {n} 个草稿模型"),
+        ),
     })
 }
 

@@ -12,6 +12,7 @@ use crate::decode::engine::{Method, TreeRule};
 use crate::decode::propose::top_k;
 use crate::decode::stats::{Generation, Stats};
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::likesworld::{self, token_kinds, TokenKind, Q};
 use crate::model::eval::distributions_many;
 use crate::model::Models;
@@ -47,6 +48,7 @@ pub async fn greedy(
     method: Method,
     prompts: &[Vec<u32>],
     reference: &[Generation],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<GreedyReport, Error> {
@@ -65,7 +67,7 @@ pub async fn greedy(
         _ => None,
     };
     Ok(GreedyReport {
-        method: describe(&method),
+        method: describe(&method, lang),
         prompts: prompts.len(),
         identical,
         tokens: stats.tokens,
@@ -156,6 +158,7 @@ pub async fn sample(
     prompts: &[Vec<u32>],
     repeats: usize,
     seed: u64,
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SampleReport, Error> {
@@ -191,7 +194,7 @@ pub async fn sample(
     let own: Vec<(Vec<u32>, Generation)> = each_prompt.into_iter().zip(o).collect();
     let (chi_square, df) = stats.calibration.chi_square();
     Ok(SampleReport {
-        method: describe(&method),
+        method: describe(&method, lang),
         variant,
         prompts: prompts.len(),
         repeats,
@@ -264,6 +267,7 @@ pub async fn stochastic(
     verify: Stochastic,
     prompts: &[Vec<u32>],
     seed: u64,
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<StochasticReport, Error> {
@@ -291,7 +295,7 @@ pub async fn stochastic(
         None
     };
     Ok(StochasticReport {
-        method: describe(&method),
+        method: describe(&method, lang),
         children,
         verify: rule,
         prompts: prompts.len(),

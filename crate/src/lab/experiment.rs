@@ -11,6 +11,7 @@ use crate::clock::{Clock, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::likesworld::{prompts, sampling_prompts};
 use crate::model::Models;
 use crate::sampling::multi::Children;
@@ -33,10 +34,12 @@ pub enum Outcome {
     },
 }
 
-/// Runs `experiment` on `models`: one call per experiment, one progress callback for all of it.
+/// Runs `experiment` on `models`: one call per experiment, one progress callback for all of it;
+/// the reports name their methods in `lang`.
 pub async fn run(
     experiment: &Experiment,
     models: &Models,
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Outcome, Error> {
@@ -46,9 +49,9 @@ pub async fn run(
         Experiment::Acceptance(w) => {
             Outcome::Acceptance(acceptance::acceptance_by_kind(models, w.prompts, progress).await?)
         }
-        Experiment::Greedy(c) => {
-            Outcome::Greedy(gamma_sweep(models, c, &held_out(c.prompts), clock, progress).await?)
-        }
+        Experiment::Greedy(c) => Outcome::Greedy(
+            gamma_sweep(models, c, &held_out(c.prompts), lang, clock, progress).await?,
+        ),
         Experiment::Sample(s) => Outcome::Sample(
             decoding::sample(
                 models,
@@ -57,6 +60,7 @@ pub async fn run(
                 &sampling_prompts(s.prompts),
                 s.repeats,
                 s.seed,
+                lang,
                 clock,
                 progress,
             )
@@ -71,6 +75,7 @@ pub async fn run(
                     t.draft,
                     &shapes,
                     &held_out(t.prompts),
+                    lang,
                     clock,
                     progress,
                 )
@@ -82,17 +87,17 @@ pub async fn run(
             let prompts = sampling_prompts(s.prompts);
             Outcome::Stochastic(
                 verification_sweep(
-                    models, &widths, s.children, &prompts, s.seed, clock, progress,
+                    models, &widths, s.children, &prompts, s.seed, lang, clock, progress,
                 )
                 .await?,
             )
         }
         Experiment::Speedup(s) => Outcome::Speedup(
-            speedup::speedup(models, s, &held_out(s.prompts), clock, progress).await?,
+            speedup::speedup(models, s, &held_out(s.prompts), lang, clock, progress).await?,
         ),
-        Experiment::Sweep(s) => {
-            Outcome::Sweep(speedup::sweep(models, s, &held_out(s.prompts), clock, progress).await?)
-        }
+        Experiment::Sweep(s) => Outcome::Sweep(
+            speedup::sweep(models, s, &held_out(s.prompts), lang, clock, progress).await?,
+        ),
         Experiment::Step(s) => {
             let method = s.method()?;
             let worlds = prompts(200);
@@ -124,6 +129,7 @@ pub async fn gamma_sweep(
     models: &Models,
     c: &Chain,
     prompts: &[Vec<u32>],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<(usize, GreedyReport)>, Error> {
@@ -138,7 +144,8 @@ pub async fn gamma_sweep(
     for (k, &gamma) in gammas.iter().enumerate() {
         let mut tell = part(progress, k + 1, n, total);
         let method = c.method(gamma);
-        let r = decoding::greedy(models, method, prompts, &reference, clock, &mut tell).await?;
+        let r =
+            decoding::greedy(models, method, prompts, &reference, lang, clock, &mut tell).await?;
         reports.push((gamma, r));
     }
     Ok(reports)
@@ -163,6 +170,7 @@ pub async fn tree_sweep(
     draft: Draft,
     shapes: &[Vec<usize>],
     prompts: &[Vec<u32>],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<GreedyReport>, Error> {
@@ -177,20 +185,23 @@ pub async fn tree_sweep(
             rule: TreeRule::Greedy,
         };
         let mut tell = part(progress, k + 1, n, total);
-        reports
-            .push(decoding::greedy(models, method, prompts, &reference, clock, &mut tell).await?);
+        reports.push(
+            decoding::greedy(models, method, prompts, &reference, lang, clock, &mut tell).await?,
+        );
     }
     Ok(reports)
 }
 
 /// Demo 04.5: one tree shape of draft B verified by naive sampling and MSS with `children` drawn
 /// as chosen, and by MSS on the deterministic top-k children (biased, with its distortion).
+#[allow(clippy::too_many_arguments)]
 pub async fn verification_sweep(
     models: &Models,
     widths: &[usize],
     children: Children,
     prompts: &[Vec<u32>],
     seed: u64,
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<StochasticReport>, Error> {
@@ -205,7 +216,7 @@ pub async fn verification_sweep(
         let mut tell = part(progress, k, n, total);
         reports.push(
             decoding::stochastic(
-                models, widths, children, rule, prompts, seed, clock, &mut tell,
+                models, widths, children, rule, prompts, seed, lang, clock, &mut tell,
             )
             .await?,
         );

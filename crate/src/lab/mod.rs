@@ -33,6 +33,7 @@ use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, ChainRule, Config, Method, TreeRule};
 use crate::decode::stats::Generation;
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::likesworld::{self, EOS};
 use crate::model::Models;
 use lm::{Batch, Cached};
@@ -130,26 +131,42 @@ pub async fn target_greedy(
     run_all(models, m, 1.0, jobs, clock, progress).await
 }
 
-/// A method in the lecture's words, for reports.
-pub fn describe(method: &Method) -> String {
+/// A method in the lecture's words, for reports, in `lang` (the page shows it in its language;
+/// the CLI prints English).
+pub fn describe(method: &Method, lang: Lang) -> String {
     let draft = |d: &usize| Draft::from_index(*d).name();
+    let l = lang;
     match method {
-        Method::Target { greedy } => format!(
-            "target alone ({})",
-            if *greedy { "greedy" } else { "sampling" }
-        ),
+        Method::Target { greedy } => {
+            let how = match greedy {
+                true => l.pick("greedy", "贪心"),
+                false => l.pick("sampling", "采样"),
+            };
+            l.pick(
+                format!("target alone ({how})"),
+                format!("目标模型单独（{how}）"),
+            )
+        }
         Method::Chain {
             draft: d,
             gamma,
             rule,
-        } => match rule {
-            ChainRule::Greedy => format!("draft {} chain γ {gamma}, greedy", draft(d)),
-            ChainRule::Sample(v) => format!(
-                "draft {} chain γ {gamma}, sampling ({})",
-                draft(d),
-                v.name()
-            ),
-        },
+        } => {
+            let (d, how) = match rule {
+                ChainRule::Greedy => (draft(d), l.pick("greedy".into(), "贪心".into())),
+                ChainRule::Sample(v) => (
+                    draft(d),
+                    l.pick(
+                        format!("sampling ({})", v.name()),
+                        format!("采样（{}）", v.name()),
+                    ),
+                ),
+            };
+            l.pick(
+                format!("draft {d} chain γ {gamma}, {how}"),
+                format!("草稿 {d} 链 γ {gamma}，{how}"),
+            )
+        }
         Method::Expand {
             draft: d,
             widths,
@@ -157,16 +174,84 @@ pub fn describe(method: &Method) -> String {
             rule,
         } => {
             let w: Vec<String> = widths.iter().map(usize::to_string).collect();
+            let (d, w, c) = (draft(d), w.join(","), children.name());
             let how = match rule {
-                TreeRule::Greedy => "greedy (top-k)".to_string(),
-                r => format!(
-                    "{} ({} children)",
-                    if *r == TreeRule::Mss { "MSS" } else { "naive" },
-                    children.name()
+                TreeRule::Greedy => l.pick("greedy (top-k)".into(), "贪心（top-k）".into()),
+                TreeRule::Mss => {
+                    l.pick(format!("MSS ({c} children)"), format!("MSS（子节点 {c}）"))
+                }
+                TreeRule::Naive => l.pick(
+                    format!("naive ({c} children)"),
+                    format!("朴素采样（子节点 {c}）"),
                 ),
             };
-            format!("draft {} tree ⟨{}⟩, {how}", draft(d), w.join(","))
+            l.pick(
+                format!("draft {d} tree ⟨{w}⟩, {how}"),
+                format!("草稿 {d} 树 ⟨{w}⟩，{how}"),
+            )
         }
-        Method::Merge { gamma, rule } => format!("merge of A and B, γ {gamma}, {rule:?}"),
+        Method::Merge { gamma, rule } => {
+            let how = match rule {
+                TreeRule::Greedy => "贪心",
+                TreeRule::Naive => "朴素采样",
+                TreeRule::Mss => "MSS",
+            };
+            l.pick(
+                format!("merge of A and B, γ {gamma}, {rule:?}"),
+                format!("A 与 B 合并，γ {gamma}，{how}"),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampling::multi::Children;
+    use crate::sampling::speculative::Variant;
+
+    #[test]
+    fn a_method_is_described_in_the_pages_language() {
+        let chain = Method::Chain {
+            draft: 1,
+            gamma: 1,
+            rule: ChainRule::Greedy,
+        };
+        assert_eq!(describe(&chain, Lang::En), "draft B chain γ 1, greedy");
+        assert_eq!(describe(&chain, Lang::Zh), "草稿 B 链 γ 1，贪心");
+        let tree = Method::Expand {
+            draft: 1,
+            widths: vec![2, 1],
+            children: Children::Iid,
+            rule: TreeRule::Mss,
+        };
+        assert_eq!(
+            describe(&tree, Lang::Zh),
+            "草稿 B 树 ⟨2,1⟩，MSS（子节点 iid）"
+        );
+        // No English words left in any Chinese description (identifiers such as a rule's
+        // kebab-case name, "MSS" or "top-k" are names, not words).
+        let methods = [
+            chain,
+            tree,
+            Method::Target { greedy: false },
+            Method::Chain {
+                draft: 0,
+                gamma: 4,
+                rule: ChainRule::Sample(Variant::GreedyRule),
+            },
+            Method::Merge {
+                gamma: 3,
+                rule: TreeRule::Naive,
+            },
+        ];
+        for m in methods {
+            let zh = describe(&m, Lang::Zh);
+            for word in [
+                "draft", "chain", "tree", "greedy,", "sampling", "target", "merge",
+            ] {
+                assert!(!zh.contains(word), "{zh:?} contains {word:?}");
+            }
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::decode::free::{generate, Drafter, Limits};
 use crate::decode::stats::{Generation, Source, Stats};
 use crate::decode::{ChainRule, LanguageModel, Method, Speculation};
 use crate::error::{check_range, Error, Text};
+use crate::i18n::Lang;
 use crate::model::Models;
 use crate::sampling::Dist;
 
@@ -45,11 +46,14 @@ impl DrafterKind {
     ];
 
     /// The drafter in the lecture's words, for reports.
-    pub fn label(self) -> &'static str {
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
             DrafterKind::PromptLookup => "Prompt Lookup",
-            DrafterKind::Suffix => "the suffix index",
-            DrafterKind::Both => "SuffixDecoding (request + global)",
+            DrafterKind::Suffix => lang.pick("the suffix index", "后缀索引"),
+            DrafterKind::Both => lang.pick(
+                "SuffixDecoding (request + global)",
+                "SuffixDecoding（请求 + 全局）",
+            ),
             DrafterKind::Jacobi => "Jacobi",
             DrafterKind::Lookahead => "Lookahead",
         }
@@ -337,7 +341,9 @@ pub async fn table(
                 gamma: 6,
                 rule: ChainRule::Greedy,
             };
-            let r = ex::greedy(m, method, &prompts(&w), &runs, clock, &mut |_, _| {}).await?;
+            // The page words this row itself; the report's method name is the CLI's English.
+            let (p, en) = (prompts(&w), Lang::En);
+            let r = ex::greedy(m, method, &p, &runs, en, clock, &mut |_, _| {}).await?;
             draft_b = Some(r);
         }
     }

@@ -215,7 +215,7 @@ impl Shape {
             .ok_or_else(|| Error::Unknown {
                 what: "drafting",
                 name: name.into(),
-                known: Shape::ALL.map(Shape::name).join(", "),
+                known: Shape::ALL.map(Shape::name).join(", ").into(),
             })
     }
 

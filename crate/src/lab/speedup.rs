@@ -30,6 +30,7 @@ use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
 use crate::decode::stats::{Generation, Span, Stats};
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::likesworld::{EOS, MAX_LEN};
 use crate::model::measure;
 use crate::model::Models;
@@ -115,15 +116,22 @@ impl Speedup {
         })
     }
 
-    /// The method in the lecture's words.
-    fn describe(&self) -> Result<String, Error> {
+    /// The method in the lecture's words, in `lang`.
+    fn describe(&self, lang: Lang) -> Result<String, Error> {
         Ok(match (self.method()?, self.shape.free()) {
-            (Some(m), _) => describe(&m),
-            (_, Some(kind)) => format!(
-                "{} without a model, {} tokens a step, greedy",
-                kind.label(),
-                self.gamma
-            ),
+            (Some(m), _) => describe(&m, lang),
+            (_, Some(kind)) => match lang {
+                Lang::En => format!(
+                    "{} without a model, {} tokens a step, greedy",
+                    kind.label(lang),
+                    self.gamma
+                ),
+                Lang::Zh => format!(
+                    "{}（无模型），每步 {} 个 token，贪心",
+                    kind.label(lang),
+                    self.gamma
+                ),
+            },
             (None, None) => unreachable!("every shape is a method or a drafter"),
         })
     }
@@ -163,6 +171,7 @@ pub async fn speedup(
     models: &Models,
     spec: &Speedup,
     prompts: &[Vec<u32>],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SpeedupReport, Error> {
@@ -252,7 +261,7 @@ pub async fn speedup(
     let chain = spec.shape == Shape::Chain;
     Ok(SpeedupReport {
         backend: models.backend.name(),
-        method: spec.describe()?,
+        method: spec.describe(lang)?,
         shape: spec.shape,
         gamma: spec.gamma,
         prompts: prompts.len(),
@@ -327,6 +336,7 @@ pub async fn sweep(
     models: &Models,
     sweep: &Sweep,
     prompts: &[Vec<u32>],
+    lang: Lang,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SweepReport, Error> {
@@ -335,7 +345,7 @@ pub async fn sweep(
     for (k, &gamma) in gammas.iter().enumerate() {
         let n = gammas.len();
         let mut tell = |done: usize, total: usize| progress(k * total + done, n * total);
-        let mut r = speedup(models, &sweep.at(gamma), prompts, clock, &mut tell).await?;
+        let mut r = speedup(models, &sweep.at(gamma), prompts, lang, clock, &mut tell).await?;
         r.plain_lane.clear();
         r.speculative_lane.clear();
         rows.push(r);

@@ -7,7 +7,7 @@
 //! [`TokenKind`] labels each position by what predicting it takes, which is what the lecture's
 //! acceptance-by-kind experiment (demo 03.1) groups by.
 
-use crate::error::Error;
+use crate::error::{Error, Text};
 use crate::i18n::Lang;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -64,11 +64,18 @@ pub fn word(t: u32) -> &'static str {
 pub fn encode(text: &str) -> Result<Vec<u32>, Error> {
     text.split_whitespace()
         .map(|w| {
-            (0..VOCAB as u32).find(|&t| word(t) == w).ok_or_else(|| Error::Unknown {
+            (0..VOCAB as u32)
+                .find(|&t| word(t) == w)
+                .ok_or_else(|| {
+                    Error::Unknown {
                 what: "LikesWorld word",
                 name: w.to_string(),
-                known: "<bos> <eos> likes . q, names such as ann bob cal, items such as jam nuts tea".into(),
-            })
+                known: Text::new(
+                    "<bos> <eos> likes . q, names such as ann bob cal, items such as jam nuts tea",
+                    "<bos> <eos> likes . q，名字如 ann、bob、cal，物品如 jam、nuts、tea",
+                ),
+            }
+                })
         })
         .collect()
 }
@@ -235,6 +242,12 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("\"loves\""));
+        // The words it knows are named in the page's language too.
+        let zh = encode("dan loves jam").unwrap_err().message(Lang::Zh);
+        assert_eq!(
+            zh,
+            "未知的LikesWorld 词 \"loves\"（可选：<bos> <eos> likes . q，名字如 ann、bob、cal，物品如 jam、nuts、tea）"
+        );
     }
 
     #[test]

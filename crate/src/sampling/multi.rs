@@ -62,7 +62,7 @@ impl Children {
             .ok_or_else(|| Error::Unknown {
                 what: "children sampler",
                 name: name.to_string(),
-                known: Children::ALL.map(Children::name).join(", "),
+                known: Children::ALL.map(Children::name).join(", ").into(),
             })
     }
 }

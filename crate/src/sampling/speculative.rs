@@ -53,7 +53,7 @@ impl Variant {
             .ok_or_else(|| Error::Unknown {
                 what: "variant",
                 name: name.to_string(),
-                known: Variant::ALL.map(Variant::name).join(", "),
+                known: Variant::ALL.map(Variant::name).join(", ").into(),
             })
     }
 

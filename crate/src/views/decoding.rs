@@ -48,7 +48,7 @@ pub async fn decoding_view(
     progress: Progress<'_>,
 ) -> Result<DecodingView, Error> {
     let started = clock();
-    let outcome = experiment::run(experiment, models, clock, progress).await?;
+    let outcome = experiment::run(experiment, models, lang, clock, progress).await?;
     let mut view = DecodingView {
         experiment: experiment.name(),
         backend: models.backend.name(),
@@ -94,7 +94,7 @@ pub async fn decoding_view(
             };
             view.report = serde_json::json!({
                 "variant": variant,
-                "method": describe(&method),
+                "method": describe(&method, lang),
                 "output": words(&run.output),
                 "stats": run.stats,
             });

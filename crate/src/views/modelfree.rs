@@ -213,7 +213,7 @@ fn table_svg(r: &TableReport, l: Lang) -> String {
                 Scale::linear(0.0, top),
                 &labels,
             );
-            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            let names: Vec<&str> = kinds.iter().map(|k| k.title(l)).collect();
             ch.categories(&names);
             for (i, k) in kinds.iter().enumerate() {
                 for (j, d) in DrafterKind::ALL.iter().enumerate() {

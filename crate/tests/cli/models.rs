@@ -203,6 +203,42 @@ fn speculative_decoding_on_the_command_line() {
     check_error(&["likesworld", "--draft", "a"], "expected one of");
 }
 
+/// The contract promises `--seed` on every LikesWorld experiment; greedy decoding draws nothing,
+/// so `likesworld greedy` takes the seed and its output is the same whatever the seed.
+#[test]
+fn greedy_decoding_accepts_a_seed_and_ignores_it() {
+    let run = |seed: &str| {
+        json(&[
+            "likesworld",
+            "greedy",
+            "--draft",
+            "b",
+            "--gamma",
+            "3",
+            "--prompts",
+            "6",
+            "--seed",
+            seed,
+        ])
+    };
+    let (one, two) = (run("1"), run("987654321"));
+    assert_eq!(one["identical"], 6, "{one}");
+    assert_eq!(one, two, "two seeds, one greedy output");
+    check_error(
+        &[
+            "likesworld",
+            "greedy",
+            "--draft",
+            "b",
+            "--gamma",
+            "3",
+            "--seed",
+            "-3",
+        ],
+        "--seed",
+    );
+}
+
 #[test]
 fn model_free_drafting_on_the_command_line() {
     let d = json(&[

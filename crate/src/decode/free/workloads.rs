@@ -19,6 +19,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::decode::{LanguageModel, Speculation};
 use crate::error::Error;
+use crate::i18n::Lang;
 use crate::likesworld::{self, Split};
 use crate::sampling::{one_hot, Dist};
 
@@ -52,6 +53,16 @@ impl Kind {
             Kind::CodeRewrite => "code-rewrite",
             Kind::Agent => "agent",
             Kind::Likesworld => "likesworld",
+        }
+    }
+
+    /// The workload as the page's figures name it, in `lang` (`name` is the identifier the
+    /// CLI and the URL take).
+    pub fn title(self, lang: Lang) -> &'static str {
+        match self {
+            Kind::CodeRewrite => lang.pick("code rewrite", "代码改写"),
+            Kind::Agent => lang.pick("agent", "智能体"),
+            Kind::Likesworld => "LikesWorld",
         }
     }
 }

@@ -102,7 +102,10 @@ pub fn exercise_view(params: &ExerciseParams) -> Result<ExerciseView, Error> {
             return Err(Error::Unknown {
                 what: "exercise",
                 name: n.to_string(),
-                known: "1, 3, 4, 5, 6, 7 (2 is a proof, 8 open-ended)".into(),
+                known: Text::new(
+                    "1, 3, 4, 5, 6, 7 (2 is a proof, 8 open-ended)",
+                    "1、3、4、5、6、7（2 是证明题，8 是开放题）",
+                ),
             })
         }
     };

@@ -10,6 +10,7 @@ use serde::Serialize;
 use specdec::clock::native_clock;
 use specdec::decode::{Method, TreeRule};
 use specdec::error::Range;
+use specdec::i18n::Lang;
 use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
 use specdec::lab::decoding::{self as ex, OutputStats};
 use specdec::lab::params::{tree_widths, Chain, Draft, Stochastic, GAMMA, PROMPTS, REPEATS};
@@ -173,6 +174,7 @@ fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
         method,
         &prompts,
         &reference,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;
@@ -230,6 +232,7 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
         &prompts,
         repeats,
         seed,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;
@@ -299,6 +302,7 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
         rule,
         &prompts,
         seed,
+        Lang::En,
         &clock,
         &mut no_progress(),
     ))?;

@@ -8,6 +8,7 @@ use super::decoding::{draft, models, no_progress, prompt_tokens, prompts, ranged
 use crate::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
+use specdec::i18n::Lang;
 use specdec::lab::params::{parse_gammas, Shape, Speedup, Sweep, BATCH, GAMMA};
 use specdec::lab::speedup::{speedup as measure, sweep as measure_sweep, SpeedupReport};
 use specdec::likesworld::VOCAB;
@@ -79,6 +80,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         &m,
         &spec,
         &prompt_tokens(n),
+        Lang::En,
         &native_clock(),
         &mut no_progress(),
     ))?;
@@ -169,6 +171,7 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
         &m,
         spec,
         &prompt_tokens(spec.prompts),
+        Lang::En,
         &native_clock(),
         &mut no_progress(),
     ))?;

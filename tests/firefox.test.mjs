@@ -1,0 +1,100 @@
+// A second browser engine: the course page in Debian's Firefox ESR, driven by puppeteer-core
+// over WebDriver BiDi (a stock browser: puppeteer-core never downloads one; scripts/setup.sh
+// installs firefox-esr from Debian as it does chromium). A smoke test of what students on
+// Firefox meet: the page loads, every widget draws, a decoding job finishes and another is
+// cancelled, choosing WebGPU (which Firefox ESR does not offer here) runs on the CPU with a note,
+// and nothing logs an error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import puppeteer from 'puppeteer-core';
+import { serve } from '../scripts/serve.mjs';
+
+export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
+
+let server;
+let url;
+let browser;
+before(async () => {
+  assert.ok(existsSync(FIREFOX), `${FIREFOX} is missing: bash scripts/setup.sh --browser installs Debian's firefox-esr`);
+  ({ server, url } = await serve({ port: 0 }));
+  browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, protocol: 'webDriverBiDi', headless: true });
+});
+after(async () => {
+  await browser?.close();
+  if (server) await new Promise((ok) => server.close(ok));
+});
+
+const count = (page, widget, key) => page.$eval(`[data-widget="${widget}"]`, (el, k) => Number(el.dataset[k] || 0), key);
+
+/** Sets a control as a person does (an input event that bubbles). */
+const set = (page, widget, key, value) => page.$eval(`[data-widget="${widget}"] [data-key="${key}"]`, (el, v) => {
+  el.value = v;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+}, String(value));
+
+test('Firefox ESR: the page loads, every widget draws, a job finishes and one is cancelled, WebGPU falls back with a note, no errors', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.setViewport({ width: 1280, height: 900 });
+  // Small jobs: ten prompts for decoding and ten requests for the model-free table.
+  await page.goto(`${url}?decoding.experiment=greedy&decoding.prompts=10&decoding.gamma=2&modelfree.requests=10`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 60_000 });
+  assert.match(await browser.version(), /firefox/i);
+
+  // Every widget drew: its controls, a view, no alert; the analytic ones with a figure or table.
+  const widgets = await page.$$eval('[data-widget]', (els) => els.map((el) => ({
+    name: el.dataset.widget,
+    renders: Number(el.dataset.renders || 0),
+    state: el.dataset.state,
+    content: el.querySelector('.view')?.children.length ?? 0,
+  })));
+  assert.equal(widgets.length, 10, JSON.stringify(widgets));
+  for (const w of widgets) {
+    assert.ok(w.renders >= 1 && w.content > 0, `${w.name} drew: ${JSON.stringify(w)}`);
+    assert.equal(w.state, 'ok', `${w.name} shows no error`);
+  }
+  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree']) {
+    assert.ok(await page.$(`[data-widget="${w}"] svg, [data-widget="${w}"] table`), `${w} has a figure or a table`);
+  }
+
+  // One model job finishes: greedy chains, every output identical to the target's.
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]').dataset.decoded || 0) >= 1, { timeout: 240_000 });
+  const rows = await page.$$eval('[data-widget="decoding"] table.dec-greedy tbody tr', (trs) => trs.map((r) => r.cells[1].textContent));
+  assert.ok(rows.length > 0 && rows.every((r) => r === '10/10'), rows.join(' | '));
+
+  // One is cancelled mid-run: the wall-clock experiment on the target widened ×16, 200 prompts,
+  // takes many seconds here; it is cancelled a second after it started.
+  await set(page, 'decoding', 'prompts', '200');
+  await set(page, 'decoding', 'target_width', '16');
+  await set(page, 'decoding', 'experiment', 'speedup');
+  await page.waitForFunction(() => {
+    const w = document.querySelector('[data-widget="decoding"]');
+    return w.getAttribute('aria-busy') === 'true' && !w.querySelector('.dec-cancel').hidden
+      && /^Running/.test(w.querySelector('.dec-status').textContent);
+  }, { timeout: 60_000 });
+  await new Promise((ok) => { setTimeout(ok, 1000); });
+  assert.equal(await page.$eval('[data-widget="decoding"]', (w) => w.getAttribute('aria-busy')), 'true', 'still running when cancelled');
+  const cancelledBefore = await count(page, 'decoding', 'cancelled');
+  await page.click('[data-widget="decoding"] .dec-cancel');
+  await page.waitForFunction((n) => Number(document.querySelector('[data-widget="decoding"]').dataset.cancelled || 0) > n, { timeout: 30_000 }, cancelledBefore);
+  assert.equal(await page.$eval('[data-widget="decoding"] .dec-status', (el) => el.textContent), 'Cancelled.');
+  assert.equal(await count(page, 'decoding', 'decoded'), 1, 'the cancelled job drew nothing');
+
+  // WebGPU chosen where Firefox offers none: the job runs on the CPU and says so.
+  await set(page, 'decoding', 'prompts', '10');
+  await set(page, 'decoding', 'target_width', '1');
+  await set(page, 'decoding', 'experiment', 'greedy');
+  await set(page, 'decoding', 'backend', 'wgpu');
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]').dataset.decoded || 0) >= 2, { timeout: 240_000 });
+  const note = await page.$eval('[data-widget="decoding"] .dec-note', (el) => (el.hidden ? '' : el.textContent));
+  assert.match(note, /WebGPU/, 'the fallback note is shown');
+  assert.match(note, /flex/, 'and names the CPU backend the job ran on');
+
+  // The model-free widget's worker finished its table too.
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="modelfree"]').dataset.decoded || 0) >= 1, { timeout: 240_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
