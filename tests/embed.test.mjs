@@ -10,6 +10,11 @@ import { start } from './browser.mjs';
 import { text } from './helpers.mjs';
 import { VERSION } from '../www/version.js';
 
+const EVERY_KIND = {
+  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', likesworld: '',
+  decoding: 'experiment="acceptance" prompts="10"', modelfree: 'requests="10"', exercises: '',
+};
+
 let env;
 let notes; // { server, url }: the second origin, serving the notes pages below
 
@@ -25,6 +30,8 @@ function notesPages(script) {
       <p>And the closed form:</p>
       <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
     '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget>'),
+    // Every kind, the model widgets with small jobs.
+    '/all.html': page(Object.entries(EVERY_KIND).map(([kind, attrs]) => `<specdec-widget id="${kind}" kind="${kind}" ${attrs}></specdec-widget>`).join('\n')),
   };
 }
 
@@ -82,6 +89,24 @@ for (const isolated of [false, true]) {
     await page.close();
   });
 }
+
+test('a page on another origin embeds every kind of widget: each draws, and each one with a worker job finishes it', async () => {
+  const { page, errors, go } = await openNotes('/all.html');
+  await go();
+  // The list above is every widget there is.
+  const kinds = await page.evaluate(async (base) => Object.keys((await import(`${base}widgets/index.js`)).WIDGETS), `${env.url}v${VERSION}/`);
+  assert.deepEqual(Object.keys(EVERY_KIND).sort(), kinds.sort());
+  for (const kind of kinds) await page.waitForSelector(`#${kind}[data-state="ok"]`, { timeout: 30_000 });
+  // The jobs in workers: Monte Carlo, the LikesWorld scores, decoding, drafting without a model,
+  // and the measured roofline once asked.
+  await page.click('#measured .mr-go');
+  const marks = { exactness: 'mc', likesworld: 'model', decoding: 'decoded', modelfree: 'decoded', measured: 'decoded' };
+  for (const [kind, mark] of Object.entries(marks)) {
+    await page.waitForFunction(([k, m]) => Number(document.getElementById(k).dataset[m] || 0) >= 1, [kind, mark], { timeout: 180_000 });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 // A module the element imports (widgets/theory.js, beside the script) or the wasm module, refused
 // once by the host (503).
