@@ -29,7 +29,7 @@ function notesPages(script) {
       <specdec-widget id="d2" kind="decoding" experiment="greedy" prompts="10" gamma="3"></specdec-widget>
       <p>And the closed form:</p>
       <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
-    '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget>'),
+    '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget><specdec-widget id="t2" kind="tree"></specdec-widget>'),
     // Every kind, the model widgets with small jobs.
     '/all.html': page(Object.entries(EVERY_KIND).map(([kind, attrs]) => `<specdec-widget id="${kind}" kind="${kind}" ${attrs}></specdec-widget>`).join('\n')),
   };
@@ -117,12 +117,15 @@ for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', 
     await page.route(`**/${part}`, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
     await go();
     await page.waitForSelector('#t[data-state="load-error"]', { timeout: 30_000 });
+    await page.waitForSelector('#t2[data-state="load-error"]', { timeout: 30_000 });
     const message = await text(page, '#t [role="alert"]');
     assert.match(message, zh ? /^这个组件无法加载：.+ 重试$/ : /^This widget could not be loaded: .+ Retry$/);
     assert.equal(await page.$eval('#t .retry', (b) => b.textContent), zh ? '重试' : 'Retry');
     fail = false;
     await page.click('#t .retry');
+    // One Retry brings up every element that failed.
     await page.waitForSelector('#t[data-state="ok"] svg', { timeout: 30_000 });
+    await page.waitForSelector('#t2[data-state="ok"] svg', { timeout: 30_000 });
     assert.match(await text(page, '#t .numbers'), /E = .*2\.941/);
     // Only the refused response is logged (by the browser), nothing uncaught.
     assert.deepEqual(errors.filter((e) => !/503/.test(e)), []);

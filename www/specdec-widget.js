@@ -3,8 +3,8 @@
 //   <script type="module" src="…/specdec-widget.js"></script>
 //   <specdec-widget kind="theory" alpha="0.8" gamma="5" hide="gamma"></specdec-widget>
 //
-// kind: which widget (roofline, theory, exactness, multidraft, tree, likesworld, decoding,
-// modelfree). Every other attribute named like one of its controls sets that control, validated
+// kind: which widget (roofline, measured, theory, exactness, multidraft, tree, likesworld,
+// decoding, modelfree, exercises; docs.html lists each one's attributes). Every other attribute named like one of its controls sets that control, validated
 // as a URL value is (out of range: clamped, with a message in the widget); changing one at run
 // time redraws. hide="c,gamma" hides those controls; compact drops the title and introduction.
 // The element never reads or writes the host page's URL. The engine, the stylesheet and the
@@ -13,25 +13,27 @@
 //
 // Everything but the language is imported when the first element connects, not statically: a
 // part that fails to load (the network, a host without CORS, the wasm module) then shows a
-// message inside each element with a Retry button, instead of leaving the elements empty.
+// message inside each element with a Retry button, instead of leaving the elements empty; one
+// Retry tries again for every element that failed.
 import { tr } from './i18n.js';
 
 const ATTRIBUTES = ['kind', 'hide', 'compact'];
 
 let parts = null; // a promise of { engine, mount, escapeHtml, WIDGETS, keys }, once loaded
 let retrying = null; // the engine's reload after a failure, shared by every element's Retry
+const failed = new Set(); // the elements showing a failure to load, which one Retry mounts again
 
 /** The engine (ready), the widget framework and the widgets; a failure does not stick. */
 function load() {
-  parts ??= (async () => {
+  const loading = parts ??= (async () => {
     const [engine, framework, { WIDGETS }] = await Promise.all([
       import('./engine.js'), import('./widget.js'), import('./widgets/index.js')]);
     await (retrying ?? engine.ready);
     const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
     return { engine, mount: framework.mount, escapeHtml: framework.escapeHtml, WIDGETS, keys };
   })();
-  parts.catch(() => { parts = null; });
-  return parts;
+  loading.catch(() => { if (parts === loading) parts = null; });
+  return loading;
 }
 
 /** After a failure: loads again (a fresh engine when it was the engine that failed). */
@@ -121,10 +123,17 @@ class SpecdecWidget extends HTMLElement {
       <button type="button" class="retry">${tr('Retry', '重试')}</button></div>`;
     this.querySelector('.why').textContent = e?.message ?? String(e);
     this.dataset.state = 'load-error';
+    failed.add(this);
     this.querySelector('.retry').addEventListener('click', () => {
-      this.querySelector('.retry').disabled = true;
-      this.#mounting = this.#mount(reload());
+      const again = reload();
+      for (const el of [...failed]) el.#remount(again);
     });
+  }
+
+  #remount(loading) {
+    failed.delete(this);
+    this.querySelector('.retry')?.setAttribute('disabled', '');
+    this.#mounting = this.#mount(loading);
   }
 
   #changed(name, before, after) {
