@@ -20,7 +20,7 @@ let notes; // { server, url }: the second origin, serving the notes pages below
 
 /** The notes pages, by path: each loads the script from the playground's origin. */
 function notesPages(script) {
-  const page = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  const page = (body, head = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}
     <title>Someone's notes</title><link rel="icon" href="data:,"><script type="module" src="${script}"></script></head>
     <body><h1>Notes on speculative decoding</h1>${body}</body></html>`;
   return {
@@ -30,6 +30,9 @@ function notesPages(script) {
       <p>And the closed form:</p>
       <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
     '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget><specdec-widget id="t2" kind="tree"></specdec-widget>'),
+    // A page whose Content-Security-Policy allows no workers at all.
+    '/no-workers.html': page('<specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>',
+      `<meta http-equiv="Content-Security-Policy" content="script-src ${new URL(script).origin} 'wasm-unsafe-eval'; worker-src 'none'">`),
     // Every kind, the model widgets with small jobs.
     '/all.html': page(Object.entries(EVERY_KIND).map(([kind, attrs]) => `<specdec-widget id="${kind}" kind="${kind}" ${attrs}></specdec-widget>`).join('\n')),
   };
@@ -132,6 +135,17 @@ for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', 
     await page.close();
   });
 }
+
+test('a page whose CSP refuses workers: the decoding widget draws and says the worker was refused, nothing uncaught', async () => {
+  const { page, errors, go } = await openNotes('/no-workers.html');
+  await go();
+  await page.waitForSelector('#d1 .dec-retry:not([hidden])', { timeout: 60_000 });
+  assert.match(await text(page, '#d1 .dec-status'), /^The engine could not be loaded: (the browser refused to start its worker|its worker script .* did not load)/);
+  assert.equal(await page.getAttribute('#d1', 'aria-busy'), 'false', 'not stuck on Starting…');
+  // The browser reports the policy's refusal itself; nothing of ours is uncaught.
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
+  await page.close();
+});
 
 test('a worker that cannot load shows the reason and Retry in the run bar; Retry runs the job', async () => {
   const { page, errors, go } = await openNotes('/notes.html');
