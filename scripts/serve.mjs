@@ -2,15 +2,22 @@
 // /pkg/, with the headers the page needs (wasm MIME type for streaming compilation, a CSP that
 // allows WebAssembly but no eval or inline script). Used by `scripts/serve.sh` and the tests.
 // COOP/COEP make the dev page cross-origin isolated, which gives performance.now() a 5 µs step
-// instead of 100 µs (the measured roofline says which it got; the page is correct either way);
-// CORP lets such a page on another origin load these files.
+// instead of 100 µs (the measured roofline says which it got; the page is correct either way).
+// For pages on other sites that embed a widget (specdec-widget.js): Access-Control-Allow-Origin
+// lets them load the modules, the worker and the wasm (all CORS requests), CORP cross-origin the
+// stylesheet (a no-cors request) even from a page that is itself cross-origin isolated. COEP on
+// our responses binds only our own documents and workers, never the page that embeds us. The
+// current version is also served under /v<version>/ (www/version.js), the URL the widget
+// reference tells instructors to use, as the published site does (README, "Embedding a widget").
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { VERSION } from '../www/version.js';
 
 const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const roots = { '/pkg/': join(repo, 'pkg'), '/': join(repo, 'www') };
+const versioned = `/v${VERSION}/`;
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.json': 'application/json',
@@ -21,6 +28,7 @@ const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src
 function resolvePath(urlPath) {
   let path = decodeURIComponent(urlPath);
   if (path === '/favicon.ico') path = '/favicon.svg';
+  if (path.startsWith(versioned)) path = path.slice(versioned.length - 1);
   if (path.endsWith('/')) path += 'index.html';
   for (const [prefix, dir] of Object.entries(roots)) {
     if (path.startsWith(prefix)) {
@@ -53,10 +61,12 @@ export function serve({ host = '127.0.0.1', port = 8000 } = {}) {
         'cross-origin-opener-policy': 'same-origin',
         'cross-origin-embedder-policy': 'require-corp',
         'cross-origin-resource-policy': 'cross-origin',
+        'access-control-allow-origin': '*',
       });
       res.end(body);
     } catch (e) {
-      res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain' });
+      // With CORS, so that a page on another site sees the 404 rather than a blocked request.
+      res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
       res.end(e.code === 'ENOENT' || e.code === 'EISDIR' ? 'not found\n' : 'server error\n');
     }
   });

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
 import { text } from './helpers.mjs';
+import { VERSION } from '../www/version.js';
 
 let env;
 before(async () => { env = await start(); });
@@ -69,7 +70,7 @@ test('<specdec-widget>: attributes set the state, hide controls and redraw when 
   await page.close();
 });
 
-test('the widget reference lists every widget with its attributes, a snippet and a live example', async () => {
+test('the widget reference lists every widget with its attributes, a snippet naming the versioned URL and a live example', async () => {
   const { page, errors } = await notes('docs.html', 'section#roofline specdec-widget');
   const sections = await page.$$eval('section.doc', (els) => els.map((e) => [e.id, e.querySelectorAll('table.attrs tbody tr').length]));
   const expected = await page.evaluate(async () => {
@@ -80,8 +81,37 @@ test('the widget reference lists every widget with its attributes, a snippet and
   assert.ok(expected.length >= 8);
   const snip = await text(page, '#theory-snippet');
   assert.match(snip, /<specdec-widget kind="theory" alpha="0\.8" gamma="5" c="0\.05" c_hat="0"><\/specdec-widget>/);
-  assert.match(snip, /<script type="module" src="http:\/\/[^"]+\/specdec-widget\.js"><\/script>/);
+  // The versioned URL, which the site keeps serving after newer versions are published (and the
+  // dev server serves too).
+  const src = snip.match(/<script type="module" src="([^"]+)"><\/script>/)[1];
+  assert.equal(src, `${env.url}v${VERSION}/specdec-widget.js`);
+  assert.equal((await page.request.get(src)).status(), 200);
   assert.equal(await page.getAttribute('section#roofline specdec-widget', 'data-state'), 'ok');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('two decoding elements on one page started together both finish with results (each has its own worker)', async () => {
+  const { page, errors } = await notes('element.html', 'specdec-widget#theory');
+  await page.evaluate(() => {
+    for (const [id, experiment] of [['dec1', 'acceptance'], ['dec2', 'greedy']]) {
+      const el = document.createElement('specdec-widget');
+      Object.entries({ id, kind: 'decoding', experiment, prompts: '10' }).forEach(([k, v]) => el.setAttribute(k, v));
+      document.body.append(el);
+    }
+  });
+  // Each ends: with a result, or (as before each had its own worker) cancelled by the other.
+  const ended = (id) => page.waitForFunction((s) => {
+    const el = document.getElementById(s);
+    return el?.dataset.decoded || el?.dataset.cancelled;
+  }, id, { timeout: 180_000 });
+  await Promise.all([ended('dec1'), ended('dec2')]);
+  for (const id of ['dec1', 'dec2']) {
+    assert.match(await text(page, `#${id} .dec-status`), /^Done/, id);
+    assert.equal(await page.getAttribute(`#${id}`, 'data-cancelled'), null, `${id} was not cancelled`);
+    assert.ok(await page.$(`#${id} .dec-result table`), `${id} has a result table`);
+  }
+  assert.ok(await page.$('#dec1 table.dec-kinds'), 'the acceptance table in the first');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -5,6 +5,7 @@ import { WIDGETS } from './widgets/index.js';
 import { escapeHtml } from './widget.js';
 import { ready } from './engine.js';
 import './specdec-widget.js';
+import { VERSION } from './version.js';
 
 // Some ranges and choices (γ, the verification rules) are declared by the core and read from
 // the engine (`declarations()` in engine.js): the reference waits for it, and says so if it
@@ -16,7 +17,11 @@ try {
   failed = e;
 }
 
-const script = new URL('specdec-widget.js', import.meta.url).href;
+// The snippet names this version's own folder (v<VERSION>/, which the site keeps serving after
+// newer versions are published), not the root, whose files change with every publication.
+const here = new URL('./', import.meta.url);
+const versioned = here.pathname.endsWith(`/v${VERSION}/`) ? here : new URL(`v${VERSION}/`, here);
+const script = new URL('specdec-widget.js', versioned).href;
 
 function values(c) {
   if (c.type === 'range' || c.type === 'number') return `${c.min} … ${c.max}${c.step && c.step !== 'any' ? `, step ${c.step}` : ''}`;

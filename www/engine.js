@@ -1,12 +1,15 @@
 // The wasm engine: loads the module, calls its exports, and recovers from a Rust panic.
 //
 // Short calls run on the main thread and stay synchronous, so a slider move redraws within the
-// same frame. Long calls (Monte Carlo; later, models) run in a Web Worker (`runJob`), one job at
-// a time: starting a job cancels the previous one by terminating its worker.
+// same frame. Long calls (Monte Carlo, the models) run in Web Workers (`runJob`), one job at a
+// time per channel: a newer job on a channel supersedes the older one there, and only there.
 //
 // A panic aborts the wasm instance (it traps with a RuntimeError). Its message was recorded by
 // the panic hook, so we read it, then instantiate the module afresh (clean memory) and tell the
 // widgets to redraw.
+//
+// Every URL (the module, its JavaScript, the weights, the worker) is derived from this file's
+// own URL, so that a page on another site that loads specdec-widget.js from us finds them here.
 
 import { fetchWeights, provideWeights } from './weights.js';
 import { lang, tr } from './i18n.js';
@@ -21,20 +24,29 @@ let weights = null; // the models' weights, downloaded once (in parallel with th
 let generation = 0;
 let panicNext = false;
 
+/** The compiled CPU module, from a response that must be a good one (else its HTTP status). */
+async function compile(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(tr(`${url.href} could not be downloaded (HTTP ${r.status})`, `${url.href} 无法下载（HTTP ${r.status}）`));
+  return WebAssembly.compileStreaming(r);
+}
+
 async function load() {
   generation += 1;
-  compiled ??= WebAssembly.compileStreaming(fetch(WASM_URL));
+  // Held here: the shared promises are dropped on failure (below), which must not turn this
+  // load's own failure into an undefined module.
+  const module = compiled ??= compile(WASM_URL);
   // A failed fetch or compile must not stick: the next load (a retry) starts over.
-  compiled.catch(() => { compiled = null; });
-  weights ??= fetchWeights(WEIGHTS_URL);
-  weights.catch(() => { weights = null; });
+  module.catch(() => { if (compiled === module) compiled = null; });
+  const ws = weights ??= fetchWeights(WEIGHTS_URL);
+  ws.catch(() => { if (weights === ws) weights = null; });
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
-  const m = await import(`./pkg/specdec.js?instance=${generation}`);
-  exports = await m.default({ module_or_path: await compiled });
+  const m = await import(new URL(`./pkg/specdec.js?instance=${generation}`, import.meta.url).href);
+  exports = await m.default({ module_or_path: await module });
   // What the core declares for the controls is there as soon as the engine is ready, even while
   // a later restart has no instance yet.
   declared ??= m.presets();
-  mod = provideWeights(m, await weights);
+  mod = provideWeights(m, await ws);
   return m;
 }
 
@@ -75,13 +87,74 @@ export function call(name, params) {
   }
 }
 
-// One worker per channel (Monte Carlo, models, …): a newer job cancels an older one on its own
-// channel only.
+/** A failure to load the engine or its worker (the network, a host without CORS): worth a retry. */
+export class LoadError extends Error {}
+
+/**
+ * A job's status, as the worker reports it: numbers and names, never words. `phase` is one of
+ * 'queued', 'started' (the worker has the job), the core's steps (`Step` in
+ * crate/src/wasm/mod.rs: 'loading', 'running', 'timing', 'widening', 'count' with done, total
+ * and backend) and the worker's own ('gpu-download', 'device-lost'). The page words it
+ * (`progressText`); as a string (a caption that interpolates it) it reads in the page's language.
+ */
+export class JobStatus {
+  constructor(fields) { Object.assign(this, fields); }
+
+  /** done / total when the job reports a count, else null. */
+  get fraction() { return this.phase === 'count' ? this.done / Math.max(1, this.total) : null; }
+
+  toString() { return progressText(this); }
+}
+
+const MODEL_NAMES_ZH = { target: '目标模型', 'draft-a': '草稿 A', 'draft-b': '草稿 B' };
+
+/** A job's status in the page's language: "200 of 1000 on flex", "200 / 1000（flex）". */
+export function progressText(st) {
+  const b = st.backend;
+  switch (st.phase) {
+    case 'queued': return tr('queued', '排队中');
+    case 'started': return tr('starting', '正在启动');
+    case 'loading': return tr(`loading the models (${b})`, `正在加载模型（${b}）`);
+    case 'running': return tr(`running the models on ${b}`, `正在 ${b} 上运行模型`);
+    case 'timing': return tr(`timing ${st.model} on ${b}`, `正在 ${b} 上为${MODEL_NAMES_ZH[st.model] ?? st.model}计时`);
+    case 'widening': return tr(`widening the target ×${st.width}`, `正在把目标模型加宽 ×${st.width}`);
+    case 'count': return b ? tr(`${st.done} of ${st.total} on ${b}`, `${st.done} / ${st.total}（${b}）`)
+      : tr(`${st.done} of ${st.total}`, `${st.done} / ${st.total}`);
+    case 'gpu-download': return tr('downloading the WebGPU engine', '正在下载 WebGPU 引擎');
+    case 'device-lost': return tr('the WebGPU device was lost: running again on the CPU (flex)', 'WebGPU 设备丢失：在 CPU（flex）上重新运行');
+    default: return String(st.phase ?? '');
+  }
+}
+
+// One worker per channel (Monte Carlo, each model widget on the page, …): a newer job cancels an
+// older one on its own channel only.
 const channels = new Map(); // channel → { worker, current: { id, resolve, reject, onStatus } }
 let nextId = 0;
 
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+let workerShim = null; // the blob URL of the module that imports worker.js from another origin
+
+/**
+ * A worker running worker.js. A browser refuses `new Worker(url)` for a script of another origin
+ * (a page on another site that loads specdec-widget.js from us: a SecurityError), so there the
+ * worker is a same-origin blob module whose one line imports the real one by its absolute URL
+ * (for which the host must send Access-Control-Allow-Origin); worker.js then finds the module and
+ * the weights from its own URL. Throws LoadError when the browser refuses even that (a page
+ * whose Content-Security-Policy allows no blob: workers).
+ */
+function startWorker() {
+  try {
+    if (WORKER_URL.origin === location.origin) return new Worker(WORKER_URL, { type: 'module' });
+    workerShim ??= URL.createObjectURL(new Blob([`import ${JSON.stringify(WORKER_URL.href)};\n`], { type: 'text/javascript' }));
+    return new Worker(workerShim, { type: 'module' });
+  } catch (e) {
+    throw new LoadError(tr(`the browser refused to start its worker (${e?.message ?? e})`,
+      `浏览器拒绝启动它的后台线程（${e?.message ?? e}）`));
+  }
+}
+
 function spawn(ch) {
-  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const w = startWorker();
   // The compiled module and the weights go first and every job after them (messages keep their
   // order), so the worker instantiates once and downloads nothing a second time.
   ch.ready = Promise.all([compiled ?? Promise.reject(new Error('no module')), weights])
@@ -89,21 +162,27 @@ function spawn(ch) {
   w.onmessage = ({ data }) => {
     const job = ch.current;
     if (!job || data.id !== job.id) return;
-    if (data.kind === 'loading') { job.onStatus?.('running'); return; }
-    if (data.kind === 'progress') { job.onStatus?.(data.message); return; }
+    if (data.kind === 'loading') { job.onStatus?.(new JobStatus({ phase: 'started' })); return; }
+    if (data.kind === 'progress') { job.onStatus?.(new JobStatus(data.progress)); return; }
     ch.current = null;
     if (data.kind === 'done') job.resolve(data.result);
     else {
-      if (data.panic) { w.terminate(); ch.worker = null; }
-      job.reject(data.panic ? new PanicError(`${data.message}${tr(' — the worker was restarted', ' — 后台线程已重启')}`) : new Error(data.message));
+      if (data.panic || data.load) { w.terminate(); ch.worker = null; }
+      job.reject(data.panic ? new PanicError(`${data.message}${tr(' — the worker was restarted', ' — 后台线程已重启')}`)
+        : data.load ? new LoadError(data.message) : new Error(data.message));
     }
   };
+  // A worker whose script cannot load (the network, a host without CORS) reports a bare error
+  // event; one that throws outside a job, an ErrorEvent with a message. Either way it is gone,
+  // and the next job starts a fresh one.
   w.onerror = (ev) => {
+    ev.preventDefault(); // handled here: not reported again as an uncaught error of the page
     const job = ch.current;
     ch.current = null;
     ch.worker = null;
     w.terminate();
-    job?.reject(new Error(`${tr('the worker failed: ', '后台线程出错：')}${ev.message ?? tr('unknown error', '未知错误')}`));
+    job?.reject(new LoadError(ev.message ? `${tr('the worker failed: ', '后台线程出错：')}${ev.message}`
+      : tr(`its worker script ${WORKER_URL.href} did not load`, `后台线程脚本 ${WORKER_URL.href} 未能加载`)));
   };
   return w;
 }
@@ -133,17 +212,22 @@ function cancel(ch) {
 
 /**
  * Runs export `name` in the worker of `channel` (default: the export's name). Returns
- * { promise, cancel }; a newer job on the same channel cancels this one.
+ * { promise, cancel }; a newer job on the same channel cancels this one. `onStatus` receives
+ * each JobStatus. A worker that cannot start rejects the promise with a LoadError.
  */
 export function runJob(name, params, onStatus, channel = name) {
   if (!channels.has(channel)) channels.set(channel, { worker: null, current: null });
   const ch = channels.get(channel);
   if (ch.current) supersede(ch);
-  ch.worker ??= spawn(ch);
+  try {
+    ch.worker ??= spawn(ch);
+  } catch (e) {
+    return { promise: Promise.reject(e), cancel: () => {} };
+  }
   const id = ++nextId;
   const started = performance.now();
   const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
-  onStatus?.('queued');
+  onStatus?.(new JobStatus({ phase: 'queued' }));
   const w = ch.worker;
   const test = loseDeviceNext ? { loseDevice: true } : undefined;
   loseDeviceNext = false;

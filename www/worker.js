@@ -3,8 +3,12 @@
 //   page → worker  { module, weights }            first: the compiled CPU module and the weights
 //                  { id, name, params, test }     a job (test: hooks for the browser tests)
 //   worker → page  { id, kind: 'loading' }       the job was received
-//                  { id, kind: 'progress', message }   what a long (async) job is doing now
-//                  { id, kind: 'done', result }  or { id, kind: 'error', message, panic }
+//                  { id, kind: 'progress', progress }  what a long (async) job is doing now, as
+//                        data: { phase, … } (the core's `Step`: { phase: 'count', done, total,
+//                        backend } and the like, or this worker's 'gpu-download', 'device-lost');
+//                        the page words it in its language (engine.js `progressText`)
+//                  { id, kind: 'done', result }  or { id, kind: 'error', message, panic, load }
+//                        (load: the engine itself could not be loaded here, worth a retry)
 // Exports that touch WebGPU are async (a browser hands out adapters and buffer read-backs only
 // asynchronously); they take a progress callback as their second argument.
 //
@@ -23,7 +27,7 @@ let gpuModule = null; // the compiled GPU module, kept for a fresh instance afte
 let gpuInstance = 0;
 let weights = null; // a promise of { target: ArrayBuffer, … }
 // The page's language, from the current job's parameters (engine.js adds it to every job; a
-// worker has no localStorage to read it from): the worker's own notes and progress follow it.
+// worker has no localStorage to read it from): the worker's own notes follow it.
 let zh = false;
 const tr = (en, zhText) => (zh ? zhText : en);
 
@@ -66,7 +70,7 @@ function watchDevices() {
 
 function gpuEngine(progress) {
   gpuReady ??= (async () => {
-    progress(tr('downloading the WebGPU engine', '正在下载 WebGPU 引擎'));
+    progress({ phase: 'gpu-download' });
     watchDevices();
     // A fresh JavaScript module (hence instance) per generation: after a device loss, burn's
     // runtime in the old instance still holds the dead device.
@@ -173,7 +177,7 @@ async function runOnGpu(job, name, progress, test) {
     const e = error instanceof DeviceLost ? error
       : await Promise.race([loss.catch((l) => l), new Promise((ok) => { setTimeout(ok, 250, null); })]);
     if (!(e instanceof DeviceLost)) throw error;
-    progress(tr('the WebGPU device was lost: running again on the CPU (flex)', 'WebGPU 设备丢失：在 CPU（flex）上重新运行'));
+    progress({ phase: 'device-lost' });
     const result = await (await cpuEngine())[name]({ ...job.params, backend: 'flex' }, progress);
     const note = tr(`The WebGPU device was lost during this run (${e.message}), so it ran again on the CPU (flex). `
       + 'The next WebGPU job asks for a new device.',
@@ -195,10 +199,17 @@ self.onmessage = async ({ data }) => {
   const { id, name, params, test } = data;
   zh = params?.lang === 'zh';
   self.postMessage({ id, kind: 'loading' });
-  const progress = (message) => self.postMessage({ id, kind: 'progress', message });
+  const progress = (step) => self.postMessage({ id, kind: 'progress', progress: step });
   let engine = null;
+  let job;
   try {
-    const job = await engineFor(params, progress);
+    job = await engineFor(params, progress);
+  } catch (e) {
+    // The CPU module or the weights could not be had (the network, a host without CORS).
+    self.postMessage({ id, kind: 'error', message: e?.message ?? String(e), load: true });
+    return;
+  }
+  try {
     engine = job.engine;
     const result = job.gpu ? await runOnGpu(job, name, progress, test) : await engine[name](job.params, progress);
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');

@@ -56,8 +56,9 @@ pub fn last_panic() -> Option<String> {
     LAST_PANIC.lock().ok().and_then(|s| s.clone())
 }
 
-/// What every call says besides its own parameters: the page's language, for the errors, notes
-/// and progress it writes (the views that write prose read the same field of their parameters).
+/// What every call says besides its own parameters: the page's language, for the errors and notes
+/// it writes (the views that write prose read the same field of their parameters; progress goes
+/// out as numbers, [`Step`], which the page words).
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
 #[serde(default)]
 struct Call {
@@ -216,43 +217,60 @@ fn output(out: &impl Serialize, lang: Lang) -> Result<JsValue, JsError> {
         .map_err(|e| into_error(e, lang))
 }
 
+/// How a long job is going, as data: the page words it in its own language (`progressText` in
+/// `www/engine.js`) and moves its progress bar by the numbers, so that nothing translated is
+/// parsed back. Serialized as `{phase: "loading", backend}` and so on.
+#[derive(Serialize)]
+#[serde(tag = "phase", rename_all = "kebab-case")]
+enum Step<'a> {
+    /// The models are being loaded on `backend`.
+    Loading { backend: &'a str },
+    /// The models run on `backend` (one pass, no count).
+    Running { backend: &'a str },
+    /// `model` is being timed on `backend`.
+    Timing { model: &'a str, backend: &'a str },
+    /// The trained target is being widened `width`×.
+    Widening { width: usize },
+    /// `done` of `total` units of work, on `backend` (none for work without models).
+    Count {
+        done: usize,
+        total: usize,
+        backend: Option<&'a str>,
+    },
+}
+
 /// Tells the caller how a long job is going, when it passed a callback.
-fn report(progress: &Option<js_sys::Function>, message: &str) {
+fn report(progress: &Option<js_sys::Function>, step: &Step) {
     if let Some(f) = progress {
+        let Ok(value) = step.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) else {
+            return;
+        };
         // A throwing callback must not stop the job it reports on.
-        let _ = f.call1(&JsValue::NULL, &JsValue::from_str(message));
+        let _ = f.call1(&JsValue::NULL, &value);
     }
 }
 
-/// A progress callback for the core that reports "done of total" (and on which backend, when
+/// A progress callback for the core that reports done of total (and on which backend, when
 /// given) at most once per 1% (posting a message is not free) and at the end.
 fn progress_every_percent<'a>(
     progress: &'a Option<js_sys::Function>,
     backend: Option<&'a str>,
-    lang: Lang,
 ) -> impl FnMut(usize, usize) + 'a {
     let mut last = -1.0f64;
     move |done, total| {
         let f = done as f64 / total.max(1) as f64;
         if f - last >= 0.01 || done == total {
             last = f;
-            let text = match (lang, backend) {
-                (Lang::En, None) => format!("{done} of {total}"),
-                (Lang::En, Some(b)) => format!("{done} of {total} on {b}"),
-                (Lang::Zh, None) => format!("{done} / {total}"),
-                (Lang::Zh, Some(b)) => format!("{done} / {total}（{b}）"),
-            };
-            report(progress, &text);
+            report(
+                progress,
+                &Step::Count {
+                    done,
+                    total,
+                    backend,
+                },
+            );
         }
     }
-}
-
-/// "loading the models (backend)", in the page's language.
-fn loading(backend: &str, lang: Lang) -> String {
-    lang.pick(
-        format!("loading the models ({backend})"),
-        format!("正在加载模型（{backend}）"),
-    )
 }
 
 /// LikesWorld: every model's next-token distributions over a world (run it in a worker).
@@ -264,14 +282,18 @@ pub async fn likesworld(
     let lang = lang_of(&params);
     let fail = |e| into_error(e, lang);
     let p: views::likesworld::LikesWorldParams = self::params(params, lang)?;
-    report(&progress, &loading(&p.backend, lang));
+    report(
+        &progress,
+        &Step::Loading {
+            backend: &p.backend,
+        },
+    );
     let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
     report(
         &progress,
-        &lang.pick(
-            format!("running the models on {}", m.backend.name()),
-            format!("正在 {} 上运行模型", m.backend.name()),
-        ),
+        &Step::Running {
+            backend: m.backend.name(),
+        },
     );
     let mut view = views::likesworld::likesworld_view(&p, &m)
         .await
@@ -343,10 +365,10 @@ pub async fn likesworld_latency(
     for kind in crate::model::ModelKind::ALL {
         report(
             &progress,
-            &lang.pick(
-                format!("timing {} on {}", kind.name(), m.backend.name()),
-                format!("正在 {} 上为 {} 计时", m.backend.name(), kind.name()),
-            ),
+            &Step::Timing {
+                model: kind.name(),
+                backend: m.backend.name(),
+            },
         );
         let warmup = p.warmup.unwrap_or(p.runs / 3 + 20);
         timed.push(
@@ -384,7 +406,12 @@ pub async fn likesworld_decode(
     let on: OnBackend = self::params(params.clone(), lang)?;
     let experiment: crate::lab::Experiment = self::params(with_experiment(params), lang)?;
     experiment.check().map_err(fail)?;
-    report(&progress, &loading(&on.backend, lang));
+    report(
+        &progress,
+        &Step::Loading {
+            backend: &on.backend,
+        },
+    );
     crate::model::widen::WIDTH
         .check(on.target_width as f64)
         .map_err(fail)?;
@@ -392,7 +419,7 @@ pub async fn likesworld_decode(
     let m = widened(m, on.target_width).await.map_err(fail)?;
     let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, Some(m.backend.name()), lang);
+    let mut tell = progress_every_percent(&progress, Some(m.backend.name()));
     let mut view = views::decoding::decoding_view(&experiment, lang, &m, &clock, &mut tell)
         .await
         .map_err(fail)?;
@@ -411,21 +438,20 @@ pub async fn roofline_measure(
     let fail = |e| into_error(e, lang);
     let p: views::measured::MeasuredParams = self::params(params, lang)?;
     p.check().map_err(fail)?;
-    report(&progress, &loading(&p.backend, lang));
+    report(
+        &progress,
+        &Step::Loading {
+            backend: &p.backend,
+        },
+    );
     let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
     if p.width > 1 {
-        report(
-            &progress,
-            &lang.pick(
-                format!("widening the target ×{}", p.width),
-                format!("正在把目标模型加宽 ×{}", p.width),
-            ),
-        );
+        report(&progress, &Step::Widening { width: p.width });
     }
     let m = widened(m, p.width).await.map_err(fail)?;
     let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, Some(m.backend.name()), lang);
+    let mut tell = progress_every_percent(&progress, Some(m.backend.name()));
     let mut view = views::measured::measured_view(&p, &m, &clock, &mut tell)
         .await
         .map_err(fail)?;
@@ -514,7 +540,12 @@ pub async fn modelfree(
     let p: ModelfreeParams = self::params(params, lang)?;
     settings(&p).map_err(fail)?;
     let (m, note) = if needs_models(&p) {
-        report(&progress, &loading(&p.backend, lang));
+        report(
+            &progress,
+            &Step::Loading {
+                backend: &p.backend,
+            },
+        );
         let (m, note) = models(&p.backend, lang).await.map_err(fail)?;
         (Some(m), note)
     } else {
@@ -522,7 +553,7 @@ pub async fn modelfree(
     };
     let perf = performance(lang)?;
     let clock = move || perf.now() * 1e3;
-    let mut tell = progress_every_percent(&progress, None, lang);
+    let mut tell = progress_every_percent(&progress, None);
     let mut view = modelfree_view(&p, m.as_deref(), &clock, &mut tell)
         .await
         .map_err(fail)?;

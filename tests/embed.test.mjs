@@ -1,0 +1,166 @@
+// Browser tests of embedding from another site, as instructors do: a page of notes served by a
+// second origin (another port) loads specdec-widget.js from the playground's server by its
+// versioned URL. Every widget works there, model widgets included (their worker starts through a
+// same-origin blob that imports ours); a part that fails to load shows a message and Retry,
+// inside the element, in English and Chinese.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { start } from './browser.mjs';
+import { text } from './helpers.mjs';
+import { VERSION } from '../www/version.js';
+
+const EVERY_KIND = {
+  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', likesworld: '',
+  decoding: 'experiment="acceptance" prompts="10"', modelfree: 'requests="10"', exercises: '',
+};
+
+let env;
+let notes; // { server, url }: the second origin, serving the notes pages below
+
+/** The notes pages, by path: each loads the script from the playground's origin. */
+function notesPages(script) {
+  const page = (body, head = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8">${head}
+    <title>Someone's notes</title><link rel="icon" href="data:,"><script type="module" src="${script}"></script></head>
+    <body><h1>Notes on speculative decoding</h1>${body}</body></html>`;
+  return {
+    '/notes.html': page(`<p>Two runs side by side:</p>
+      <specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>
+      <specdec-widget id="d2" kind="decoding" experiment="greedy" prompts="10" gamma="3"></specdec-widget>
+      <p>And the closed form:</p>
+      <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
+    '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget><specdec-widget id="t2" kind="tree"></specdec-widget>'),
+    // A page whose Content-Security-Policy allows no workers at all.
+    '/no-workers.html': page('<specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>',
+      `<meta http-equiv="Content-Security-Policy" content="script-src ${new URL(script).origin} 'wasm-unsafe-eval'; worker-src 'none'">`),
+    // Every kind, the model widgets with small jobs.
+    '/all.html': page(Object.entries(EVERY_KIND).map(([kind, attrs]) => `<specdec-widget id="${kind}" kind="${kind}" ${attrs}></specdec-widget>`).join('\n')),
+  };
+}
+
+before(async () => {
+  env = await start({ webgpu: false });
+  const pages = notesPages(`${env.url}v${VERSION}/specdec-widget.js`);
+  // ?isolated=1: the notes page is itself cross-origin isolated (COOP + COEP require-corp), as a
+  // page that needs SharedArrayBuffer would be; what it loads from us must then allow it.
+  const server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    const body = pages[u.pathname];
+    const isolated = u.searchParams.get('isolated') === '1'
+      ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
+    res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8', ...isolated });
+    res.end(body ?? 'not found');
+  });
+  await new Promise((ok) => { server.listen(0, '127.0.0.1', ok); });
+  notes = { server, url: `http://127.0.0.1:${server.address().port}` };
+});
+after(async () => {
+  await env?.close();
+  await new Promise((ok) => { notes?.server.close(ok); });
+});
+
+/** Opens a notes page of the second origin (in Chinese with zh), collecting errors. */
+async function openNotes(path, { zh = false } = {}) {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  if (zh) await page.addInitScript(() => localStorage.setItem('specdec-playground.lang', 'zh'));
+  return { page, errors, go: () => page.goto(notes.url + path) };
+}
+
+const finished = (page, sel) => page.waitForFunction((s) => Number(document.querySelector(s)?.dataset.decoded || 0) >= 1, sel, { timeout: 180_000 });
+
+for (const isolated of [false, true]) {
+  test(`a page on another origin${isolated ? ', itself cross-origin isolated,' : ''} embeds two decoding widgets and a theory widget: all three finish, no errors`, async () => {
+    const { page, errors, go } = await openNotes(`/notes.html${isolated ? '?isolated=1' : ''}`);
+    await go();
+    assert.notEqual(new URL(page.url()).origin, new URL(env.url).origin, 'the notes are on another origin');
+    assert.equal(await page.evaluate(() => crossOriginIsolated), isolated);
+    await page.waitForSelector('#t[data-state="ok"] svg', { timeout: 30_000 });
+    assert.match(await text(page, '#t .numbers'), /E = 2\.941 tokens/);
+    // The stylesheet came from the playground's origin and applies (scoped to the widget).
+    assert.ok(await page.$eval('#t', (e) => e.classList.contains('widget') && getComputedStyle(e.querySelector('form.controls')).display !== 'inline'));
+    await finished(page, '#d1');
+    await finished(page, '#d2');
+    assert.equal(await page.$$eval('table.dec-kinds', (t) => t.length), 1, 'the acceptance table');
+    assert.match(await text(page, '#d1 .dec-status'), /^Done/);
+    assert.match(await text(page, '#d2 .dec-status'), /^Done/);
+    assert.equal(await page.getAttribute('#d1', 'data-cancelled'), null, 'neither run cancelled the other');
+    assert.equal(await page.getAttribute('#d2', 'data-cancelled'), null);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('a page on another origin embeds every kind of widget: each draws, and each one with a worker job finishes it', async () => {
+  const { page, errors, go } = await openNotes('/all.html');
+  await go();
+  // The list above is every widget there is.
+  const kinds = await page.evaluate(async (base) => Object.keys((await import(`${base}widgets/index.js`)).WIDGETS), `${env.url}v${VERSION}/`);
+  assert.deepEqual(Object.keys(EVERY_KIND).sort(), kinds.sort());
+  for (const kind of kinds) await page.waitForSelector(`#${kind}[data-state="ok"]`, { timeout: 30_000 });
+  // The jobs in workers: Monte Carlo, the LikesWorld scores, decoding, drafting without a model,
+  // and the measured roofline once asked.
+  await page.click('#measured .mr-go');
+  const marks = { exactness: 'mc', likesworld: 'model', decoding: 'decoded', modelfree: 'decoded', measured: 'decoded' };
+  for (const [kind, mark] of Object.entries(marks)) {
+    await page.waitForFunction(([k, m]) => Number(document.getElementById(k).dataset[m] || 0) >= 1, [kind, mark], { timeout: 180_000 });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// A module the element imports (widgets/theory.js, beside the script) or the wasm module, refused
+// once by the host (503).
+for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', false], ['widgets/theory.js', true], ['pkg/specdec_bg.wasm', true]]) {
+  test(`a failed load (${part}) shows a message and Retry inside the element, ${zh ? 'in Chinese' : 'in English'}; Retry then loads it`, async () => {
+    const { page, errors, go } = await openNotes('/theory.html', { zh });
+    let fail = true;
+    await page.route(`**/${part}`, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
+    await go();
+    await page.waitForSelector('#t[data-state="load-error"]', { timeout: 30_000 });
+    await page.waitForSelector('#t2[data-state="load-error"]', { timeout: 30_000 });
+    const message = await text(page, '#t [role="alert"]');
+    assert.match(message, zh ? /^这个组件无法加载：.+ 重试$/ : /^This widget could not be loaded: .+ Retry$/);
+    assert.equal(await page.$eval('#t .retry', (b) => b.textContent), zh ? '重试' : 'Retry');
+    fail = false;
+    await page.click('#t .retry');
+    // One Retry brings up every element that failed.
+    await page.waitForSelector('#t[data-state="ok"] svg', { timeout: 30_000 });
+    await page.waitForSelector('#t2[data-state="ok"] svg', { timeout: 30_000 });
+    assert.match(await text(page, '#t .numbers'), /E = .*2\.941/);
+    // Only the refused response is logged (by the browser), nothing uncaught.
+    assert.deepEqual(errors.filter((e) => !/503/.test(e)), []);
+    await page.close();
+  });
+}
+
+test('a page whose CSP refuses workers: the decoding widget draws and says the worker was refused, nothing uncaught', async () => {
+  const { page, errors, go } = await openNotes('/no-workers.html');
+  await go();
+  await page.waitForSelector('#d1 .dec-retry:not([hidden])', { timeout: 60_000 });
+  assert.match(await text(page, '#d1 .dec-status'), /^The engine could not be loaded: (the browser refused to start its worker|its worker script .* did not load)/);
+  assert.equal(await page.getAttribute('#d1', 'aria-busy'), 'false', 'not stuck on Starting…');
+  // The browser reports the policy's refusal itself; nothing of ours is uncaught.
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
+  await page.close();
+});
+
+test('a worker that cannot load shows the reason and Retry in the run bar; Retry runs the job', async () => {
+  const { page, errors, go } = await openNotes('/notes.html');
+  let fail = true;
+  await page.route('**/worker.js', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
+  await go();
+  await page.waitForSelector('#d1 .dec-retry:not([hidden])', { timeout: 60_000 });
+  assert.match(await text(page, '#d1 .dec-status'), /^The engine could not be loaded: .*worker\.js/);
+  assert.equal(await page.getAttribute('#d1', 'aria-busy'), 'false', 'not stuck on Starting…');
+  fail = false;
+  await page.click('#d1 .dec-retry');
+  await finished(page, '#d1');
+  assert.match(await text(page, '#d1 .dec-status'), /^Done/);
+  assert.equal(await page.$eval('#d1 .dec-retry', (b) => b.hidden), true);
+  // Only the refused worker script's own failure is logged, nothing uncaught.
+  assert.deepEqual(errors.filter((e) => !/503|worker\.js/.test(e)), []);
+  await page.close();
+});
