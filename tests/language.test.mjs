@@ -114,6 +114,10 @@ test('?lang=zh links the Chinese page and ?lang=en the English one, whatever thi
   assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
   // The header names the button as it reads: 分享.
   assert.match(await page.$eval('header.page > [data-lang="zh"]', (e) => e.textContent), /用它的分享链接/);
+  // A Share link made on the Chinese page opens in Chinese, wherever it is opened.
+  await page.click('[data-widget="theory"] .share');
+  const link = await page.$eval('[data-widget="theory"] .share-link a', (a) => a.href);
+  assert.equal(new URL(link).searchParams.get('lang'), 'zh', link);
   // A link is a choice, remembered like the switch's: a later visit without ?lang is Chinese.
   await page.waitForLoadState('networkidle'); // a navigation mid-load would abort the worker's script
   await page.goto(env.url);

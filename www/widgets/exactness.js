@@ -1,5 +1,5 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
-import { fmt, table } from '../widget.js';
+import { fmt, table, channelOf } from '../widget.js';
 import { runJob, CancelledError, declare, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -67,7 +67,7 @@ export default {
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
     p.timer = setTimeout(() => {
-      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; });
+      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'));
       p.job = job;
       busy(true);
       cancel.onclick = () => job.cancel();

@@ -1,5 +1,5 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
-import { fmt, table, escapeHtml } from '../widget.js';
+import { fmt, table, escapeHtml, channelOf } from '../widget.js';
 import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -30,7 +30,7 @@ export default {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, 'likesworld').promise.then((v) => {
+    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld')).promise.then((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;
@@ -48,7 +48,7 @@ export default {
       const gpu = v.backend === 'wgpu';
       const runs = gpu ? 10 : 150;
       const progress = (st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; };
-      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, 'likesworld').promise.then((l) => {
+      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld')).promise.then((l) => {
         const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
         lat.innerHTML = tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
