@@ -184,8 +184,8 @@ test('the step-through labels every step by the rule in force, and marks where a
     for (let i = 1; i <= n; i += 1) {
       steps.push(await page.$eval(sel, (el) => {
         const cells = (t) => [...(el.querySelector(`table.${t}`)?.tBodies[0].rows ?? [])].map((r) => [...r.cells].map((c) => c.textContent.trim()));
-        const head = [...(el.querySelector('table.dec-checks')?.tHead.rows[0].cells ?? [])].map((c) => c.textContent.trim());
-        return { text: el.textContent.replace(/\s+/g, ' '), checks: cells('dec-checks'), head, compare: cells('dec-compare') };
+        const head = (t) => [...(el.querySelector(`table.${t}`)?.tHead.rows[0].cells ?? [])].map((c) => c.textContent.trim());
+        return { text: el.textContent.replace(/\s+/g, ' '), checks: cells('dec-checks'), compare: cells('dec-compare'), compareHead: head('dec-compare') };
       }));
       if (i < n) await page.click('[data-widget="decoding"] .dec-next');
     }
@@ -218,11 +218,14 @@ test('the step-through labels every step by the rule in force, and marks where a
         if (rule.accept) assert.ok(Math.abs(num(a) - rule.accept(num(p), num(q))) <= 0.02 + 0.002 / Math.min(num(p), num(q)), `${variant}: a ${a} for p ${p}, q ${q}`);
         else assert.ok(a === '0.000' || a === '1.000', `${variant}: a ${a}`);
       }
-      // The column the rule drew from is the drawn one.
-      const from = / bonus token /.test(s.text) ? rule.bonus : (/ a check failed/.test(s.text) ? rule.reject : null);
+      // The column the rule drew from is the drawn one (the residual is shown after a rejection only).
+      const from = /Then every check passed/.test(s.text) ? rule.bonus : (/Then a check failed/.test(s.text) ? rule.reject : null);
       if (!from || !s.compare.length) continue;
-      const col = { p: 1, q: 2, residual: 3 }[from];
-      for (const row of s.compare) assert.equal(row[4], row[col], `${variant}: drawn from ${from}: ${row.join(' ')}`);
+      const col = s.compareHead.findIndex((h) => h.startsWith(from === 'residual' ? 'residual' : `${from} (`));
+      const drawn = s.compareHead.findIndex((h) => h.startsWith('drawn from'));
+      assert.ok(col > 0 && drawn > col, s.compareHead.join(' | '));
+      assert.equal(s.compareHead.some((h) => h.startsWith('residual')), /Then a check failed/.test(s.text), 'the residual beside a rejection only');
+      for (const row of s.compare) assert.equal(row[drawn], row[col], `${variant}: drawn from ${from}: ${row.join(' ')}`);
       compared += 1;
     }
     assert.ok(compared > 0, `${variant}: some step drew after a check`);

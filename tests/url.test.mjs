@@ -136,6 +136,10 @@ test('100,000 characters typed into text fields are cut to one cap: the URL stay
   await page.waitForFunction(() => new URL(location.href).searchParams.get('likesworld.text')?.startsWith('中'));
   const url = page.url();
   assert.ok(url.length < 8192, `the URL is ${url.length} bytes`);
+  // The changes started model jobs (new workers load their scripts): a reload mid-load would abort
+  // them, which the browser reports as failed requests. Let them finish first.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.getAttribute('aria-busy') !== 'true'), null, { timeout: 120_000 });
+  await page.waitForTimeout(500);
   const response = await page.reload();
   assert.equal(response.status(), 200);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });

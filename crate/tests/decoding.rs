@@ -560,3 +560,35 @@ fn speculative_decoding_is_lossless_on_the_widened_target() {
         }
     }
 }
+
+/// The step-through shows what was output: a step whose chain accepted `<eos>` (or reached the
+/// length limit) before its last token keeps only the tokens up to the end, says it was cut, and
+/// the steps' tokens add up to the output, for every rule.
+#[test]
+fn step_traces_end_where_the_output_ends() {
+    let m = flex();
+    let worlds = likesworld::prompts(40);
+    let mut cut = 0;
+    for variant in Variant::ALL {
+        for (seed, gamma) in [(3, 2), (7, 5), (11, 4), (19, 3)] {
+            let method = Method::Chain {
+                draft: 1,
+                gamma,
+                rule: ChainRule::Sample(variant),
+            };
+            let prompt = worlds[seed as usize % worlds.len()].prompt();
+            let g = read_sync(lab::run(m, method, 1.0, &prompt, seed, true, CLOCK)).unwrap();
+            let shown: Vec<u32> = g.trace.iter().flat_map(|s| s.emitted.clone()).collect();
+            assert_eq!(shown, g.output, "{variant:?} seed {seed} γ {gamma}");
+            let eos = g.output.iter().position(|&t| t == likesworld::EOS);
+            assert!(
+                eos.is_none_or(|i| i + 1 == g.output.len()),
+                "nothing after <eos>"
+            );
+            let last = g.trace.last().unwrap();
+            assert!(g.trace[..g.trace.len() - 1].iter().all(|s| !s.cut_at_end));
+            cut += usize::from(last.cut_at_end);
+        }
+    }
+    assert!(cut > 0, "no run ended inside a step: the test saw no cut");
+}

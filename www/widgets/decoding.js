@@ -108,21 +108,21 @@ function speedupHtml(r) {
     ['课上的公式 E(α, γ)/(γc + 1)', formula], [`按实测曲线 ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
     ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>（IQR ${fmt(r.measured_speedup_iqr, 2)}）`]]);
   return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
-    ${fmt(r.draft_call_us, 0)} µs a draft call, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;
+    ${fmt(r.draft_call_us, 0)} µs ${lookup ? 'a look-up' : 'a draft call'}, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;
     ${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative.</p>`,
   `<p class="numbers">在这里的 <b>${r.backend}</b> 上实测，${escapeHtml(r.method)}，${target}，${r.prompts} 个提示词，批 ${r.batch}：
-    草稿调用 ${fmt(r.draft_call_us, 0)} µs，单 token 目标调用 ${fmt(r.target_call_us, 0)} µs，验证调用 ${fmt(r.verify_call_us, 0)} µs；
+    ${lookup ? '查找' : '草稿调用'} ${fmt(r.draft_call_us, 0)} µs，单 token 目标调用 ${fmt(r.target_call_us, 0)} µs，验证调用 ${fmt(r.verify_call_us, 0)} µs；
     普通解码 ${fmt(r.plain_us / 1000, 1)} ms，推测解码 ${fmt(r.speculative_us / 1000, 1)} ms。</p>`)
     + table(rows, 'dec-speedup')
-    + (r.measured_speedup < 1 ? slowerHtml(r) : gapHtml(r));
+    + noisyHtml([r]) + (r.measured_speedup < 1 ? slowerHtml(r) : gapHtml(r));
 }
 
 /** Demo 5 answered by measurement: every γ's speedup, the best measured γ beside the formula's. */
 function sweepHtml(r) {
   const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
-  const rows = r.rows.map((w) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(w.predicted_speedup), x(w.predicted_speedup_curve),
-    `<b>${fmt(w.measured_speedup, 2)}×</b> (${fmt(w.measured_speedup_iqr, 2)})`]);
-  const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)', 'measured curve', 'wall clock (IQR)'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)', '实测曲线', '墙钟（IQR）']);
+  const rows = r.rows.map((w, i) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
+    `<b>${fmt(w.measured_speedup, 2)}×</b> ${tr(`(IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
+  const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟']);
   const best = r.rows.find((w) => w.gamma === r.best_gamma);
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   let formula = '';
@@ -133,11 +133,24 @@ function sweepHtml(r) {
     formula = tr(`The lecture’s formula, with the measured α ${fmt(r.alpha)} and c ${fmt(r.c)}, picks γ ${r.formula_gamma} and promises ${fmt(r.formula_speedup, 2)}× — it takes verification to be free.`,
       `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，选 γ ${r.formula_gamma}，承诺 ${fmt(r.formula_speedup, 2)}×——它假设验证是免费的。`);
   }
-  const summary = tr(`<p class="numbers">On <b>${r.rows[0].backend}</b>, ${target}, batch ${r.batch}: the best measured γ is <b>${r.best_gamma}</b>, at <b>${fmt(r.best_speedup, 2)}×</b>;
+  // The trained target is as small as its drafts: say why no γ pays and where the lecture's regime is.
+  const tiny = r.target_width === 1 && r.best_speedup < 1 && r.shape === 'chain'
+    ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs nearly what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05) and a verify call is not free either. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
+      `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用几乎和一次目标调用一样贵（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05），验证调用也不免费。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
+    : '';
+  const summary = tr(`<p class="numbers">${escapeHtml(r.method)}. On <b>${r.rows[0].backend}</b>, ${target}, batch ${r.batch}: the best measured γ is <b>${r.best_gamma}</b>, at <b>${fmt(r.best_speedup, 2)}×</b>;
     the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,
-  `<p class="numbers">在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
+  `<p class="numbers">${escapeHtml(r.method)}。在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
     按实测开销曲线排第一的是 γ ${r.curve_gamma}（${fmt(r.curve_speedup, 2)}×）。${formula}</p>`);
-  return summary + table([head].concat(rows), 'dec-sweep') + (r.best_speedup < 1 ? slowerHtml(best) : '');
+  return summary + table([head].concat(rows), 'dec-sweep') + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
+}
+
+/** A caution where the spread is as large as the effect: calls of microseconds on a busy device. */
+function noisyHtml(rows) {
+  const noisy = rows.filter((w) => w.measured_speedup_iqr > 0.5 * w.measured_speedup);
+  if (!noisy.length) return '';
+  return tr(`<p class="note dec-noisy">Noisy: the speedup of ${noisy.map((w) => w.method).map(escapeHtml).join('; ')} varies by more than half itself from one group of prompts to the next (IQR). The calls take microseconds, so a busy device or the browser still compiling the engine moves them; run it again, with more prompts, before reading much into it.</p>`,
+    `<p class="note dec-noisy">噪声大：${noisy.map((w) => w.method).map(escapeHtml).join('；')} 的加速比在各组提示词之间的波动（IQR）超过它自身的一半。每次调用只有几微秒，设备忙或浏览器还在编译引擎都会影响它；多用些提示词再运行一次，再下结论。</p>`);
 }
 
 /** Why the wall clock gives less than the lecture's formula: the formula takes a verify call to cost
@@ -169,8 +182,12 @@ function ruleOf(variant) {
     'bonus-from-draft': { bonus: '草稿的 q' },
   })[variant] ?? {};
   const rule = { ...ALG1, ...own };
-  // The rule's words, and where it departs, Algorithm 1's beside them.
-  rule.say = (k) => (own[k] ? `${own[k]} <span class="bad dec-departs">⚠ ${tr('Algorithm 1', '算法 1')}: ${ALG1[k]}</span>` : rule[k]);
+  // ⚠ marks a decision where the rule departs; `full` sets Algorithm 1's words beside it.
+  const warn = '<span class="bad dec-departs">⚠</span>';
+  rule.mark = (k) => (own[k] ? ` ${warn}` : '');
+  const full = (k) => (own[k] ? `${own[k]} <span class="bad dec-departs">⚠ ${tr('Algorithm 1: ', '算法 1：')}${ALG1[k]}</span>` : rule[k]);
+  rule.summary = tr(`Draft tokens: ${full('draft')} · accept with ${full('accept')} · after a rejection, drawn from ${full('reject')} · bonus token drawn from ${full('bonus')}`,
+    `草稿 token：${full('draft')} · 接受概率 ${full('accept')} · 拒绝后从${full('reject')}抽取 · 奖励 token 从${full('bonus')}抽取`);
   rule.from = { reject: own.reject ? 'p' : 'residual', bonus: own.bonus ? 'q' : 'p' };
   return rule;
 }
@@ -178,10 +195,14 @@ function ruleOf(variant) {
 /** p, q, the residual and what the rule drew from, side by side where the step's last token was drawn. */
 function compareHtml(st, rule, w) {
   if (!st.compare?.length) return '';
-  const from = st.ending === 'residual' ? rule.from.reject : rule.from.bonus;
-  const head = tr(['token', 'p (target)', 'q (draft)', 'residual norm(max(0, p − q))', 'drawn from (this rule)'], ['token', 'p（目标）', 'q（草稿）', '残差 norm(max(0, p − q))', '实际抽取的分布（本规则）']);
+  const rejected = st.ending === 'residual';
+  const from = rejected ? rule.from.reject : rule.from.bonus;
+  // The residual is what Algorithm 1 draws after a rejection; after the bonus it means nothing.
+  const cols = rejected ? ['p', 'q', 'residual'] : ['p', 'q'];
+  const names = tr({ p: 'p (target)', q: 'q (draft)', residual: 'residual norm(max(0, p − q))' }, { p: 'p（目标）', q: 'q（草稿）', residual: '残差 norm(max(0, p − q))' });
+  const head = [tr('token', 'token'), ...cols.map((k) => names[k]), tr('drawn from (this rule)', '实际抽取的分布（本规则）')];
   const mark = (key, v) => (key === from ? `<b>${fmt(v, 3)}</b>` : fmt(v, 3));
-  const rows = st.compare.map((c) => [`${w(c.token)}${c.token === st.last ? ' ←' : ''}`, mark('p', c.p), mark('q', c.q), mark('residual', c.residual), fmt(c.drawn, 3)]);
+  const rows = st.compare.map((c) => [`${w(c.token)}${c.token === st.last ? ' ←' : ''}`, ...cols.map((k) => mark(k, c[k])), fmt(c.drawn, 3)]);
   return table([head].concat(rows), 'dec-compare');
 }
 
@@ -205,10 +226,10 @@ function stepHtml(v, i) {
     c.u == null ? '—' : fmt(c.u), c.accepted ? `<span class="ok">${tr('accepted', '接受')}</span>` : `<span class="bad">${tr('rejected', '拒绝')}</span>`]);
   const sampled = st.checks.some((c) => c.u != null);
   const rule = ruleOf(sampled ? v.report.variant : null);
-  const ending = sampled ? tr({ bonus: `every check passed: the bonus token drawn from ${rule.say('bonus')}`,
-    residual: `a check failed: drawn from ${rule.say('reject')}`, target: 'the target’s own token (no draft token matched)' },
-  { bonus: `每个检验都通过：奖励 token 从${rule.say('bonus')}抽取`,
-    residual: `有一个检验没通过：从${rule.say('reject')}抽取`, target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending]
+  const ending = sampled ? tr({ bonus: `every check passed: the bonus token drawn from ${rule.bonus}${rule.mark('bonus')}`,
+    residual: `a check failed: drawn from ${rule.reject}${rule.mark('reject')}`, target: 'the target’s own token (no draft token matched)' },
+  { bonus: `每个检验都通过：奖励 token 从${rule.bonus}抽取${rule.mark('bonus')}`,
+    residual: `有一个检验没通过：从${rule.reject}抽取${rule.mark('reject')}`, target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending]
     : tr({ bonus: 'every check passed: the bonus token, the target’s argmax after the last one',
       residual: 'a check failed: the target’s argmax there', target: 'the target’s own token (no draft token matched)' },
     { bonus: '每个检验都通过：奖励 token 是最后一个之后目标模型的 argmax', residual: '有一个检验没通过：取那里目标模型的 argmax', target: '目标模型自己的 token（没有草稿 token 匹配）' })[st.ending];
@@ -218,17 +239,18 @@ function stepHtml(v, i) {
     const head = [tr('mask (depth-first)', '掩码（深度优先）')].concat(order.map((j) => w(tree.tokens[j])));
     mask = table([head].concat(order.map((r) => [w(tree.tokens[r])].concat(order.map((c) => (anc(c, r) ? '✓' : '·'))))), 'dec-mask');
   }
-  const a = sampled ? `${tr('accept prob', '接受概率')} ${rule.say('accept')}` : tr('a (greedy: x = argmax p)', 'a（贪心：x = argmax p）');
-  const drafted = sampled ? `<p class="numbers">${tr('Draft tokens', '草稿 token')}: ${rule.say('draft')}</p>` : '';
+  const a = sampled ? `${tr('accept prob', '接受概率')} ${rule.accept}${rule.mark('accept')}` : tr('a (greedy: x = argmax p)', 'a（贪心：x = argmax p）');
+  const drafted = sampled ? `<p class="numbers dec-rule">${rule.summary}</p>` : '';
+  const cut = st.cut_at_end ? tr(' The output ended within this step: what the step decided after its end is not output.', '输出在这一步里结束了：这一步在结尾之后决定的内容不输出。') : '';
   const dist = `${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>`;
   const emitted = `<b>${st.emitted.map(w).join(' ')}</b>`;
   return `<p class="numbers">${tr(`Step ${i + 1} of ${v.steps.length} · context`, `第 ${i + 1} 步，共 ${v.steps.length} 步 · 上下文`)} …${tail}</p>
     <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}: ${nodes || tr('(none)', '（无）')}</p>${drafted}`
     + (checks.length ? table([tr(['at', 'candidate x', 'p(x)', 'q(x)', a, 'uniform u', 'verdict'], ['位置', '候选 x', 'p(x)', 'q(x)', a, '均匀 u', '结果'])].concat(checks), 'dec-checks') : '')
     + tr(`<p class="numbers">Then ${ending}: ${dist}.
-      This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).</p>`,
+      This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).${cut}</p>`,
     `<p class="numbers">然后${ending}：${dist}。
-      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。</p>`) + compareHtml(st, rule, w) + mask;
+      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。${cut}</p>`) + compareHtml(st, rule, w) + mask;
 }
 
 export default {

@@ -99,7 +99,8 @@ pub async fn generate<M: LanguageModel>(
     let mut ctx = prompt.to_vec();
     'steps: while ctx.len() < config.max_len {
         let offset = ctx.len() - prompt.len();
-        for t in step(target, drafts, &ctx, offset, config, chance, clock, &mut g).await? {
+        let emitted = step(target, drafts, &ctx, offset, config, chance, clock, &mut g).await?;
+        for &t in &emitted {
             ctx.push(t);
             if Some(t) == config.eos || ctx.len() == config.max_len {
                 break 'steps;
@@ -272,6 +273,7 @@ pub(crate) async fn verify_step<M: LanguageModel>(
             path: verdict.path,
             ending: verdict.ending,
             compare,
+            cut_at_end: false,
             last_dist: top(&verdict.last_dist, 6),
             last: *verdict.emitted.last().expect("a step emits a token"),
             emitted: verdict.emitted.clone(),

@@ -231,6 +231,9 @@ pub struct StepTrace {
     /// residual norm(max(0, p − q)) that Algorithm 1 draws from, and what the rule in force drew
     /// from, side by side (a wrong rule shows here where it departs).
     pub compare: Vec<Compared>,
+    /// The output ended (EOS, or the length limit) before the step's last token: `emitted` holds
+    /// only the tokens output, and what the step decided after them is not part of the output.
+    pub cut_at_end: bool,
     /// The distribution the last token came from (its largest entries), and the token.
     pub last_dist: Vec<(u32, f64)>,
     pub last: u32,
@@ -290,6 +293,14 @@ impl Generation {
         self.stats.tokens = self.output.len();
         self.tests.retain(|&(at, _)| at < self.output.len());
         self.sources.truncate(self.output.len());
+        // The step-through shows what was output: the last step's tokens past the end are not.
+        if let Some(last) = self.trace.last_mut() {
+            let kept = self.output.len().saturating_sub(last.before);
+            if kept < last.emitted.len() {
+                last.emitted.truncate(kept);
+                last.cut_at_end = true;
+            }
+        }
     }
 }
 

@@ -418,8 +418,7 @@ impl Sweep {
 }
 
 /// How many γ a sweep lists.
-pub const SWEEP_LENGTH: Range =
-    Range::new("γ values", 1.0, SWEEP_GAMMAS as f64, "1 to 8 values of γ");
+pub const SWEEP_LENGTH: Range = Range::new("#γ", 1.0, SWEEP_GAMMAS as f64, "1 ≤ #γ ≤ 8");
 
 /// A list of γ such as `1,2,3,4,6` (spaces allowed; `，` as typed on a Chinese keyboard too):
 /// each a whole number within [`GAMMA`], 1 to [`SWEEP_GAMMAS`] of them; sorted, repeats dropped.
@@ -429,8 +428,10 @@ pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
         text: text.chars().take(40).collect(),
         why: Text::new(en, zh),
     };
+    let parts: Vec<&str> = text.split([',', '，']).collect();
+    SWEEP_LENGTH.check(parts.len() as f64)?;
     let mut gammas = Vec::new();
-    for part in text.split([',', '，']) {
+    for part in parts {
         let part = part.trim();
         if part.is_empty() {
             return Err(bad(
@@ -446,7 +447,6 @@ pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
         })?;
         GAMMA.check(f64::from(g))?;
         gammas.push(g);
-        SWEEP_LENGTH.check(gammas.len() as f64)?;
     }
     gammas.sort_unstable();
     gammas.dedup();

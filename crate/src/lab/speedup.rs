@@ -74,8 +74,10 @@ pub struct SpeedupReport {
     pub verify_call_us: f64,
     pub draft_call_us: f64,
     /// The first prompt's calls on the wall clock: plain decoding and speculative decoding
-    /// (batch 1 only).
+    /// (batch 1 only; a sweep keeps none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plain_lane: Vec<Span>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub speculative_lane: Vec<Span>,
 }
 
@@ -122,9 +124,10 @@ impl Speedup {
             (Some(m), _) => describe(&m, lang),
             (_, Some(kind)) => match lang {
                 Lang::En => format!(
-                    "{} without a model, {} tokens a step, greedy",
+                    "{} without a model, {} token{} a step, greedy",
                     kind.label(lang),
-                    self.gamma
+                    self.gamma,
+                    if self.gamma == 1 { "" } else { "s" }
                 ),
                 Lang::Zh => format!(
                     "{}（无模型），每步 {} 个 token，贪心",
@@ -166,6 +169,9 @@ async fn speculate(
     }
 }
 
+/// Prompts decoded both ways before the clock starts.
+const WARM_UP: usize = 2;
+
 /// `spec` timed against the target alone on the same prompts, `batch` prompts at a time.
 pub async fn speedup(
     models: &Models,
@@ -179,11 +185,13 @@ pub async fn speedup(
     let mut proposer = spec.proposer()?;
     let plain_method = Method::Target { greedy: true };
     let batch = spec.batch.min(prompts.len()).max(1);
-    // Warm up both paths once (first calls allocate and, on a GPU, compile kernels); a drafter
-    // without a model warms up on a copy of its own, so that it has learnt nothing yet.
-    if let Some(p) = prompts.first() {
+    // Warm up both paths on the first prompts (first calls allocate, a browser's wasm engine
+    // compiles its optimised code after a while, and a GPU compiles kernels); a drafter without
+    // a model warms up on a copy of its own, so that it has learnt nothing yet.
+    let mut warm = spec.proposer()?;
+    for p in prompts.iter().take(WARM_UP) {
         run(models, plain_method.clone(), 1.0, p, 0, false, clock).await?;
-        speculate(models, &mut spec.proposer()?, p, false, clock).await?;
+        speculate(models, &mut warm, p, false, clock).await?;
     }
     let (mut plain, mut fast) = (Stats::default(), Stats::default());
     let (mut plain_us, mut fast_us) = (0.0, 0.0);
@@ -304,11 +312,25 @@ fn rebase(spans: &[Span]) -> Vec<Span> {
         .collect()
 }
 
+impl Sweep {
+    /// What proposes, γ aside, in `lang`.
+    fn describe(&self, lang: Lang) -> String {
+        match (self.shape.free(), lang) {
+            (Some(kind), Lang::En) => format!("{} without a model, greedy", kind.label(lang)),
+            (Some(kind), Lang::Zh) => format!("{}（无模型），贪心", kind.label(lang)),
+            (None, Lang::En) => format!("draft {} chains, greedy", self.draft.name()),
+            (None, Lang::Zh) => format!("草稿 {} 链，贪心", self.draft.name()),
+        }
+    }
+}
+
 /// Demo 5 answered by measurement: the speedup of each γ of a sweep, the best measured γ, and
 /// beside it the γ the formula picks from the measured α and c, and the best γ of the measured
 /// cost curve.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SweepReport {
+    /// What proposes, γ aside, in the lecture's words.
+    pub method: String,
     pub shape: Shape,
     pub target_width: usize,
     pub batch: usize,
@@ -324,9 +346,13 @@ pub struct SweepReport {
     /// α and c over the sweep (their means over the γ measured).
     pub alpha: f64,
     pub c: f64,
-    /// The lecture's optimum, `theory::optimal_gamma(α, c)` over 1 ≤ γ ≤ 16 with the mean α and c,
-    /// and the speedup the formula promises there (chains only: a drafter without a model has
-    /// no E(α, γ)).
+    /// The lecture's formula E(α, γ)/(γc + 1) at each γ of `rows` with the mean α and c (α and c
+    /// belong to the draft and the target, not to γ: one pair for the whole sweep, so that the
+    /// optimum below is the best of these and of every other γ), chains only.
+    pub formula_at: Vec<f64>,
+    /// The lecture's optimum, `theory::optimal_gamma(α, c)` over 0 ≤ γ ≤ 16 with the mean α and c
+    /// (0: no γ pays), and the speedup the formula promises there (chains only: a drafter
+    /// without a model has no E(α, γ)).
     pub formula_gamma: Option<u32>,
     pub formula_speedup: Option<f64>,
 }
@@ -361,10 +387,18 @@ pub async fn sweep(
     let mean =
         |key: fn(&SpeedupReport) -> f64| rows.iter().map(key).sum::<f64>() / rows.len() as f64;
     let (alpha, c) = (mean(|r| r.alpha), mean(|r| r.c));
-    let formula = (sweep.shape == Shape::Chain && alpha.is_finite())
-        .then(|| theory::optimal_gamma(alpha.clamp(0.0, 0.999_999), c, GAMMA.max as u32));
+    let chain = sweep.shape == Shape::Chain && alpha.is_finite();
+    let a = alpha.clamp(0.0, 0.999_999);
+    let formula = chain.then(|| theory::optimal_gamma(a, c, GAMMA.max as u32));
+    let formula_at = if chain {
+        gammas.iter().map(|&g| theory::speedup(a, g, c)).collect()
+    } else {
+        Vec::new()
+    };
     Ok(SweepReport {
+        method: sweep.describe(lang),
         shape: sweep.shape,
+        formula_at,
         target_width: models.target_width(),
         batch: rows[0].batch,
         best_gamma,

@@ -162,8 +162,9 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
     })
 }
 
-/// The wall-clock speedup against γ (median over groups, IQR whiskers) beside the measured-curve
-/// prediction and the lecture's formula; plain decoding is the line at 1.
+/// The wall-clock speedup against γ (total plain time over total speculative time, with a bar as
+/// long as the IQR of the per-group speedups centred on it) beside the measured-curve prediction
+/// and the lecture's formula (with the sweep's mean α and c); plain decoding is the line at 1.
 fn sweep_svg(r: &SweepReport, l: Lang) -> String {
     let gammas: Vec<f64> = r.rows.iter().map(|x| f64::from(x.gamma)).collect();
     let max_g = gammas.iter().copied().fold(1.0, f64::max);
@@ -176,7 +177,7 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
     };
     let measured = points(&|x| Some(x.measured_speedup));
     let curve = points(&|x| Some(x.predicted_speedup_curve));
-    let formula = points(&|x| x.predicted_speedup);
+    let formula: Vec<(f64, f64)> = gammas.iter().copied().zip(r.formula_at.clone()).collect();
     let whiskers = r
         .rows
         .iter()
@@ -226,7 +227,10 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
             (70, 290),
             &[
                 (
-                    l.pick("measured wall clock (IQR)", "实测墙钟（IQR）"),
+                    l.pick(
+                        "measured wall clock (bar: its IQR)",
+                        "实测墙钟（竖线：IQR）",
+                    ),
                     colors::BLUE,
                 ),
                 (
@@ -240,7 +244,10 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
             second.insert(
                 0,
                 (
-                    l.pick("lecture: E(α, γ)/(γc + 1)", "课上：E(α, γ)/(γc + 1)"),
+                    l.pick(
+                        "lecture: E(α, γ)/(γc + 1), mean α and c",
+                        "课上：E(α, γ)/(γc + 1)，平均 α 与 c",
+                    ),
                     colors::PURPLE,
                 ),
             );

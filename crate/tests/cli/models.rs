@@ -525,13 +525,31 @@ fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
         .unwrap();
     assert_eq!(best, top["gamma"].as_u64().unwrap(), "{s}");
     assert_eq!(f(&s, "best_speedup"), f(top, "measured_speedup"));
+    // The formula's optimum is the best of its values at every γ, the listed ones included (one
+    // α and c for the whole sweep): it never promises less than a γ in the table.
+    let optimum = s["formula_gamma"]
+        .as_u64()
+        .expect("a chain has the formula's optimum");
+    let at: Vec<f64> = s["formula_at"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(at.len(), 2, "{s}");
+    if optimum == 0 {
+        assert!(at.iter().all(|&x| x < 1.0), "no γ pays, yet {at:?}: {s}");
+    } else {
+        assert!(
+            at.iter().all(|&x| x <= f(&s, "formula_speedup") + 1e-12),
+            "{s}"
+        );
+    }
+    assert_eq!(s["method"], "draft B chains, greedy");
     assert!(
-        s["formula_gamma"].as_u64().is_some(),
-        "a chain has the formula's optimum: {s}"
+        rows.iter().all(|r| r.get("plain_lane").is_none()),
+        "no lanes in a sweep"
     );
-    assert!(rows.iter().all(|r| r
-        .get("plain_lane")
-        .is_none_or(|l| l.as_array().unwrap().is_empty())));
     // Prompt Lookup: greedy, no draft model, its c the look-up's time over a target call.
     let p = json(&[
         "likesworld",
@@ -576,6 +594,17 @@ fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
             "likesworld",
             "speedup",
             "--drafter",
+            "jacobi",
+            "--draft",
+            "a",
+        ],
+        "--drafter jacobi drafts without one",
+    );
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--drafter",
             "medusa",
             "--gamma",
             "4",
@@ -588,7 +617,7 @@ fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
     );
     check_error(
         &["likesworld", "speedup", "--gamma", "1,2,3,4,5,6,7,8,9"],
-        "γ values = 9",
+        "#γ = 9",
     );
     check_error(&["likesworld", "speedup", "--gamma", "1,17"], "gamma = 17");
     check_error(

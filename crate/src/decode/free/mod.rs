@@ -98,7 +98,7 @@ pub async fn generate<M: LanguageModel>(
         )
         .await?;
         drafter.observe(&ctx, &proposal, &p, &emitted);
-        for t in emitted {
+        for &t in &emitted {
             ctx.push(t);
             if Some(t) == limits.eos || ctx.len() == limits.max_len {
                 break 'steps;

@@ -39,14 +39,23 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         }
         _ => None,
     };
-    // A draft model is named for a chain; a tree and a drafter without a model default to B
-    // (a drafter without a model has none: the name is only carried).
-    let d = draft(o, (shape != Shape::Chain || list.is_some()).then_some("b"))?;
+    // One γ (a chain names it; a tree and a drafter without a model default to 4), read before
+    // the draft so that a bad γ is the error named.
     let g = if list.is_some() {
         4
     } else {
         ranged(o, &GAMMA, (shape != Shape::Chain).then_some(4))?
     };
+    // A draft model is named for a chain; a tree defaults to B; a drafter without a model has
+    // none, so naming one is a mistake.
+    if shape.free().is_some() && o.peek("draft").is_some() {
+        return Err(Usage(format!(
+            "{}: --draft names a draft model, and --drafter {} drafts without one",
+            o.command,
+            shape.name()
+        )));
+    }
+    let d = draft(o, (shape != Shape::Chain || list.is_some()).then_some("b"))?;
     let n = prompts(o, 20)?;
     let batch = ranged(o, &BATCH, Some(1))?;
     if let Some(gammas) = list {
@@ -110,6 +119,11 @@ fn free_shape(o: &Opts, name: &str) -> Result<Shape, Usage> {
 
 /// The report of one γ, as rows.
 fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
+    let proposal = if r.shape.free().is_some() {
+        "look-up"
+    } else {
+        "draft call"
+    };
     let formula = match r.predicted_speedup {
         Some(s) => format!("{s:.3}×"),
         None => "— (the formula is for chains)".into(),
@@ -128,7 +142,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
         ),
         row("measured α", format!("{:.3}", r.alpha)),
         row(
-            "measured c = draft call / target call",
+            &format!("measured c = {proposal} / target call"),
             format!(
                 "{:.3} ({:.0} µs / {:.0} µs)",
                 r.c, r.draft_call_us, r.target_call_us
@@ -137,7 +151,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
         row(
             "verification T(n)/T(1)",
             format!(
-                "{:.3} ({:.0} µs a verify call; {:.2} draft calls a step)",
+                "{:.3} ({:.0} µs a verify call; {:.2} {proposal}s a step)",
                 r.verify_over_target, r.verify_call_us, r.draft_calls_per_step
             ),
         ),
@@ -178,19 +192,20 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
     let mut rows = vec![row(
         "method",
         format!(
-            "{} on {}, target ×{}, batch {}",
-            r.rows[0].method, r.rows[0].backend, r.target_width, r.batch
+            "{}, γ swept, on {}, target ×{}, batch {}",
+            r.method, r.rows[0].backend, r.target_width, r.batch
         ),
     )];
-    for x in &r.rows {
+    for (i, x) in r.rows.iter().enumerate() {
         rows.push(row(
             &format!("γ {}", x.gamma),
             format!(
-                "measured {:.3}× (IQR {:.3}), on the curve {:.3}×, formula {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
+                "measured {:.3}× (IQR {:.3}), on the curve {:.3}×, formula (mean α, c) {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
                 x.measured_speedup,
                 x.measured_speedup_iqr,
                 x.predicted_speedup_curve,
-                x.predicted_speedup
+                r.formula_at
+                    .get(i)
                     .map_or("—".into(), |s| format!("{s:.3}×")),
                 x.alpha,
                 x.c,
