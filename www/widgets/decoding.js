@@ -149,8 +149,9 @@ function sweepHtml(r) {
 function noisyHtml(rows) {
   const noisy = rows.filter((w) => w.measured_speedup_iqr > 0.5 * w.measured_speedup);
   if (!noisy.length) return '';
-  return tr(`<p class="note dec-noisy">Noisy: the speedup of ${noisy.map((w) => w.method).map(escapeHtml).join('; ')} varies by more than half itself from one group of prompts to the next (IQR). The calls take microseconds, so a busy device or the browser still compiling the engine moves them; run it again, with more prompts, before reading much into it.</p>`,
-    `<p class="note dec-noisy">噪声大：${noisy.map((w) => w.method).map(escapeHtml).join('；')} 的加速比在各组提示词之间的波动（IQR）超过它自身的一半。每次调用只有几微秒，设备忙或浏览器还在编译引擎都会影响它；多用些提示词再运行一次，再下结论。</p>`);
+  const which = rows.length > 1 ? tr(` at γ ${noisy.map((w) => w.gamma).join(', ')}`, `（γ ${noisy.map((w) => w.gamma).join('、')}）`) : '';
+  return tr(`<p class="note dec-noisy">Noisy: the speedup${which} varies by more than half itself from one group of prompts to the next (IQR). The calls take microseconds, so a busy device or the browser still compiling the engine moves them; run it again, with more prompts, before reading much into it.</p>`,
+    `<p class="note dec-noisy">噪声大：加速比${which}在各组提示词之间的波动（IQR）超过它自身的一半。每次调用只有几微秒，设备忙或浏览器还在编译引擎都会影响它；多用些提示词再运行一次，再下结论。</p>`);
 }
 
 /** Why the wall clock gives less than the lecture's formula: the formula takes a verify call to cost
