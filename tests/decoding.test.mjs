@@ -233,3 +233,22 @@ test('the step-through labels every step by the rule in force, and marks where a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a job that panics in its worker: the panic’s message, a restarted worker (a fresh instance, clean memory), and the next job on the channel runs', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=greedy&decoding.prompts=10');
+  await decoded(page, 1);
+  const failed = await page.evaluate(async () => {
+    const { runJob } = await import('./engine.js');
+    try { await runJob('debug_panic', {}, () => {}, 'trap-test').promise; return null; } catch (e) { return `${e.name}: ${e.message}`; }
+  });
+  assert.match(failed, /debug_panic was called — the worker was restarted/, failed);
+  // The channel starts a fresh worker (a fresh instance, clean memory) for its next job.
+  const next = await page.evaluate(async () => {
+    const { runJob } = await import('./engine.js');
+    const v = await runJob('likesworld_decode', { experiment: 'greedy', gamma: 2, prompts: 3, lang: 'en' }, () => {}, 'trap-test').promise;
+    return v.report.map((r) => `${r.identical}/${r.prompts}`).join(' ');
+  });
+  assert.match(next, /^3\/3( 3\/3)+$/, next);
+  assert.deepEqual(errors.filter((e) => !/debug_panic/.test(e)), []);
+  await page.close();
+});

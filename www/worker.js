@@ -218,7 +218,12 @@ self.onmessage = async ({ data }) => {
     const panic = e instanceof WebAssembly.RuntimeError;
     let message = e?.message ?? String(e);
     if (panic) {
-      try { message = engine?.last_panic() || message; } catch (_) { /* the instance is gone */ }
+      let recorded = null;
+      try { recorded = engine?.last_panic(); } catch (_) { /* the instance is gone */ }
+      // A trap with no panic recorded: Rust aborts when an allocation fails, as on a device with
+      // too little memory for a widened target (the engine restarts; narrower widths still run).
+      message = recorded || tr(`the engine stopped (${message}): most likely this device ran out of memory for the model; a narrower target width needs less`,
+        `引擎停止了（${message}）：很可能是这台设备的内存不够装下这个模型；窄一些的目标模型宽度需要的内存更少`);
     }
     self.postMessage({ id, kind: 'error', message, panic });
   }
