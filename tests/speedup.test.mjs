@@ -35,11 +35,17 @@ test('the sweep over γ: every γ measured, the best measured γ beside the form
   assert.match(await text(page, '[data-widget="decoding"] .dec-result'), /Prompt Lookup without a model, 4 tokens a step, greedy/);
   assert.equal(await page.$eval('[data-widget="decoding"] [data-key="draft"]', (el) => el.offsetParent === null), true, 'no draft model to choose');
 
+  // The choices that cannot run are greyed out: batches over 1 for a drafter without a model,
+  // a tree in the sweep. Asked for anyway (a URL may), each gets the core's message.
+  const off = (key) => page.$$eval(`[data-widget="decoding"] [data-key="${key}"] option`, (os) => os.filter((o) => o.disabled).map((o) => o.value).join(','));
+  assert.equal(await off('batch'), '4,16,64');
+  assert.equal(await off('shape'), '');
   // Bad values: a drafter without a model at a batch, and a γ list that is no list.
   await setControl(page, 'decoding', 'batch', '4');
   await page.waitForFunction(() => /batch 1 only/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
   await setControl(page, 'decoding', 'batch', '1');
   await setControl(page, 'decoding', 'experiment', 'sweep');
+  assert.equal(await off('shape'), 'tree');
   await setControl(page, 'decoding', 'gammas', '1,x');
   await page.waitForFunction(() => /bad γ list "1,x": every value must be a whole number/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
   assert.match(await alertOf(page, 'decoding'), /γ list/);

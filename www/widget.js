@@ -264,6 +264,9 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
       boxes[i].hidden = hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
+      // Choices that the other controls make meaningless are greyed out (a URL may still ask for
+      // one: the core then says why).
+      if (c.optionOff) for (const o of boxes[i].querySelectorAll('option')) o.disabled = c.optionOff(o.value, state);
     });
     try {
       update(view, widget.render(state, ui));

@@ -298,9 +298,11 @@ export default {
       options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩'], ['prompt-lookup', 'no model: Prompt Lookup (k = γ)'], ['suffix', 'no model: suffix index (γ nodes)'],
         ['jacobi', 'no model: Jacobi (window γ)'], ['lookahead', 'no model: Lookahead (γ nodes)']],
       options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩'], ['prompt-lookup', '无模型：Prompt Lookup（k = γ）'], ['suffix', '无模型：后缀索引（γ 个节点）'],
-        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: timed },
+        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: timed,
+      // A static tree has no γ to sweep; a drafter without a model follows one request (batch 1).
+      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || (Number(s.batch) > 1 && !['chain', 'tree'].includes(v)) },
     { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', value: '1,2,3,4,6', showIf: uses('sweep') },
-    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed },
+    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed, optionOff: (v, s) => free(s) && v !== '1' },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'speedup' && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
