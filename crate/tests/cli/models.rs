@@ -576,59 +576,30 @@ fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
         "one look-up a step: {p}"
     );
     assert!(f(&p, "predicted_speedup_curve") > 0.0 && f(&p, "measured_speedup") > 0.0);
-    check_error(
-        &[
-            "likesworld",
-            "speedup",
-            "--drafter",
-            "suffix",
-            "--gamma",
-            "4",
-            "--batch",
-            "4",
-        ],
-        "batch 1 only",
-    );
-    check_error(
-        &[
-            "likesworld",
-            "speedup",
-            "--drafter",
-            "jacobi",
-            "--draft",
-            "a",
-        ],
-        "--drafter jacobi drafts without one",
-    );
-    check_error(
-        &[
-            "likesworld",
-            "speedup",
-            "--drafter",
-            "medusa",
-            "--gamma",
-            "4",
-        ],
-        "unknown --drafter \"medusa\"",
-    );
-    check_error(
-        &["likesworld", "speedup", "--gamma", "1,x"],
-        "bad γ list \"1,x\"",
-    );
-    check_error(
-        &["likesworld", "speedup", "--gamma", "1,2,3,4,5,6,7,8,9"],
-        "#γ = 9",
-    );
-    check_error(&["likesworld", "speedup", "--gamma", "1,17"], "gamma = 17");
-    check_error(
-        &[
-            "likesworld",
-            "speedup",
-            "--config",
-            "<2,1>",
-            "--gamma",
-            "1,2",
-        ],
-        "no γ to sweep",
-    );
+    // Bad values: one line naming the value, exit 2.
+    let speedup = |rest: &[&'static str]| [&["likesworld", "speedup"], rest].concat();
+    let cases: [(Vec<&str>, &str); 7] = [
+        (
+            speedup(&["--drafter", "suffix", "--gamma", "4", "--batch", "4"]),
+            "batch 1 only",
+        ),
+        (
+            speedup(&["--drafter", "jacobi", "--draft", "a"]),
+            "--drafter jacobi drafts without one",
+        ),
+        (
+            speedup(&["--drafter", "medusa", "--gamma", "4"]),
+            "unknown --drafter \"medusa\"",
+        ),
+        (speedup(&["--gamma", "1,x"]), "bad γ list \"1,x\""),
+        (speedup(&["--gamma", "1,2,3,4,5,6,7,8,9"]), "#γ = 9"),
+        (speedup(&["--gamma", "1,17"]), "gamma = 17"),
+        (
+            speedup(&["--config", "<2,1>", "--gamma", "1,2"]),
+            "no γ to sweep",
+        ),
+    ];
+    for (args, needle) in cases {
+        check_error(&args, needle);
+    }
 }
