@@ -186,9 +186,11 @@ function ruleOf(variant) {
   // ⚠ marks a decision where the rule departs; `full` sets Algorithm 1's words beside it.
   const warn = '<span class="bad dec-departs">⚠</span>';
   rule.mark = (k) => (own[k] ? ` ${warn}` : '');
-  const full = (k) => (own[k] ? `${own[k]} <span class="bad dec-departs">⚠ ${tr('Algorithm 1: ', '算法 1：')}${ALG1[k]}</span>` : rule[k]);
+  // `say` puts a choice into its phrase, so that Algorithm 1's choice reads as a whole phrase too.
+  const full = (k, say = (x) => x) => (own[k] ? `${say(own[k])} <span class="bad dec-departs">⚠ ${tr('Algorithm 1: ', '算法 1：')}${say(ALG1[k])}</span>` : say(rule[k]));
+  const from = (x) => `从${x}抽取`;
   rule.summary = tr(`Draft tokens: ${full('draft')} · accept with ${full('accept')} · after a rejection, drawn from ${full('reject')} · bonus token drawn from ${full('bonus')}`,
-    `草稿 token：${full('draft')} · 接受概率 ${full('accept')} · 拒绝后从${full('reject')}抽取 · 奖励 token 从${full('bonus')}抽取`);
+    `草稿 token：${full('draft')} · 接受概率 ${full('accept')} · 拒绝后${full('reject', from)} · 奖励 token ${full('bonus', from)}`);
   rule.from = { reject: own.reject ? 'p' : 'residual', bonus: own.bonus ? 'q' : 'p' };
   return rule;
 }
