@@ -17,3 +17,13 @@ pub fn native_clock() -> impl Fn() -> f64 {
     let origin = std::time::Instant::now();
     move || origin.elapsed().as_secs_f64() * 1e6
 }
+
+/// Progress of the `k`-th of several runs of `each` units, under one callback for all `total`.
+pub fn part<'a>(
+    progress: &'a mut dyn FnMut(usize, usize),
+    k: usize,
+    each: usize,
+    total: usize,
+) -> impl FnMut(usize, usize) + 'a {
+    move |done, _| progress(k * each + done, total)
+}

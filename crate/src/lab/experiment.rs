@@ -7,7 +7,7 @@
 use super::decoding::{self, GreedyReport, SampleReport, StochasticReport};
 use super::params::{tree_widths, Chain, Draft, Experiment, Stochastic, GAMMAS, TREE_SHAPES};
 use super::{acceptance, run as run_one, speedup, target_greedy};
-use crate::clock::{Clock, Progress};
+use crate::clock::{part, Clock, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
 use crate::error::Error;
@@ -111,16 +111,6 @@ pub async fn run(
             }
         }
     })
-}
-
-/// Progress of the `k`-th of several runs of `each` units, under one callback for all `total`.
-fn part<'a>(
-    progress: &'a mut dyn FnMut(usize, usize),
-    k: usize,
-    each: usize,
-    total: usize,
-) -> impl FnMut(usize, usize) + 'a {
-    move |done, _| progress(k * each + done, total)
 }
 
 /// Demo 03.2: greedy chains of `c.draft` for every γ of [`GAMMAS`] and `c.gamma`, each against

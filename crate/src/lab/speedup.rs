@@ -24,7 +24,7 @@ use super::lm::Cached;
 use super::modelfree::{self, DrafterKind, Settings, EARLIER};
 use super::params::{Draft, Shape, Speedup, Sweep, GAMMA};
 use super::{describe, run, run_all};
-use crate::clock::{Clock, Progress};
+use crate::clock::{part, Clock, Progress};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
@@ -368,9 +368,12 @@ pub async fn sweep(
 ) -> Result<SweepReport, Error> {
     let gammas = sweep.check()?;
     let mut rows = Vec::with_capacity(gammas.len());
+    // Each γ reports one unit per group of prompts, as `speedup` counts them.
+    let groups = prompts
+        .len()
+        .div_ceil(sweep.batch.min(prompts.len()).max(1));
     for (k, &gamma) in gammas.iter().enumerate() {
-        let n = gammas.len();
-        let mut tell = |done: usize, total: usize| progress(k * total + done, n * total);
+        let mut tell = part(progress, k, groups, groups * gammas.len());
         let mut r = speedup(models, &sweep.at(gamma), prompts, lang, clock, &mut tell).await?;
         r.plain_lane.clear();
         r.speculative_lane.clear();
