@@ -211,6 +211,7 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
  */
 function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view) {
   let hiddenKeys = initialHidden;
+  let stateNotes = []; // notes about the state drawn last, kept until the next change
   const ui = {
     root,
     state,
@@ -244,12 +245,15 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     },
     /** Shows a message from work that finished after the drawing (a worker job). */
     alert(message) {
-      alertBox.textContent = message;
-      alertBox.classList.toggle('shown', Boolean(message));
+      // A note about this state (a text cut as it was typed) stays beside a later error of it.
+      const text = [...stateNotes, message].filter(Boolean).join(' · ');
+      alertBox.textContent = text;
+      alertBox.classList.toggle('shown', Boolean(text));
       root.dataset.state = message ? 'error' : 'ok';
     },
     /** Adds a note to the alert (a value that was changed, say) without marking an error. */
     note(message) {
+      stateNotes.push(message);
       const shown = alertBox.classList.contains('shown') ? alertBox.textContent : '';
       alertBox.textContent = [shown, message].filter(Boolean).join(' · ');
       alertBox.classList.add('shown');
@@ -271,6 +275,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     try {
       update(view, widget.render(state, ui));
       if (!keepAlert) {
+        stateNotes = [];
         alertBox.textContent = initialNotes.join(' · ');
         alertBox.classList.toggle('shown', initialNotes.length > 0);
         initialNotes = [];
