@@ -88,7 +88,7 @@ impl DecoderConfig {
         }
     }
 
-    fn block(&self, device: &Device) -> Block {
+    pub(super) fn block(&self, device: &Device) -> Block {
         Block {
             norm_attn: LayerNormConfig::new(self.d_model).init(device),
             qkv: LinearConfig::new(self.d_model, 3 * self.d_model).init(device),
@@ -143,16 +143,70 @@ impl Decoder {
         mask: Tensor<3, Bool>,
         cache: &mut KvCache,
     ) -> Tensor<3> {
+        self.run(tokens, positions, mask, cache, false).1
+    }
+
+    /// [`Decoder::forward`], with the features the logits are read from: the final LayerNorm's
+    /// output, the LM head's input (the "hidden state" that Medusa's heads and EAGLE's draft read,
+    /// lecture §5.1–5.2).
+    ///
+    /// # Shapes
+    /// - as [`Decoder::forward`]; returns (features [batch, new, d], logits [batch, new, vocab])
+    pub fn forward_features(
+        &self,
+        tokens: Tensor<2, Int>,
+        positions: Tensor<2, Int>,
+        mask: Tensor<3, Bool>,
+        cache: &mut KvCache,
+    ) -> (Tensor<3>, Tensor<3>) {
+        let (features, logits) = self.run(tokens, positions, mask, cache, true);
+        (features.expect("asked for"), logits)
+    }
+
+    fn run(
+        &self,
+        tokens: Tensor<2, Int>,
+        positions: Tensor<2, Int>,
+        mask: Tensor<3, Bool>,
+        cache: &mut KvCache,
+        features: bool,
+    ) -> (Option<Tensor<3>>, Tensor<3>) {
         #[cfg(feature = "wgpu")]
-        if let Some(logits) = self.forward_gpu(&tokens, &positions, &mask, cache) {
-            return logits;
+        if let Some(out) = self.forward_gpu(&tokens, &positions, &mask, cache, features) {
+            return out;
         }
         let blocked = mask.bool_not().unsqueeze_dim::<4>(1); // [batch, 1, new, cached + new]
         let mut x = self.token.forward(tokens) + self.position.forward(positions); // [batch, new, d]
         for (layer, block) in self.blocks.iter().enumerate() {
             x = block.forward(x, blocked.clone(), self.n_heads, cache, layer);
         }
-        linear(&self.head, self.norm.forward(x))
+        let f = self.norm.forward(x);
+        let logits = linear(&self.head, f.clone());
+        (features.then_some(f), logits)
+    }
+
+    /// The LM head alone on features (the frozen head a draft's predicted features go through).
+    pub fn head(&self, features: Tensor<3>) -> Tensor<3> {
+        linear(&self.head, features)
+    }
+
+    /// The token embedding alone (frozen, for EAGLE's draft).
+    pub fn embed(&self, tokens: Tensor<2, Int>) -> Tensor<3> {
+        self.token.forward(tokens)
+    }
+
+    pub fn d_model(&self) -> usize {
+        self.token.weight.dims()[1]
+    }
+
+    pub fn d_ff(&self) -> usize {
+        self.blocks[0].up.weight.dims()[1]
+    }
+
+    /// Features and logits of whole sequences, causally, no cache (training the drafts).
+    pub fn features_causal(&self, tokens: Tensor<2, Int>) -> (Tensor<3>, Tensor<3>) {
+        let (positions, mask) = causal(&tokens);
+        self.forward_features(tokens, positions, mask, &mut KvCache::new(self.n_layers()))
     }
 
     /// A plain causal forward over whole sequences, no cache (training and scoring).
@@ -160,21 +214,27 @@ impl Decoder {
     /// # Shapes
     /// - tokens: [batch, len] → logits [batch, len, vocab]
     pub fn forward_causal(&self, tokens: Tensor<2, Int>) -> Tensor<3> {
-        let [batch, len] = tokens.dims();
-        let device = tokens.device();
-        let positions = Tensor::<1, Int>::arange(0..len as i64, &device)
-            .unsqueeze::<2>()
-            .expand([batch, len]);
-        let mask = Tensor::<2, Bool>::tril_mask([len, len], 0, &device)
-            .bool_not()
-            .unsqueeze::<3>()
-            .expand([batch, len, len]);
+        let (positions, mask) = causal(&tokens);
         self.forward(tokens, positions, mask, &mut KvCache::new(self.n_layers()))
     }
 }
 
+/// Positions 0..len and the causal mask for whole sequences [batch, len].
+pub(crate) fn causal(tokens: &Tensor<2, Int>) -> (Tensor<2, Int>, Tensor<3, Bool>) {
+    let [batch, len] = tokens.dims();
+    let device = tokens.device();
+    let positions = Tensor::<1, Int>::arange(0..len as i64, &device)
+        .unsqueeze::<2>()
+        .expand([batch, len]);
+    let mask = Tensor::<2, Bool>::tril_mask([len, len], 0, &device)
+        .bool_not()
+        .unsqueeze::<3>()
+        .expand([batch, len, len]);
+    (positions, mask)
+}
+
 impl Block {
-    fn forward(
+    pub(super) fn forward(
         &self,
         x: Tensor<3>,
         blocked: Tensor<4, Bool>,

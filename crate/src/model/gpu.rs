@@ -745,7 +745,8 @@ impl Decoder {
         positions: &Tensor<2, Int>,
         mask: &Tensor<3, Bool>,
         cache: &mut KvCache,
-    ) -> Option<Tensor<3>> {
+        features: bool,
+    ) -> Option<(Option<Tensor<3>>, Tensor<3>)> {
         let token = cube(self.token.weight.val())?;
         let [batch, new] = tokens.dims();
         let ids = cube(tokens.clone()).expect("the tokens are on the model's device");
@@ -776,13 +777,15 @@ impl Decoder {
             x = block.forward_gpu(x, &mask, [batch, new], self.n_heads, cache, layer);
         }
         let logits = norm_then_linear(&x, &self.norm, &self.head, false);
+        let features =
+            features.then(|| tensor::<2>(layer_norm(&x, &self.norm)).reshape([batch, new, d]));
         let vocab = logits.shape()[1];
         FORWARDS.with(|f| {
             let mut n = f.get();
             n[usize::from(d > UNITS as usize)] += 1;
             f.set(n);
         });
-        Some(tensor::<2>(logits).reshape([batch, new, vocab]))
+        Some((features, tensor::<2>(logits).reshape([batch, new, vocab])))
     }
 }
 

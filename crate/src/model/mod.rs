@@ -4,7 +4,8 @@
 //! is on. [`decoder`] is the Transformer (position ids as an input, attention under an explicit
 //! boolean mask, a KV cache that appends, truncates and keeps an accepted tree path);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
-//! [`train`] trains a model with burn's autodiff (natively only); [`weights`] saves the trained
+//! [`medusa`] and [`eagle`] are the drafts that read the target's features (lecture §5.1–5.2);
+//! [`train`] trains a model or such a draft with burn's autodiff (natively only); [`weights`] saves the trained
 //! weights and provides them (embedded natively, handed over by the page in wasm); [`device`] is
 //! the one place that chooses a device; [`lm`] puts a decoder and its KV cache behind the
 //! decoding engine's `LanguageModel` trait.
@@ -14,11 +15,15 @@ pub mod bench;
 pub mod cache;
 pub mod decoder;
 pub mod device;
+pub mod eagle;
 pub mod eval;
 #[cfg(feature = "wgpu")]
 mod gpu;
+#[cfg(all(test, feature = "flex"))]
+pub(crate) mod gradcheck;
 pub mod matmul;
 pub mod measure;
+pub mod medusa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 pub mod tree_attention;
@@ -99,6 +104,11 @@ impl Models {
             trained: self.trained.clone(),
             width,
         })
+    }
+
+    /// The trained target (the one a widened target was widened from).
+    pub fn trained(&self) -> &Decoder {
+        &self.trained
     }
 
     pub fn get(&self, kind: ModelKind) -> &Decoder {

@@ -3,8 +3,11 @@
 //! the page downloads the files once (`pkg/weights/`, copied there by `scripts/build-wasm.sh`)
 //! and hands them to each module it starts ([`provide`]).
 
+use super::eagle::Eagle;
+use super::medusa::{Medusa, MAX_HEADS};
 use super::{Decoder, DecoderConfig, ModelKind};
 use crate::error::{Error, Text};
+use burn::module::Module;
 use burn::store::{BurnpackStore, ModuleSnapshot, ModuleStore};
 use burn::tensor::Device;
 use std::collections::BTreeMap;
@@ -266,7 +269,7 @@ fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<
 }
 
 /// Writes `model` to `path` (Burnpack).
-pub fn save(model: &Decoder, path: &Path) -> Result<(), Error> {
+pub fn save<M: Module>(model: &M, path: &Path) -> Result<(), Error> {
     let mut store = BurnpackStore::from_file(path)
         .auto_extension(false)
         .overwrite(true);
@@ -275,6 +278,194 @@ pub fn save(model: &Decoder, path: &Path) -> Result<(), Error> {
         text: path.display().to_string(),
         why: e.to_string().into(),
     })
+}
+
+/// The drafts that read the target's features (lecture §5.1–5.2), trained on the shipped target
+/// by `specdec train --model medusa|eagle|eagle-ttt`. Native builds embed them; the page does
+/// not download them yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HiddenKind {
+    Medusa,
+    Eagle,
+    /// EAGLE trained with the training-time test (HASS / EAGLE-3).
+    EagleTtt,
+}
+
+impl HiddenKind {
+    pub const ALL: [HiddenKind; 3] = [HiddenKind::Medusa, HiddenKind::Eagle, HiddenKind::EagleTtt];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HiddenKind::Medusa => "medusa",
+            HiddenKind::Eagle => "eagle",
+            HiddenKind::EagleTtt => "eagle-ttt",
+        }
+    }
+
+    pub fn asset_path(self) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join(format!("{}.bpk", self.name()))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+static MEDUSA: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!("../../assets/medusa.bpk"),
+};
+#[cfg(not(target_arch = "wasm32"))]
+static EAGLE: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!("../../assets/eagle.bpk"),
+};
+#[cfg(not(target_arch = "wasm32"))]
+static EAGLE_TTT: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!("../../assets/eagle-ttt.bpk"),
+};
+
+#[cfg(not(target_arch = "wasm32"))]
+fn hidden_bytes(kind: HiddenKind) -> Result<&'static [u8], Error> {
+    Ok(match kind {
+        HiddenKind::Medusa => &MEDUSA.bytes,
+        HiddenKind::Eagle => &EAGLE.bytes,
+        HiddenKind::EagleTtt => &EAGLE_TTT.bytes,
+    })
+}
+
+/// The drafts' weights handed over by [`provide_hidden`] (wasm: the page downloads them from
+/// `pkg/weights/hidden/` only when an experiment needs them).
+#[cfg(target_arch = "wasm32")]
+static PROVIDED_HIDDEN: [std::sync::OnceLock<&'static [u8]>; 3] =
+    [const { std::sync::OnceLock::new() }; 3];
+
+#[cfg(target_arch = "wasm32")]
+fn hidden_bytes(kind: HiddenKind) -> Result<&'static [u8], Error> {
+    PROVIDED_HIDDEN[kind as usize]
+        .get()
+        .copied()
+        .ok_or_else(|| Error::Unavailable {
+            what: "model weights",
+            why: Text::new(
+                format!(
+                    "the weights of the {} draft were not handed to this module yet (the page downloads them from pkg/weights/hidden/)",
+                    kind.name()
+                ),
+                format!(
+                    "{} 草稿的权重还没有交给这个模块（页面从 pkg/weights/hidden/ 下载它们）",
+                    kind.name()
+                ),
+            ),
+        })
+}
+
+/// Hands this module the downloaded weights of a draft on the target's features (wasm; natively
+/// they must be the embedded ones). Checked before they are kept: a Burnpack file holding the
+/// draft's first tensors; a second call must bring the same bytes.
+pub fn provide_hidden(kind: HiddenKind, bytes: &[u8]) -> Result<(), Error> {
+    #[cfg(target_arch = "wasm32")]
+    let kept = PROVIDED_HIDDEN[kind as usize].get().copied();
+    #[cfg(not(target_arch = "wasm32"))]
+    let kept = hidden_bytes(kind).ok();
+    if let Some(kept) = kept {
+        return if kept == bytes {
+            Ok(())
+        } else {
+            Err(hidden_bad(
+                kind,
+                Text::new(
+                    "differ from the weights this module already has for it",
+                    "与这个模块已有的权重不同",
+                ),
+            ))
+        };
+    }
+    if bytes.len() > MAX_WEIGHTS_BYTES {
+        return Err(hidden_bad(
+            kind,
+            format!("{} bytes is too long", bytes.len()),
+        ));
+    }
+    let aligned = aligned_copy(bytes);
+    let first = match kind {
+        HiddenKind::Medusa => "heads.0.weight",
+        _ => "fc.weight",
+    };
+    let mut store = BurnpackStore::from_static(aligned);
+    let names = store
+        .get_all_tensors()
+        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+    if !names.contains_key(first) {
+        return Err(hidden_bad(
+            kind,
+            Text::new(
+                format!("the tensor {first} is missing"),
+                format!("缺少张量 {first}"),
+            ),
+        ));
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = PROVIDED_HIDDEN[kind as usize].set(aligned);
+    Ok(())
+}
+
+/// A copy of `bytes` aligned to 64 that lives as long as the module (Burnpack reads in place).
+fn aligned_copy(bytes: &[u8]) -> &'static [u8] {
+    let blocks = Box::leak(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
+    // SAFETY: `Align64` is 64 plain bytes, so the blocks are `len * 64` initialised bytes.
+    let aligned: &'static mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(blocks.as_mut_ptr().cast::<u8>(), bytes.len()) };
+    aligned.copy_from_slice(bytes);
+    aligned
+}
+
+fn hidden_bad(kind: HiddenKind, why: impl Into<Text>) -> Error {
+    Error::Parse {
+        what: "weights",
+        text: kind.name().into(),
+        why: why.into(),
+    }
+}
+
+/// The shipped Medusa heads for `target` (the trained target: the heads read its features), as
+/// many as were trained.
+pub fn load_medusa(target: &Decoder, device: &Device) -> Result<Medusa, Error> {
+    let kind = HiddenKind::Medusa;
+    let bytes = hidden_bytes(kind)?;
+    let mut store = BurnpackStore::from_static(bytes);
+    let names = store
+        .get_all_tensors()
+        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+    let k = (0..=MAX_HEADS)
+        .take_while(|i| names.contains_key(&format!("heads.{i}.weight")))
+        .count();
+    if k == 0 || k > MAX_HEADS {
+        return Err(hidden_bad(
+            kind,
+            Text::new(
+                format!("{k} heads (1 to {MAX_HEADS} expected)"),
+                format!("{k} 个头（应为 1 到 {MAX_HEADS} 个）"),
+            ),
+        ));
+    }
+    let mut heads = Medusa::empty(k, target, device);
+    heads
+        .load_from(&mut store)
+        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+    Ok(heads)
+}
+
+/// The shipped EAGLE draft for `target` (`EagleTtt`: the one trained with the training-time test).
+pub fn load_eagle(kind: HiddenKind, target: &Decoder, device: &Device) -> Result<Eagle, Error> {
+    debug_assert!(kind != HiddenKind::Medusa);
+    let mut draft = Eagle::init(target, device);
+    let mut store = BurnpackStore::from_static(hidden_bytes(kind)?);
+    draft
+        .load_from(&mut store)
+        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+    Ok(draft)
 }
 
 #[cfg(all(test, feature = "flex"))]

@@ -2,13 +2,19 @@
 //! `model-bench` (native only).
 
 use crate::{row, Opts, Report, Usage};
+use burn::module::Module;
 use burn::tensor::read_sync;
 use serde_json::json;
 use specdec::likesworld::{worlds, Split};
 use specdec::model::device::Backend;
 use specdec::model::eval::accuracy as answer_accuracy;
-use specdec::model::train::{parameters, train as run_training, TrainConfig};
+use specdec::model::medusa::MAX_HEADS;
+use specdec::model::train::{
+    parameters, train as run_training, train_hidden as train_hidden_run, Hidden, HiddenConfig,
+    Point, TrainConfig, Trained,
+};
 use specdec::model::tree_attention::check;
+use specdec::model::weights::HiddenKind;
 use specdec::model::{weights, ModelKind};
 use specdec::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use std::io::Write;
@@ -19,8 +25,95 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
     )?)
 }
 
+/// A progress bar on stderr for a training run.
+fn bar(p: &Point, total: usize) {
+    if p.step % 10 != 0 && p.held_out.is_none() && p.step != total {
+        return;
+    }
+    let width = 30;
+    let done = p.step * width / total;
+    let acc = p
+        .held_out
+        .map(|a| format!("  held-out answers {:.1}%", 100.0 * a.answer_accuracy))
+        .unwrap_or_default();
+    eprint!(
+        "\r[{}{}] {}/{} loss {:.3}{acc}   ",
+        "#".repeat(done),
+        " ".repeat(width - done),
+        p.step,
+        total,
+        p.loss
+    );
+    if p.held_out.is_some() || p.step == total {
+        eprintln!();
+    }
+    let _ = std::io::stderr().flush();
+}
+
+/// `train --model medusa|eagle|eagle-ttt`: a draft on the shipped target's features.
+fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
+    let hidden = match kind {
+        HiddenKind::Medusa => Hidden::Medusa {
+            heads: o.count("heads", Some(MAX_HEADS), MAX_HEADS, "1 ≤ heads ≤ 4")?,
+        },
+        HiddenKind::Eagle => Hidden::Eagle { rollout: 1 },
+        HiddenKind::EagleTtt => Hidden::Eagle {
+            rollout: o.count("rollout", Some(3), 6, "2 ≤ rollout ≤ 6")?.max(2),
+        },
+    };
+    let mut config = HiddenConfig::new(hidden, o.number("seed", None)?);
+    config.steps = o.count(
+        "steps",
+        Some(config.steps),
+        1_000_000,
+        "1 ≤ steps ≤ 1000000",
+    )?;
+    config.batch = o.count("batch", Some(config.batch), 4096, "1 ≤ batch ≤ 4096")?;
+    let device = backend(o)?.device_blocking()?;
+    let target = weights::load(ModelKind::Target, &device)?;
+    let started = std::time::Instant::now();
+    let total = config.steps;
+    let (trained, curve) = train_hidden_run(&config, &target, &device, |p| bar(p, total));
+    let path = kind.asset_path();
+    let params = match &trained {
+        Trained::Medusa(m) => {
+            weights::save(m, &path)?;
+            m.num_params()
+        }
+        Trained::Eagle(e) => {
+            weights::save(e.as_ref(), &path)?;
+            e.num_params()
+        }
+    };
+    let svg_path = path.with_extension("loss.svg");
+    let losses: Vec<(usize, f64)> = curve.iter().map(|p| (p.step, p.loss)).collect();
+    std::fs::write(
+        &svg_path,
+        specdec::views::training::loss_svg(kind.name(), &losses, &[]),
+    )
+    .map_err(|e| Usage(format!("train: cannot write {}: {e}", svg_path.display())))?;
+    let secs = started.elapsed().as_secs_f64();
+    let last = curve.last().map(|p| p.loss);
+    Ok(Report {
+        json: json!({"model": kind.name(), "parameters": params, "steps": total, "seconds": secs,
+            "final_loss": last, "weights": path.display().to_string(),
+            "loss_curve": svg_path.display().to_string()}),
+        rows: vec![
+            row("model", format!("{} ({params} parameters)", kind.name())),
+            row("steps", format!("{total} in {secs:.0} s")),
+            row("final loss", format!("{:.4}", last.unwrap_or(f64::NAN))),
+            row("weights", path.display()),
+            row("loss curve", svg_path.display()),
+        ],
+    })
+}
+
 pub fn train(o: &mut Opts) -> Result<Report, Usage> {
-    let kind = ModelKind::parse(&o.required("model")?)?;
+    let name = o.required("model")?;
+    if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == name) {
+        return train_hidden(o, kind);
+    }
+    let kind = ModelKind::parse(&name)?;
     let mut config = TrainConfig::new(kind, o.number("seed", None)?);
     config.steps = o.count(
         "steps",
@@ -32,29 +125,7 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     let device = backend(o)?.device_blocking()?;
     let started = std::time::Instant::now();
     let total = config.steps;
-    let (model, curve) = run_training(&config, &device, |p| {
-        if p.step % 10 != 0 && p.held_out.is_none() {
-            return;
-        }
-        let width = 30;
-        let done = p.step * width / total;
-        let acc = p
-            .held_out
-            .map(|a| format!("  held-out answers {:.1}%", 100.0 * a.answer_accuracy))
-            .unwrap_or_default();
-        eprint!(
-            "\r[{}{}] {}/{} loss {:.3}{acc}   ",
-            "#".repeat(done),
-            " ".repeat(width - done),
-            p.step,
-            total,
-            p.loss
-        );
-        if p.held_out.is_some() {
-            eprintln!();
-        }
-        let _ = std::io::stderr().flush();
-    });
+    let (model, curve) = run_training(&config, &device, |p| bar(p, total));
     let path = weights::asset_path(kind);
     weights::save(&model, &path)?;
     let svg_path = path.with_extension("loss.svg");
