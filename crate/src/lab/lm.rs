@@ -24,6 +24,10 @@ struct Row {
     tree_slots: Vec<usize>,
     /// …and what the last call answered (after the context, after each node of the tree).
     answers: Vec<Dist>,
+    /// With features on ([`Cached::with_features`]): the target's feature at each cached token
+    /// and at each node of the tree.
+    feats: Vec<Vec<f32>>,
+    tree_feats: Vec<Vec<f32>>,
     /// The sequence is done; its slots are garbage.
     closed: bool,
 }
@@ -47,12 +51,16 @@ impl Row {
         }
         let tree = std::mem::take(&mut self.tree);
         let tree_slots = std::mem::take(&mut self.tree_slots);
+        let tree_feats = std::mem::take(&mut self.tree_feats);
         let mut parent = None;
         for &t in context.iter().skip(self.cached.len()) {
             match (0..tree.len()).find(|&i| tree.parents[i] == parent && tree.tokens[i] == t) {
                 Some(i) => {
                     self.cached.push(t);
                     self.slots.push(tree_slots[i]);
+                    if let Some(f) = tree_feats.get(i) {
+                        self.feats.push(f.clone());
+                    }
                     parent = Some(i);
                 }
                 None => break,
@@ -67,7 +75,36 @@ impl Row {
             .min(context.len().saturating_sub(1));
         self.cached.truncate(common);
         self.slots.truncate(common);
+        self.feats.truncate(common);
         0
+    }
+
+    /// The features along `context`'s longest prefix that was fed: the cached tokens, then the
+    /// last tree's path.
+    fn features_along(&self, context: &[u32]) -> Vec<&[f32]> {
+        let n = self
+            .cached
+            .iter()
+            .zip(context)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(self.feats.len());
+        let mut out: Vec<&[f32]> = self.feats[..n].iter().map(Vec::as_slice).collect();
+        if n == self.cached.len() {
+            let mut parent = None;
+            for &t in &context[n..] {
+                let next = (0..self.tree.len())
+                    .find(|&i| self.tree.parents[i] == parent && self.tree.tokens[i] == t);
+                match next.and_then(|i| self.tree_feats.get(i).map(|f| (i, f))) {
+                    Some((i, f)) => {
+                        out.push(f);
+                        parent = Some(i);
+                    }
+                    None => break,
+                }
+            }
+        }
+        out
     }
 
     /// The slots still in use.
@@ -97,6 +134,8 @@ pub struct Batch<'a> {
     slack: usize,
     /// Tokens fed to the model so far, padding not counted.
     fed: usize,
+    /// Keep this many of each fed position's features (`None`: none).
+    features: Option<usize>,
 }
 
 impl<'a> Batch<'a> {
@@ -111,6 +150,7 @@ impl<'a> Batch<'a> {
             temperature,
             slack,
             fed: 0,
+            features: None,
         }
     }
 
@@ -268,17 +308,32 @@ impl Batched for Batch<'_> {
             }
         }
         // Nothing new anywhere (every request repeats its last call): no model call.
-        let flat = if n == 0 {
-            Vec::new()
+        let (flat, feats) = if n == 0 {
+            (Vec::new(), Vec::new())
         } else {
-            let logits = self.model.forward(
-                ints(ids, [batch, n], self.device),
-                ints(pos, [batch, n], self.device),
-                Tensor::<3, Bool>::from_data(TensorData::new(mask, [batch, n, width]), self.device),
-                &mut self.cache,
-            );
-            floats(logits).await?
+            let ids = ints(ids, [batch, n], self.device);
+            let pos = ints(pos, [batch, n], self.device);
+            let mask =
+                Tensor::<3, Bool>::from_data(TensorData::new(mask, [batch, n, width]), self.device);
+            match self.features {
+                None => {
+                    let logits = self.model.forward(ids, pos, mask, &mut self.cache);
+                    (floats(logits).await?, Vec::new())
+                }
+                Some(w) => {
+                    let (f, logits) = self.model.forward_features(ids, pos, mask, &mut self.cache);
+                    // A widened target replicates each unit r times in place
+                    // (`model::widen`): one copy of each is the trained target's feature.
+                    let r = f.dims()[2] / w;
+                    let f = f
+                        .reshape([batch, n, w, r])
+                        .narrow(3, 0, 1)
+                        .reshape([batch, n, w]);
+                    (floats(logits).await?, floats(f).await?)
+                }
+            }
         };
+        let fw = self.features.unwrap_or(0);
         let v = crate::likesworld::VOCAB;
         let mut out = Vec::with_capacity(requests.len());
         for (q, (r, &i)) in requests.iter().zip(&at).enumerate() {
@@ -293,6 +348,12 @@ impl Batched for Batch<'_> {
                 let at = (i * n + j) * v;
                 softmax(&flat[at..at + v], self.temperature)
             }));
+            if fw > 0 {
+                let feature = |j: usize| feats[(i * n + j) * fw..(i * n + j + 1) * fw].to_vec();
+                row.feats.extend((0..f).map(feature));
+                row.tree_feats.truncate(kept);
+                row.tree_feats.extend((f..feeds[q]).map(feature));
+            }
             row.slots.extend(s..s + f);
             row.cached = r.context.clone();
             row.tree = r.tree.clone();
@@ -320,6 +381,32 @@ impl<'a> Cached<'a> {
         let mut batch = Batch::new(model, device, temperature, 0);
         let row = batch.open();
         Cached { batch, row }
+    }
+
+    /// [`Cached::new`], keeping the features (the LM head's input) of every position fed, `width`
+    /// of them: the trained target's width, of which a widened target holds each unit r times in
+    /// place (one copy is kept). What Medusa's heads and EAGLE's draft read ([`Cached::features`]).
+    pub fn with_features(
+        model: &'a Decoder,
+        device: &'a Device,
+        temperature: f64,
+        width: usize,
+    ) -> Cached<'a> {
+        let mut c = Cached::new(model, device, temperature);
+        c.batch.features = Some(width);
+        c
+    }
+
+    /// The features after each token of `context`'s longest prefix that the model has seen
+    /// (position i: after `context[i]`), from the calls so far.
+    pub fn features(&self, context: &[u32]) -> Vec<&[f32]> {
+        let row = self
+            .batch
+            .rows
+            .iter()
+            .find(|r| r.id == self.row)
+            .expect("the row is open");
+        row.features_along(context)
     }
 
     /// Slots in the cache (tests: after a call, the context and the tree).

@@ -14,12 +14,15 @@
 //!   sampling with its calibration test (03.3), naive vs MSS trees and the top-k distortion (04.5).
 //! - [`speedup`]: measured c and wall-clock speedup against the formula (the two lanes).
 //! - [`modelfree`]: drafting without a model on the three workloads (demos 05.1–05.3).
+//! - [`hidden`]: drafts on the target's own hidden states — Medusa's heads, EAGLE, EAGLE-2's
+//!   dynamic tree, EAGLE with the training-time test (lecture §5.1–5.2, §4.7) — and the §6 table.
 //!
 //! Prompts are held-out worlds ([`crate::likesworld::prompts`]); every random run takes a seed.
 
 pub mod acceptance;
 pub mod decoding;
 pub mod experiment;
+pub mod hidden;
 pub mod lm;
 pub mod modelfree;
 pub mod params;

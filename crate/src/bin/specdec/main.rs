@@ -31,6 +31,8 @@ USAGE: specdec <command> [--option value]... [--json]
 
 LikesWorld models (native):
   train               --model target|draft-a|draft-b --seed S [--steps N] [--batch B] [--backend flex|ndarray|wgpu]
+  train               --model medusa [--heads K] | eagle | eagle-ttt [--rollout R] --seed S [--steps N] [--batch B]
+                      a draft on the shipped target's features (Medusa heads, EAGLE, EAGLE + training-time test)
   likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray|wgpu]
   tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
   model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
@@ -49,6 +51,14 @@ and [--target-width R]: the target widened R×, its answers the trained target's
                         [--prompts N] [--batch B]         measured c and wall-clock speedup against the target alone
   likesworld speedup    --gamma 1,2,3,4,6 [--draft a|b | --drafter D] [--prompts N] [--batch B]
                                                           every γ measured: the best measured γ beside the formula's
+  likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]
+                        Medusa's heads on the target's hidden state (lecture §5.1), VerifyGreedy
+  likesworld eagle      [--dynamic] [--budget N] [--depth D] [--ttt] [--verify greedy|mss|mss-top-k]
+                        [--tree sparse|balanced] [--seed S] [--prompts P]
+                        EAGLE's feature draft (§5.2); --dynamic: EAGLE-2's tree; --ttt: trained with the
+                        training-time test; mss: sampled children (exact), mss-top-k: top-k (biased)
+  likesworld methods    [--budget N] [--prompts P]       lecture §6's table measured: chains, a tree, the
+                        suffix index, Medusa, EAGLE, EAGLE-2, EAGLE-2 + training-time test
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 
@@ -68,9 +78,9 @@ Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p 
 ";
 
 /// Options that take no value.
-const FLAGS: [&str; 1] = ["--no-cache"];
+const FLAGS: [&str; 3] = ["--no-cache", "--dynamic", "--ttt"];
 /// Sub-command words that may follow a command.
-const WORDS: [&str; 12] = [
+const WORDS: [&str; 15] = [
     "table",
     "sweep",
     "jacobi",
@@ -83,6 +93,9 @@ const WORDS: [&str; 12] = [
     "stochastic",
     "speedup",
     "widen-check",
+    "medusa",
+    "eagle",
+    "methods",
 ];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.

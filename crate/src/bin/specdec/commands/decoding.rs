@@ -22,8 +22,7 @@ use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
 
 pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
-    const KNOWN: &str =
-        "accuracy, acceptance, greedy, sample, tree, stochastic, speedup, widen-check";
+    const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup, widen-check, medusa, eagle, methods";
     if o.words.len() != 1 {
         return Err(Usage(format!(
             "likesworld: expected one of {KNOWN}, got {:?}",
@@ -38,6 +37,9 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
         "stochastic" => stochastic(o),
         "speedup" => super::speedup::speedup(o),
         "widen-check" => widen_check(o),
+        "medusa" => super::hidden::medusa(o),
+        "eagle" => super::hidden::eagle(o),
+        "methods" => super::hidden::methods(o),
         w => Err(Usage(format!(
             "likesworld: unknown experiment {w:?} (known: {KNOWN})"
         ))),

@@ -5,6 +5,8 @@
 pub mod decoding;
 pub mod exercises;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod hidden;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod modelfree;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod models;

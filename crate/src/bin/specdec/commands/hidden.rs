@@ -1,0 +1,195 @@
+//! `likesworld medusa|eagle|methods`: drafts on the target's own hidden states (lecture §5.1,
+//! §5.2, §4.7) and the §6 table measured. Every one prints what `specdec::lab::hidden` returns.
+
+use super::decoding::{models, no_progress, prompt_tokens, prompts, ranged, value};
+use crate::{row, Opts, Report, Usage};
+use burn::tensor::read_sync;
+use specdec::clock::native_clock;
+use specdec::i18n::Lang;
+use specdec::lab::hidden::{
+    evaluate, methods as measure_methods, Drafter, Drafts, HiddenReport, TreeKind, Verification,
+    BUDGET, DEPTH, HEADS,
+};
+
+fn tree_kind(o: &mut Opts, dynamic: bool) -> Result<TreeKind, Usage> {
+    let named = o.take("tree");
+    match (dynamic, named.as_deref()) {
+        (true, None | Some("dynamic")) => Ok(TreeKind::Dynamic),
+        (true, Some(t)) => Err(Usage(format!(
+            "{}: --dynamic and --tree {t} exclude each other",
+            o.command
+        ))),
+        (false, None | Some("sparse")) => Ok(TreeKind::Sparse),
+        (false, Some("balanced")) => Ok(TreeKind::Balanced),
+        (false, Some("dynamic")) => Ok(TreeKind::Dynamic),
+        (false, Some(t)) => Err(Usage(format!(
+            "{}: unknown tree {t:?} (known: sparse, balanced, dynamic)",
+            o.command
+        ))),
+    }
+}
+
+fn rows(r: &HiddenReport) -> Vec<(String, String)> {
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut rows = vec![
+        row("method", &r.method),
+        row(
+            "identical to the target's greedy output",
+            format!("{}/{}", r.identical, r.prompts),
+        ),
+        row(
+            "tokens per target call τ",
+            format!("{:.3}", r.tokens_per_call),
+        ),
+        row(
+            "verified nodes per call",
+            format!("{:.2}", r.verified_nodes_per_call),
+        ),
+        row(
+            "accepted fraction of nodes",
+            format!("{:.3}", r.accepted_fraction),
+        ),
+        row("acceptance by depth", list(&r.acceptance_by_depth)),
+        row(
+            "draft calls per step, c",
+            format!("{:.2}, {:.3}", r.draft_calls_per_step, r.c),
+        ),
+    ];
+    if let (Some(a), Some(k)) = (&r.head_accuracy, &r.head_accuracy_top_k) {
+        rows.push(row("head accuracy, top-1", list(a)));
+        rows.push(row("head accuracy, top-8", list(k)));
+    }
+    for (kind, acc) in &r.head_accuracy_by_kind {
+        rows.push(row(
+            &format!("head accuracy, top-1, {}", kind.label(Lang::En)),
+            list(acc),
+        ));
+    }
+    if let Some(p) = r.p_value {
+        rows.push(row("calibration test P", format!("{p:.3e}")));
+    }
+    if let Some(tv) = r.first_position_tv {
+        rows.push(row("first position: TV(output, p)", format!("{tv:.4}")));
+    }
+    rows
+}
+
+fn report(
+    o: &mut Opts,
+    drafter: Drafter,
+    budget: usize,
+    verification: Verification,
+    n: usize,
+    seed: u64,
+) -> Result<Report, Usage> {
+    let m = models(o)?;
+    let drafts = Drafts::load(&m)?;
+    let clock = native_clock();
+    let r = read_sync(evaluate(
+        &m,
+        &drafts,
+        drafter,
+        budget,
+        verification,
+        &prompt_tokens(n),
+        seed,
+        Lang::En,
+        &clock,
+        &mut no_progress(),
+    ))?;
+    Ok(Report {
+        rows: rows(&r),
+        json: value(&r),
+    })
+}
+
+/// `likesworld medusa [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]`.
+pub fn medusa(o: &mut Opts) -> Result<Report, Usage> {
+    let heads = ranged(o, &HEADS, Some(4))?;
+    let budget = ranged(o, &BUDGET, Some(16))?;
+    let tree = tree_kind(o, false)?;
+    if tree == TreeKind::Dynamic {
+        return Err(Usage(format!(
+            "{}: Medusa's heads do not see each other's tokens, so their tree is static (--tree sparse|balanced)",
+            o.command
+        )));
+    }
+    let n = prompts(o, 100)?;
+    report(
+        o,
+        Drafter::Medusa { heads, tree },
+        budget,
+        Verification::Greedy,
+        n,
+        0,
+    )
+}
+
+/// `likesworld eagle [--dynamic] [--budget N] [--depth D] [--ttt] [--verify greedy|mss|mss-top-k] [--seed S] [--prompts P]`.
+pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
+    let dynamic = o.flag("dynamic");
+    let ttt = o.flag("ttt");
+    let tree = tree_kind(o, dynamic)?;
+    let budget = ranged(o, &BUDGET, Some(16))?;
+    let depth = ranged(o, &DEPTH, Some(6))?;
+    let verification = Verification::parse(&o.take("verify").unwrap_or_else(|| "greedy".into()))
+        .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
+    if verification != Verification::Greedy && tree != TreeKind::Dynamic {
+        return Err(Usage(format!(
+            "{}: --verify {} needs the dynamic tree (--dynamic): a static tree's children are the draft's top-k, not draws",
+            o.command,
+            match verification {
+                Verification::Mss => "mss",
+                _ => "mss-top-k",
+            }
+        )));
+    }
+    let seed: u64 = o.number("seed", Some(0))?;
+    let n = prompts(o, 100)?;
+    report(
+        o,
+        Drafter::Eagle { ttt, tree, depth },
+        budget,
+        verification,
+        n,
+        seed,
+    )
+}
+
+/// `likesworld methods [--budget N] [--prompts P]`: lecture §6's table, measured.
+pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
+    let budget = ranged(o, &BUDGET, Some(16))?;
+    let n = prompts(o, 20)?;
+    let m = models(o)?;
+    let clock = native_clock();
+    let r = read_sync(measure_methods(
+        &m,
+        budget,
+        &prompt_tokens(n),
+        Lang::En,
+        &clock,
+        &mut no_progress(),
+    ))?;
+    let mut rows = vec![row(
+        "budget, prompts, target width",
+        format!("{} nodes, {}, ×{}", r.budget, r.prompts, r.target_width),
+    )];
+    for x in &r.rows {
+        rows.push(row(
+            &x.method,
+            format!(
+                "τ {:.2}  c {:.3}  predicted {:.2}×  measured {:.2}×",
+                x.tokens_per_call, x.c, x.predicted_speedup, x.measured_speedup
+            ),
+        ));
+    }
+    Ok(Report {
+        rows,
+        json: value(&r),
+    })
+}
