@@ -28,6 +28,9 @@ generate() {
 
 mkdir -p pkg/weights
 cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg/weights/
+# The drafts on the target's hidden states: downloaded only by the experiments that run them.
+mkdir -p pkg/weights/hidden
+cp crate/assets/medusa.bpk crate/assets/eagle.bpk crate/assets/eagle-ttt.bpk pkg/weights/hidden/
 if [ "$which" != gpu ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
   cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray

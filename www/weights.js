@@ -20,3 +20,29 @@ export function provideWeights(engine, ws) {
   for (const m of MODELS) engine.provide_weights(m, new Uint8Array(ws[m]));
   return engine;
 }
+
+// The drafts on the target's hidden states (Medusa's heads, EAGLE and EAGLE trained with the
+// training-time test): fetched from `hidden/` under the same base only when an experiment that
+// runs them is asked for, so that no other visit downloads them.
+const HIDDEN = ['medusa', 'eagle', 'eagle-ttt'];
+
+/** Fetches the hidden-state drafts under `base`/hidden/; resolves to { draft: ArrayBuffer }. */
+export async function fetchHidden(base) {
+  const files = await Promise.all(HIDDEN.map(async (m) => {
+    const r = await fetch(new URL(`hidden/${m}.bpk`, base));
+    if (!r.ok) throw new Error(tr(`the weights of ${m} could not be downloaded (HTTP ${r.status})`, `${m} 的权重无法下载（HTTP ${r.status}）`));
+    return r.arrayBuffer();
+  }));
+  return Object.fromEntries(HIDDEN.map((m, i) => [m, files[i]]));
+}
+
+/** Hands the hidden-state drafts' weights to a module instance (a repeat is a no-op). */
+export function provideHidden(engine, ws) {
+  for (const m of HIDDEN) engine.provide_weights(m, new Uint8Array(ws[m]));
+  return engine;
+}
+
+/** Whether a job runs the hidden-state drafts (so that its worker fetches them first). */
+export function needsHidden(name, params) {
+  return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || (params?.experiment === 'step' && !!params.drafter));
+}

@@ -19,7 +19,7 @@
 // why. Neither module embeds the models' weights: the page downloads them once and passes them
 // in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
-import { fetchWeights, provideWeights } from './weights.js';
+import { fetchHidden, fetchWeights, needsHidden, provideHidden, provideWeights } from './weights.js';
 
 let cpuReady = null;
 let gpuReady = null;
@@ -36,6 +36,15 @@ function weightsReady() {
   weights ??= fetchWeights(new URL('./pkg/weights/', import.meta.url))
     .catch((e) => { weights = null; throw e; });
   return weights;
+}
+
+let hidden = null; // a promise of { medusa: ArrayBuffer, … }, fetched for the first job that needs it
+
+/** The hidden-state drafts' weights, downloaded on first need; a failure does not stick. */
+function hiddenReady() {
+  hidden ??= fetchHidden(new URL('./pkg/weights/', import.meta.url))
+    .catch((e) => { hidden = null; throw e; });
+  return hidden;
 }
 
 function cpuEngine(module) {
@@ -204,6 +213,12 @@ self.onmessage = async ({ data }) => {
   let job;
   try {
     job = await engineFor(params, progress);
+    if (needsHidden(name, params)) {
+      const hs = await hiddenReady();
+      provideHidden(job.engine, hs);
+      // A WebGPU job that loses its device runs again on the CPU module.
+      if (job.gpu) provideHidden(await cpuEngine(), hs);
+    }
   } catch (e) {
     // The CPU module or the weights could not be had (the network, a host without CORS).
     self.postMessage({ id, kind: 'error', message: e?.message ?? String(e), load: true });

@@ -13,6 +13,8 @@ const uses = (...names) => (s) => names.includes(s.experiment);
 // The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
 const timed = uses('speedup', 'sweep');
 const free = (s) => timed(s) && !['chain', 'tree'].includes(s.shape);
+// A step-through of a draft on the target's hidden states (no draft model, γ or tree to choose).
+const hiddenStep = (s) => s.experiment === 'step' && ['medusa', 'eagle-2'].includes(s.stepkind);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
@@ -20,10 +22,48 @@ function params(s) {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
+    method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), verify: s.verify,
+    drafter: hiddenStep(s) ? s.stepkind : null,
   };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
+// Drafts on the target's hidden states (lecture §5): EAGLE-2's dynamic tree is the one whose
+// children may be sampled.
+const hidden = uses('hidden');
+const dynamic = (s) => ['eagle-2', 'eagle-2-ttt'].includes(s.method);
+const list = (xs, d = 2) => (xs?.length ? xs.map((x) => fmt(x, d)).join(' · ') : '—');
+
+function hiddenHtml({ report: r, trees }) {
+  const p = r.p_value == null ? '—' : `<b class="${r.p_value >= 0.01 ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
+  const rows = tr([['', 'measured'], ['identical to the target’s greedy output', r.p_value == null ? `${r.identical}/${r.prompts}` : tr('— (sampled)', '—')],
+    ['τ (tokens per target call)', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['verified nodes per call', fmt(r.verified_nodes_per_call, 1)],
+    ['accepted fraction of the nodes', pct(r.accepted_fraction)], ['acceptance by depth', list(r.acceptance_by_depth)],
+    ['draft calls per step · c', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}`], ['calibration test', p]],
+  [['', '实测'], ['与目标模型贪心输出一致', r.p_value == null ? `${r.identical}/${r.prompts}` : '—（采样）'],
+    ['τ（每次目标调用的 token 数）', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['每次调用验证的节点数', fmt(r.verified_nodes_per_call, 1)],
+    ['被接受的节点比例', pct(r.accepted_fraction)], ['按深度的接受率', list(r.acceptance_by_depth)],
+    ['每步草稿调用数 · c', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}`], ['校准检验', p]]);
+  if (r.head_accuracy) {
+    rows.push([tr('head accuracy, top-1', '各头准确率，top-1'), list(r.head_accuracy)], [tr('head accuracy, top-8', '各头准确率，top-8'), list(r.head_accuracy_top_k)]);
+    for (const [kind, acc] of r.head_accuracy_by_kind ?? []) rows.push([tr(`top-1, next token: ${kindName(kind)}`, `top-1，下一个 token：${kindName(kind)}`), list(acc)]);
+  }
+  if (r.first_position_tv != null) rows.push([tr('first position: TV(output, p)', '第一个位置：TV(输出, p)'), `<b class="bad">${fmt(r.first_position_tv, 4)}</b>`]);
+  const drawn = trees.map((t) => escapeHtml(t.method)).join(tr(' beside ', ' 与 '));
+  return `<p class="numbers">${escapeHtml(r.method)}${tr(`, ${r.prompts} prompts.`, `，${r.prompts} 个提示词。`)}</p>` + table(rows, 'dec-hidden')
+    + `<p class="numbers">${tr(`Drawn: one proposal of ${drawn}, for the same context. Orange: what the target accepts; the fill is the draft’s confidence in the path.`,
+      `图中：同一上下文下 ${drawn} 各一次提议。橙色：目标模型接受的；填充深浅：草稿对这条路径的置信度。`)}</p>`;
+}
+
+function methodsHtml(r) {
+  const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
+  return tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
+    `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`)
+    + table([tr(['method', 'τ', 'accepted / verified', 'acceptance by depth', 'draft calls / step', 'c (drafting a step)', 'predicted', 'measured'],
+      ['方法', 'τ', '接受 / 验证', '按深度的接受率', '每步草稿调用', 'c（每步起草）', '预测', '实测'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
+      Number.isFinite(x.accepted_fraction) ? pct(x.accepted_fraction) : '—', list(x.acceptance_by_depth), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3),
+      `${fmt(x.predicted_speedup, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`])), 'dec-methods');
+}
 const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} ${tr(`(${k.tested})`, `（${k.tested}）`)}`).join(tr(', ', '，'));
 
 function acceptanceHtml(rows) {
@@ -224,7 +264,10 @@ function stepHtml(v, i) {
   const order = [];
   const visit = (parent) => tree.parents.forEach((p, j) => { if (p === parent) { order.push(j); visit(j); } });
   visit(null);
-  const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="${tr('depth', '深度')} ${depth(tree, j)}">${w(tree.tokens[j])}</span>`).join(chain ? ' → ' : ' ');
+  // A draft on the target's hidden states: which head (Medusa) or depth (EAGLE) proposed each node.
+  const by = (j) => (v.report.heads ? tr(`head ${depth(tree, j)}`, `头 ${depth(tree, j)}`) : `${tr('depth', '深度')} ${depth(tree, j)}`);
+  const mark = (j) => (v.report.hidden ? `<sub>${v.report.heads ? 'h' : 'd'}${depth(tree, j)}</sub>` : '');
+  const nodes = order.map((j) => `<span class="dec-node${onPath.has(j) ? ' on' : ''}" title="${by(j)}">${w(tree.tokens[j])}${mark(j)}</span>`).join(chain ? ' → ' : ' ');
   const checks = st.checks.map((c) => [c.at === 0 ? tr('root', '根') : `${tr('after', '在')} ${w(tree.tokens[c.at - 1])}${tr('', ' 之后')}`, w(c.token), fmt(c.p), c.q == null ? '—' : fmt(c.q), fmt(c.a),
     c.u == null ? '—' : fmt(c.u), c.accepted ? `<span class="ok">${tr('accepted', '接受')}</span>` : `<span class="bad">${tr('rejected', '拒绝')}</span>`]);
   const sampled = st.checks.some((c) => c.u != null);
@@ -280,22 +323,37 @@ export default {
     { label: 'Prompt Lookup on the ×16 target', label_zh: '×16 目标模型上的 Prompt Lookup',
       values: { experiment: 'speedup', target_width: '16', gamma: 4, prompts: '10', batch: '1', shape: 'prompt-lookup' },
       note: 'no draft model: the look-up costs microseconds (c ≈ 0)', note_zh: '没有草稿模型：查找只花几微秒（c ≈ 0）' },
+    { label: '§5.2 · EAGLE-2’s dynamic tree, 16 nodes', label_zh: '§5.2 · EAGLE-2 的动态树，16 个节点',
+      values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 6, verify: 'greedy', prompts: '20' },
+      note: 'a one-layer draft on the target’s own features; drawn beside EAGLE’s static tree', note_zh: '读目标模型自身特征的单层草稿；与 EAGLE 的静态树并排画出' },
+    { label: '§5.1 · Medusa’s four heads', label_zh: '§5.1 · Medusa 的四个头',
+      values: { experiment: 'hidden', method: 'medusa', budget: '16', depth: 4, verify: 'greedy', prompts: '20' } },
+    { label: '§4.7 · MSS on a sampled dynamic tree', label_zh: '§4.7 · 抽样动态树上的 MSS',
+      values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 6, verify: 'mss', prompts: '50', seed: 1 },
+      note: 'children drawn from the draft: the calibration test passes; pick “top-k, biased” to see it fail', note_zh: '孩子从草稿抽样：校准检验通过；选“top-k（有偏）”看它失败' },
+    { label: '§6 measured · every method on the ×16 target', label_zh: '§6 实测 · ×16 目标模型上的每种方法',
+      values: { experiment: 'methods', target_width: '16', budget: '16', prompts: '10' },
+      note: 'chains, a tree, the suffix index, Medusa, EAGLE, EAGLE-2 and EAGLE-2 + training-time test on one wall-clock axis', note_zh: '链、树、后缀索引、Medusa、EAGLE、EAGLE-2 与 EAGLE-2 + 训练时测试，放在同一条墙钟时间轴上' },
   ],
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
-      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['sweep', 'wall clock over γ: the best γ'], ['step', 'step through one run']],
+      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['sweep', 'wall clock over γ: the best γ'], ['step', 'step through one run'],
+      ['hidden', 'drafts on the target’s hidden states (§5)'], ['methods', 'every method on the wall clock (§6)']],
     options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
-      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['step', '逐步查看一次运行']] },
+      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['step', '逐步查看一次运行'],
+      ['hidden', '读目标模型隐藏状态的草稿（§5）'], ['methods', '墙钟上的每种方法（§6）']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic')(s) && !free(s) },
+    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
     declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variantOptions }),
-    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', options: [['chain', 'sampling chain'], ['tree', 'greedy tree']], options_zh: [['chain', '采样链'], ['tree', '贪心树']], showIf: uses('step') },
+    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain',
+      options: [['chain', 'sampling chain'], ['tree', 'greedy tree'], ['medusa', 'Medusa’s heads (greedy)'], ['eagle-2', 'EAGLE-2 (greedy)']],
+      options_zh: [['chain', '采样链'], ['tree', '贪心树'], ['medusa', 'Medusa 的头（贪心）'], ['eagle-2', 'EAGLE-2（贪心）']], showIf: uses('step') },
     { key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain',
       options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩'], ['prompt-lookup', 'no model: Prompt Lookup (k = γ)'], ['suffix', 'no model: suffix index (γ nodes)'],
         ['jacobi', 'no model: Jacobi (window γ)'], ['lookahead', 'no model: Lookahead (γ nodes)']],
@@ -307,7 +365,19 @@ export default {
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed, optionOff: (v, s) => free(s) && v !== '1' },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'speedup' && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
-    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step') },
+    { key: 'method', label: 'draft on the hidden states', label_zh: '读隐藏状态的草稿', type: 'select', value: 'eagle-2',
+      options: [['medusa', 'Medusa’s heads, static tree'], ['eagle', 'EAGLE, static sparse tree'], ['eagle-balanced', 'EAGLE, static balanced tree'],
+        ['eagle-2', 'EAGLE-2, dynamic tree'], ['eagle-2-ttt', 'EAGLE-2 + training-time test']],
+      options_zh: [['medusa', 'Medusa 的头，静态树'], ['eagle', 'EAGLE，静态稀疏树'], ['eagle-balanced', 'EAGLE，静态平衡树'],
+        ['eagle-2', 'EAGLE-2，动态树'], ['eagle-2-ttt', 'EAGLE-2 + 训练时测试']], showIf: hidden },
+    { key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', value: '16', options: [['4', '4'], ['8', '8'], ['16', '16'], ['32', '32']], showIf: uses('hidden', 'methods') },
+    { key: 'depth', label: 'depth (Medusa: heads)', label_zh: '深度（Medusa：头数）', type: 'range', min: 1, max: 12, step: 1, value: 6, showIf: hidden },
+    { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',
+      options: [['greedy', 'VerifyGreedy'], ['mss', 'children sampled, MSS (exact)'], ['mss-top-k', 'top-k children, MSS (biased)']],
+      options_zh: [['greedy', 'VerifyGreedy'], ['mss', '孩子抽样，MSS（精确）'], ['mss-top-k', 'top-k 孩子，MSS（有偏）']], showIf: hidden,
+      // Sampled children need a tree grown per draw: EAGLE-2's.
+      optionOff: (v, s) => v !== 'greedy' && !dynamic(s) },
+    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step', 'hidden') },
   ],
   render(s) {
     const wide = Number(s.target_width) > 1
@@ -342,6 +412,7 @@ export default {
       } else {
         result.innerHTML = {
           acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml,
+          hidden: hiddenHtml, methods: methodsHtml,
         }[v.experiment](r);
       }
       return tr(`Done on ${v.backend} in ${duration(v.elapsed_ms)}.`, `在 ${v.backend} 上完成，用时 ${duration(v.elapsed_ms)}。`);

@@ -5,8 +5,9 @@
 //! (the wall-clock sweep over γ is [`speedup::sweep`]).
 
 use super::decoding::{self, GreedyReport, SampleReport, StochasticReport};
+use super::params::HiddenMethod;
 use super::params::{tree_widths, Chain, Draft, Experiment, Stochastic, GAMMAS, TREE_SHAPES};
-use super::{acceptance, run as run_one, speedup, target_greedy};
+use super::{acceptance, hidden, run as run_one, speedup, target_greedy};
 use crate::clock::{part, Clock, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
@@ -29,13 +30,25 @@ pub enum Outcome {
     Sweep(speedup::SweepReport),
     Step {
         method: Method,
+        /// A draft on the target's hidden states ran instead of `method`: it, and its description.
+        hidden: Option<(hidden::Drafter, String)>,
         prompt: Vec<u32>,
         run: Generation,
     },
+    /// A draft on the target's hidden states, and one proposal of it drawn beside the other kind
+    /// of tree (static beside dynamic) for the same context.
+    Hidden {
+        report: hidden::HiddenReport,
+        trees: Vec<hidden::Pictured>,
+    },
+    Methods(hidden::MethodsReport),
 }
 
 /// Runs `experiment` on `models`: one call per experiment, one progress callback for all of it;
 /// the reports name their methods in `lang`.
+/// The output tokens before the drawn proposal of a hidden-state draft (into the first facts).
+const PICTURE_AFTER: usize = 9;
+
 pub async fn run(
     experiment: &Experiment,
     models: &Models,
@@ -92,6 +105,45 @@ pub async fn run(
                 .await?,
             )
         }
+        Experiment::Hidden(h) => {
+            let drafts = hidden::Drafts::load(models)?;
+            let prompts = held_out(h.prompts);
+            let drafter = h.drafter();
+            let report = hidden::evaluate(
+                models, &drafts, drafter, h.budget, h.verify, &prompts, h.seed, lang, clock,
+                progress,
+            )
+            .await?;
+            // The same context drawn with this tree and with the other kind: static beside
+            // dynamic.
+            let other = match drafter {
+                hidden::Drafter::Eagle {
+                    tree: hidden::TreeKind::Dynamic,
+                    ..
+                } => HiddenMethod::Eagle.drafter(h.depth),
+                _ => HiddenMethod::Eagle2.drafter(h.depth),
+            };
+            let prompt = &prompts[(h.seed as usize) % prompts.len()];
+            let mut trees = Vec::new();
+            for d in [drafter, other] {
+                trees.push(
+                    hidden::picture(models, &drafts, d, h.budget, prompt, PICTURE_AFTER, lang)
+                        .await?,
+                );
+            }
+            Outcome::Hidden { report, trees }
+        }
+        Experiment::Methods(m) => Outcome::Methods(
+            hidden::methods(
+                models,
+                m.budget,
+                &held_out(m.prompts),
+                lang,
+                clock,
+                progress,
+            )
+            .await?,
+        ),
         Experiment::Speedup(s) => Outcome::Speedup(
             speedup::speedup(models, s, &held_out(s.prompts), lang, clock, progress).await?,
         ),
@@ -99,13 +151,30 @@ pub async fn run(
             speedup::sweep(models, s, &held_out(s.prompts), lang, clock, progress).await?,
         ),
         Experiment::Step(s) => {
-            let method = s.method()?;
             let worlds = prompts(200);
             let prompt = worlds[(s.seed as usize) % worlds.len()].prompt();
+            if let Some(h) = s.drafter {
+                // Medusa: all four heads; EAGLE-2: six levels.
+                let drafter = h.drafter(if h == HiddenMethod::Medusa { 4 } else { 6 });
+                let budget = super::params::STEP_BUDGET;
+                let run = hidden::step_through(models, drafter, budget, &prompt, clock).await?;
+                progress(1, 1);
+                return Ok(Outcome::Step {
+                    method: Method::Target { greedy: true },
+                    hidden: Some((
+                        drafter,
+                        drafter.describe(budget, hidden::Verification::Greedy, lang),
+                    )),
+                    prompt,
+                    run,
+                });
+            }
+            let method = s.method()?;
             let run = run_one(models, method.clone(), 1.0, &prompt, s.seed, true, clock).await?;
             progress(1, 1);
             Outcome::Step {
                 method,
+                hidden: None,
                 prompt,
                 run,
             }

@@ -547,6 +547,7 @@ async fn eagle_propose(
             }
             let mut level: Vec<usize> = (0..nodes.len()).collect();
             for d in 2..=depth {
+                level.retain(|&p| nodes[p].token != EOS); // nothing follows <eos>
                 level.sort_by(by_value(&nodes));
                 level.truncate(TOP_K);
                 run.feed(&mut nodes, &root, &level).await?;
@@ -583,8 +584,13 @@ async fn eagle_propose(
             let shape = shape.expect("a static tree has a shape");
             let mut index = vec![usize::MAX; shape.ranks.len()];
             for d in 1..=depth.min(shape.max_depth()) {
+                // Nothing follows <eos>: its subtree (and a skipped node's) is left out.
                 let here: Vec<usize> = (0..shape.ranks.len())
                     .filter(|&n| shape.depth(n) == d)
+                    .filter(|&n| {
+                        shape.parents[n]
+                            .is_none_or(|p| index[p] != usize::MAX && nodes[index[p]].token != EOS)
+                    })
                     .collect();
                 let parents: Vec<usize> = here
                     .iter()
@@ -686,7 +692,7 @@ async fn dynamic_sampled(
             at_of.push(node + 1);
             values.push(parent_value * q[x as usize]);
             let me = nodes.len() - 1;
-            if d < depth {
+            if d < depth && x != EOS {
                 open.push((Some(me), nodes[me].value));
             }
         }
@@ -724,8 +730,8 @@ async fn medusa_propose(
             continue;
         }
         let at = shape.parents[n].map_or(0, |p| at_of[p]);
-        if shape.parents[n].is_some() && at == 0 {
-            continue; // its parent was cut by the limit
+        if shape.parents[n].is_some() && (at == 0 || proposal.tree.tokens[at - 1] == EOS) {
+            continue; // its parent was cut by the limit, or is <eos>, which nothing follows
         }
         let token = lists[depth - 1][shape.ranks[n]];
         let (node, new) = proposal.offer(at, token, crate::decode::Source::Draft);
@@ -792,6 +798,37 @@ pub async fn generate(
     verification: Verification,
     prompt: &[u32],
     seed: u64,
+    clock: Clock<'_>,
+) -> Result<Generation, Error> {
+    let spec = (drafter, budget, verification);
+    decode(models, drafts, shapes, spec, prompt, seed, false, clock).await
+}
+
+/// One greedy generation of `prompt` by `drafter` with a trace of every step (the page's
+/// step-through: each node's depth, Medusa's head).
+pub async fn step_through(
+    models: &Models,
+    drafter: Drafter,
+    budget: usize,
+    prompt: &[u32],
+    clock: Clock<'_>,
+) -> Result<Generation, Error> {
+    drafter.check(budget)?;
+    let drafts = Drafts::load(models)?;
+    let shapes = Shapes::new(&drafts, drafter, budget, &models.device).await?;
+    let spec = (drafter, budget, Verification::Greedy);
+    decode(models, &drafts, &shapes, spec, prompt, 0, true, clock).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn decode(
+    models: &Models,
+    drafts: &Drafts,
+    shapes: &Shapes,
+    (drafter, budget, verification): (Drafter, usize, Verification),
+    prompt: &[u32],
+    seed: u64,
+    trace: bool,
     clock: Clock<'_>,
 ) -> Result<Generation, Error> {
     let device = &models.device;
@@ -875,7 +912,7 @@ pub async fn generate(
             offset,
             &proposal,
             verify,
-            false,
+            trace,
             &mut chance,
             clock,
             &mut g,

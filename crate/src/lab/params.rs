@@ -10,6 +10,7 @@
 use super::modelfree::DrafterKind;
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::error::{Error, Range, Text};
+use crate::lab::hidden::{Drafter, TreeKind, Verification};
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
 use crate::tree::parse_config;
@@ -156,6 +157,121 @@ pub enum Experiment {
     Sweep(Sweep),
     /// One seeded run, step by step: a sampling chain or a greedy tree.
     Step(Step),
+    /// Lecture §5.1–5.2: Medusa's heads or EAGLE's feature draft, its tree drawn beside the
+    /// other kind (static beside dynamic).
+    Hidden(HiddenRun),
+    /// Lecture §6 measured: every method on one wall-clock axis at one node budget.
+    Methods(MethodsRun),
+}
+
+/// Which draft on the target's hidden states runs, in the page's words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HiddenMethod {
+    /// Medusa's heads on a static sparse tree.
+    Medusa,
+    /// EAGLE on a static sparse tree.
+    Eagle,
+    /// EAGLE on a static balanced (binary) tree.
+    EagleBalanced,
+    /// EAGLE-2's dynamic tree.
+    #[default]
+    #[serde(rename = "eagle-2")]
+    Eagle2,
+    /// EAGLE-2's dynamic tree with the draft trained with the training-time test.
+    #[serde(rename = "eagle-2-ttt")]
+    Eagle2Ttt,
+}
+
+impl HiddenMethod {
+    pub const ALL: [HiddenMethod; 5] = [
+        HiddenMethod::Medusa,
+        HiddenMethod::Eagle,
+        HiddenMethod::EagleBalanced,
+        HiddenMethod::Eagle2,
+        HiddenMethod::Eagle2Ttt,
+    ];
+
+    /// The drafter, with `depth` levels (Medusa: heads, at most 4).
+    pub fn drafter(self, depth: usize) -> Drafter {
+        let eagle = |ttt, tree| Drafter::Eagle { ttt, tree, depth };
+        match self {
+            HiddenMethod::Medusa => Drafter::Medusa {
+                heads: depth.min(4),
+                tree: TreeKind::Sparse,
+            },
+            HiddenMethod::Eagle => eagle(false, TreeKind::Sparse),
+            HiddenMethod::EagleBalanced => eagle(false, TreeKind::Balanced),
+            HiddenMethod::Eagle2 => eagle(false, TreeKind::Dynamic),
+            HiddenMethod::Eagle2Ttt => eagle(true, TreeKind::Dynamic),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct HiddenRun {
+    pub method: HiddenMethod,
+    /// Nodes verified per call at most.
+    pub budget: usize,
+    /// Tree depth (Medusa: its heads, at most 4).
+    pub depth: usize,
+    pub verify: Verification,
+    pub prompts: usize,
+    pub seed: u64,
+}
+
+impl Default for HiddenRun {
+    fn default() -> Self {
+        HiddenRun {
+            method: HiddenMethod::Eagle2,
+            budget: 16,
+            depth: 6,
+            verify: Verification::Greedy,
+            prompts: 30,
+            seed: 0,
+        }
+    }
+}
+
+impl HiddenRun {
+    pub fn drafter(&self) -> Drafter {
+        self.method.drafter(self.depth)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        PROMPTS.check(self.prompts as f64)?;
+        crate::lab::hidden::BUDGET.check(self.budget as f64)?;
+        crate::lab::hidden::DEPTH.check(self.depth as f64)?;
+        if self.verify != Verification::Greedy
+            && !matches!(self.method, HiddenMethod::Eagle2 | HiddenMethod::Eagle2Ttt)
+        {
+            return Err(Error::Unavailable {
+                what: "verification",
+                why: crate::error::Text::new(
+                    "sampled verification runs on EAGLE-2's dynamic tree",
+                    "抽样验证只在 EAGLE-2 的动态树上运行",
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct MethodsRun {
+    pub budget: usize,
+    pub prompts: usize,
+}
+
+impl Default for MethodsRun {
+    fn default() -> Self {
+        MethodsRun {
+            budget: 16,
+            prompts: 10,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -301,7 +417,12 @@ pub struct Step {
     pub config: String,
     /// Picks the prompt and seeds the run.
     pub seed: u64,
+    /// A draft on the target's hidden states instead (greedy, 16 nodes): Medusa's heads or EAGLE-2.
+    pub drafter: Option<HiddenMethod>,
 }
+
+/// The node budget of a step-through with a draft on the target's hidden states.
+pub const STEP_BUDGET: usize = 16;
 
 /// The page's defaults.
 const DEFAULT_PROMPTS: usize = 50;
@@ -496,6 +617,7 @@ impl Default for Step {
             variant: Variant::Correct,
             config: DEFAULT_TREE.into(),
             seed: 0,
+            drafter: None,
         }
     }
 }
@@ -583,6 +705,8 @@ impl Experiment {
             Experiment::Speedup(_) => "speedup",
             Experiment::Sweep(_) => "sweep",
             Experiment::Step(_) => "step",
+            Experiment::Hidden(_) => "hidden",
+            Experiment::Methods(_) => "methods",
         }
     }
 
@@ -598,6 +722,13 @@ impl Experiment {
             Experiment::Tree(t) => t.check().map(|_| ()),
             Experiment::Stochastic(s) => s.check().map(|_| ()),
             Experiment::Step(s) => s.method().map(|_| ()),
+            Experiment::Hidden(h) => h.check(),
+            Experiment::Methods(m) => {
+                PROMPTS.check(m.prompts as f64)?;
+                crate::lab::hidden::BUDGET
+                    .check(m.budget as f64)
+                    .map(|_| ())
+            }
         }
     }
 }
@@ -660,7 +791,9 @@ impl Experiment {
             | Experiment::Sweep(Sweep { prompts, .. })
             | Experiment::Sample(Sampling { prompts, .. })
             | Experiment::Tree(Tree { prompts, .. })
-            | Experiment::Stochastic(StochasticTrees { prompts, .. }) => Some(prompts),
+            | Experiment::Stochastic(StochasticTrees { prompts, .. })
+            | Experiment::Hidden(HiddenRun { prompts, .. })
+            | Experiment::Methods(MethodsRun { prompts, .. }) => Some(prompts),
             Experiment::Step(_) => None,
         }
     }

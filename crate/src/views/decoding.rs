@@ -77,8 +77,17 @@ pub async fn decoding_view(
             view.svg = sweep_svg(&r, lang);
             view.report = json(&r);
         }
+        Outcome::Hidden { report, trees } => {
+            view.svg = hidden_svg(&trees, lang);
+            view.report = serde_json::json!({ "report": report, "trees": trees });
+        }
+        Outcome::Methods(r) => {
+            view.svg = methods_svg(&r, lang);
+            view.report = json(&r);
+        }
         Outcome::Step {
             method,
+            hidden,
             prompt,
             run,
         } => {
@@ -92,9 +101,16 @@ pub async fn decoding_view(
                 } => Some(v.name()),
                 _ => None,
             };
+            // Medusa's node at depth d was proposed by head d: the page labels it so.
+            let heads = matches!(
+                hidden,
+                Some((crate::lab::hidden::Drafter::Medusa { .. }, _))
+            );
             view.report = serde_json::json!({
                 "variant": variant,
-                "method": describe(&method, lang),
+                "hidden": hidden.is_some(),
+                "heads": heads,
+                "method": hidden.map_or_else(|| describe(&method, lang), |h| h.1),
                 "output": words(&run.output),
                 "stats": run.stats,
             });
@@ -314,4 +330,212 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
             }
         },
     )
+}
+
+/// Two proposals for one context side by side (static beside dynamic): each node coloured by the
+/// draft's confidence in its path, ringed orange where the target's greedy verification accepts
+/// it; a row per depth (Medusa: per head).
+fn hidden_svg(trees: &[crate::lab::hidden::Pictured], l: Lang) -> String {
+    // One picture per tree, so that a phone stacks them and a wide screen sets them side by side.
+    let (w, h) = (420, 390);
+    let label = l.pick(
+        "Two trees for the same context, static beside dynamic",
+        "同一上下文的两棵树：静态与动态并排",
+    );
+    let picture = |t: &crate::lab::hidden::Pictured| {
+        render(w, h, label, |cv| {
+            let panel = w as i32;
+            {
+                let x0 = 0;
+                let medusa = t.method.starts_with("Medusa");
+                // The method's first two parts ("EAGLE-2, a dynamic tree of 16 nodes").
+                let cut = t
+                    .method
+                    .char_indices()
+                    .filter(|&(_, c)| c == ',' || c == '，')
+                    .nth(1)
+                    .map_or(t.method.len(), |(i, _)| i);
+                let title = &t.method[..cut];
+                cv.text(
+                    (x0 + panel / 2, 8),
+                    &title,
+                    12,
+                    colors::INK,
+                    Align::Middle,
+                    true,
+                );
+                let context: Vec<&str> = t.context.iter().map(|&x| likesworld::word(x)).collect();
+                cv.text(
+                    (x0 + panel / 2, 26),
+                    &format!("… {}", context.join(" ")),
+                    11,
+                    colors::AXIS,
+                    Align::Middle,
+                    true,
+                );
+                let depth = t.depths.iter().copied().max().unwrap_or(0);
+                let row_h = ((h as i32 - 130) / depth.max(1) as i32).min(48);
+                let top = 56;
+                // Leaves evenly spaced in depth-first order, parents over the middle of their children.
+                let n = t.tokens.len();
+                let children = |p: Option<usize>| (0..n).filter(move |&i| t.parents[i] == p);
+                let mut x = vec![0.0f64; n];
+                let mut order = Vec::new();
+                let mut stack: Vec<usize> = children(None).collect::<Vec<_>>();
+                stack.reverse();
+                while let Some(i) = stack.pop() {
+                    order.push(i);
+                    let mut c: Vec<usize> = children(Some(i)).collect();
+                    c.reverse();
+                    stack.extend(c);
+                }
+                let leaves = (0..n)
+                    .filter(|&i| children(Some(i)).next().is_none())
+                    .count()
+                    .max(1);
+                let mut next = 0.0;
+                let span = f64::from(panel - 60);
+                for &i in order.iter().rev() {
+                    let c: Vec<usize> = children(Some(i)).collect();
+                    x[i] = if c.is_empty() {
+                        next += 1.0;
+                        span * (leaves as f64 - next + 0.5) / leaves as f64
+                    } else {
+                        c.iter().map(|&j| x[j]).sum::<f64>() / c.len() as f64
+                    };
+                }
+                let root = (x0 + panel / 2, top);
+                let pos = |i: usize| {
+                    (
+                        x0 + 40 + x[i].round() as i32,
+                        top + t.depths[i] as i32 * row_h,
+                    )
+                };
+                for d in 1..=depth {
+                    let name = match (medusa, l) {
+                        (true, Lang::En) => format!("head {d}"),
+                        (true, Lang::Zh) => format!("头 {d}"),
+                        (false, Lang::En) => format!("depth {d}"),
+                        (false, Lang::Zh) => format!("深度 {d}"),
+                    };
+                    cv.text(
+                        (x0 + 4, top + d as i32 * row_h - 6),
+                        &name,
+                        10,
+                        colors::AXIS,
+                        Align::Start,
+                        true,
+                    );
+                }
+                for i in 0..n {
+                    let from = t.parents[i].map_or(root, pos);
+                    let color = if t.accepted[i] {
+                        colors::ORANGE
+                    } else {
+                        colors::GREY
+                    };
+                    cv.line(&[from, pos(i)], color, if t.accepted[i] { 2 } else { 1 });
+                }
+                cv.circle(root, 5, colors::INK, true);
+                let per_row = |d: usize| t.depths.iter().filter(|&&x| x == d).count().max(1);
+                for i in 0..n {
+                    let p = pos(i);
+                    let fill = crate::plot::diagrams::ramp(colors::BLUE, t.values[i].sqrt());
+                    cv.rect_rgba((p.0 - 6, p.1 - 6), (p.0 + 6, p.1 + 6), fill);
+                    let ring = if t.accepted[i] {
+                        colors::ORANGE
+                    } else {
+                        colors::GREY
+                    };
+                    cv.circle(p, 8, ring, false);
+                    let word = likesworld::word(t.tokens[i]);
+                    if word.chars().count() as f64 * 6.0 <= span / per_row(t.depths[i]) as f64 {
+                        cv.text((p.0, p.1 + 10), word, 10, colors::INK, Align::Middle, true);
+                    }
+                }
+            }
+            cv.legend(
+                (20, h as i32 - 40),
+                &[
+                    (
+                        l.pick("accepted by the target", "被目标模型接受"),
+                        colors::ORANGE,
+                    ),
+                    (l.pick("rejected", "被拒绝"), colors::GREY),
+                ],
+            );
+            cv.legend(
+                (20, h as i32 - 22),
+                &[(
+                    l.pick(
+                        "fill: the draft's confidence in the path",
+                        "填充：草稿对路径的置信度",
+                    ),
+                    colors::BLUE,
+                )],
+            );
+        })
+    };
+    trees.iter().map(picture).collect()
+}
+
+/// Lecture §6 measured: every method's speedup on one axis, measured beside predicted, with τ.
+fn methods_svg(r: &crate::lab::hidden::MethodsReport, l: Lang) -> String {
+    let n = r.rows.len();
+    let top = r
+        .rows
+        .iter()
+        .flat_map(|x| [x.measured_speedup, x.predicted_speedup])
+        .filter(|v| v.is_finite())
+        .fold(1.25f64, f64::max)
+        .min(12.0);
+    let top = (top * 2.0).ceil() / 2.0;
+    let label = l.pick(
+        "Every method's speedup, measured and predicted",
+        "各方法的加速比：实测与预测",
+    );
+    render(620, 360, label, |cv| {
+        let labels = Labels {
+            title: l.pick(
+                "Lecture §6 measured: speedup over the target alone",
+                "第 6 节实测：相对只用目标模型的加速比",
+            ),
+            x: "",
+            y: l.pick("speedup ×", "加速比 ×"),
+        };
+        let ch = Chart::new(
+            cv,
+            (60, 40, 600, 250),
+            Scale::categories(n),
+            Scale::linear(0.0, top),
+            &labels,
+        );
+        ch.hline(1.0, colors::GREY);
+        for (i, x) in r.rows.iter().enumerate() {
+            let c = i as f64 + 0.5; // category i is centred at i + 0.5
+            ch.bar(c - 0.3, c + 0.3, x.measured_speedup.min(top), colors::BLUE);
+            if x.predicted_speedup.is_finite() {
+                ch.dots(&[(c, x.predicted_speedup.min(top))], colors::ORANGE, 4);
+            }
+            ch.note(
+                c,
+                x.measured_speedup.min(top),
+                &format!("τ {:.1}", x.tokens_per_call),
+                colors::INK,
+                Align::Middle,
+            );
+        }
+        let names: Vec<&str> = r.rows.iter().map(|x| x.short.as_str()).collect();
+        ch.categories(&names);
+        cv.legend(
+            (60, 320),
+            &[
+                (l.pick("measured wall clock", "实测墙钟"), colors::BLUE),
+                (
+                    l.pick("predicted on the measured cost curve", "按实测开销曲线预测"),
+                    colors::ORANGE,
+                ),
+            ],
+        );
+    })
 }

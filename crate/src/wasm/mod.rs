@@ -131,10 +131,16 @@ pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// Hands this module the weights of one model (`target`, `draft-a` or `draft-b`), downloaded by
-/// the page from `pkg/weights/<model>.bpk`: the modules do not embed them.
+/// the page from `pkg/weights/<model>.bpk`, or of a draft on the target's features (`medusa`,
+/// `eagle`, `eagle-ttt`, from `pkg/weights/hidden/`, downloaded only for those experiments): the
+/// modules do not embed them.
 #[wasm_bindgen]
 pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
     let fail = |e| into_error(e, Lang::En);
+    use crate::model::weights::{provide_hidden, HiddenKind};
+    if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == model) {
+        return provide_hidden(kind, bytes).map_err(fail);
+    }
     let kind = crate::model::ModelKind::parse(model).map_err(fail)?;
     crate::model::weights::provide(kind, bytes).map_err(fail)
 }
