@@ -10,7 +10,9 @@ use burn::tensor::read_sync;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use specdec::decode::{LanguageModel, Speculation};
 use specdec::i18n::Lang;
-use specdec::lab::hidden::{evaluate, Drafter, Drafts, HiddenReport, TreeKind, Verification};
+use specdec::lab::hidden::{
+    evaluate, Drafter, Drafts, HiddenReport, TreeKind, Verification, DEFAULT_DEPTH,
+};
 use specdec::lab::lm::Cached;
 use specdec::likesworld;
 use specdec::model::device::Backend;
@@ -60,12 +62,12 @@ const MEDUSA: Drafter = Drafter::Medusa {
 const EAGLE: Drafter = Drafter::Eagle {
     ttt: false,
     tree: TreeKind::Sparse,
-    depth: 6,
+    depth: DEFAULT_DEPTH,
 };
 const EAGLE2: Drafter = Drafter::Eagle {
     ttt: false,
     tree: TreeKind::Dynamic,
-    depth: 6,
+    depth: DEFAULT_DEPTH,
 };
 
 fn every_drafter() -> Vec<Drafter> {
@@ -132,8 +134,10 @@ fn hidden_state_drafts_are_identical_on_ndarray_wgpu_and_the_widened_target() {
             panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
         });
         for drafter in [MEDUSA, EAGLE, EAGLE2] {
-            let r = run(&m, drafter, 16, Verification::Greedy, n, 0);
-            assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
+            for budget in [4, 8, 16, 32] {
+                let r = run(&m, drafter, budget, Verification::Greedy, n, 0);
+                assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
+            }
         }
     }
 }

@@ -154,8 +154,13 @@ pub async fn run(
             let worlds = prompts(200);
             let prompt = worlds[(s.seed as usize) % worlds.len()].prompt();
             if let Some(h) = s.drafter {
-                // Medusa: all four heads; EAGLE-2: six levels.
-                let drafter = h.drafter(if h == HiddenMethod::Medusa { 4 } else { 6 });
+                // Medusa: all four heads; EAGLE-2: its default depth.
+                let depth = if h == HiddenMethod::Medusa {
+                    4
+                } else {
+                    hidden::DEFAULT_DEPTH
+                };
+                let drafter = h.drafter(depth);
                 let budget = super::params::STEP_BUDGET;
                 let run = hidden::step_through(models, drafter, budget, &prompt, clock).await?;
                 progress(1, 1);

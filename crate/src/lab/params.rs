@@ -226,7 +226,7 @@ impl Default for HiddenRun {
         HiddenRun {
             method: HiddenMethod::Eagle2,
             budget: 16,
-            depth: 6,
+            depth: crate::lab::hidden::DEFAULT_DEPTH,
             verify: Verification::Greedy,
             prompts: 30,
             seed: 0,

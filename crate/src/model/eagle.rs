@@ -61,6 +61,11 @@ impl Eagle {
 
 /// The paper's weights: regression 1, classification 0.1.
 const CLASSIFICATION: f32 = 1.0;
+/// The temperature the target's distribution is sharpened by before it teaches the draft's
+/// classification (EAGLE's paper: 1). Greedy verification accepts the target's argmax only, and
+/// where several tokens are nearly as likely (which person is asked about next) the soft p
+/// teaches nothing about which one wins.
+const TEACHER_TEMPERATURE: f32 = 0.1;
 /// Each rollout step's weight is this times the one before.
 const STEP_DECAY: f32 = 0.8;
 
@@ -81,7 +86,8 @@ pub fn loss(
     let device = features.device();
     let next = tokens.clone().narrow(1, 1, n);
     let truth = features.clone().narrow(1, 1, n); // f_{t+1}
-    let p = softmax(logits.narrow(1, 1, n), 2); // the target's p at t + 1
+                                                  // The target's p at t + 1, sharpened (see `TEACHER_TEMPERATURE`).
+    let p = softmax(logits.narrow(1, 1, n) / TEACHER_TEMPERATURE, 2);
     let keep = next.clone().not_equal_elem(pad as i64).float(); // [b, n]
     let count = keep.clone().sum().clamp_min(1.0);
     let mut cache = KvCache::new(1);

@@ -8,7 +8,7 @@ use specdec::clock::native_clock;
 use specdec::i18n::Lang;
 use specdec::lab::hidden::{
     evaluate, methods as measure_methods, Drafter, Drafts, HiddenReport, TreeKind, Verification,
-    BUDGET, DEPTH, HEADS,
+    BUDGET, DEFAULT_DEPTH, DEPTH, HEADS,
 };
 
 fn tree_kind(o: &mut Opts, dynamic: bool) -> Result<TreeKind, Usage> {
@@ -136,7 +136,7 @@ pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
     let ttt = o.flag("ttt");
     let tree = tree_kind(o, dynamic)?;
     let budget = ranged(o, &BUDGET, Some(16))?;
-    let depth = ranged(o, &DEPTH, Some(6))?;
+    let depth = ranged(o, &DEPTH, Some(DEFAULT_DEPTH))?;
     let verification = Verification::parse(&o.take("verify").unwrap_or_else(|| "greedy".into()))
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
     if verification != Verification::Greedy && tree != TreeKind::Dynamic {
