@@ -7,8 +7,10 @@
 //! map [2d] → [d] and one pre-LayerNorm block of the target's shape. It has no position input:
 //! the features carry the target's positions.
 //!
-//! Training ([`loss`]) is the paper's: a smooth-L1 regression of f_{t+1} plus 0.1 × the
-//! cross-entropy of the head's distribution against the target's own p at t + 1. With
+//! Training ([`loss`]) is the paper's in form: a smooth-L1 regression of f_{t+1} plus the
+//! cross-entropy of the head's distribution against the target's own p at t + 1 — weighed 1 here
+//! (the paper: 0.1) and with p sharpened (`TEACHER_TEMPERATURE`), which LikesWorld's greedy
+//! verification rewards (EAGLE-2 τ 3.88 → 4.18 at 16 nodes). With
 //! `rollout` > 1 it adds the training-time test (HASS; EAGLE-3): step j feeds the draft its own
 //! step-(j − 1) guesses where drafting at depth j would have only guesses, under the mask that
 //! drafting at that depth sees (true entries up to t − j + 1, then its own guesses).
@@ -59,7 +61,8 @@ impl Eagle {
     }
 }
 
-/// The paper's weights: regression 1, classification 0.1.
+/// The classification's weight beside the regression's 1 (the paper: 0.1; measured here, EAGLE-2
+/// at 16 nodes: τ 3.88 with 0.1, 3.94 with 1 over the same 2000 steps).
 const CLASSIFICATION: f32 = 1.0;
 /// The temperature the target's distribution is sharpened by before it teaches the draft's
 /// classification (EAGLE's paper: 1). Greedy verification accepts the target's argmax only, and
