@@ -520,7 +520,8 @@ async fn eagle_propose(
 ) -> Result<Proposal, Error> {
     values.clear();
     let (root, q_root) = run.catch_up(ctx, feats).await?;
-    let depth = depth.min(limit);
+    // A tree of `budget` nodes is at most `budget` deep: deeper levels would be drafted for nothing.
+    let depth = depth.min(limit).min(budget);
     if depth == 0 || budget == 0 {
         return Ok(Proposal::empty());
     }
