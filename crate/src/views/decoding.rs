@@ -358,7 +358,7 @@ fn hidden_svg(trees: &[crate::lab::hidden::Pictured], l: Lang) -> String {
                 let title = &t.method[..cut];
                 cv.text(
                     (x0 + panel / 2, 8),
-                    &title,
+                    title,
                     12,
                     colors::INK,
                     Align::Middle,
