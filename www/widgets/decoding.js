@@ -22,7 +22,7 @@ function params(s) {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
-    method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), verify: s.verify,
+    method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
     drafter: hiddenStep(s) ? s.stepkind : null,
   };
 }
@@ -32,7 +32,8 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 // children may be sampled.
 const hidden = uses('hidden');
 const dynamic = (s) => ['eagle-2', 'eagle-2-ttt'].includes(s.method);
-const list = (xs, d = 2) => (xs?.length ? xs.map((x) => fmt(x, d)).join(' · ') : '—');
+// A depth no step reached reads as a dash (JSON turns the core's NaN into null).
+const list = (xs, d = 2) => (xs?.length ? xs.map((x) => (x == null ? '—' : fmt(x, d))).join(' · ') : '—');
 
 function hiddenHtml({ report: r, trees }) {
   const p = r.p_value == null ? '—' : `<b class="${r.p_value >= 0.01 ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
@@ -59,10 +60,14 @@ function methodsHtml(r) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   return tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
     `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`)
-    + table([tr(['method', 'τ', 'accepted / verified', 'acceptance by depth', 'draft calls / step', 'c (drafting a step)', 'predicted', 'measured'],
-      ['方法', 'τ', '接受 / 验证', '按深度的接受率', '每步草稿调用', 'c（每步起草）', '预测', '实测'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
-      Number.isFinite(x.accepted_fraction) ? pct(x.accepted_fraction) : '—', list(x.acceptance_by_depth), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3),
-      `${fmt(x.predicted_speedup, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`])), 'dec-methods');
+    + table([tr(['method', 'τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'lecture’s formula', 'on the measured curve', 'measured'],
+      ['方法', 'τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', '课上的公式', '按实测曲线', '实测'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
+      x.accepted_fraction == null ? '—' : pct(x.accepted_fraction), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3),
+      `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`])), 'dec-methods')
+    + tr('<p class="numbers">The lecture’s formula takes verification as free: τ/(1 + c), E(α, γ)/(γc + 1) for a chain. On the measured curve, T(n)/T(1), what verifying n tokens costs here, replaces the 1. '
+      + 'Where the two differ, this device pays for verifying: a CPU verifies a few tokens almost for free, a GPU dozens.</p>',
+    '<p class="numbers">课上的公式把验证当作免费：τ/(1 + c)，链是 E(α, γ)/(γc + 1)。按实测曲线则用 T(n)/T(1)（在这里验证 n 个 token 的开销）代替那个 1。'
+      + '两者不同之处，就是这台设备为验证付出的代价：CPU 只能几乎免费地验证少数几个 token，GPU 能验证几十个。</p>');
 }
 const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} ${tr(`(${k.tested})`, `（${k.tested}）`)}`).join(tr(', ', '，'));
 
@@ -327,7 +332,7 @@ export default {
       values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 10, verify: 'greedy', prompts: '20' },
       note: 'a one-layer draft on the target’s own features; drawn beside EAGLE’s static tree', note_zh: '读目标模型自身特征的单层草稿；与 EAGLE 的静态树并排画出' },
     { label: '§5.1 · Medusa’s four heads', label_zh: '§5.1 · Medusa 的四个头',
-      values: { experiment: 'hidden', method: 'medusa', budget: '16', depth: 4, verify: 'greedy', prompts: '20' } },
+      values: { experiment: 'hidden', method: 'medusa', budget: '16', heads: 4, verify: 'greedy', prompts: '20' } },
     { label: '§4.7 · MSS on a sampled dynamic tree', label_zh: '§4.7 · 抽样动态树上的 MSS',
       values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 10, verify: 'mss', prompts: '50', seed: 1 },
       note: 'children drawn from the draft: the calibration test passes; pick “top-k, biased” to see it fail', note_zh: '孩子从草稿抽样：校准检验通过；选“top-k（有偏）”看它失败' },
@@ -371,7 +376,8 @@ export default {
       options_zh: [['medusa', 'Medusa 的头，静态树'], ['eagle', 'EAGLE，静态稀疏树'], ['eagle-balanced', 'EAGLE，静态平衡树'],
         ['eagle-2', 'EAGLE-2，动态树'], ['eagle-2-ttt', 'EAGLE-2 + 训练时测试']], showIf: hidden },
     { key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', value: '16', options: [['4', '4'], ['8', '8'], ['16', '16'], ['32', '32']], showIf: uses('hidden', 'methods') },
-    { key: 'depth', label: 'depth (Medusa: heads)', label_zh: '深度（Medusa：头数）', type: 'range', min: 1, max: 12, step: 1, value: 10, showIf: hidden },
+    { key: 'depth', label: 'depth', label_zh: '深度', type: 'range', min: 1, max: 12, step: 1, value: 10, showIf: (s) => hidden(s) && s.method !== 'medusa' },
+    { key: 'heads', label: 'Medusa heads', label_zh: 'Medusa 头数', type: 'range', min: 1, max: 4, step: 1, value: 4, showIf: (s) => hidden(s) && s.method === 'medusa' },
     { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',
       options: [['greedy', 'VerifyGreedy'], ['mss', 'children sampled, MSS (exact)'], ['mss-top-k', 'top-k children, MSS (biased)']],
       options_zh: [['greedy', 'VerifyGreedy'], ['mss', '孩子抽样，MSS（精确）'], ['mss-top-k', 'top-k 孩子，MSS（有偏）']], showIf: hidden,

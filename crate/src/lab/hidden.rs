@@ -756,6 +756,20 @@ pub struct Shapes {
 }
 
 impl Shapes {
+    /// The deepest level `drafter`'s trees can reach at `budget` nodes (acceptance by depth is
+    /// reported that far).
+    pub fn reach(&self, drafter: Drafter, budget: usize) -> usize {
+        match drafter {
+            Drafter::Medusa { heads, .. } => self.medusa.max_depth().min(heads),
+            Drafter::Eagle {
+                tree: TreeKind::Dynamic,
+                depth,
+                ..
+            } => depth.min(budget),
+            Drafter::Eagle { depth, .. } => self.eagle.max_depth().min(depth),
+        }
+    }
+
     pub async fn new(
         drafts: &Drafts,
         drafter: Drafter,
@@ -935,7 +949,8 @@ async fn decode(
 }
 
 /// Acceptance by depth from a histogram of accepted tokens per step: at depth d, the fraction
-/// of steps that accepted at least d − 1 tokens which accepted at least d.
+/// of steps that accepted at least d − 1 tokens which accepted at least d, for d up to `depth`
+/// (the deepest level the trees reach) and no further than some step got.
 pub fn acceptance_by_depth(accepted: &[usize], depth: usize) -> Vec<f64> {
     let at_least = |d: usize| accepted.iter().skip(d).sum::<usize>();
     (1..=depth)
@@ -947,6 +962,13 @@ pub fn acceptance_by_depth(accepted: &[usize], depth: usize) -> Vec<f64> {
                 at_least(d) as f64 / tried as f64
             }
         })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .skip_while(|x| x.is_nan())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
         .collect()
 }
 
@@ -1002,12 +1024,19 @@ impl Drafter {
             ),
         };
         let nodes = match l {
-            Lang::En => format!("of {budget} nodes"),
-            Lang::Zh => format!("（{budget} 个节点）"),
+            Lang::En => format!(
+                "of up to {budget} node{}",
+                if budget == 1 { "" } else { "s" }
+            ),
+            Lang::Zh => format!("（至多 {budget} 个节点）"),
         };
         match *self {
             Drafter::Medusa { heads, tree: t } => match l {
-                Lang::En => format!("Medusa, {heads} heads, {} {nodes}, {how}", tree(t)),
+                Lang::En => format!(
+                    "Medusa, {heads} head{}, {} {nodes}, {how}",
+                    if heads == 1 { "" } else { "s" },
+                    tree(t)
+                ),
                 Lang::Zh => format!("Medusa，{heads} 个头，{}{nodes}，{how}", tree(t)),
             },
             Drafter::Eagle {
@@ -1025,10 +1054,11 @@ impl Drafter {
                 } else {
                     ""
                 };
-                let deep = match (t, l) {
-                    (TreeKind::Dynamic, Lang::En) => format!(", depth {depth}"),
-                    (TreeKind::Dynamic, Lang::Zh) => format!("，深度 {depth}"),
-                    _ => String::new(),
+                // The depth drafted: a tree of `budget` nodes is at most that deep.
+                let d = depth.min(budget);
+                let deep = match l {
+                    Lang::En => format!(", depth {d}"),
+                    Lang::Zh => format!("，深度 {d}"),
                 };
                 match l {
                     Lang::En => format!("{name}{ttt}, {} {nodes}{deep}, {how}", tree(t)),
@@ -1130,15 +1160,7 @@ pub async fn evaluate(
     } else {
         None
     };
-    let depth = match drafter {
-        Drafter::Medusa { heads, .. } => heads,
-        Drafter::Eagle {
-            tree: TreeKind::Dynamic,
-            depth,
-            ..
-        } => depth,
-        Drafter::Eagle { .. } => shapes.eagle.max_depth(),
-    };
+    let depth = shapes.reach(drafter, budget);
     Ok(HiddenReport {
         method: drafter.describe(budget, verification, lang),
         prompts: prompts.len(),
@@ -1233,8 +1255,13 @@ pub struct MethodRow {
     pub draft_calls_per_step: f64,
     /// The draft's time per step over a one-token target call.
     pub c: f64,
-    /// τ / (T(n)/T(1) + c): the lecture's formula on the measured cost curve.
+    /// The lecture's prediction, verification free: E(α, γ)/(γc + 1) for a chain, τ/(1 + c) for
+    /// the others.
     pub predicted_speedup: f64,
+    /// τ / (T(n)/T(1) + c), with T(n)/T(1) this run's verification call over a one-token call:
+    /// the same formula on the measured cost curve (so it agrees with the measured speedup up to
+    /// the time spent outside model calls).
+    pub predicted_speedup_curve: f64,
     /// Target-alone wall time over this method's, on the same prompts.
     pub measured_speedup: f64,
 }
@@ -1310,15 +1337,7 @@ async fn timed(
     let tv = s_stats.mean_call_us().0;
     let steps = s_stats.target_calls.max(1) as f64;
     let c = s_stats.draft_us / steps / t1;
-    let depth = match drafter {
-        Drafter::Medusa { heads, .. } => heads,
-        Drafter::Eagle {
-            tree: TreeKind::Dynamic,
-            depth,
-            ..
-        } => depth,
-        Drafter::Eagle { .. } => shapes.eagle.max_depth(),
-    };
+    let depth = shapes.reach(drafter, budget);
     Ok(MethodRow {
         short: match drafter {
             Drafter::Medusa { .. } => "Medusa".into(),
@@ -1340,7 +1359,8 @@ async fn timed(
         acceptance_by_depth: acceptance_by_depth(&s_stats.accepted, depth),
         draft_calls_per_step: s_stats.draft_calls as f64 / steps,
         c,
-        predicted_speedup: s_stats.tokens_per_call() / (tv / t1 + c),
+        predicted_speedup: s_stats.tokens_per_call() / (1.0 + c),
+        predicted_speedup_curve: s_stats.tokens_per_call() / (tv / t1 + c),
         measured_speedup: p_us / s_us.max(f64::MIN_POSITIVE),
     })
 }
@@ -1397,15 +1417,7 @@ pub async fn methods(
         },
     ];
     for spec in &specs {
-        let r = super::speedup::speedup(
-            models,
-            spec,
-            prompts,
-            crate::i18n::Lang::En,
-            clock,
-            &mut |_, _| {},
-        )
-        .await?;
+        let r = super::speedup::speedup(models, spec, prompts, lang, clock, &mut |_, _| {}).await?;
         rows.push(MethodRow {
             short: match spec.shape {
                 Proposing::Chain => format!("{} γ{}", spec.draft.name(), spec.gamma),
@@ -1419,7 +1431,10 @@ pub async fn methods(
             acceptance_by_depth: Vec::new(),
             draft_calls_per_step: r.draft_calls_per_step,
             c: r.c * r.draft_calls_per_step,
-            predicted_speedup: r.predicted_speedup_curve,
+            predicted_speedup: r
+                .predicted_speedup
+                .unwrap_or(r.tokens_per_call / (1.0 + r.c * r.draft_calls_per_step)),
+            predicted_speedup_curve: r.predicted_speedup_curve,
             measured_speedup: r.measured_speedup,
         });
         progress(rows.len(), total);

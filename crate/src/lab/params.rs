@@ -192,7 +192,7 @@ impl HiddenMethod {
         HiddenMethod::Eagle2Ttt,
     ];
 
-    /// The drafter, with `depth` levels (Medusa: heads, at most 4).
+    /// The drafter, with `depth` levels (Medusa: `depth` heads, at most 4).
     pub fn drafter(self, depth: usize) -> Drafter {
         let eagle = |ttt, tree| Drafter::Eagle { ttt, tree, depth };
         match self {
@@ -214,8 +214,10 @@ pub struct HiddenRun {
     pub method: HiddenMethod,
     /// Nodes verified per call at most.
     pub budget: usize,
-    /// Tree depth (Medusa: its heads, at most 4).
+    /// Tree depth (EAGLE).
     pub depth: usize,
+    /// Medusa's heads.
+    pub heads: usize,
     pub verify: Verification,
     pub prompts: usize,
     pub seed: u64,
@@ -227,6 +229,7 @@ impl Default for HiddenRun {
             method: HiddenMethod::Eagle2,
             budget: 16,
             depth: crate::lab::hidden::DEFAULT_DEPTH,
+            heads: 4,
             verify: Verification::Greedy,
             prompts: 30,
             seed: 0,
@@ -236,13 +239,17 @@ impl Default for HiddenRun {
 
 impl HiddenRun {
     pub fn drafter(&self) -> Drafter {
-        self.method.drafter(self.depth)
+        match self.method {
+            HiddenMethod::Medusa => HiddenMethod::Medusa.drafter(self.heads),
+            m => m.drafter(self.depth),
+        }
     }
 
     fn check(&self) -> Result<(), Error> {
         PROMPTS.check(self.prompts as f64)?;
         crate::lab::hidden::BUDGET.check(self.budget as f64)?;
         crate::lab::hidden::DEPTH.check(self.depth as f64)?;
+        crate::lab::hidden::HEADS.check(self.heads as f64)?;
         if self.verify != Verification::Greedy
             && !matches!(self.method, HiddenMethod::Eagle2 | HiddenMethod::Eagle2Ttt)
         {

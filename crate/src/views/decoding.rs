@@ -479,63 +479,132 @@ fn hidden_svg(trees: &[crate::lab::hidden::Pictured], l: Lang) -> String {
     trees.iter().map(picture).collect()
 }
 
-/// Lecture §6 measured: every method's speedup on one axis, measured beside predicted, with τ.
+/// Lecture §6 measured: every method's speedup as a horizontal bar (a phone reads the names),
+/// with the lecture's prediction (verification free) and the one on the measured cost curve.
 fn methods_svg(r: &crate::lab::hidden::MethodsReport, l: Lang) -> String {
-    let n = r.rows.len();
+    let n = r.rows.len() as i32;
     let top = r
         .rows
         .iter()
-        .flat_map(|x| [x.measured_speedup, x.predicted_speedup])
+        .flat_map(|x| {
+            [
+                x.measured_speedup,
+                x.predicted_speedup,
+                x.predicted_speedup_curve,
+            ]
+        })
         .filter(|v| v.is_finite())
         .fold(1.25f64, f64::max)
         .min(12.0);
     let top = (top * 2.0).ceil() / 2.0;
+    let (w, row_h, y0) = (460, 30, 40);
+    let h = y0 + n * row_h + 90;
+    let (x0, x1) = (118, w - 50);
+    let px = |v: f64| x0 + ((v.clamp(0.0, top) / top) * f64::from(x1 - x0)).round() as i32;
     let label = l.pick(
         "Every method's speedup, measured and predicted",
         "各方法的加速比：实测与预测",
     );
-    render(620, 360, label, |cv| {
-        let labels = Labels {
-            title: l.pick(
+    render(w as u32, h as u32, label, |cv| {
+        cv.text(
+            (w / 2, 8),
+            l.pick(
                 "Lecture §6 measured: speedup over the target alone",
                 "第 6 节实测：相对只用目标模型的加速比",
             ),
-            x: "",
-            y: l.pick("speedup ×", "加速比 ×"),
-        };
-        let ch = Chart::new(
-            cv,
-            (60, 40, 600, 250),
-            Scale::categories(n),
-            Scale::linear(0.0, top),
-            &labels,
+            12,
+            colors::INK,
+            Align::Middle,
+            true,
         );
-        ch.hline(1.0, colors::GREY);
-        for (i, x) in r.rows.iter().enumerate() {
-            let c = i as f64 + 0.5; // category i is centred at i + 0.5
-            ch.bar(c - 0.3, c + 0.3, x.measured_speedup.min(top), colors::BLUE);
-            if x.predicted_speedup.is_finite() {
-                ch.dots(&[(c, x.predicted_speedup.min(top))], colors::ORANGE, 4);
-            }
-            ch.note(
-                c,
-                x.measured_speedup.min(top),
-                &format!("τ {:.1}", x.tokens_per_call),
-                colors::INK,
+        let bottom = y0 + n * row_h;
+        // Gridlines and ticks every 0.5×, the line at 1× darker.
+        let mut t = 0.0;
+        while t <= top + 1e-9 {
+            let x = px(t);
+            let color = if (t - 1.0).abs() < 1e-9 {
+                colors::AXIS
+            } else {
+                colors::GRID
+            };
+            cv.line(&[(x, y0 - 4), (x, bottom)], color, 1);
+            cv.text(
+                (x, bottom + 4),
+                &format!("{t}×"),
+                10,
+                colors::AXIS,
                 Align::Middle,
+                true,
+            );
+            t += 0.5;
+        }
+        for (i, x) in r.rows.iter().enumerate() {
+            let y = y0 + i as i32 * row_h;
+            cv.text(
+                (x0 - 6, y + row_h / 2 - 6),
+                &x.short,
+                11,
+                colors::INK,
+                Align::End,
+                true,
+            );
+            cv.rect(
+                (x0, y + 6),
+                (px(x.measured_speedup), y + row_h - 6),
+                colors::BLUE,
+                true,
+            );
+            if x.predicted_speedup.is_finite() {
+                cv.circle(
+                    (px(x.predicted_speedup), y + row_h / 2),
+                    4,
+                    colors::PURPLE,
+                    true,
+                );
+            }
+            if x.predicted_speedup_curve.is_finite() {
+                cv.circle(
+                    (px(x.predicted_speedup_curve), y + row_h / 2),
+                    4,
+                    colors::ORANGE,
+                    true,
+                );
+            }
+            cv.text(
+                (
+                    px(x.measured_speedup
+                        .max(x.predicted_speedup)
+                        .max(x.predicted_speedup_curve))
+                        + 8,
+                    y + row_h / 2 - 6,
+                ),
+                &format!("τ {:.1}", x.tokens_per_call),
+                10,
+                colors::INK,
+                Align::Start,
+                true,
             );
         }
-        let names: Vec<&str> = r.rows.iter().map(|x| x.short.as_str()).collect();
-        ch.categories(&names);
         cv.legend(
-            (60, 320),
-            &[
-                (l.pick("measured wall clock", "实测墙钟"), colors::BLUE),
-                (
-                    l.pick("predicted on the measured cost curve", "按实测开销曲线预测"),
-                    colors::ORANGE,
+            (20, bottom + 26),
+            &[(l.pick("measured wall clock", "实测墙钟"), colors::BLUE)],
+        );
+        cv.legend(
+            (20, bottom + 44),
+            &[(
+                l.pick(
+                    "the lecture's formula (verification free)",
+                    "课上的公式（验证免费）",
                 ),
-            ],
+                colors::PURPLE,
+            )],
+        );
+        cv.legend(
+            (20, bottom + 62),
+            &[(
+                l.pick("on the measured cost curve", "按实测开销曲线"),
+                colors::ORANGE,
+            )],
         );
     })
 }
