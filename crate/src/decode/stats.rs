@@ -288,6 +288,21 @@ pub struct Generation {
 }
 
 impl Generation {
+    /// Counts `calls` draft calls (or look-ups) that took `start`..`end` µs, and their span on
+    /// the wall clock when `trace` is on.
+    pub(crate) fn drafted(&mut self, calls: usize, start: f64, end: f64, trace: bool) {
+        self.stats.draft_calls += calls;
+        self.stats.draft_us += end - start;
+        if trace {
+            self.spans.push(Span {
+                target: false,
+                start_us: start,
+                end_us: end,
+                tokens: 0,
+            });
+        }
+    }
+
     /// Cuts what the last step decided past the end of the output (eos or the length limit).
     pub(crate) fn finish(&mut self) {
         self.stats.tokens = self.output.len();

@@ -26,11 +26,12 @@ use super::lm::{softmax, Cached};
 use crate::clock::Clock;
 use crate::decode::chance::{Chance, Seeded};
 use crate::decode::engine::{verify_step, TreeRule, Verify};
-use crate::decode::stats::{Generation, Span};
+use crate::decode::stats::Generation;
 use crate::decode::{LanguageModel, Proposal};
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
-use crate::likesworld::{self, EOS, PAD};
+use crate::likesworld::{self, EOS};
+use crate::model::decoder::causal;
 use crate::model::eagle::Eagle;
 use crate::model::medusa::Medusa;
 use crate::model::weights::{load_eagle, load_medusa, HiddenKind};
@@ -214,18 +215,8 @@ pub struct Calibration {
 /// ahead (the one row, used at every depth of a static tree).
 async fn calibrate(drafts: &Drafts, medusa: bool, device: &Device) -> Result<Calibration, Error> {
     let worlds = likesworld::worlds(likesworld::Split::Train, 17, CALIBRATION_WORLDS);
-    let seqs: Vec<Vec<u32>> = worlds.iter().map(likesworld::World::tokens).collect();
-    let longest = seqs.iter().map(Vec::len).max().unwrap_or(1);
-    let flat: Vec<u32> = seqs
-        .iter()
-        .flat_map(|s| {
-            s.iter()
-                .copied()
-                .chain(std::iter::repeat_n(PAD, longest - s.len()))
-        })
-        .collect();
-    let tokens = ints(flat, [seqs.len(), longest], device);
-    let [b, len] = tokens.dims();
+    let (tokens, seqs) = crate::model::eval::batch(&worlds, device);
+    let len = tokens.dims()[1];
     let target = &drafts.trained;
     let (features, logits) = target.features_causal(tokens.clone());
     let vocab = likesworld::VOCAB;
@@ -246,11 +237,12 @@ async fn calibrate(drafts: &Drafts, medusa: bool, device: &Device) -> Result<Cal
             .collect()
     } else {
         let n = len - 1;
-        let (mask, _) = causal_mask(b, n, device);
+        let next = tokens.narrow(1, 1, n);
+        let (_, mask) = causal(&next);
         let guess = drafts.eagle.forward(
             target,
             features.narrow(1, 0, n),
-            tokens.narrow(1, 1, n),
+            next,
             mask,
             &mut KvCache::new(1),
         );
@@ -302,14 +294,6 @@ async fn calibrate(drafts: &Drafts, medusa: bool, device: &Device) -> Result<Cal
         ranks,
         by_kind: all.into_iter().zip(by_kind).collect(),
     })
-}
-
-fn causal_mask(b: usize, n: usize, device: &Device) -> (Tensor<3, Bool>, ()) {
-    let m: Vec<bool> = (0..n * n).map(|i| i % n <= i / n).collect();
-    (
-        Tensor::<3, Bool>::from_data(TensorData::new(m, [1, n, n]), device).expand([b, n, n]),
-        (),
-    )
 }
 
 /// Which draft proposes, and how its tree is shaped.
@@ -753,6 +737,8 @@ async fn medusa_propose(
 pub struct Shapes {
     pub medusa: Shape,
     pub eagle: Shape,
+    /// Medusa's calibration, which its sparse tree was chosen from (the report's head accuracy).
+    pub heads: Option<Calibration>,
 }
 
 impl Shapes {
@@ -782,10 +768,11 @@ impl Shapes {
         };
         Ok(match drafter {
             Drafter::Medusa { heads, tree } => {
-                let acc = calibrate(drafts, true, device).await?.ranks;
+                let c = calibrate(drafts, true, device).await?;
                 Shapes {
-                    medusa: shape(tree, &acc[..heads.min(acc.len())], heads),
+                    medusa: shape(tree, &c.ranks[..heads.min(c.ranks.len())], heads),
                     eagle: Shape::balanced(1, 1, 1),
+                    heads: Some(c),
                 }
             }
             Drafter::Eagle { tree, depth, .. } => {
@@ -797,6 +784,7 @@ impl Shapes {
                 Shapes {
                     medusa: Shape::balanced(1, 1, 1),
                     eagle: shape(tree, &acc[..depth.min(acc.len())], depth),
+                    heads: None,
                 }
             }
         })
@@ -881,7 +869,6 @@ async fn decode(
             match drafter {
                 Drafter::Medusa { .. } => {
                     let f = feats[ctx.len() - 2];
-                    g.stats.draft_calls += 1;
                     medusa_propose(
                         &drafts.medusa,
                         f,
@@ -893,7 +880,7 @@ async fn decode(
                     .await?
                 }
                 Drafter::Eagle { tree, depth, .. } => {
-                    let p = eagle_propose(
+                    eagle_propose(
                         &mut run,
                         &ctx,
                         &feats,
@@ -906,21 +893,17 @@ async fn decode(
                         &mut chance,
                         &mut values,
                     )
-                    .await?;
-                    g.stats.draft_calls += run.calls - calls_before;
-                    p
+                    .await?
                 }
             }
         };
-        let end = clock();
         if ready {
-            g.stats.draft_us += end - start;
-            g.spans.push(Span {
-                target: false,
-                start_us: start,
-                end_us: end,
-                tokens: 0,
-            });
+            // Medusa's heads are one call; EAGLE counts its own.
+            let calls = match drafter {
+                Drafter::Medusa { .. } => 1,
+                Drafter::Eagle { .. } => run.calls - calls_before,
+            };
+            g.drafted(calls, start, clock(), trace);
         }
         let offset = ctx.len() - prompt.len();
         let verify = Verify::Tree(rule);
@@ -1142,13 +1125,12 @@ pub async fn evaluate(
     let (target_us, _) = stats.mean_call_us();
     let steps = stats.target_calls.max(1) as f64;
     // Medusa: each head's top-1 and top-k accuracy, and top-1 per kind of the token guessed.
-    let head = if let Drafter::Medusa { heads, .. } = drafter {
-        let c = calibrate(drafts, true, device).await?;
+    let head = if let (Drafter::Medusa { heads, .. }, Some(c)) = (drafter, &shapes.heads) {
         let acc = &c.ranks[..heads.min(c.ranks.len())];
         let by_kind = c
             .by_kind
-            .into_iter()
-            .map(|(k, v)| (k, v.into_iter().take(heads).collect()))
+            .iter()
+            .map(|(k, v)| (*k, v.iter().copied().take(heads).collect()))
             .collect();
         Some((
             acc.iter().map(|a| a[0]).collect::<Vec<f64>>(),
@@ -1296,42 +1278,21 @@ async fn timed(
         crate::decode::stats::Stats::default(),
     );
     let (mut p_us, mut s_us) = (0.0, 0.0);
-    for p in prompts.iter().take(WARM_UP) {
-        super::run(models, plain.clone(), 1.0, p, 0, false, clock).await?;
-        generate(
-            models,
-            drafts,
-            &shapes,
-            drafter,
-            budget,
-            Verification::Greedy,
-            p,
-            0,
-            clock,
-        )
-        .await?;
-    }
-    for p in prompts {
+    // The first prompts decoded both ways before the clock counts, then every prompt.
+    let warm = prompts.iter().take(WARM_UP).map(|p| (p, false));
+    for (p, counted) in warm.chain(prompts.iter().map(|p| (p, true))) {
         let t0 = clock();
         let a = super::run(models, plain.clone(), 1.0, p, 0, false, clock).await?;
         let t1 = clock();
-        let b = generate(
-            models,
-            drafts,
-            &shapes,
-            drafter,
-            budget,
-            Verification::Greedy,
-            p,
-            0,
-            clock,
-        )
-        .await?;
+        let spec = (drafter, budget, Verification::Greedy);
+        let b = decode(models, drafts, &shapes, spec, p, 0, false, clock).await?;
         let t2 = clock();
-        p_us += t1 - t0;
-        s_us += t2 - t1;
-        p_stats.add(&a.stats);
-        s_stats.add(&b.stats);
+        if counted {
+            p_us += t1 - t0;
+            s_us += t2 - t1;
+            p_stats.add(&a.stats);
+            s_stats.add(&b.stats);
+        }
     }
     let t1 = p_stats.mean_call_us().0.max(f64::MIN_POSITIVE);
     let tv = s_stats.mean_call_us().0;
@@ -1422,7 +1383,7 @@ pub async fn methods(
             short: match spec.shape {
                 Proposing::Chain => format!("{} γ{}", spec.draft.name(), spec.gamma),
                 Proposing::Tree => format!("B {}", spec.config),
-                _ => l_short(lang, "suffix", "后缀"),
+                _ => lang.pick("suffix", "后缀").into(),
             },
             method: r.method,
             tokens_per_call: r.tokens_per_call,
@@ -1581,8 +1542,4 @@ pub async fn picture(
         depths,
         accepted,
     })
-}
-
-fn l_short(lang: Lang, en: &str, zh: &str) -> String {
-    lang.pick(en, zh).to_string()
 }

@@ -157,24 +157,12 @@ fn smooth_l1(x: Tensor<3>) -> Tensor<3> {
 #[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
-    use crate::model::gradcheck::directional;
-    use crate::model::DecoderConfig;
-    use burn::tensor::TensorData;
-
-    fn tiny(device: &Device) -> (Decoder, Tensor<2, Int>) {
-        device.seed(5);
-        let target = DecoderConfig::new(12, 8, 1, 2, 16).init(device);
-        let t: Vec<i64> = vec![1, 5, 7, 3, 9, 2, 4, 0, 1, 6, 6, 8, 11, 3, 0, 0];
-        (
-            target,
-            Tensor::from_data(TensorData::new(t, [2, 8]), device),
-        )
-    }
+    use crate::model::gradcheck::{directional, tiny};
 
     #[test]
     fn the_loss_gradient_matches_finite_differences_with_and_without_rollout() {
         let ad = Device::flex().autodiff();
-        let (target, tokens) = tiny(&ad);
+        let (target, tokens) = tiny(&ad, 5);
         let target = target.no_grad();
         let (features, logits) = target.features_causal(tokens.clone());
         let (features, logits) = (features.detach(), logits.detach());

@@ -9,7 +9,8 @@ use super::{floats, Decoder};
 use crate::error::Error;
 use crate::likesworld;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::likesworld::{token_kinds, TokenKind, World, MAX_LEN, PAD};
+use crate::likesworld::{token_kinds, TokenKind};
+use crate::likesworld::{World, MAX_LEN, PAD};
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
@@ -57,8 +58,7 @@ pub async fn distributions_many(
         .collect())
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-/// Worlds padded to one batch: token ids [batch, MAX_LEN] and each world's length.
+/// Worlds padded to one batch: token ids [batch, MAX_LEN] and each world's tokens.
 pub fn batch(worlds: &[World], device: &Device) -> (Tensor<2, Int>, Vec<Vec<u32>>) {
     let seqs: Vec<Vec<u32>> = worlds.iter().map(World::tokens).collect();
     let mut flat = Vec::with_capacity(seqs.len() * MAX_LEN);

@@ -83,3 +83,18 @@ impl ModuleMapper for Jitter {
         Param::initialized(id, (t.detach() + v * self.0).detach().require_grad())
     }
 }
+
+/// A tiny target (vocabulary 12, d 8, one layer) seeded by `seed`, and two sequences with
+/// padding (token 0) at the end: where the drafts' losses are checked.
+pub fn tiny(
+    device: &burn::tensor::Device,
+    seed: u64,
+) -> (crate::model::Decoder, Tensor<2, burn::tensor::Int>) {
+    device.seed(seed);
+    let target = crate::model::DecoderConfig::new(12, 8, 1, 2, 16).init(device);
+    let t: Vec<i64> = vec![1, 5, 7, 3, 9, 2, 4, 0, 1, 6, 6, 8, 11, 3, 0, 0];
+    (
+        target,
+        Tensor::from_data(TensorData::new(t, [2, 8]), device),
+    )
+}

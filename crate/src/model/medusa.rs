@@ -128,25 +128,12 @@ pub(crate) fn token_nll(
 #[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
-    use crate::model::gradcheck::directional;
-    use crate::model::DecoderConfig;
-    use burn::tensor::TensorData;
-
-    /// A tiny target (d 8) and sequences with padding at the end.
-    pub(crate) fn tiny(device: &Device) -> (Decoder, Tensor<2, Int>) {
-        device.seed(3);
-        let target = DecoderConfig::new(12, 8, 1, 2, 16).init(device);
-        let t: Vec<i64> = vec![1, 5, 7, 3, 9, 2, 4, 0, 1, 6, 6, 8, 11, 3, 0, 0];
-        (
-            target,
-            Tensor::from_data(TensorData::new(t, [2, 8]), device),
-        )
-    }
+    use crate::model::gradcheck::{directional, tiny};
 
     #[test]
     fn the_loss_gradient_matches_finite_differences() {
         let ad = Device::flex().autodiff();
-        let (target, tokens) = tiny(&ad);
+        let (target, tokens) = tiny(&ad, 3);
         let (features, _) = target.features_causal(tokens.clone());
         let features = features.detach();
         let mut heads = Medusa::init(3, &target, &ad);
@@ -168,7 +155,7 @@ mod tests {
     #[test]
     fn heads_start_as_the_targets_head() {
         let device = Device::flex();
-        let (target, tokens) = tiny(&device);
+        let (target, tokens) = tiny(&device, 3);
         let (features, logits) = target.features_causal(tokens);
         let heads = Medusa::init(2, &target, &device);
         for out in heads.forward(features) {

@@ -27,7 +27,7 @@ pub mod workloads;
 
 use super::chance::Seeded;
 use super::engine::{verify_step, Verify};
-use super::stats::{Generation, Span};
+use super::stats::Generation;
 use super::{LanguageModel, Proposal, TreeRule};
 use crate::clock::Clock;
 use crate::error::Error;
@@ -72,17 +72,7 @@ pub async fn generate<M: LanguageModel>(
         // experiment is this look-up against a target call.
         let start = clock();
         let proposal = drafter.propose(&ctx, prompt.len(), depth);
-        let end = clock();
-        g.stats.draft_calls += 1;
-        g.stats.draft_us += end - start;
-        if limits.trace {
-            g.spans.push(Span {
-                target: false,
-                start_us: start,
-                end_us: end,
-                tokens: 0,
-            });
-        }
+        g.drafted(1, start, clock(), limits.trace);
         let offset = ctx.len() - prompt.len();
         let verify = Verify::Tree(TreeRule::Greedy);
         let (emitted, p) = verify_step(

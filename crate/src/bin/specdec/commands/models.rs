@@ -50,6 +50,27 @@ fn bar(p: &Point, total: usize) {
     let _ = std::io::stderr().flush();
 }
 
+/// Writes a run's loss curve (with its held-out accuracy where it was evaluated) beside its
+/// weights at `weights`, as `<name>.loss.svg`; returns the path.
+fn write_curve(
+    name: &str,
+    weights: &std::path::Path,
+    curve: &[Point],
+) -> Result<std::path::PathBuf, Usage> {
+    let svg_path = weights.with_extension("loss.svg");
+    let losses: Vec<(usize, f64)> = curve.iter().map(|p| (p.step, p.loss)).collect();
+    let accs: Vec<(usize, f64)> = curve
+        .iter()
+        .filter_map(|p| p.held_out.map(|a| (p.step, a.answer_accuracy)))
+        .collect();
+    std::fs::write(
+        &svg_path,
+        specdec::views::training::loss_svg(name, &losses, &accs),
+    )
+    .map_err(|e| Usage(format!("train: cannot write {}: {e}", svg_path.display())))?;
+    Ok(svg_path)
+}
+
 /// `train --model medusa|eagle|eagle-ttt`: a draft on the shipped target's features.
 fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
     let hidden = match kind {
@@ -85,13 +106,7 @@ fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
             e.num_params()
         }
     };
-    let svg_path = path.with_extension("loss.svg");
-    let losses: Vec<(usize, f64)> = curve.iter().map(|p| (p.step, p.loss)).collect();
-    std::fs::write(
-        &svg_path,
-        specdec::views::training::loss_svg(kind.name(), &losses, &[]),
-    )
-    .map_err(|e| Usage(format!("train: cannot write {}: {e}", svg_path.display())))?;
+    let svg_path = write_curve(kind.name(), &path, &curve)?;
     let secs = started.elapsed().as_secs_f64();
     let last = curve.last().map(|p| p.loss);
     Ok(Report {
@@ -128,17 +143,7 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     let (model, curve) = run_training(&config, &device, |p| bar(p, total));
     let path = weights::asset_path(kind);
     weights::save(&model, &path)?;
-    let svg_path = path.with_extension("loss.svg");
-    let losses: Vec<(usize, f64)> = curve.iter().map(|p| (p.step, p.loss)).collect();
-    let accs: Vec<(usize, f64)> = curve
-        .iter()
-        .filter_map(|p| p.held_out.map(|a| (p.step, a.answer_accuracy)))
-        .collect();
-    std::fs::write(
-        &svg_path,
-        specdec::views::training::loss_svg(kind.name(), &losses, &accs),
-    )
-    .map_err(|e| Usage(format!("train: cannot write {}: {e}", svg_path.display())))?;
+    let svg_path = write_curve(kind.name(), &path, &curve)?;
     let last = curve
         .iter()
         .rev()
