@@ -104,7 +104,7 @@ test('every figure exports as SVG and PNG, every table as CSV', async () => {
 test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two columns; other cells stay whole', async () => {
   const { page } = await open(env, 'embed.html?widget=theory');
   const csv = await page.evaluate(async () => {
-    const { csvOf, table } = await import('./widget.js');
+    const [{ csvOf }, { table }] = await Promise.all([import('./export.js'), import('./html.js')]);
     const box = document.createElement('div');
     box.innerHTML = table([['method', 'target calls (alone)', 'α by kind (tested)', '目标模型调用（单独解码）'],
       ['draft B, γ 4', '208 (352)', 'name 0.50 (12)', '17（40）'], ['draft A, γ 1', '1,024 (2,048)', 'answer 1.00 (3)', '3（3）']]);
@@ -118,7 +118,7 @@ test('CSV: a column of cells holding two numbers, “208 (352)”, becomes two c
 test('a job’s time reads in milliseconds under a second, never “0.0 s”', async () => {
   const { page, errors } = await open(env, 'embed.html?widget=modelfree&requests=10');
   const said = await page.evaluate(async () => {
-    const { duration } = await import('./widget.js');
+    const { duration } = await import('./html.js');
     return [0.2, 30, 999.6, 1234].map(duration);
   });
   assert.deepEqual(said, ['under 1 ms', '30 ms', '1.0 s', '1.2 s']);

@@ -2,7 +2,7 @@
 // live example, generated from the same control declarations the widgets mount from, so that it
 // cannot drift from them.
 import { WIDGETS } from './widgets/index.js';
-import { escapeHtml } from './widget.js';
+import { escapeHtml } from './html.js';
 import { ready } from './engine.js';
 import './specdec-widget.js';
 import { VERSION } from './version.js';

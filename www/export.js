@@ -1,7 +1,7 @@
 // A widget's export menu: every figure as SVG and PNG, every table as CSV (with the UTF-8 byte
 // order mark, and a column of "208 (352)" cells split in two), drawn from what the view shows now.
 import { tr } from './i18n.js';
-import { escapeHtml } from './widget.js';
+import { escapeHtml } from './html.js';
 
 /**
  * Fills `list` with what the view shows now: every figure as SVG and PNG, every table as CSV. A

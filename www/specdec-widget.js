@@ -26,11 +26,11 @@ const failed = new Set(); // the elements showing a failure to load, which one R
 /** The engine (ready), the widget framework and the widgets; a failure does not stick. */
 function load() {
   const loading = parts ??= (async () => {
-    const [engine, framework, { WIDGETS }] = await Promise.all([
-      import('./engine.js'), import('./widget.js'), import('./widgets/index.js')]);
+    const [engine, framework, html, { WIDGETS }] = await Promise.all([
+      import('./engine.js'), import('./widget.js'), import('./html.js'), import('./widgets/index.js')]);
     await (retrying ?? engine.ready);
     const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
-    return { engine, mount: framework.mount, escapeHtml: framework.escapeHtml, WIDGETS, keys };
+    return { engine, mount: framework.mount, escapeHtml: html.escapeHtml, WIDGETS, keys };
   })();
   loading.catch(() => { if (parts === loading) parts = null; });
   return loading;

@@ -1,5 +1,7 @@
 // What every widget shares: controls built from a declarative list, state from defaults ←
-// markup attributes ← URL parameters, an alert area for bad input, drawing, and sharing.
+// markup attributes ← URL parameters, an alert area for bad input, drawing, and sharing. The HTML
+// helpers the widgets draw with are in html.js; the run bar of a widget whose experiments run in
+// a worker is in runbar.js; the export menu is in export.js.
 //
 // A widget module exports { name, title, intro, controls, render(state, ui) } where render calls
 // the engine and returns an array of HTML chunks (SVG included). Only chunks whose text changed
@@ -7,11 +9,10 @@
 // render are shown in the widget's role="alert" element; the last good drawing stays, and the
 // next good render clears the alert.
 
-import { call, PanicError, runJob, CancelledError, LoadError } from './engine.js';
+import { call, PanicError } from './engine.js';
 import { lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
-
-export { csvOf } from './export.js';
+import { escapeHtml } from './html.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -136,10 +137,6 @@ function controlHtml(c, value, id) {
 
 function format(c, v) {
   return c.format ? c.format(v) : String(v);
-}
-
-export function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);
 }
 
 let counter = 0;
@@ -412,98 +409,4 @@ export function flushUrl() {
   }
   urlPending.clear();
   history.replaceState(null, '', u);
-}
-
-/** A small HTML table from rows of cells; the first row is the header. */
-export function table(rows, cls = '') {
-  const [head, ...body] = rows;
-  const th = head.map((h) => `<th>${h}</th>`).join('');
-  const tb = body.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
-  // In a box of its own that scrolls sideways when the table is wider than the widget (a phone).
-  return `<div class="table-scroll"><table class="${cls}"><thead><tr>${th}</tr></thead><tbody>${tb}</tbody></table></div>`;
-}
-
-export function fmt(x, digits = 3) {
-  if (x === null || x === undefined) return '∞';
-  if (x !== 0 && (Math.abs(x) < 1e-3 || Math.abs(x) >= 1e6)) return x.toExponential(2);
-  return x.toFixed(digits);
-}
-
-/** How long a job took, for a person: milliseconds under a second ("0.0 s" said nothing). */
-export function duration(ms) {
-  if (ms < 1) return tr('under 1 ms', '不到 1 毫秒');
-  if (ms < 999.5) return tr(`${Math.round(ms)} ms`, `${Math.round(ms)} 毫秒`);
-  return tr(`${(ms / 1000).toFixed(1)} s`, `${(ms / 1000).toFixed(1)} 秒`);
-}
-
-/** The run bar of a widget whose experiments run in a worker: status, progress, Cancel, Retry. */
-export function runBar(cls) {
-  return `<div class="dec-run"><p class="numbers ${cls}-status" aria-live="polite">${tr('Waiting…', '等待中…')}</p>
-    <progress class="${cls}-progress" max="1" value="0"></progress> <button type="button" class="${cls}-cancel">${tr('Cancel', '取消')}</button>
-    <button type="button" class="${cls}-retry" hidden>${tr('Retry', '重试')}</button></div>`;
-}
-
-const runs = new WeakMap(); // widget root → { gen, timer, job, instance }
-let instances = 0;
-const runOf = (root) => { const p = runs.get(root) ?? { gen: 0, instance: ++instances }; runs.set(root, p); return p; };
-
-/** A worker channel of this widget's own: two widgets of one kind on a page never cancel each other's jobs. */
-export const channelOf = (ui, kind) => `${kind}#${runOf(ui.root).instance}`;
-
-/**
- * Runs export `name` with `params` in the worker of `channel`, 250 ms after the last change, for
- * the widget `ui` whose view holds runBar(cls) and a `.${cls}-note`. Each widget on the page has
- * its own worker (the channel is per widget, not per kind), so two decoding widgets never cancel
- * each other; within one widget a newer run supersedes the older one: a stale answer (or its
- * cancellation) never touches the newer view. Progress arrives as numbers (JobStatus) and is
- * worded here. `done(v)` draws a result; errors go to the widget's alert, and a failure to load
- * the engine's worker offers Retry. Sets data-decoded / data-cancelled counters.
- */
-export function runInWorker(ui, view, cls, name, params, channel, done) {
-  const p = runOf(ui.root);
-  clearTimeout(p.timer);
-  const gen = ++p.gen;
-  const current = () => p.gen === gen;
-  p.job?.cancel();
-  const q = (what) => view.querySelector(`.${cls}-${what}`);
-  const [status, bar, cancel, note, retry] = ['status', 'progress', 'cancel', 'note', 'retry'].map(q);
-  const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
-  const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
-  busy(true);
-  bar.value = 0; // a new run: the previous run's progress and Cancel do not apply to it
-  cancel.onclick = null;
-  if (retry) retry.hidden = true;
-  status.textContent = tr('Starting…', '正在启动…');
-  p.timer = setTimeout(() => {
-    const job = runJob(name, params, (st) => {
-      if (!current()) return;
-      status.textContent = `${tr('Running', '运行中')}: ${st}…`;
-      if (st.fraction !== null) bar.value = st.fraction;
-    }, channelOf(ui, channel));
-    p.job = job;
-    cancel.onclick = () => job.cancel();
-    job.promise.then((v) => {
-      if (!current()) return;
-      note.hidden = !v.note;
-      note.textContent = v.note ?? '';
-      status.textContent = done(v);
-      count('decoded');
-    }, (e) => {
-      if (!current()) return;
-      if (e instanceof CancelledError) {
-        status.textContent = tr('Cancelled.', '已取消。');
-        count('cancelled');
-        return;
-      }
-      if (e instanceof LoadError && retry) {
-        status.textContent = `${tr('The engine could not be loaded: ', '引擎无法加载：')}${e.message}`;
-        retry.hidden = false;
-        retry.onclick = () => runInWorker(ui, view, cls, name, params, channel, done);
-        count('failed');
-        return;
-      }
-      status.textContent = tr('The experiment could not run.', '实验无法运行。');
-      ui.alert(e.message);
-    }).finally(() => { if (current()) busy(false); });
-  }, 250);
 }

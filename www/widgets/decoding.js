@@ -1,7 +1,8 @@
 // Speculative decoding on LikesWorld (lecture §3–§4, demos 03.1–03.3, 04.3–04.5): the drafts
 // propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
 // and cancel; a newer run supersedes the older one.
-import { fmt, table, escapeHtml, runBar, runInWorker, duration } from '../widget.js';
+import { fmt, table, escapeHtml, duration } from '../html.js';
+import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
 

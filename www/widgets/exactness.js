@@ -1,5 +1,6 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
-import { fmt, table, channelOf } from '../widget.js';
+import { fmt, table } from '../html.js';
+import { channelOf } from '../runbar.js';
 import { runJob, CancelledError, declare, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 

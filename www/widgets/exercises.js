@@ -1,7 +1,8 @@
 // The lecture's exercises 1, 3, 4, 5, 6 and 7 (§10) as checks: type an answer, and the core
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
-import { escapeHtml, capText, cutNote } from '../widget.js';
+import { escapeHtml } from '../html.js';
+import { capText, cutNote } from '../widget.js';
 import { tr } from '../i18n.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids

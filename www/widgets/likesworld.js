@@ -1,5 +1,6 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
-import { fmt, table, escapeHtml, channelOf } from '../widget.js';
+import { fmt, table, escapeHtml } from '../html.js';
+import { channelOf } from '../runbar.js';
 import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
 

@@ -3,7 +3,8 @@
 // bandwidth and peak draw under it. The target can be widened (its answers stay the trained
 // target's) until one call reads as many bytes as a real model's step. Runs in a worker, and only
 // when asked: a measurement takes this device's CPU for a while and is disturbed by other work.
-import { fmt, table, escapeHtml, runInWorker } from '../widget.js';
+import { fmt, table, escapeHtml } from '../html.js';
+import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, widthOptions } from '../engine.js';
 

@@ -1,7 +1,8 @@
 // Drafting without a model (lecture §5.3, demos 05.1–05.3): Prompt Lookup, the suffix index,
 // Jacobi and Lookahead on three workloads. Runs in a Web Worker with progress and cancel; a
 // newer run supersedes the older one.
-import { fmt, table, escapeHtml, runBar, runInWorker, duration } from '../widget.js';
+import { fmt, table, escapeHtml, duration } from '../html.js';
+import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 
 // The drafters and workloads by name, in both languages (the controls' options and the tables).

@@ -1,5 +1,5 @@
 // Multi-draft verification (lecture §4.5; demos 04.4–04.5; exercise 6).
-import { fmt, table } from '../widget.js';
+import { fmt, table } from '../html.js';
 import { tr } from '../i18n.js';
 
 export default {

@@ -1,5 +1,5 @@
 // Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
-import { fmt } from '../widget.js';
+import { fmt } from '../html.js';
 import { tr } from '../i18n.js';
 
 const pow2 = (v) => 2 ** Number(v);

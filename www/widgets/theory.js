@@ -1,5 +1,5 @@
 // Speedup explorer (lecture §2.5; Leviathan et al. Table 1, Figure 3; exercise 1).
-import { fmt } from '../widget.js';
+import { fmt } from '../html.js';
 import { tr } from '../i18n.js';
 
 export default {

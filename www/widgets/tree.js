@@ -1,5 +1,5 @@
 // Token-tree builder (lecture §4.2–4.3; exercise 5; the slide example).
-import { table, escapeHtml } from '../widget.js';
+import { table, escapeHtml } from '../html.js';
 import { tr } from '../i18n.js';
 
 export default {
