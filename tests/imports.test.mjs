@@ -1,0 +1,84 @@
+// Checks of the page's module structure that need no browser: no import cycle among the page's
+// scripts (www/, the generated pkg/ aside), and no page script or test file over 500 lines. A
+// cycle makes the order in which modules run depend on which one a page loads first, and a module
+// then reads another's exports before they exist; a long file is one that mixes jobs.
+//
+// The import graph is read from the sources: static `import … from '…'`, `export … from '…'` and
+// bare `import '…'`, and dynamic `import('…')` with a literal relative path (a dynamic import
+// with a computed path, such as the wasm module's, is not followed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const www = join(repo, 'www');
+const MAX_LINES = 500;
+
+/** Every .js and .mjs file under `dir`, recursively, skipping node_modules and pkg. */
+function scripts(dir, recurse = true) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return recurse && e.name !== 'node_modules' && e.name !== 'pkg' ? scripts(path) : [];
+    return /\.m?js$/.test(e.name) ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** The www/ modules that `file` imports (relative paths only; pkg/ and other origins aside). */
+function importsOf(file) {
+  // Comment lines aside (`//`, and `/*`, `*` of a block comment), where an example may name a module.
+  const source = readFileSync(file, 'utf8').replace(/^\s*(\/\/|\/\*|\*).*$/gm, '');
+  const out = new Set();
+  for (const m of source.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (!spec.startsWith('.')) continue;
+    const target = resolve(dirname(file), spec.split('?')[0]);
+    if (target.startsWith(www + '/') && !relative(www, target).startsWith('pkg/')) out.add(target);
+  }
+  return [...out];
+}
+
+/** Every cycle in `graph` (a Map of node → nodes), each as a path that ends where it starts. */
+function cycles(graph) {
+  const found = [];
+  const state = new Map(); // node → 'open' while on the stack, 'done' after
+  const stack = [];
+  const visit = (node) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+test('no import cycle among the page’s modules', () => {
+  const files = scripts(www);
+  assert.ok(files.some((f) => f.endsWith('/widget.js')), 'www/widget.js is found');
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  // The graph must hold the edges the page is built on, or the check would pass on a broken parse.
+  assert.ok(graph.get(join(www, 'app.js')).includes(join(www, 'widget.js')), 'app.js → widget.js is read');
+  for (const [from, to] of graph) for (const t of to) assert.ok(graph.has(t), `${relative(repo, from)} imports ${relative(repo, t)}, which does not exist`);
+  const found = cycles(graph).map((c) => c.map((f) => relative(www, f)).join(' → '));
+  assert.deepEqual(found, [], `import cycles:\n${found.join('\n')}`);
+});
+
+/** Lines as `wc -l` counts them, and a last line without its newline too. */
+const lineCount = (text) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
+test(`no page script or test file is over ${MAX_LINES} lines`, () => {
+  const files = [...scripts(www), ...scripts(join(repo, 'tests'), false).filter((f) => f.endsWith('.mjs'))];
+  const long = files
+    .map((f) => [relative(repo, f), lineCount(readFileSync(f, 'utf8'))])
+    .filter(([, n]) => n > MAX_LINES)
+    .map(([f, n]) => `${f}: ${n} lines`);
+  assert.deepEqual(long, [], `over ${MAX_LINES} lines (split by what each part does):\n${long.join('\n')}`);
+});
