@@ -172,6 +172,7 @@ fn noun_zh(what: &str) -> &str {
         "flex backend" => "flex 后端",
         "given tokens" => "给定的词元",
         "GPU" => "GPU",
+        "hidden-state draft" => "读隐藏状态的草稿",
         "γ list" => "γ 列表",
         "init" => "初始化方式",
         "language" => "语言",
@@ -182,8 +183,10 @@ fn noun_zh(what: &str) -> &str {
         "model weights" => "模型权重",
         "ndarray backend" => "ndarray 后端",
         "paths" => "路径",
+        "step-through" => "逐步查看方式",
         "stochastic verification" => "随机验证方式",
         "tensor read-back" => "张量回读",
+        "tree" => "树",
         "tree config" => "树配置",
         "tree mode" => "树模式",
         "variant" => "变体",
@@ -242,8 +245,66 @@ impl Range {
     }
 }
 
-/// Checks that `value` is finite and within `[lo, hi]`.
-pub fn check_range(
+/// A named choice (a draft, a rule, a tree kind, a backend…): one list of every value and one
+/// name each, from which parsing, the error's list of known names and the page's options all
+/// come. A type says what a value of it is (`WHAT`, as an error names it), lists its values and
+/// names each; `parse` and `known` are written once, here.
+pub trait Named: Copy + PartialEq + 'static {
+    /// What a value is, as an error names it (`draft`, `verification`); it has a Chinese name
+    /// (`noun_zh`, checked by a test).
+    const WHAT: &'static str;
+
+    /// Every value, in the order the known names are listed.
+    fn all() -> &'static [Self];
+
+    /// The name the CLI, the URL and the page use.
+    fn key(self) -> &'static str;
+
+    /// Other spellings accepted beside the name (`A`, `draft-a` for draft A).
+    fn aliases(self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The value named `name` (or one of its aliases), else the error that lists the names.
+    fn parse(name: &str) -> Result<Self, Error> {
+        Self::all()
+            .iter()
+            .copied()
+            .find(|v| v.key() == name || v.aliases().contains(&name))
+            .ok_or_else(|| Error::Unknown {
+                what: Self::WHAT,
+                name: name.into(),
+                known: Self::known(),
+            })
+    }
+
+    /// The names, listed as an error lists them.
+    fn known() -> Text {
+        let names: Vec<&str> = Self::all().iter().map(|v| v.key()).collect();
+        names.join(", ").into()
+    }
+}
+
+/// Implements [`Named`] for an enum that has an inherent `ALL` array and `name()`:
+/// `crate::error::named!(Variant, "variant");`.
+macro_rules! named {
+    ($ty:ty, $what:literal) => {
+        impl $crate::error::Named for $ty {
+            const WHAT: &'static str = $what;
+            fn all() -> &'static [Self] {
+                &<$ty>::ALL
+            }
+            fn key(self) -> &'static str {
+                self.name()
+            }
+        }
+    };
+}
+pub(crate) use named;
+
+/// Checks that `value` is finite and within `[lo, hi]` (through [`Range::check`]: every range is
+/// declared as a [`Range`]).
+fn check_range(
     name: &'static str,
     value: f64,
     lo: f64,
@@ -288,7 +349,16 @@ mod tests {
         );
         let mut named = 0;
         for file in &files {
-            for part in file.split("what: \"").skip(1) {
+            let literals = file
+                .split("what: \"")
+                .skip(1)
+                .chain(file.split("WHAT: &'static str = \"").skip(1))
+                .chain(
+                    file.split("named!(")
+                        .skip(1)
+                        .filter_map(|p| p.split(')').next()?.split_once(", \"").map(|x| x.1)),
+                );
+            for part in literals {
                 let what = &part[..part.find('"').expect("a closed string")];
                 named += 1;
                 assert!(
@@ -317,7 +387,9 @@ mod tests {
         );
         let big = parse_config("<9,9,9,9>", 64).unwrap_err().message(Lang::Zh);
         assert_eq!(big, "树配置 <9,9,9,9> 有 7380 个节点，超出 64 个节点的预算");
-        let range = check_range("gamma", 0.0, 1.0, 16.0, "1 ≤ γ ≤ 16").unwrap_err();
+        let range = Range::new("gamma", 1.0, 16.0, "1 ≤ γ ≤ 16")
+            .check(0.0)
+            .unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
         let unknown = parse_lang("fr").unwrap_err().message(Lang::Zh);
         assert_eq!(unknown, "未知的语言 \"fr\"（可选：en, zh）");

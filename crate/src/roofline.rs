@@ -6,8 +6,17 @@
 //! time = max(FLOPs/peak, bytes/bandwidth) + a fixed overhead per step (kernel launches, sampling).
 //! The constants reproduce the lecture on an A100-40GB; the other presets are for exploring.
 
-use crate::error::{check_range, Error};
+use crate::error::{Error, Range};
 use crate::theory;
+
+/// Sequences decoded together.
+pub const BATCH: Range = Range::new("batch", 1.0, 4096.0, "1 ≤ batch ≤ 4096");
+/// Tokens already in the KV cache.
+pub const CONTEXT: Range = Range::new("context", 0.0, 1_048_576.0, "0 ≤ context ≤ 1048576");
+/// Tokens scored per sequence in one step.
+pub const K: Range = Range::new("k", 1.0, 1024.0, "1 ≤ k ≤ 1024");
+/// The fixed cost of a step.
+pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0, "0 ≤ overhead ≤ 1000 ms");
 
 /// A GPU: memory bandwidth and the *effective* compute peak (0.6 × the datasheet fp16 peak).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -182,22 +191,10 @@ pub struct Workload {
 
 impl Workload {
     pub fn new(batch: u32, context: u32, k: u32, overhead_ms: f64) -> Result<Workload, Error> {
-        check_range("batch", f64::from(batch), 1.0, 4096.0, "1 ≤ batch ≤ 4096")?;
-        check_range(
-            "context",
-            f64::from(context),
-            0.0,
-            1_048_576.0,
-            "0 ≤ context ≤ 1048576",
-        )?;
-        check_range("k", f64::from(k), 1.0, 1024.0, "1 ≤ k ≤ 1024")?;
-        check_range(
-            "overhead_ms",
-            overhead_ms,
-            0.0,
-            1000.0,
-            "0 ≤ overhead ≤ 1000 ms",
-        )?;
+        BATCH.check(f64::from(batch))?;
+        CONTEXT.check(f64::from(context))?;
+        K.check(f64::from(k))?;
+        OVERHEAD_MS.check(overhead_ms)?;
         Ok(Workload {
             batch,
             context,

@@ -2,7 +2,16 @@
 //! 3.11, Figure 3). They assume the acceptance of each draft token is i.i.d. with mean α; §3.3 of
 //! the lecture shows where real text breaks that assumption.
 
-use crate::error::{check_range, Error};
+use crate::error::{Error, Range};
+
+/// The acceptance rate.
+pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0, "0 ≤ α ≤ 1");
+/// Draft tokens per step.
+pub const GAMMA: Range = Range::new("gamma", 0.0, MAX_GAMMA as f64, "0 ≤ γ ≤ 256");
+/// A draft step over a target step.
+pub const C: Range = Range::new("c", 0.0, 1e6, "0 ≤ c");
+/// A verification over a target step.
+pub const C_HAT: Range = Range::new("c_hat", 0.0, 1e6, "0 ≤ ĉ");
 
 /// Validated parameters of the closed forms.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,16 +31,10 @@ pub const MAX_GAMMA: u32 = 256;
 
 impl Params {
     pub fn new(alpha: f64, gamma: u32, c: f64, c_hat: f64) -> Result<Params, Error> {
-        check_range("alpha", alpha, 0.0, 1.0, "0 ≤ α ≤ 1")?;
-        check_range(
-            "gamma",
-            f64::from(gamma),
-            0.0,
-            f64::from(MAX_GAMMA),
-            "0 ≤ γ ≤ 256",
-        )?;
-        check_range("c", c, 0.0, 1e6, "0 ≤ c")?;
-        check_range("c_hat", c_hat, 0.0, 1e6, "0 ≤ ĉ")?;
+        ALPHA.check(alpha)?;
+        GAMMA.check(f64::from(gamma))?;
+        C.check(c)?;
+        C_HAT.check(c_hat)?;
         Ok(Params {
             alpha,
             gamma,

@@ -5,9 +5,9 @@
 //! host, as a decoder must, and the cache is truncated back to 32 tokens after each call.
 
 use super::tree_attention::tree_inputs;
-use super::{floats, Decoder, KvCache};
+use super::{floats, Decoder, KvCache, ModelKind, Models};
 use crate::clock::Clock;
-use crate::error::Error;
+use crate::error::{Error, Range};
 use crate::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
@@ -126,6 +126,56 @@ async fn time_call(
         p95_us: times[(times.len() * 95 / 100).min(times.len() - 1)],
         dispatches,
     })
+}
+
+/// Timed calls per workload a user may ask for, and untimed calls before them.
+pub const RUNS: Range = Range::new("runs", 1.0, 10_000.0, "1 ≤ runs ≤ 10000");
+pub const WARMUP: Range = Range::new("warmup", 0.0, 10_000.0, "0 ≤ warmup ≤ 10000");
+
+/// The three models' latencies on one backend, and c of each draft: its one-token call over the
+/// target's, on a warm cache (the lecture's c, measured).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Latencies {
+    pub target: ModelLatency,
+    pub draft_a: ModelLatency,
+    pub draft_b: ModelLatency,
+    pub c: [f64; 2],
+}
+
+impl Latencies {
+    pub fn new(target: ModelLatency, draft_a: ModelLatency, draft_b: ModelLatency) -> Latencies {
+        let c = |d: &ModelLatency| d.decode1.median_us / target.decode1.median_us;
+        Latencies {
+            c: [c(&draft_a), c(&draft_b)],
+            target,
+            draft_a,
+            draft_b,
+        }
+    }
+}
+
+/// [`latency`] of each of `models`' three models, `runs` calls each after `warmup` untimed ones
+/// (default: runs / 3 + 20, enough for a browser to tier up); `timing` is told which model is
+/// being timed.
+pub async fn latencies(
+    models: &Models,
+    (runs, warmup): (usize, Option<usize>),
+    clock: Clock<'_>,
+    dispatches: Counter<'_>,
+    timing: &mut dyn FnMut(ModelKind),
+) -> Result<Latencies, Error> {
+    RUNS.check(runs as f64)?;
+    let warmup = match warmup {
+        Some(w) => WARMUP.check(w as f64)? as usize,
+        None => runs / 3 + 20,
+    };
+    let mut timed = Vec::with_capacity(3);
+    for kind in ModelKind::ALL {
+        timing(kind);
+        let m = models.get(kind);
+        timed.push(latency(m, &models.device, runs, warmup, clock, dispatches).await?);
+    }
+    Ok(Latencies::new(timed[0], timed[1], timed[2]))
 }
 
 /// Times the three workloads, `runs` calls each after `warmup` untimed ones (and counts the

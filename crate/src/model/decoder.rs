@@ -9,7 +9,6 @@
 use super::activation::{gelu, softmax_last};
 use super::cache::KvCache;
 use super::matmul::linear;
-use crate::error::Error;
 use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
@@ -27,6 +26,8 @@ pub enum ModelKind {
     DraftB,
 }
 
+crate::error::named!(ModelKind, "model");
+
 impl ModelKind {
     pub const ALL: [ModelKind; 3] = [ModelKind::Target, ModelKind::DraftA, ModelKind::DraftB];
 
@@ -36,17 +37,6 @@ impl ModelKind {
             ModelKind::DraftA => "draft-a",
             ModelKind::DraftB => "draft-b",
         }
-    }
-
-    pub fn parse(name: &str) -> Result<ModelKind, Error> {
-        ModelKind::ALL
-            .into_iter()
-            .find(|m| m.name() == name)
-            .ok_or_else(|| Error::Unknown {
-                what: "model",
-                name: name.to_string(),
-                known: "target, draft-a, draft-b".into(),
-            })
     }
 
     pub fn config(self) -> DecoderConfig {

@@ -71,6 +71,23 @@ impl Fallback {
 #[cfg(feature = "wgpu")]
 static GPU: Mutex<Option<Result<Device, String>>> = Mutex::new(None);
 
+impl crate::error::Named for Backend {
+    const WHAT: &'static str = "backend";
+    fn all() -> &'static [Self] {
+        &Backend::ALL
+    }
+    fn key(self) -> &'static str {
+        self.name()
+    }
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Backend::Flex => &["cpu"],
+            Backend::Ndarray => &[],
+            Backend::Wgpu => &["webgpu", "gpu"],
+        }
+    }
+}
+
 impl Backend {
     pub const ALL: [Backend; 3] = [Backend::Flex, Backend::Ndarray, Backend::Wgpu];
 
@@ -79,19 +96,6 @@ impl Backend {
             Backend::Flex => "flex",
             Backend::Ndarray => "ndarray",
             Backend::Wgpu => "wgpu",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Backend, Error> {
-        match name {
-            "flex" | "cpu" => Ok(Backend::Flex),
-            "ndarray" => Ok(Backend::Ndarray),
-            "wgpu" | "webgpu" | "gpu" => Ok(Backend::Wgpu),
-            _ => Err(Error::Unknown {
-                what: "backend",
-                name: name.into(),
-                known: "flex, ndarray, wgpu".into(),
-            }),
         }
     }
 

@@ -6,7 +6,6 @@
 //! was sampled from the q_j used to verify it. [`Children`] shows what happens when it was not.
 
 use super::{residual, sample, Dist};
-use crate::error::Error;
 use rand::Rng;
 
 /// How candidates are verified.
@@ -18,18 +17,17 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn parse(name: &str) -> Result<Mode, Error> {
-        match name {
-            "naive" => Ok(Mode::Naive),
-            "mss" => Ok(Mode::Mss),
-            _ => Err(Error::Unknown {
-                what: "mode",
-                name: name.to_string(),
-                known: "mss, naive".into(),
-            }),
+    pub const ALL: [Mode; 2] = [Mode::Naive, Mode::Mss];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Naive => "naive",
+            Mode::Mss => "mss",
         }
     }
 }
+
+crate::error::named!(Mode, "mode");
 
 /// How a tree node's k children are drawn from one draft distribution q.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -54,18 +52,9 @@ impl Children {
             Children::TopK => "top-k",
         }
     }
-
-    pub fn parse(name: &str) -> Result<Children, Error> {
-        Children::ALL
-            .into_iter()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| Error::Unknown {
-                what: "children sampler",
-                name: name.to_string(),
-                known: Children::ALL.map(Children::name).join(", ").into(),
-            })
-    }
 }
+
+crate::error::named!(Children, "children sampler");
 
 /// Outcome of verifying one position: P(some candidate accepted) and the output distribution.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -5,7 +5,6 @@
 //! methods, so a variant is defined in exactly one place.
 
 use super::{argmax, one_hot, residual, Dist};
-use crate::error::Error;
 
 /// A verification rule: the correct one and five ways to get it wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -24,6 +23,8 @@ pub enum Variant {
     /// All γ accepted → bonus token from the draft's q_{γ+1} instead of the target's p_{γ+1}.
     BonusFromDraft,
 }
+
+crate::error::named!(Variant, "variant");
 
 impl Variant {
     pub const ALL: [Variant; 6] = [
@@ -44,17 +45,6 @@ impl Variant {
             Variant::AcceptQOverP => "accept-q-over-p",
             Variant::BonusFromDraft => "bonus-from-draft",
         }
-    }
-
-    pub fn parse(name: &str) -> Result<Variant, Error> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == name)
-            .ok_or_else(|| Error::Unknown {
-                what: "variant",
-                name: name.to_string(),
-                known: Variant::ALL.map(Variant::name).join(", ").into(),
-            })
     }
 
     /// The distribution the draft token is taken from, given the draft's q.
@@ -128,6 +118,7 @@ pub fn single_position(p: &[f64], q: &[f64], variant: Variant) -> Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Named;
     use crate::sampling::tv;
 
     fn close(a: &[f64], b: &[f64], eps: f64) -> bool {

@@ -8,10 +8,17 @@ pub mod enumerate;
 pub mod montecarlo;
 pub mod temperature;
 
-use crate::error::{check_range, Error};
+use crate::error::{Error, Range};
 use crate::sampling::Dist;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+/// How peaked the toy target is.
+pub const SHARPNESS: Range = Range::new("sharpness", 0.0, 10.0, "0 ≤ sharpness ≤ 10");
+/// How far the toy draft is from the target.
+pub const DRAFT_NOISE: Range = Range::new("draft_noise", 0.0, 10.0, "0 ≤ draft noise ≤ 10");
+/// The sampling temperature.
+pub const TEMPERATURE: Range = Range::new("temperature", 0.05, 20.0, "0.05 ≤ T ≤ 20");
 
 /// The vocabulary size.
 pub const VOCAB: usize = 5;
@@ -47,15 +54,9 @@ impl Default for ToyConfig {
 
 impl ToyConfig {
     pub fn validate(self) -> Result<ToyConfig, Error> {
-        check_range("sharpness", self.sharpness, 0.0, 10.0, "0 ≤ sharpness ≤ 10")?;
-        check_range(
-            "draft_noise",
-            self.draft_noise,
-            0.0,
-            10.0,
-            "0 ≤ draft noise ≤ 10",
-        )?;
-        check_range("temperature", self.temperature, 0.05, 20.0, "0.05 ≤ T ≤ 20")?;
+        SHARPNESS.check(self.sharpness)?;
+        DRAFT_NOISE.check(self.draft_noise)?;
+        TEMPERATURE.check(self.temperature)?;
         Ok(self)
     }
 }

@@ -2,7 +2,8 @@
 //! the target over the first 4 tokens of the toy LM, the distributions side by side, Monte Carlo
 //! against its 1/√n noise floor, and α against temperature for two shapes of distribution.
 
-use crate::error::{check_range, Error};
+use crate::error::Named;
+use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
@@ -11,6 +12,11 @@ use crate::toy::enumerate::{exact_distribution, expected_tokens_per_call, Strate
 use crate::toy::montecarlo::{empirical, noise_floor, tv_curve};
 use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
 use crate::toy::{ToyConfig, ToyLm};
+
+/// Draft tokens of the exactness lab.
+pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64, "1 ≤ γ ≤ 8");
+/// Monte Carlo runs.
+pub const RUNS: Range = Range::new("runs", 100.0, MAX_RUNS as f64, "100 ≤ runs ≤ 200000");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -49,20 +55,8 @@ struct Checked {
 }
 
 fn check(params: &ExactnessParams) -> Result<Checked, Error> {
-    check_range(
-        "gamma",
-        f64::from(params.gamma),
-        1.0,
-        f64::from(MAX_GAMMA),
-        "1 ≤ γ ≤ 8",
-    )?;
-    check_range(
-        "runs",
-        f64::from(params.runs),
-        100.0,
-        f64::from(MAX_RUNS),
-        "100 ≤ runs ≤ 200000",
-    )?;
+    GAMMA.check(f64::from(params.gamma))?;
+    RUNS.check(f64::from(params.runs))?;
     let variant = Variant::parse(&params.variant)?;
     let toy = params.toy.validate()?;
     Ok(Checked {

@@ -3,13 +3,21 @@
 //! what predicting it takes; per kind, the sampling acceptance β = Σ min(p, q) and the greedy
 //! agreement of each draft with the target.
 
-use crate::error::{check_range, Error};
+use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::lab::acceptance::{self, KindAcceptance, Position};
 use crate::likesworld::{self, worlds, Split, TokenKind, BOS};
 use crate::model::Models;
 use crate::plot::diagrams::ramp;
 use crate::plot::{colors, render, Chart, Labels, Scale};
+
+/// A typed world, in tokens.
+pub const LENGTH: Range = Range::new(
+    "sequence length",
+    2.0,
+    likesworld::MAX_LEN as f64,
+    "2 to 50 tokens",
+);
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -54,13 +62,7 @@ pub fn sequence(params: &LikesWorldParams) -> Result<Vec<u32>, Error> {
     if tokens.first() != Some(&BOS) {
         tokens.insert(0, BOS);
     }
-    check_range(
-        "sequence length",
-        tokens.len() as f64,
-        2.0,
-        likesworld::MAX_LEN as f64,
-        "2 to 50 tokens",
-    )?;
+    LENGTH.check(tokens.len() as f64)?;
     Ok(tokens)
 }
 

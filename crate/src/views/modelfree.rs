@@ -3,12 +3,12 @@
 //! start; and one output with each token coloured by where it came from.
 
 use crate::clock::{Clock, Progress};
+use crate::decode::free::kind::{DrafterKind, Settings, BUDGET, WINDOW};
 use crate::decode::free::workloads::Kind;
-use crate::error::{check_range, Error};
+use crate::error::Error;
+use crate::error::Named;
 use crate::i18n::Lang;
-use crate::lab::modelfree::{
-    self as ex, DrafterKind, Highlight, Row, Settings, TableReport, MAX_BUDGET,
-};
+use crate::lab::modelfree::{self as ex, Highlight, Row, TableReport};
 use crate::model::Models;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
@@ -86,7 +86,7 @@ pub fn settings(p: &ModelfreeParams) -> Result<Settings, Error> {
         },
     };
     s.check()?;
-    check_range("window", p.window as f64, 1.0, 24.0, "1 ≤ window ≤ 24")?;
+    WINDOW.check(p.window as f64)?;
     Ok(s)
 }
 
@@ -275,7 +275,7 @@ fn sweep_svg(rows: &[Row], l: Lang) -> String {
         let left = Chart::new(
             cv,
             (60, 40, 340, 240),
-            Scale::log(1.0, MAX_BUDGET as f64),
+            Scale::log(1.0, BUDGET.max),
             Scale::linear(0.0, top),
             &Labels {
                 title: l.pick("Tokens decided per call", "每次调用决定的 token 数"),
@@ -286,7 +286,7 @@ fn sweep_svg(rows: &[Row], l: Lang) -> String {
         let right = Chart::new(
             cv,
             (420, 40, 700, 240),
-            Scale::log(1.0, MAX_BUDGET as f64),
+            Scale::log(1.0, BUDGET.max),
             Scale::linear(0.0, 1.0),
             &Labels {
                 title: l.pick(
@@ -376,7 +376,7 @@ fn jacobi_svg(rows: &[(String, Row)], l: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::modelfree::MAX_REQUESTS;
+    use crate::decode::free::kind::REQUESTS;
     use burn::tensor::read_sync;
 
     const CLOCK: Clock<'static> = &|| 0.0;
@@ -421,7 +421,7 @@ mod tests {
         };
         bad(|p| p.budget = 0, "budget");
         bad(|p| p.budget = 10_000, "budget");
-        bad(|p| p.requests = MAX_REQUESTS + 1, "requests");
+        bad(|p| p.requests = REQUESTS.max as usize + 1, "requests");
         bad(|p| p.workload = "chat".into(), "\"chat\"");
         bad(|p| p.drafter = "medusa".into(), "\"medusa\"");
         bad(|p| p.init = "zeros".into(), "\"zeros\"");

@@ -3,12 +3,15 @@
 //! the candidates or averaged over them; and, on the toy LM, what happens to MSS when a node's
 //! children are drawn i.i.d., without replacement, or deterministically as the top k.
 
-use crate::error::{check_range, Error, Text};
+use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
 use crate::sampling::{parse_dist, tv, Dist};
 use crate::toy::{ToyConfig, ToyLm, VOCAB};
+
+/// Candidates per position: at most the toy vocabulary.
+pub const K: Range = Range::new("k", 1.0, VOCAB as f64, "1 ≤ k ≤ 5");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -74,7 +77,7 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
     let p = parse_dist("p", &params.p)?;
     let qs = parse_drafts(&params.drafts, p.len())?;
     let given = parse_given(&params.given, &qs)?;
-    check_range("k", f64::from(params.k), 1.0, VOCAB as f64, "1 ≤ k ≤ 5")?;
+    K.check(f64::from(params.k))?;
     let lm = ToyLm::new(&params.toy.validate()?);
     let given = given.map(|xs| {
         let cands: Vec<(usize, &[f64])> = xs

@@ -2,11 +2,14 @@
 //! memory and compute parts, the cost ratio c of the draft, and the demo-5 heat map of the
 //! optimal γ over batch × context.
 
-use crate::error::{check_range, Error};
+use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
 use crate::plot::{colors, render, render_overlay, Align, Chart, Labels, Scale};
 use crate::roofline::{self, Cell, Pair, Step, Workload};
+
+/// The acceptance rate of the heat map.
+pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0, "0 ≤ α ≤ 1");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -70,7 +73,7 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
         overhead_ms: params.overhead_ms,
     };
     let w = Workload::new(params.batch, params.context, params.k, params.overhead_ms)?;
-    let alpha = check_range("alpha", params.alpha, 0.0, 1.0, "0 ≤ α ≤ 1")?;
+    let alpha = ALPHA.check(params.alpha)?;
     let step = roofline::step(&gpu, &pair.target, &w);
     let heat = pair.heat_map(&HEAT_BATCHES, &HEAT_CONTEXTS, alpha);
     Ok(RooflineView {

@@ -1,11 +1,14 @@
 //! The token-tree builder (lecture §4.2–4.3, exercise 5): type paths to merge or an expansion
 //! configuration; see the tree, its depth-first order with depths, and the topology-aware mask.
 
-use crate::error::{check_range, Error, Text};
+use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
 use crate::plot::{colors, render, Align};
 use crate::tree::{parse_config, parse_paths, TokenTree};
+
+/// Nodes of a typed tree.
+pub const BUDGET: Range = Range::new("budget", 1.0, 512.0, "1 ≤ budget ≤ 512");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -49,13 +52,7 @@ pub struct TreeView {
 }
 
 pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
-    check_range(
-        "budget",
-        f64::from(params.budget),
-        1.0,
-        512.0,
-        "1 ≤ budget ≤ 512",
-    )?;
+    BUDGET.check(f64::from(params.budget))?;
     let root = params.root.trim();
     let root = if root.is_empty() { "r" } else { root };
     let tree = match params.mode.as_str() {

@@ -32,21 +32,10 @@ pub enum Kind {
     Likesworld,
 }
 
+crate::error::named!(Kind, "workload");
+
 impl Kind {
     pub const ALL: [Kind; 3] = [Kind::CodeRewrite, Kind::Agent, Kind::Likesworld];
-
-    pub fn parse(name: &str) -> Result<Kind, Error> {
-        match name {
-            "code-rewrite" => Ok(Kind::CodeRewrite),
-            "agent" => Ok(Kind::Agent),
-            "likesworld" => Ok(Kind::Likesworld),
-            _ => Err(Error::Unknown {
-                what: "workload",
-                name: name.into(),
-                known: "code-rewrite, agent, likesworld".into(),
-            }),
-        }
-    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -380,6 +369,7 @@ impl LanguageModel for RuleTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Named;
 
     #[test]
     fn code_rewrite_renames_one_identifier_and_copies_the_rest() {
