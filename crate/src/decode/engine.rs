@@ -36,19 +36,18 @@ pub enum TreeRule {
 }
 
 impl TreeRule {
-    pub fn parse(name: &str) -> Result<TreeRule, Error> {
-        match name {
-            "greedy" => Ok(TreeRule::Greedy),
-            "naive" => Ok(TreeRule::Naive),
-            "mss" => Ok(TreeRule::Mss),
-            _ => Err(Error::Unknown {
-                what: "verification",
-                name: name.into(),
-                known: "greedy, naive, mss".into(),
-            }),
+    pub const ALL: [TreeRule; 3] = [TreeRule::Greedy, TreeRule::Naive, TreeRule::Mss];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeRule::Greedy => "greedy",
+            TreeRule::Naive => "naive",
+            TreeRule::Mss => "mss",
         }
     }
 }
+
+crate::error::named!(TreeRule, "verification");
 
 /// What one run does.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,8 +97,11 @@ pub async fn generate<M: LanguageModel>(
     g.stats.generations = 1;
     let mut ctx = prompt.to_vec();
     'steps: while ctx.len() < config.max_len {
-        let offset = ctx.len() - prompt.len();
-        let emitted = step(target, drafts, &ctx, offset, config, chance, clock, &mut g).await?;
+        let at = At {
+            ctx: &ctx,
+            offset: ctx.len() - prompt.len(),
+        };
+        let emitted = step(target, drafts, at, config, chance, clock, &mut g).await?;
         for &t in &emitted {
             ctx.push(t);
             if Some(t) == config.eos || ctx.len() == config.max_len {
@@ -112,19 +114,33 @@ pub async fn generate<M: LanguageModel>(
     Ok(g)
 }
 
-/// One target call after `ctx` (of which `offset` tokens are output): returns the tokens it
-/// decides (1 to depth + 1), and counts into `g`.
-#[allow(clippy::too_many_arguments)]
+/// Where a step stands: the context so far, of which the tokens from `offset` on are output.
+#[derive(Debug, Clone, Copy)]
+pub struct At<'a> {
+    pub ctx: &'a [u32],
+    pub offset: usize,
+}
+
+/// How a step's proposal is checked: the rule, and whether the step is recorded for the
+/// step-through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checking {
+    pub verify: Verify,
+    pub trace: bool,
+}
+
+/// One target call after `at.ctx`: returns the tokens it decides (1 to depth + 1), and counts
+/// into `g`.
 pub async fn step<M: LanguageModel>(
     target: &mut M,
     drafts: &mut [M],
-    ctx: &[u32],
-    offset: usize,
+    at: At<'_>,
     config: &Config,
     chance: &mut impl Chance,
     clock: Clock<'_>,
     g: &mut Generation,
 ) -> Result<Vec<u32>, Error> {
+    let ctx = at.ctx;
     // Speculated tokens may not run past max_len: depth + 1 tokens come out of a step.
     let depth = config.max_len.saturating_sub(ctx.len() + 1);
     let eos = config.eos;
@@ -179,24 +195,17 @@ pub async fn step<M: LanguageModel>(
         Method::Target { greedy: false } => Verify::Tree(TreeRule::Naive),
         Method::Expand { rule, .. } | Method::Merge { rule, .. } => Verify::Tree(*rule),
     };
-    let (emitted, _) = verify_step(
-        target,
-        ctx,
-        offset,
-        &proposal,
+    let check = Checking {
         verify,
-        config.trace,
-        chance,
-        clock,
-        g,
-    )
-    .await?;
+        trace: config.trace,
+    };
+    let (emitted, _) = verify_step(target, at, &proposal, check, chance, clock, g).await?;
     Ok(emitted)
 }
 
 /// How a step's proposal is verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verify {
+pub enum Verify {
     /// Algorithm 1 over a chain, under a variant.
     Chain(Variant),
     /// A tree rule (a chain is a tree too).
@@ -206,18 +215,17 @@ pub(crate) enum Verify {
 /// The verify half of a step, shared by the model drafts and the model-free drafters: one target
 /// call over the context and every proposed node, the rule's walk, and the counting. Returns the
 /// tokens the step decides and the target's distributions (a Jacobi drafter learns from them).
-#[allow(clippy::too_many_arguments)]
 pub(crate) async fn verify_step<M: LanguageModel>(
     target: &mut M,
-    ctx: &[u32],
-    offset: usize,
+    at: At<'_>,
     proposal: &Proposal,
-    verify: Verify,
-    trace: bool,
+    check: Checking,
     chance: &mut impl Chance,
     clock: Clock<'_>,
     g: &mut Generation,
 ) -> Result<(Vec<u32>, Vec<Dist>), Error> {
+    let (ctx, offset) = (at.ctx, at.offset);
+    let (verify, trace) = (check.verify, check.trace);
     let start = clock();
     let p = target.score(ctx, &proposal.tree).await?;
     let end = clock();

@@ -97,16 +97,8 @@ mod tests {
                 let mut drafts: Vec<ToyModel> =
                     lms.iter().map(|lm| ToyModel { lm, draft: true }).collect();
                 let mut g = Generation::default();
-                let fut = step(
-                    &mut target,
-                    &mut drafts,
-                    ctx,
-                    0,
-                    &cfg,
-                    chance,
-                    CLOCK,
-                    &mut g,
-                );
+                let at = crate::decode::engine::At { ctx, offset: 0 };
+                let fut = step(&mut target, &mut drafts, at, &cfg, chance, CLOCK, &mut g);
                 ready(fut).expect("the toy cannot fail")
             },
             |w, emitted| *out.entry(emitted).or_insert(0.0) += w,

@@ -12,6 +12,7 @@
 //!   gathered from the Jacobi trajectory, verified in the same call as the lookahead branch).
 //! - [`workloads`]: "code rewrite", "agent" (deterministic rule targets that only count calls)
 //!   and LikesWorld with the real target.
+//! - [`kind`]: the drafters by name (`DrafterKind`), their budgets, and the drafter each builds.
 //!
 //! The demos that run these drafters on the workloads (and LikesWorld on the trained target)
 //! are experiments, in [`crate::lab::modelfree`].
@@ -21,12 +22,13 @@
 //! the target's own greedy output whatever the drafter proposes.
 
 pub mod jacobi;
+pub mod kind;
 pub mod lookup;
 pub mod suffix;
 pub mod workloads;
 
 use super::chance::Seeded;
-use super::engine::{verify_step, Verify};
+use super::engine::{verify_step, At, Checking, Verify};
 use super::stats::Generation;
 use super::{LanguageModel, Proposal, TreeRule};
 use crate::clock::Clock;
@@ -73,20 +75,16 @@ pub async fn generate<M: LanguageModel>(
         let start = clock();
         let proposal = drafter.propose(&ctx, prompt.len(), depth);
         g.drafted(1, start, clock(), limits.trace);
-        let offset = ctx.len() - prompt.len();
-        let verify = Verify::Tree(TreeRule::Greedy);
-        let (emitted, p) = verify_step(
-            target,
-            &ctx,
-            offset,
-            &proposal,
-            verify,
-            limits.trace,
-            &mut chance,
-            clock,
-            &mut g,
-        )
-        .await?;
+        let at = At {
+            ctx: &ctx,
+            offset: ctx.len() - prompt.len(),
+        };
+        let check = Checking {
+            verify: Verify::Tree(TreeRule::Greedy),
+            trace: limits.trace,
+        };
+        let (emitted, p) =
+            verify_step(target, at, &proposal, check, &mut chance, clock, &mut g).await?;
         drafter.observe(&ctx, &proposal, &p, &emitted);
         for &t in &emitted {
             ctx.push(t);
