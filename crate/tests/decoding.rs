@@ -12,7 +12,8 @@ use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
 use specdec::i18n::Lang;
 use specdec::lab::decoding::{self as ex, GreedyReport};
 use specdec::lab::lm::{Batch, Cached};
-use specdec::lab::params::Stochastic;
+use specdec::lab::params::{Draft, Sampling, Stochastic};
+use specdec::lab::Lab;
 use specdec::likesworld::TokenKind;
 use specdec::model::device::Backend;
 use specdec::model::eval::{distributions, distributions_many};
@@ -51,16 +52,8 @@ fn greedy(
     prompts: &[Vec<u32>],
     reference: &[Generation],
 ) -> GreedyReport {
-    read_sync(ex::greedy(
-        m,
-        method,
-        prompts,
-        reference,
-        Lang::En,
-        CLOCK,
-        &mut quiet(),
-    ))
-    .unwrap()
+    let lab = Lab::new(m, Lang::En, CLOCK);
+    read_sync(ex::greedy(lab, method, prompts, reference, &mut quiet())).unwrap()
 }
 
 #[test]
@@ -110,7 +103,7 @@ fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
     let prompts = prompts(100);
     let reference = read_sync(lab::target_greedy(m, &prompts, CLOCK, &mut quiet())).unwrap();
     let mut rows = Vec::new();
-    for shape in specdec::lab::params::TREE_SHAPES {
+    for shape in specdec::lab::params::TREE_CONFIGS {
         let widths = specdec::tree::parse_config(shape, 64)
             .unwrap()
             .widths()
@@ -377,23 +370,16 @@ fn a_token_outside_the_vocabulary_is_an_error() {
 
 /// Draft B's sampling chain of γ 4 under `variant`, 2 samples per prompt, seed 7.
 fn sample_b4(m: &Models, variant: Variant, prompts: &[Vec<u32>]) -> ex::SampleReport {
-    let method = Method::Chain {
-        draft: 1,
+    let s = Sampling {
+        draft: Draft::B,
         gamma: 4,
-        rule: ChainRule::Sample(variant),
-    };
-    read_sync(ex::sample(
-        m,
-        method,
+        prompts: prompts.len(),
+        repeats: 2,
+        seed: 7,
         variant,
-        prompts,
-        2,
-        7,
-        Lang::En,
-        CLOCK,
-        &mut quiet(),
-    ))
-    .unwrap()
+    };
+    let lab = Lab::new(m, Lang::En, CLOCK);
+    read_sync(ex::sample(lab, &s, prompts, &mut quiet())).unwrap()
 }
 
 #[test]
@@ -419,15 +405,14 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
     let m = flex();
     let prompts = likesworld::sampling_prompts(60);
     let run = |children, rule| {
+        let lab = Lab::new(m, Lang::En, CLOCK);
         read_sync(ex::stochastic(
-            m,
+            lab,
             &[1, 1, 1, 1],
             children,
             rule,
             &prompts,
             3,
-            Lang::En,
-            CLOCK,
             &mut quiet(),
         ))
         .unwrap()
@@ -481,8 +466,9 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
 /// reproduces the target's own greedy output (the drafter only changes how many calls it takes).
 #[test]
 fn model_free_drafters_reproduce_the_targets_greedy_output() {
+    use specdec::decode::free::kind::{DrafterKind, Settings, EARLIER};
     use specdec::decode::free::workloads::{Kind, Workload};
-    use specdec::lab::modelfree::{references, run, DrafterKind, Settings, EARLIER};
+    use specdec::lab::modelfree::{references, run};
     let m = flex();
     let clock = specdec::clock::native_clock();
     let w = Workload::new(Kind::Likesworld, 12, EARLIER, 0);

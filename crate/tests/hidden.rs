@@ -10,10 +10,10 @@ use burn::tensor::read_sync;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use specdec::decode::{LanguageModel, Speculation};
 use specdec::i18n::Lang;
-use specdec::lab::hidden::{
-    evaluate, Drafter, Drafts, HiddenReport, TreeKind, Verification, DEFAULT_DEPTH,
-};
+use specdec::lab::hidden::{evaluate, Drafts, HiddenReport, Ready};
 use specdec::lab::lm::Cached;
+use specdec::lab::params::{Drafter, HiddenSpec, TreeKind, Verification, DEFAULT_DEPTH};
+use specdec::lab::Lab;
 use specdec::likesworld;
 use specdec::model::device::Backend;
 use specdec::model::train::{train_hidden, Hidden, HiddenConfig};
@@ -40,19 +40,17 @@ fn run(
     seed: u64,
 ) -> HiddenReport {
     let drafts = Drafts::load(m).expect("the shipped drafts load");
-    read_sync(evaluate(
-        m,
-        &drafts,
+    let spec = HiddenSpec {
         drafter,
         budget,
-        v,
-        &prompts(n),
-        seed,
-        Lang::En,
-        CLOCK,
-        &mut |_, _| {},
-    ))
-    .unwrap_or_else(|e| panic!("{drafter:?} at {budget}: {e}"))
+        verification: v,
+    };
+    let lab = Lab::new(m, Lang::En, CLOCK);
+    let report = async {
+        let ready = Ready::new(&drafts, spec, &m.device).await?;
+        evaluate(lab, &ready, spec, &prompts(n), seed, &mut |_, _| {}).await
+    };
+    read_sync(report).unwrap_or_else(|e| panic!("{drafter:?} at {budget}: {e}"))
 }
 
 const MEDUSA: Drafter = Drafter::Medusa {

@@ -2,17 +2,17 @@
 //! own (lecture §3.2–§3.4, §4.3–§4.5; demos 03.2, 03.3, 04.3, 04.5): greedy chains and trees
 //! must give the target's output token for token; sampling must pass the calibration test; naive
 //! sampling and MSS on stochastic trees, with the biased top-k beside them. Each function is one
-//! method on one set of prompts; the sweeps over them are in [`super::experiment`].
+//! method on one set of prompts; the sweeps over them are in `lab::experiment`.
 
 use super::acceptance::{alpha_by_kind, KindAlpha, DISTRIBUTION_CHUNK};
-use super::params::{Draft, Stochastic};
-use super::{derive_seed, describe, run_all, target_greedy};
-use crate::clock::{Clock, Progress};
+use super::context::Lab;
+use super::generate::{derive_seed, describe, run_all, target_greedy};
+use super::params::{Draft, Sampling, Stochastic};
+use crate::clock::Progress;
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::propose::top_k;
 use crate::decode::stats::{Generation, Stats};
 use crate::error::Error;
-use crate::i18n::Lang;
 use crate::likesworld::{self, token_kinds, TokenKind, Q};
 use crate::model::eval::distributions_many;
 use crate::model::Models;
@@ -44,16 +44,14 @@ pub struct GreedyReport {
 
 /// Greedy decoding of every prompt with `method`, compared with `reference`.
 pub async fn greedy(
-    models: &Models,
+    lab: Lab<'_>,
     method: Method,
     prompts: &[Vec<u32>],
     reference: &[Generation],
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<GreedyReport, Error> {
     let jobs = prompts.iter().map(|p| (p.clone(), 0)).collect();
-    let gens = run_all(models, method.clone(), 1.0, jobs, clock, progress).await?;
+    let gens = run_all(lab.models, method.clone(), 1.0, jobs, lab.clock, progress).await?;
     let mut stats = Stats::default();
     let mut identical = 0;
     for (g, r) in gens.iter().zip(reference) {
@@ -67,7 +65,7 @@ pub async fn greedy(
         _ => None,
     };
     Ok(GreedyReport {
-        method: describe(&method, lang),
+        method: describe(&method, lab.lang),
         prompts: prompts.len(),
         identical,
         tokens: stats.tokens,
@@ -148,20 +146,16 @@ fn output_stats(runs: &[(Vec<u32>, Generation)]) -> OutputStats {
     s
 }
 
-/// Sampling with `method` (a chain under any variant, or a stochastic tree), `repeats` times per
-/// prompt, beside the target's own sampling of the same prompts with other seeds.
-#[allow(clippy::too_many_arguments)]
+/// Sampling with `s`'s chain under its verification rule, `s.repeats` times per prompt, beside
+/// the target's own sampling of the same prompts with other seeds.
 pub async fn sample(
-    models: &Models,
-    method: Method,
-    variant: Variant,
+    lab: Lab<'_>,
+    s: &Sampling,
     prompts: &[Vec<u32>],
-    repeats: usize,
-    seed: u64,
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SampleReport, Error> {
+    let (method, variant, repeats, seed) = (s.method(), s.variant, s.repeats, s.seed);
+    let (models, clock) = (lab.models, lab.clock);
     let jobs = |seed: u64| -> Vec<(Vec<u32>, u64)> {
         let each = prompts.iter().enumerate();
         each.flat_map(|(i, p)| (0..repeats).map(move |r| (p.clone(), derive_seed(seed, i, r))))
@@ -194,7 +188,7 @@ pub async fn sample(
     let own: Vec<(Vec<u32>, Generation)> = each_prompt.into_iter().zip(o).collect();
     let (chi_square, df) = stats.calibration.chi_square();
     Ok(SampleReport {
-        method: describe(&method, lang),
+        method: describe(&method, lab.lang),
         variant,
         prompts: prompts.len(),
         repeats,
@@ -259,18 +253,16 @@ pub struct StochasticReport {
 }
 
 /// Stochastic trees from draft B (children drawn as `children` says), verified with `verify`.
-#[allow(clippy::too_many_arguments)]
 pub async fn stochastic(
-    models: &Models,
+    lab: Lab<'_>,
     widths: &[usize],
     children: Children,
     verify: Stochastic,
     prompts: &[Vec<u32>],
     seed: u64,
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<StochasticReport, Error> {
+    let (models, clock) = (lab.models, lab.clock);
     let rule = verify.rule();
     let method = Method::Expand {
         draft: Draft::B.index(),
@@ -295,7 +287,7 @@ pub async fn stochastic(
         None
     };
     Ok(StochasticReport {
-        method: describe(&method, lang),
+        method: describe(&method, lab.lang),
         children,
         verify: rule,
         prompts: prompts.len(),

@@ -2,19 +2,23 @@
 //! the same call), with one progress callback for the whole of it; what it returns, an
 //! [`Outcome`], is what the view draws and the CLI prints. The sweeps the page shows are here:
 //! every γ of demo 03.2, every tree shape of demo 04.3, the three verifications of demo 04.5
-//! (the wall-clock sweep over γ is [`speedup::sweep`]).
+//! (the wall-clock sweep over γ is [`speedup::sweep`]). It sits above every experiment it runs.
 
+use super::context::Lab;
 use super::decoding::{self, GreedyReport, SampleReport, StochasticReport};
-use super::params::HiddenMethod;
-use super::params::{tree_widths, Chain, Draft, Experiment, Stochastic, GAMMAS, TREE_SHAPES};
-use super::{acceptance, hidden, run as run_one, speedup, target_greedy};
-use crate::clock::{part, Clock, Progress};
+use super::generate::{run as run_one, target_greedy};
+use super::hidden::{self, Drafts, Ready};
+use super::methods::{self, MethodsReport};
+use super::params::{
+    tree_widths, Beside, Chain, Drafter, Experiment, HiddenMethod, HiddenRun, HiddenSpec, Step,
+    Stochastic, StochasticTrees, Tree, GAMMAS, STEP_BUDGET, TREE_CONFIGS,
+};
+use super::{acceptance, speedup};
+use crate::clock::{part, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
 use crate::error::Error;
-use crate::i18n::Lang;
 use crate::likesworld::{prompts, sampling_prompts};
-use crate::model::Models;
 use crate::sampling::multi::Children;
 
 /// What an experiment measured: the reports, typed, for the view to draw and the CLI to print.
@@ -31,7 +35,7 @@ pub enum Outcome {
     Step {
         method: Method,
         /// A draft on the target's hidden states ran instead of `method`: it, and its description.
-        hidden: Option<(hidden::Drafter, String)>,
+        hidden: Option<(Drafter, String)>,
         prompt: Vec<u32>,
         run: Generation,
     },
@@ -41,142 +45,94 @@ pub enum Outcome {
         report: hidden::HiddenReport,
         trees: Vec<hidden::Pictured>,
     },
-    Methods(hidden::MethodsReport),
+    Methods(MethodsReport),
 }
 
-/// Runs `experiment` on `models`: one call per experiment, one progress callback for all of it;
-/// the reports name their methods in `lang`.
 /// The output tokens before the drawn proposal of a hidden-state draft (into the first facts).
 const PICTURE_AFTER: usize = 9;
 
+/// The prompts of `n` held-out worlds.
+fn held_out(n: usize) -> Vec<Vec<u32>> {
+    prompts(n).iter().map(|w| w.prompt()).collect()
+}
+
+/// Runs `experiment` with `lab`'s models, language and clock: one call per experiment, one
+/// progress callback for all of it.
 pub async fn run(
     experiment: &Experiment,
-    models: &Models,
-    lang: Lang,
-    clock: Clock<'_>,
+    lab: Lab<'_>,
     progress: Progress<'_>,
 ) -> Result<Outcome, Error> {
     experiment.check()?;
-    let held_out = |n: usize| -> Vec<Vec<u32>> { prompts(n).iter().map(|w| w.prompt()).collect() };
     Ok(match experiment {
-        Experiment::Acceptance(w) => {
-            Outcome::Acceptance(acceptance::acceptance_by_kind(models, w.prompts, progress).await?)
-        }
-        Experiment::Greedy(c) => Outcome::Greedy(
-            gamma_sweep(models, c, &held_out(c.prompts), lang, clock, progress).await?,
+        Experiment::Acceptance(w) => Outcome::Acceptance(
+            acceptance::acceptance_by_kind(lab.models, w.prompts, progress).await?,
         ),
-        Experiment::Sample(s) => Outcome::Sample(
-            decoding::sample(
-                models,
-                s.method(),
-                s.variant,
-                &sampling_prompts(s.prompts),
-                s.repeats,
-                s.seed,
-                lang,
-                clock,
-                progress,
-            )
-            .await?,
-        ),
-        Experiment::Tree(t) => {
-            let widths = t.check()?;
-            let shapes = shapes_with(&widths);
-            Outcome::Tree(
-                tree_sweep(
-                    models,
-                    t.draft,
-                    &shapes,
-                    &held_out(t.prompts),
-                    lang,
-                    clock,
-                    progress,
-                )
-                .await?,
-            )
+        Experiment::Greedy(c) => {
+            Outcome::Greedy(gamma_sweep(lab, c, &held_out(c.prompts), progress).await?)
         }
+        Experiment::Sample(s) => {
+            Outcome::Sample(decoding::sample(lab, s, &sampling_prompts(s.prompts), progress).await?)
+        }
+        Experiment::Tree(t) => Outcome::Tree(tree_sweep(lab, t, progress).await?),
         Experiment::Stochastic(s) => {
-            let widths = s.check()?;
-            let prompts = sampling_prompts(s.prompts);
-            Outcome::Stochastic(
-                verification_sweep(
-                    models, &widths, s.children, &prompts, s.seed, lang, clock, progress,
-                )
-                .await?,
-            )
+            Outcome::Stochastic(verification_sweep(lab, s, progress).await?)
         }
-        Experiment::Hidden(h) => {
-            let drafts = hidden::Drafts::load(models)?;
-            let prompts = held_out(h.prompts);
-            let drafter = h.drafter();
-            let report = hidden::evaluate(
-                models, &drafts, drafter, h.budget, h.verify, &prompts, h.seed, lang, clock,
-                progress,
+        Experiment::Hidden(h) => hidden_run(lab, h, progress).await?,
+        Experiment::Methods(m) => {
+            Outcome::Methods(methods::methods(lab, m.budget, &held_out(m.prompts), progress).await?)
+        }
+        Experiment::Speedup(s) => {
+            Outcome::Speedup(speedup::speedup(lab, s, &held_out(s.prompts), progress).await?)
+        }
+        Experiment::Sweep(s) => {
+            Outcome::Sweep(speedup::sweep(lab, s, &held_out(s.prompts), progress).await?)
+        }
+        Experiment::Step(s) => step_through(lab, s, progress).await?,
+    })
+}
+
+/// Lecture §5.1–5.2: a draft on the target's hidden states over the prompts, and one proposal of
+/// it drawn beside the other kind of tree for the same context (static beside dynamic).
+async fn hidden_run(lab: Lab<'_>, h: &HiddenRun, progress: Progress<'_>) -> Result<Outcome, Error> {
+    let device = &lab.models.device;
+    let drafts = Drafts::load(lab.models)?;
+    let prompts = held_out(h.prompts);
+    let spec = h.spec();
+    let ready = Ready::new(&drafts, spec, device).await?;
+    let report = hidden::evaluate(lab, &ready, spec, &prompts, h.seed, progress).await?;
+    let other = match spec.drafter {
+        Drafter::Eagle {
+            tree: super::params::TreeKind::Dynamic,
+            ..
+        } => HiddenMethod::Eagle,
+        _ => HiddenMethod::Eagle2,
+    };
+    let other = HiddenSpec::greedy(other.drafter(h.depth, h.heads), h.budget);
+    let prompt = &prompts[(h.seed as usize) % prompts.len()];
+    let mut trees = vec![hidden::picture(lab, &ready, prompt, PICTURE_AFTER).await?];
+    let ready = Ready::new(&drafts, other, device).await?;
+    trees.push(hidden::picture(lab, &ready, prompt, PICTURE_AFTER).await?);
+    Ok(Outcome::Hidden { report, trees })
+}
+
+/// One seeded run, step by step: the step-through's prompt is one of 200 held-out worlds, picked
+/// by the seed.
+async fn step_through(lab: Lab<'_>, s: &Step, progress: Progress<'_>) -> Result<Outcome, Error> {
+    let worlds = prompts(200);
+    let prompt = worlds[(s.seed as usize) % worlds.len()].prompt();
+    let outcome = match (s.method()?, s.kind.hidden()) {
+        (Some(method), _) => {
+            let run = run_one(
+                lab.models,
+                method.clone(),
+                1.0,
+                &prompt,
+                s.seed,
+                true,
+                lab.clock,
             )
             .await?;
-            // The same context drawn with this tree and with the other kind: static beside
-            // dynamic.
-            let other = match drafter {
-                hidden::Drafter::Eagle {
-                    tree: hidden::TreeKind::Dynamic,
-                    ..
-                } => HiddenMethod::Eagle.drafter(h.depth),
-                _ => HiddenMethod::Eagle2.drafter(h.depth),
-            };
-            let prompt = &prompts[(h.seed as usize) % prompts.len()];
-            let mut trees = Vec::new();
-            for d in [drafter, other] {
-                trees.push(
-                    hidden::picture(models, &drafts, d, h.budget, prompt, PICTURE_AFTER, lang)
-                        .await?,
-                );
-            }
-            Outcome::Hidden { report, trees }
-        }
-        Experiment::Methods(m) => Outcome::Methods(
-            hidden::methods(
-                models,
-                m.budget,
-                &held_out(m.prompts),
-                lang,
-                clock,
-                progress,
-            )
-            .await?,
-        ),
-        Experiment::Speedup(s) => Outcome::Speedup(
-            speedup::speedup(models, s, &held_out(s.prompts), lang, clock, progress).await?,
-        ),
-        Experiment::Sweep(s) => Outcome::Sweep(
-            speedup::sweep(models, s, &held_out(s.prompts), lang, clock, progress).await?,
-        ),
-        Experiment::Step(s) => {
-            let worlds = prompts(200);
-            let prompt = worlds[(s.seed as usize) % worlds.len()].prompt();
-            if let Some(h) = s.drafter {
-                // Medusa: all four heads; EAGLE-2: its default depth.
-                let depth = if h == HiddenMethod::Medusa {
-                    4
-                } else {
-                    hidden::DEFAULT_DEPTH
-                };
-                let drafter = h.drafter(depth);
-                let budget = super::params::STEP_BUDGET;
-                let run = hidden::step_through(models, drafter, budget, &prompt, clock).await?;
-                progress(1, 1);
-                return Ok(Outcome::Step {
-                    method: Method::Target { greedy: true },
-                    hidden: Some((
-                        drafter,
-                        drafter.describe(budget, hidden::Verification::Greedy, lang),
-                    )),
-                    prompt,
-                    run,
-                });
-            }
-            let method = s.method()?;
-            let run = run_one(models, method.clone(), 1.0, &prompt, s.seed, true, clock).await?;
-            progress(1, 1);
             Outcome::Step {
                 method,
                 hidden: None,
@@ -184,106 +140,125 @@ pub async fn run(
                 run,
             }
         }
-    })
+        (None, Some(drafter)) => {
+            let run = hidden::step_through(lab, drafter, STEP_BUDGET, &prompt).await?;
+            let said = HiddenSpec::greedy(drafter, STEP_BUDGET).describe(lab.lang);
+            Outcome::Step {
+                method: Method::Target { greedy: true },
+                hidden: Some((drafter, said)),
+                prompt,
+                run,
+            }
+        }
+        (None, None) => unreachable!("a step-through runs a method or a hidden-state draft"),
+    };
+    progress(1, 1);
+    Ok(outcome)
 }
 
-/// Demo 03.2: greedy chains of `c.draft` for every γ of [`GAMMAS`] and `c.gamma`, each against
-/// the target's own greedy output (decoded once, first).
+/// Demo 03.2: greedy chains of `c.draft` for every γ of [`GAMMAS`] (unless `c.beside` says
+/// nothing) and `c.gamma`, each against the target's own greedy output (decoded once, first).
 pub async fn gamma_sweep(
-    models: &Models,
+    lab: Lab<'_>,
     c: &Chain,
     prompts: &[Vec<u32>],
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<(usize, GreedyReport)>, Error> {
-    let mut gammas: Vec<usize> = GAMMAS.to_vec();
+    let mut gammas: Vec<usize> = match c.beside {
+        Beside::Lecture => GAMMAS.to_vec(),
+        Beside::Nothing => Vec::new(),
+    };
     if !gammas.contains(&(c.gamma as usize)) {
         gammas.push(c.gamma as usize);
         gammas.sort_unstable();
     }
     let (n, total) = (prompts.len(), prompts.len() * (gammas.len() + 1));
-    let reference = target_greedy(models, prompts, clock, &mut part(progress, 0, n, total)).await?;
+    let reference = target_greedy(
+        lab.models,
+        prompts,
+        lab.clock,
+        &mut part(progress, 0, n, total),
+    )
+    .await?;
     let mut reports = Vec::new();
     for (k, &gamma) in gammas.iter().enumerate() {
         let mut tell = part(progress, k + 1, n, total);
         let method = c.method(gamma);
-        let r =
-            decoding::greedy(models, method, prompts, &reference, lang, clock, &mut tell).await?;
+        let r = decoding::greedy(lab, method, prompts, &reference, &mut tell).await?;
         reports.push((gamma, r));
     }
     Ok(reports)
 }
 
-/// The lecture's shapes and the typed one (if it is not among them), as widths.
-fn shapes_with(typed: &[usize]) -> Vec<Vec<usize>> {
-    let mut shapes: Vec<Vec<usize>> = TREE_SHAPES
+/// The lecture's trees (unless `beside` says nothing) and the typed one (if it is not among
+/// them), as widths.
+fn trees_with(typed: &[usize], beside: Beside) -> Vec<Vec<usize>> {
+    let lecture = match beside {
+        Beside::Lecture => &TREE_CONFIGS[..],
+        Beside::Nothing => &[],
+    };
+    let mut trees: Vec<Vec<usize>> = lecture
         .iter()
-        .map(|s| tree_widths(s).expect("the lecture's shapes are valid"))
+        .map(|s| tree_widths(s).expect("the lecture's trees are valid"))
         .collect();
-    if !shapes.iter().any(|s| s == typed) {
-        shapes.push(typed.to_vec());
+    if !trees.iter().any(|s| s == typed) {
+        trees.push(typed.to_vec());
     }
-    shapes
+    trees
 }
 
-/// Demo 04.3: greedy trees of every shape in `shapes` from `draft`, each against the target's own
-/// greedy output (decoded once, first).
+/// Demo 04.3: greedy trees of `t.draft` of every shape (the lecture's and the typed one), each
+/// against the target's own greedy output (decoded once, first).
 pub async fn tree_sweep(
-    models: &Models,
-    draft: Draft,
-    shapes: &[Vec<usize>],
-    prompts: &[Vec<u32>],
-    lang: Lang,
-    clock: Clock<'_>,
+    lab: Lab<'_>,
+    t: &Tree,
     progress: Progress<'_>,
 ) -> Result<Vec<GreedyReport>, Error> {
-    let (n, total) = (prompts.len(), prompts.len() * (shapes.len() + 1));
-    let reference = target_greedy(models, prompts, clock, &mut part(progress, 0, n, total)).await?;
+    let trees = trees_with(&t.check()?, t.beside);
+    let prompts = held_out(t.prompts);
+    let (n, total) = (prompts.len(), prompts.len() * (trees.len() + 1));
+    let reference = target_greedy(
+        lab.models,
+        &prompts,
+        lab.clock,
+        &mut part(progress, 0, n, total),
+    )
+    .await?;
     let mut reports = Vec::new();
-    for (k, widths) in shapes.iter().enumerate() {
+    for (k, widths) in trees.iter().enumerate() {
         let method = Method::Expand {
-            draft: draft.index(),
+            draft: t.draft.index(),
             widths: widths.clone(),
             children: Children::TopK,
             rule: TreeRule::Greedy,
         };
         let mut tell = part(progress, k + 1, n, total);
-        reports.push(
-            decoding::greedy(models, method, prompts, &reference, lang, clock, &mut tell).await?,
-        );
+        reports.push(decoding::greedy(lab, method, &prompts, &reference, &mut tell).await?);
     }
     Ok(reports)
 }
 
-/// Demo 04.5: one tree shape of draft B verified by naive sampling and MSS with `children` drawn
-/// as chosen, and by MSS on the deterministic top-k children (biased, with its distortion).
-#[allow(clippy::too_many_arguments)]
+/// Demo 04.5: one tree shape of draft B verified by naive sampling and MSS with its children
+/// drawn as chosen, and by MSS on the deterministic top-k children (biased, with its
+/// distortion).
 pub async fn verification_sweep(
-    models: &Models,
-    widths: &[usize],
-    children: Children,
-    prompts: &[Vec<u32>],
-    seed: u64,
-    lang: Lang,
-    clock: Clock<'_>,
+    lab: Lab<'_>,
+    s: &StochasticTrees,
     progress: Progress<'_>,
 ) -> Result<Vec<StochasticReport>, Error> {
+    let widths = s.check()?;
+    let prompts = sampling_prompts(s.prompts);
     let runs = [
-        (Stochastic::Naive, children),
-        (Stochastic::Mss, children),
+        (Stochastic::Naive, s.children),
+        (Stochastic::Mss, s.children),
         (Stochastic::Mss, Children::TopK),
     ];
     let (n, total) = (prompts.len(), prompts.len() * runs.len());
     let mut reports = Vec::new();
     for (k, (rule, children)) in runs.into_iter().enumerate() {
         let mut tell = part(progress, k, n, total);
-        reports.push(
-            decoding::stochastic(
-                models, widths, children, rule, prompts, seed, lang, clock, &mut tell,
-            )
-            .await?,
-        );
+        let r = decoding::stochastic(lab, &widths, children, rule, &prompts, s.seed, &mut tell);
+        reports.push(r.await?);
     }
     Ok(reports)
 }

@@ -3,164 +3,20 @@
 //! rule workloads need no model; LikesWorld decodes with the trained target (and draft B beside
 //! the drafters), which is why these experiments live here, with the models.
 
+use super::context::Lab;
 use super::decoding::{self as ex, GreedyReport};
+use super::generate::target_greedy;
 use super::lm::Cached;
-use super::target_greedy;
 use crate::clock::{Clock, Progress};
-use crate::decode::free::jacobi::{Init, Jacobi, Pool};
-use crate::decode::free::lookup::PromptLookup;
-use crate::decode::free::suffix::{Indices, SuffixDrafter, SuffixIndex};
+use crate::decode::free::kind::{drafter, DrafterKind, Settings, EARLIER};
 use crate::decode::free::workloads::{Kind, RuleTarget, Workload};
-use crate::decode::free::{generate, Drafter, Limits};
+use crate::decode::free::{generate, Limits};
 use crate::decode::stats::{Generation, Source, Stats};
 use crate::decode::{ChainRule, LanguageModel, Method, Speculation};
-use crate::error::{check_range, Error, Text};
+use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
 use crate::model::Models;
 use crate::sampling::Dist;
-
-/// The drafters of demo 05.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DrafterKind {
-    /// The lecture's Prompt Lookup (n from 3 down to 1, k = budget).
-    PromptLookup,
-    /// The global suffix index: earlier outputs of the workload.
-    Suffix,
-    /// SuffixDecoding's two trees: the request index (prompt + output, what Prompt Lookup
-    /// copies from) and the global index, merged into one tree.
-    Both,
-    /// Jacobi iteration over a window of `budget` guesses.
-    Jacobi,
-    /// Lookahead decoding: a Jacobi window and pooled n-grams in one tree.
-    Lookahead,
-}
-
-impl DrafterKind {
-    pub const ALL: [DrafterKind; 5] = [
-        DrafterKind::PromptLookup,
-        DrafterKind::Suffix,
-        DrafterKind::Both,
-        DrafterKind::Jacobi,
-        DrafterKind::Lookahead,
-    ];
-
-    /// The drafter in the lecture's words, for reports.
-    pub fn label(self, lang: Lang) -> &'static str {
-        match self {
-            DrafterKind::PromptLookup => "Prompt Lookup",
-            DrafterKind::Suffix => lang.pick("the suffix index", "后缀索引"),
-            DrafterKind::Both => lang.pick(
-                "SuffixDecoding (request + global)",
-                "SuffixDecoding（请求 + 全局）",
-            ),
-            DrafterKind::Jacobi => "Jacobi",
-            DrafterKind::Lookahead => "Lookahead",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<DrafterKind, Error> {
-        match name {
-            "prompt-lookup" => Ok(DrafterKind::PromptLookup),
-            "suffix" => Ok(DrafterKind::Suffix),
-            "both" => Ok(DrafterKind::Both),
-            "jacobi" => Ok(DrafterKind::Jacobi),
-            "lookahead" => Ok(DrafterKind::Lookahead),
-            _ => Err(Error::Unknown {
-                what: "drafter",
-                name: name.into(),
-                known: "prompt-lookup, suffix, both, jacobi, lookahead".into(),
-            }),
-        }
-    }
-}
-
-/// Speculated tokens per call: k for Prompt Lookup, the node budget of a suffix tree, the
-/// window of Jacobi, window + pool for Lookahead.
-pub const MAX_BUDGET: usize = 48;
-/// Requests per workload and earlier outputs in the global index.
-pub const MAX_REQUESTS: usize = 200;
-pub const EARLIER: usize = 20;
-
-/// What a run is given.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Settings {
-    pub workload: Kind,
-    pub drafter: DrafterKind,
-    pub budget: usize,
-    pub requests: usize,
-    pub seed: u64,
-    /// Jacobi's initial guess: one token repeated (true) or random tokens.
-    pub fixed_init: bool,
-}
-
-impl Settings {
-    /// A run from a random initial guess (what every demo but 05.3's fixed start uses).
-    pub fn new(
-        workload: Kind,
-        drafter: DrafterKind,
-        budget: usize,
-        requests: usize,
-        seed: u64,
-    ) -> Settings {
-        Settings {
-            workload,
-            drafter,
-            budget,
-            requests,
-            seed,
-            fixed_init: false,
-        }
-    }
-
-    pub fn check(&self) -> Result<(), Error> {
-        check_range(
-            "budget",
-            self.budget as f64,
-            1.0,
-            MAX_BUDGET as f64,
-            "1 ≤ budget ≤ 48",
-        )?;
-        check_range(
-            "requests",
-            self.requests as f64,
-            1.0,
-            MAX_REQUESTS as f64,
-            "1 ≤ requests ≤ 200",
-        )?;
-        Ok(())
-    }
-}
-
-/// The drafter of `s` for workload `w`, its global index holding the earlier outputs.
-pub fn drafter(s: &Settings, w: &Workload) -> Box<dyn Drafter> {
-    let global = || {
-        let mut index = SuffixIndex::new();
-        index.add_documents(w.earlier.iter().map(Vec::as_slice));
-        index
-    };
-    let init = if s.fixed_init {
-        Init::Fixed(0)
-    } else {
-        Init::Random(s.seed)
-    };
-    match s.drafter {
-        DrafterKind::PromptLookup => {
-            Box::new(PromptLookup::new(3, 1, s.budget).expect("checked budget"))
-        }
-        DrafterKind::Suffix => Box::new(SuffixDrafter::new(Indices::Global, s.budget, global())),
-        DrafterKind::Both => Box::new(SuffixDrafter::new(Indices::Both, s.budget, global())),
-        DrafterKind::Jacobi => Box::new(Jacobi::new(s.budget, init, None, w.vocab())),
-        DrafterKind::Lookahead => {
-            let window = s.budget.div_ceil(2);
-            let pool = Pool {
-                n: 3,
-                candidates: ((s.budget - window) / 2).max(1),
-            };
-            Box::new(Jacobi::new(window, init, Some(pool), w.vocab()))
-        }
-    }
-}
 
 /// The target of a workload's request: its rule, or the LikesWorld target.
 enum Target<'m> {
@@ -342,8 +198,8 @@ pub async fn table(
                 rule: ChainRule::Greedy,
             };
             // The page words this row itself; the report's method name is the CLI's English.
-            let (p, en) = (prompts(&w), Lang::En);
-            let r = ex::greedy(m, method, &p, &runs, en, clock, &mut |_, _| {}).await?;
+            let lab = Lab::new(m, Lang::En, clock);
+            let r = ex::greedy(lab, method, &prompts(&w), &runs, &mut |_, _| {}).await?;
             draft_b = Some(r);
         }
     }
@@ -451,13 +307,8 @@ pub async fn highlight(
     request: usize,
     clock: Clock<'_>,
 ) -> Result<Highlight, Error> {
-    check_range(
-        "request",
-        request as f64,
-        0.0,
-        (s.requests.max(1) - 1) as f64,
-        "0 ≤ request < requests",
-    )?;
+    let last = (s.requests.max(1) - 1) as f64;
+    Range::new("request", 0.0, last, "0 ≤ request < requests").check(request as f64)?;
     let w = Workload::new(s.workload, s.requests, EARLIER, s.seed);
     let reference = references(&w, models, clock).await?;
     let upto = Settings {
@@ -488,6 +339,7 @@ pub async fn highlight(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Named;
     use burn::tensor::read_sync;
 
     const CLOCK: Clock<'static> = &|| 0.0;

@@ -20,12 +20,13 @@
 //! larger the batch, the more compute-bound a step, the less speculation gains); the call costs
 //! are then measured at that batch beside the runs ([`crate::model::measure::time_call`]).
 
+use super::context::Lab;
+use super::generate::{describe, run, run_all};
 use super::lm::Cached;
-use super::modelfree::{self, DrafterKind, Settings, EARLIER};
-use super::params::{Draft, Shape, Speedup, Sweep, GAMMA};
-use super::{describe, run, run_all};
+use super::params::{tree_widths, Draft, Proposing, Speedup, Sweep, GAMMA};
 use crate::clock::{part, Clock, Progress};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
+use crate::decode::free::kind::{self, DrafterKind, Settings, EARLIER};
 use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
 use crate::decode::stats::{Generation, Span, Stats};
@@ -43,7 +44,7 @@ pub struct SpeedupReport {
     pub backend: &'static str,
     pub method: String,
     /// What proposed: a chain, a tree or a drafter without a model.
-    pub shape: Shape,
+    pub shape: Proposing,
     /// Tokens proposed a step: a chain's γ, a drafter's budget (a tree's shape is `method`).
     pub gamma: u32,
     pub prompts: usize,
@@ -93,13 +94,13 @@ impl Speedup {
     /// without a model, which is not one of the engine's methods).
     pub fn method(&self) -> Result<Option<Method>, Error> {
         Ok(match self.shape {
-            Shape::Tree => Some(Method::Expand {
+            Proposing::Tree => Some(Method::Expand {
                 draft: self.draft.index(),
-                widths: super::params::tree_widths(&self.config)?,
+                widths: tree_widths(&self.config)?,
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
             }),
-            Shape::Chain => Some(Method::Chain {
+            Proposing::Chain => Some(Method::Chain {
                 draft: self.draft.index(),
                 gamma: self.gamma as usize,
                 rule: ChainRule::Greedy,
@@ -144,7 +145,7 @@ impl Speedup {
 fn free_drafter(kind: DrafterKind, budget: usize) -> Box<dyn Drafter> {
     let workload = Workload::new(Kind::Likesworld, 0, EARLIER, 0);
     let settings = Settings::new(Kind::Likesworld, kind, budget, 1, 0);
-    modelfree::drafter(&settings, &workload)
+    kind::drafter(&settings, &workload)
 }
 
 /// One speculative generation of `prompt` by `proposer`, greedy, on the models' target.
@@ -174,13 +175,12 @@ const WARM_UP: usize = 2;
 
 /// `spec` timed against the target alone on the same prompts, `batch` prompts at a time.
 pub async fn speedup(
-    models: &Models,
+    lab: Lab<'_>,
     spec: &Speedup,
     prompts: &[Vec<u32>],
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SpeedupReport, Error> {
+    let (models, lang, clock) = (lab.models, lab.lang, lab.clock);
     spec.check()?;
     let mut proposer = spec.proposer()?;
     let plain_method = Method::Target { greedy: true };
@@ -266,7 +266,7 @@ pub async fn speedup(
     let verify_over_target = verify_call_us / target_call_us;
     let alpha = fast.alpha();
     let tokens_per_call = fast.tokens_per_call();
-    let chain = spec.shape == Shape::Chain;
+    let chain = spec.shape == Proposing::Chain;
     Ok(SpeedupReport {
         backend: models.backend.name(),
         method: spec.describe(lang)?,
@@ -331,7 +331,7 @@ impl Sweep {
 pub struct SweepReport {
     /// What proposes, γ aside, in the lecture's words.
     pub method: String,
-    pub shape: Shape,
+    pub shape: Proposing,
     pub target_width: usize,
     pub batch: usize,
     /// One report per γ, in increasing γ (without their lanes).
@@ -359,13 +359,12 @@ pub struct SweepReport {
 
 /// Every γ of `sweep` measured as [`speedup`] measures one, on the same prompts.
 pub async fn sweep(
-    models: &Models,
+    lab: Lab<'_>,
     sweep: &Sweep,
     prompts: &[Vec<u32>],
-    lang: Lang,
-    clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<SweepReport, Error> {
+    let (models, lang) = (lab.models, lab.lang);
     let gammas = sweep.check()?;
     let mut rows = Vec::with_capacity(gammas.len());
     // Each γ reports one unit per group of prompts, as `speedup` counts them.
@@ -374,7 +373,7 @@ pub async fn sweep(
         .div_ceil(sweep.batch.min(prompts.len()).max(1));
     for (k, &gamma) in gammas.iter().enumerate() {
         let mut tell = part(progress, k, groups, groups * gammas.len());
-        let mut r = speedup(models, &sweep.at(gamma), prompts, lang, clock, &mut tell).await?;
+        let mut r = speedup(lab, &sweep.at(gamma), prompts, &mut tell).await?;
         r.plain_lane.clear();
         r.speculative_lane.clear();
         rows.push(r);
@@ -390,7 +389,7 @@ pub async fn sweep(
     let mean =
         |key: fn(&SpeedupReport) -> f64| rows.iter().map(key).sum::<f64>() / rows.len() as f64;
     let (alpha, c) = (mean(|r| r.alpha), mean(|r| r.c));
-    let chain = sweep.shape == Shape::Chain && alpha.is_finite();
+    let chain = sweep.shape == Proposing::Chain && alpha.is_finite();
     let a = alpha.clamp(0.0, 0.999_999);
     let formula = chain.then(|| theory::optimal_gamma(a, c, GAMMA.max as u32));
     let formula_at = if chain {

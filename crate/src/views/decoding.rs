@@ -1,20 +1,22 @@
 //! The speculative-decoding widget (lecture §3–§4): one experiment at a time on the LikesWorld
 //! models, run in a worker — acceptance by kind, greedy chains over several γ, sampling with any
 //! verification rule and its calibration test, greedy trees over the lecture's shapes, naive vs
-//! MSS trees, measured wall clock with its two lanes, and a seeded step-through of one run. The
+//! MSS trees, measured wall clock with its two lanes, a seeded step-through of one run, the drafts
+//! on the target's hidden states and the §6 table (their figures are [`super::hidden`]'s). The
 //! experiment itself is one call of [`crate::lab::experiment::run`]; this view only turns its
 //! outcome into the report (as the CLI prints it with --json), the figure and the steps.
 
+use super::hidden::{hidden_svg, methods_svg};
 use crate::clock::{Clock, Progress};
 use crate::decode::engine::{ChainRule, Method};
 use crate::decode::stats::{Span, StepTrace};
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::lab::decoding::GreedyReport;
-use crate::lab::describe;
 use crate::lab::experiment::{self, Outcome};
+use crate::lab::params::Drafter;
 use crate::lab::speedup::SweepReport;
-use crate::lab::Experiment;
+use crate::lab::{describe, Experiment, Lab};
 use crate::likesworld;
 use crate::model::Models;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
@@ -48,7 +50,8 @@ pub async fn decoding_view(
     progress: Progress<'_>,
 ) -> Result<DecodingView, Error> {
     let started = clock();
-    let outcome = experiment::run(experiment, models, lang, clock, progress).await?;
+    let lab = Lab::new(models, lang, clock);
+    let outcome = experiment::run(experiment, lab, progress).await?;
     let mut view = DecodingView {
         experiment: experiment.name(),
         backend: models.backend.name(),
@@ -102,10 +105,7 @@ pub async fn decoding_view(
                 _ => None,
             };
             // Medusa's node at depth d was proposed by head d: the page labels it so.
-            let heads = matches!(
-                hidden,
-                Some((crate::lab::hidden::Drafter::Medusa { .. }, _))
-            );
+            let heads = matches!(hidden, Some((Drafter::Medusa { .. }, _)));
             view.report = serde_json::json!({
                 "variant": variant,
                 "hidden": hidden.is_some(),
@@ -330,281 +330,4 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
             }
         },
     )
-}
-
-/// Two proposals for one context side by side (static beside dynamic): each node coloured by the
-/// draft's confidence in its path, ringed orange where the target's greedy verification accepts
-/// it; a row per depth (Medusa: per head).
-fn hidden_svg(trees: &[crate::lab::hidden::Pictured], l: Lang) -> String {
-    // One picture per tree, so that a phone stacks them and a wide screen sets them side by side.
-    let (w, h) = (420, 390);
-    let label = l.pick(
-        "Two trees for the same context, static beside dynamic",
-        "同一上下文的两棵树：静态与动态并排",
-    );
-    let picture = |t: &crate::lab::hidden::Pictured| {
-        render(w, h, label, |cv| {
-            let panel = w as i32;
-            {
-                let x0 = 0;
-                let medusa = t.method.starts_with("Medusa");
-                // The method's first two parts ("EAGLE-2, a dynamic tree of 16 nodes").
-                let cut = t
-                    .method
-                    .char_indices()
-                    .filter(|&(_, c)| c == ',' || c == '，')
-                    .nth(1)
-                    .map_or(t.method.len(), |(i, _)| i);
-                let title = &t.method[..cut];
-                cv.text(
-                    (x0 + panel / 2, 8),
-                    title,
-                    12,
-                    colors::INK,
-                    Align::Middle,
-                    true,
-                );
-                let context: Vec<&str> = t.context.iter().map(|&x| likesworld::word(x)).collect();
-                cv.text(
-                    (x0 + panel / 2, 26),
-                    &format!("… {}", context.join(" ")),
-                    11,
-                    colors::AXIS,
-                    Align::Middle,
-                    true,
-                );
-                let depth = t.depths.iter().copied().max().unwrap_or(0);
-                let row_h = ((h as i32 - 130) / depth.max(1) as i32).min(48);
-                let top = 56;
-                // Leaves evenly spaced in depth-first order, parents over the middle of their children.
-                let n = t.tokens.len();
-                let children = |p: Option<usize>| (0..n).filter(move |&i| t.parents[i] == p);
-                let mut x = vec![0.0f64; n];
-                let mut order = Vec::new();
-                let mut stack: Vec<usize> = children(None).collect::<Vec<_>>();
-                stack.reverse();
-                while let Some(i) = stack.pop() {
-                    order.push(i);
-                    let mut c: Vec<usize> = children(Some(i)).collect();
-                    c.reverse();
-                    stack.extend(c);
-                }
-                let leaves = (0..n)
-                    .filter(|&i| children(Some(i)).next().is_none())
-                    .count()
-                    .max(1);
-                let mut next = 0.0;
-                let span = f64::from(panel - 60);
-                for &i in order.iter().rev() {
-                    let c: Vec<usize> = children(Some(i)).collect();
-                    x[i] = if c.is_empty() {
-                        next += 1.0;
-                        span * (leaves as f64 - next + 0.5) / leaves as f64
-                    } else {
-                        c.iter().map(|&j| x[j]).sum::<f64>() / c.len() as f64
-                    };
-                }
-                let root = (x0 + panel / 2, top);
-                let pos = |i: usize| {
-                    (
-                        x0 + 40 + x[i].round() as i32,
-                        top + t.depths[i] as i32 * row_h,
-                    )
-                };
-                for d in 1..=depth {
-                    let name = match (medusa, l) {
-                        (true, Lang::En) => format!("head {d}"),
-                        (true, Lang::Zh) => format!("头 {d}"),
-                        (false, Lang::En) => format!("depth {d}"),
-                        (false, Lang::Zh) => format!("深度 {d}"),
-                    };
-                    cv.text(
-                        (x0 + 4, top + d as i32 * row_h - 6),
-                        &name,
-                        10,
-                        colors::AXIS,
-                        Align::Start,
-                        true,
-                    );
-                }
-                for i in 0..n {
-                    let from = t.parents[i].map_or(root, pos);
-                    let color = if t.accepted[i] {
-                        colors::ORANGE
-                    } else {
-                        colors::GREY
-                    };
-                    cv.line(&[from, pos(i)], color, if t.accepted[i] { 2 } else { 1 });
-                }
-                cv.circle(root, 5, colors::INK, true);
-                let per_row = |d: usize| t.depths.iter().filter(|&&x| x == d).count().max(1);
-                for i in 0..n {
-                    let p = pos(i);
-                    let fill = crate::plot::diagrams::ramp(colors::BLUE, t.values[i].sqrt());
-                    cv.rect_rgba((p.0 - 6, p.1 - 6), (p.0 + 6, p.1 + 6), fill);
-                    let ring = if t.accepted[i] {
-                        colors::ORANGE
-                    } else {
-                        colors::GREY
-                    };
-                    cv.circle(p, 8, ring, false);
-                    let word = likesworld::word(t.tokens[i]);
-                    if word.chars().count() as f64 * 6.0 <= span / per_row(t.depths[i]) as f64 {
-                        cv.text((p.0, p.1 + 10), word, 10, colors::INK, Align::Middle, true);
-                    }
-                }
-            }
-            cv.legend(
-                (20, h as i32 - 40),
-                &[
-                    (
-                        l.pick("accepted by the target", "被目标模型接受"),
-                        colors::ORANGE,
-                    ),
-                    (l.pick("rejected", "被拒绝"), colors::GREY),
-                ],
-            );
-            cv.legend(
-                (20, h as i32 - 22),
-                &[(
-                    l.pick(
-                        "fill: the draft's confidence in the path",
-                        "填充：草稿对路径的置信度",
-                    ),
-                    colors::BLUE,
-                )],
-            );
-        })
-    };
-    trees.iter().map(picture).collect()
-}
-
-/// Lecture §6 measured: every method's speedup as a horizontal bar (a phone reads the names),
-/// with the lecture's prediction (verification free) and the one on the measured cost curve.
-fn methods_svg(r: &crate::lab::hidden::MethodsReport, l: Lang) -> String {
-    let n = r.rows.len() as i32;
-    let top = r
-        .rows
-        .iter()
-        .flat_map(|x| {
-            [
-                x.measured_speedup,
-                x.predicted_speedup,
-                x.predicted_speedup_curve,
-            ]
-        })
-        .filter(|v| v.is_finite())
-        .fold(1.25f64, f64::max)
-        .min(12.0);
-    let top = (top * 2.0).ceil() / 2.0;
-    let (w, row_h, y0) = (460, 30, 40);
-    let h = y0 + n * row_h + 90;
-    let (x0, x1) = (118, w - 50);
-    let px = |v: f64| x0 + ((v.clamp(0.0, top) / top) * f64::from(x1 - x0)).round() as i32;
-    let label = l.pick(
-        "Every method's speedup, measured and predicted",
-        "各方法的加速比：实测与预测",
-    );
-    render(w as u32, h as u32, label, |cv| {
-        cv.text(
-            (w / 2, 8),
-            l.pick(
-                "Lecture §6 measured: speedup over the target alone",
-                "第 6 节实测：相对只用目标模型的加速比",
-            ),
-            12,
-            colors::INK,
-            Align::Middle,
-            true,
-        );
-        let bottom = y0 + n * row_h;
-        // Gridlines and ticks every 0.5×, the line at 1× darker.
-        let mut t = 0.0;
-        while t <= top + 1e-9 {
-            let x = px(t);
-            let color = if (t - 1.0).abs() < 1e-9 {
-                colors::AXIS
-            } else {
-                colors::GRID
-            };
-            cv.line(&[(x, y0 - 4), (x, bottom)], color, 1);
-            cv.text(
-                (x, bottom + 4),
-                &format!("{t}×"),
-                10,
-                colors::AXIS,
-                Align::Middle,
-                true,
-            );
-            t += 0.5;
-        }
-        for (i, x) in r.rows.iter().enumerate() {
-            let y = y0 + i as i32 * row_h;
-            cv.text(
-                (x0 - 6, y + row_h / 2 - 6),
-                &x.short,
-                11,
-                colors::INK,
-                Align::End,
-                true,
-            );
-            cv.rect(
-                (x0, y + 6),
-                (px(x.measured_speedup), y + row_h - 6),
-                colors::BLUE,
-                true,
-            );
-            if x.predicted_speedup.is_finite() {
-                cv.circle(
-                    (px(x.predicted_speedup), y + row_h / 2),
-                    4,
-                    colors::PURPLE,
-                    true,
-                );
-            }
-            if x.predicted_speedup_curve.is_finite() {
-                cv.circle(
-                    (px(x.predicted_speedup_curve), y + row_h / 2),
-                    4,
-                    colors::ORANGE,
-                    true,
-                );
-            }
-            cv.text(
-                (
-                    px(x.measured_speedup
-                        .max(x.predicted_speedup)
-                        .max(x.predicted_speedup_curve))
-                        + 8,
-                    y + row_h / 2 - 6,
-                ),
-                &format!("τ {:.1}", x.tokens_per_call),
-                10,
-                colors::INK,
-                Align::Start,
-                true,
-            );
-        }
-        cv.legend(
-            (20, bottom + 26),
-            &[(l.pick("measured wall clock", "实测墙钟"), colors::BLUE)],
-        );
-        cv.legend(
-            (20, bottom + 44),
-            &[(
-                l.pick(
-                    "the lecture's formula (verification free)",
-                    "课上的公式（验证免费）",
-                ),
-                colors::PURPLE,
-            )],
-        );
-        cv.legend(
-            (20, bottom + 62),
-            &[(
-                l.pick("on the measured cost curve", "按实测开销曲线"),
-                colors::ORANGE,
-            )],
-        );
-    })
 }

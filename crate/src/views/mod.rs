@@ -13,6 +13,7 @@
 pub mod decoding;
 pub mod exactness;
 pub mod exercises;
+pub mod hidden;
 pub mod likesworld;
 pub mod measured;
 pub mod modelfree;

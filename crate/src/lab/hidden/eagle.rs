@@ -1,0 +1,423 @@
+//! EAGLE's proposals (lecture §5.2, §4.7): a one-layer draft over [the target's feature; the
+//! next token's embedding] that guesses the next feature, run autoregressively over a tree. Its
+//! KV cache holds an entry per context position (the target's true feature there with the next
+//! token); a proposal appends its tree's entries and drops them afterwards. Three trees:
+//! - static (sparse or balanced, [`super::shapes`]): level by level, each node the rank-th token
+//!   of its parent's q;
+//! - dynamic (EAGLE-2): the top-k of the root, then per level the top-k nodes expanded by their
+//!   top-k children, then the budget's best nodes by the product of the draft's probabilities
+//!   along the path;
+//! - dynamic and sampled: children drawn from q, a node's next child decided before it is drawn
+//!   (best-first over "the path's probability × the mass of q not yet drawn"), which keeps MSS
+//!   exact; EAGLE-2's own top-k children verified by MSS as if sampled are the biased variant.
+
+use super::drafts::{dists, floats_tensor, ints, ranked};
+use super::shapes::{RankTree, TOP_K};
+use crate::decode::chance::Chance;
+use crate::decode::Proposal;
+use crate::error::Error;
+use crate::lab::params::{TreeKind, Verification};
+use crate::likesworld::{self, EOS};
+use crate::model::eagle::Eagle;
+use crate::model::{floats, Decoder, KvCache};
+use crate::sampling::Dist;
+use burn::tensor::{Bool, Device, Tensor, TensorData};
+
+/// How an EAGLE tree grows: its kind, how deep, how many nodes, the static shape a static tree
+/// follows, and how it will be verified (which decides whether children are drawn).
+pub struct Growth<'s> {
+    pub tree: TreeKind,
+    pub depth: usize,
+    pub budget: usize,
+    pub shape: &'s RankTree,
+    pub verification: Verification,
+}
+
+/// One node of a tree being drafted by EAGLE: its token and parent, the product of the draft's
+/// probabilities along its path, and once fed, its guessed feature, q and cache slot.
+#[derive(Debug, Clone)]
+struct Node {
+    token: u32,
+    parent: Option<usize>,
+    value: f64,
+    depth: usize,
+    fed: Option<(Vec<f32>, Dist, usize)>,
+}
+
+/// EAGLE's draft over one generation: its one-layer KV cache holds an entry per context
+/// position (the target's true feature there with the next token); a proposal appends its tree's
+/// entries after them and drops them afterwards.
+pub struct EagleRun<'a> {
+    draft: &'a Eagle,
+    trained: &'a Decoder,
+    device: &'a Device,
+    cache: KvCache,
+    entries: usize,
+    /// Draft calls so far.
+    pub calls: usize,
+}
+
+impl<'a> EagleRun<'a> {
+    pub fn new(draft: &'a Eagle, trained: &'a Decoder, device: &'a Device) -> Self {
+        EagleRun {
+            draft,
+            trained,
+            device,
+            cache: KvCache::new(1),
+            entries: 0,
+            calls: 0,
+        }
+    }
+
+    /// One draft call: entries (input feature, next token), each seeing the cached slots its
+    /// `visible` list names and itself; returns each entry's guessed feature and q.
+    async fn call(
+        &mut self,
+        inputs: &[(&[f32], u32, Vec<usize>)],
+    ) -> Result<Vec<(Vec<f32>, Dist)>, Error> {
+        let d = self.trained.d_model();
+        let n = inputs.len();
+        let s = self.cache.len();
+        let width = s + n;
+        let mut feats = Vec::with_capacity(n * d);
+        let mut mask = vec![false; n * width];
+        for (j, (f, _, visible)) in inputs.iter().enumerate() {
+            feats.extend_from_slice(f);
+            for &v in visible {
+                mask[j * width + v] = true;
+            }
+            mask[j * width + s + j] = true;
+        }
+        let next = inputs.iter().map(|x| x.1).collect();
+        let guess = self.draft.forward(
+            self.trained,
+            floats_tensor(feats, [1, n, d], self.device),
+            ints(next, [1, n], self.device),
+            Tensor::<3, Bool>::from_data(TensorData::new(mask, [1, n, width]), self.device),
+            &mut self.cache,
+        );
+        let logits = floats(self.trained.head(guess.clone())).await?;
+        let guess = floats(guess).await?;
+        self.calls += 1;
+        Ok(guess
+            .chunks(d)
+            .zip(dists(&logits, likesworld::VOCAB))
+            .map(|(g, q)| (g.to_vec(), q))
+            .collect())
+    }
+
+    /// Feeds the context entries the cache lacks (after dropping the last tree's) and returns
+    /// the guessed feature after the context and the draft's q of the next token.
+    pub async fn catch_up(
+        &mut self,
+        ctx: &[u32],
+        feats: &[&[f32]],
+    ) -> Result<(Vec<f32>, Dist), Error> {
+        self.cache.narrow(self.entries);
+        let last = ctx.len() - 2; // the last entry: (f at len − 2, the context's last token)
+        let inputs: Vec<(&[f32], u32, Vec<usize>)> = (self.entries..=last)
+            .map(|t| (feats[t], ctx[t + 1], (0..t).collect()))
+            .collect();
+        let mut out = self.call(&inputs).await?;
+        self.entries = last + 1;
+        Ok(out.pop().expect("at least the last entry"))
+    }
+
+    /// Feeds tree nodes `which` (their parents already fed): each sees the context entries, its
+    /// ancestors' slots and itself.
+    async fn feed(
+        &mut self,
+        nodes: &mut [Node],
+        root: &[f32],
+        which: &[usize],
+    ) -> Result<(), Error> {
+        if which.is_empty() {
+            return Ok(());
+        }
+        let s = self.cache.len();
+        let mut inputs: Vec<(&[f32], u32, Vec<usize>)> = Vec::new();
+        for &i in which {
+            let mut visible: Vec<usize> = (0..self.entries).collect();
+            let mut at = nodes[i].parent;
+            while let Some(p) = at {
+                visible.push(nodes[p].fed.as_ref().expect("parents are fed first").2);
+                at = nodes[p].parent;
+            }
+            let input = match nodes[i].parent {
+                Some(p) => nodes[p].fed.as_ref().expect("fed").0.as_slice(),
+                None => root,
+            };
+            inputs.push((input, nodes[i].token, visible));
+        }
+        let out = self.call(&inputs).await?;
+        for (j, (&i, (g, q))) in which.iter().zip(out).enumerate() {
+            nodes[i].fed = Some((g, q, s + j));
+        }
+        Ok(())
+    }
+}
+
+/// Cumulative order: higher value first, then the earlier node.
+fn by_value(nodes: &[Node]) -> impl Fn(&usize, &usize) -> std::cmp::Ordering + '_ {
+    move |&a, &b| nodes[b].value.total_cmp(&nodes[a].value).then(a.cmp(&b))
+}
+
+/// Turns drafted nodes (parents before children) into a proposal, keeping `keep` (closed under
+/// parents) in index order; `q_of` gives the distribution a candidate was drawn from, if any.
+fn to_proposal(
+    nodes: &[Node],
+    keep: &[usize],
+    q_of: impl Fn(usize) -> Option<Dist>,
+    values: &mut Vec<f64>,
+) -> Proposal {
+    let mut keep = keep.to_vec();
+    keep.sort_unstable();
+    let mut at_of = vec![usize::MAX; nodes.len()];
+    let mut proposal = Proposal::empty();
+    values.clear();
+    for &i in &keep {
+        let at = nodes[i].parent.map_or(0, |p| at_of[p]);
+        debug_assert!(at != usize::MAX, "a kept node's parent is kept");
+        let node = proposal.merge(at, nodes[i].token, q_of(i));
+        at_of[i] = node + 1;
+        values.push(nodes[i].value);
+    }
+    proposal
+}
+
+/// Draws per node at most (a node whose q is nearly covered stops being drawn from sooner).
+const MAX_DRAWS: usize = 8;
+
+impl EagleRun<'_> {
+    /// A proposal after `ctx` (features `feats` up to its second-to-last token), grown as
+    /// `growth` says and at most `limit` levels deep; `values` receives each node's product of
+    /// the draft's probabilities along its path.
+    pub async fn propose(
+        &mut self,
+        ctx: &[u32],
+        feats: &[&[f32]],
+        growth: &Growth<'_>,
+        limit: usize,
+        chance: &mut impl Chance,
+        values: &mut Vec<f64>,
+    ) -> Result<Proposal, Error> {
+        values.clear();
+        let (root, q_root) = self.catch_up(ctx, feats).await?;
+        // A tree of `budget` nodes is at most `budget` deep: deeper levels would be drafted for
+        // nothing.
+        let budget = growth.budget;
+        let depth = growth.depth.min(limit).min(budget);
+        if depth == 0 || budget == 0 {
+            return Ok(Proposal::empty());
+        }
+        match (growth.tree, growth.verification) {
+            (TreeKind::Dynamic, Verification::Mss) => {
+                self.dynamic_sampled(&root, &q_root, depth, budget, chance, values)
+                    .await
+            }
+            (TreeKind::Dynamic, v) => {
+                let sampled = v == Verification::MssTopK;
+                self.dynamic_top_k(&root, &q_root, depth, budget, sampled, values)
+                    .await
+            }
+            _ => {
+                self.static_tree(&root, &q_root, depth, growth.shape, values)
+                    .await
+            }
+        }
+    }
+
+    /// EAGLE-2: the top-k of the root, then per level the top-k nodes expanded by their top-k
+    /// children, then the budget's best nodes by value; `sampled`: each node carries the q it
+    /// would have been drawn from (MSS on top-k children, biased).
+    async fn dynamic_top_k(
+        &mut self,
+        root: &[f32],
+        q_root: &Dist,
+        depth: usize,
+        budget: usize,
+        sampled: bool,
+        values: &mut Vec<f64>,
+    ) -> Result<Proposal, Error> {
+        let mut nodes: Vec<Node> = Vec::new();
+        // EAGLE-2: the top-k of the root, then per level the top-k nodes expanded by their
+        // top-k children, then the budget's best nodes by value.
+        for &t in ranked(q_root).iter().take(TOP_K) {
+            let value = q_root[t as usize];
+            nodes.push(Node {
+                token: t,
+                parent: None,
+                value,
+                depth: 1,
+                fed: None,
+            });
+        }
+        let mut level: Vec<usize> = (0..nodes.len()).collect();
+        for d in 2..=depth {
+            level.retain(|&p| nodes[p].token != EOS); // nothing follows <eos>
+            level.sort_by(by_value(&nodes));
+            level.truncate(TOP_K);
+            self.feed(&mut nodes, root, &level).await?;
+            let mut next = Vec::new();
+            for &p in &level {
+                let q = nodes[p].fed.as_ref().expect("fed").1.clone();
+                for &t in ranked(&q).iter().take(TOP_K) {
+                    let value = nodes[p].value * q[t as usize];
+                    nodes.push(Node {
+                        token: t,
+                        parent: Some(p),
+                        value,
+                        depth: d,
+                        fed: None,
+                    });
+                    next.push(nodes.len() - 1);
+                }
+            }
+            level = next;
+        }
+        let mut all: Vec<usize> = (0..nodes.len()).collect();
+        all.sort_by(by_value(&nodes));
+        all.truncate(budget);
+        let q_parent = |i: usize| -> Dist {
+            match nodes[i].parent {
+                Some(p) => nodes[p].fed.as_ref().expect("fed").1.clone(),
+                None => q_root.clone(),
+            }
+        };
+        Ok(to_proposal(
+            &nodes,
+            &all,
+            |i| sampled.then(|| q_parent(i)),
+            values,
+        ))
+    }
+
+    /// A static tree: level by level, each node the rank-th token of its parent's q.
+    async fn static_tree(
+        &mut self,
+        root: &[f32],
+        q_root: &Dist,
+        depth: usize,
+        shape: &RankTree,
+        values: &mut Vec<f64>,
+    ) -> Result<Proposal, Error> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut index = vec![usize::MAX; shape.ranks.len()];
+        for d in 1..=depth.min(shape.max_depth()) {
+            // Nothing follows <eos>: its subtree (and a skipped node's) is left out.
+            let here: Vec<usize> = (0..shape.ranks.len())
+                .filter(|&n| shape.depth(n) == d)
+                .filter(|&n| {
+                    shape.parents[n]
+                        .is_none_or(|p| index[p] != usize::MAX && nodes[index[p]].token != EOS)
+                })
+                .collect();
+            let parents: Vec<usize> = here
+                .iter()
+                .filter_map(|&n| shape.parents[n].map(|p| index[p]))
+                .filter(|&p| nodes[p].fed.is_none())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            self.feed(&mut nodes, root, &parents).await?;
+            for n in here {
+                let parent = shape.parents[n].map(|p| index[p]);
+                let q = match parent {
+                    Some(p) => nodes[p].fed.as_ref().expect("fed").1.clone(),
+                    None => q_root.clone(),
+                };
+                let t = ranked(&q)[shape.ranks[n]];
+                let value = parent.map_or(1.0, |p| nodes[p].value) * q[t as usize];
+                nodes.push(Node {
+                    token: t,
+                    parent,
+                    value,
+                    depth: d,
+                    fed: None,
+                });
+                index[n] = nodes.len() - 1;
+            }
+        }
+        let all: Vec<usize> = (0..nodes.len()).collect();
+        Ok(to_proposal(&nodes, &all, |_| None, values))
+    }
+
+    /// A dynamic tree with sampled children that MSS verifies exactly. Best-first over "draw one
+    /// more child of v", scored value(v) × (1 − the q-mass of v's children drawn so far); whether a
+    /// node gets another child is decided before that child is drawn, from what was drawn earlier,
+    /// so each node's candidates are draws from q that MSS may verify in order (the sequential
+    /// argument of SpecInfer's Theorem 4.2 holds for any number of candidates decided that way).
+    async fn dynamic_sampled(
+        &mut self,
+        root: &[f32],
+        q_root: &Dist,
+        depth: usize,
+        budget: usize,
+        chance: &mut impl Chance,
+        values: &mut Vec<f64>,
+    ) -> Result<Proposal, Error> {
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut proposal = Proposal::empty();
+        let mut at_of: Vec<usize> = Vec::new(); // proposal position of each node
+                                                // Per parent (None = root, Some(i) = node i): drawn mass and draws.
+        let mut covered: std::collections::HashMap<Option<usize>, (f64, usize)> =
+            Default::default();
+        // Open "draw another child of v" offers: (v, score).
+        let mut open: Vec<(Option<usize>, f64)> = vec![(None, 1.0)];
+        let mut draws = 0usize;
+        while nodes.len() < budget && draws < 4 * budget {
+            let Some(best) =
+                (0..open.len()).max_by(|&a, &b| open[a].1.total_cmp(&open[b].1).then(b.cmp(&a)))
+            else {
+                break;
+            };
+            let (v, _) = open[best];
+            // The parent's q: the root's, or a node's once fed (feeding every unfed node that may
+            // still get children, in one call).
+            if let Some(i) = v {
+                if nodes[i].fed.is_none() {
+                    let unfed: Vec<usize> = (0..nodes.len())
+                        .filter(|&n| nodes[n].fed.is_none() && nodes[n].depth < depth)
+                        .collect();
+                    self.feed(&mut nodes, root, &unfed).await?;
+                }
+            }
+            open.swap_remove(best);
+            let q = match v {
+                Some(i) => nodes[i].fed.as_ref().expect("fed").1.clone(),
+                None => q_root.clone(),
+            };
+            let x = chance.draw(&q) as u32;
+            draws += 1;
+            let at = v.map_or(0, |i| at_of[i]);
+            let existing = proposal.child(at, x);
+            let node = proposal.merge(at, x, Some(q.clone()));
+            let entry = covered.entry(v).or_insert((0.0, 0));
+            entry.1 += 1;
+            if existing.is_none() {
+                entry.0 += q[x as usize];
+                let parent_value = v.map_or(1.0, |i| nodes[i].value);
+                let d = v.map_or(1, |i| nodes[i].depth + 1);
+                nodes.push(Node {
+                    token: x,
+                    parent: v,
+                    value: parent_value * q[x as usize],
+                    depth: d,
+                    fed: None,
+                });
+                at_of.push(node + 1);
+                values.push(parent_value * q[x as usize]);
+                let me = nodes.len() - 1;
+                if d < depth && x != EOS {
+                    open.push((Some(me), nodes[me].value));
+                }
+            }
+            let (mass, n) = covered[&v];
+            if n < MAX_DRAWS && mass < 1.0 - 1e-9 {
+                let value = v.map_or(1.0, |i| nodes[i].value);
+                open.push((v, value * (1.0 - mass)));
+            }
+        }
+        Ok(proposal)
+    }
+}

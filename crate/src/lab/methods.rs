@@ -1,0 +1,207 @@
+//! Lecture §6 measured: every method of the lecture on one wall-clock axis at one node budget —
+//! chains of drafts A and B, a static tree of B, the suffix index without a model (timed by
+//! [`super::speedup`]), Medusa, EAGLE, EAGLE-2 and EAGLE-2 with the training-time test (timed
+//! here with [`super::hidden`]'s decoding) — each against the target alone on the same prompts.
+//! It sits above both experiments it compares.
+
+use super::context::Lab;
+use super::generate::run;
+use super::hidden::decode::{decode, Ready};
+use super::hidden::drafts::Drafts;
+use super::hidden::report::acceptance_by_depth;
+use super::params::{
+    Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, Verification, BUDGET, DEFAULT_DEPTH,
+};
+use super::speedup::speedup;
+use crate::clock::Progress;
+use crate::decode::engine::Method;
+use crate::decode::stats::Stats;
+use crate::error::Error;
+use crate::model::medusa::MAX_HEADS;
+
+/// One row of the lecture's §6 table, measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MethodRow {
+    pub method: String,
+    /// A short name for a figure's axis.
+    pub short: String,
+    pub tokens_per_call: f64,
+    pub verified_nodes_per_call: f64,
+    /// Accepted drafted nodes over drafted nodes verified.
+    pub accepted_fraction: f64,
+    /// The hidden-state drafts' acceptance by depth (empty for the others).
+    pub acceptance_by_depth: Vec<f64>,
+    pub draft_calls_per_step: f64,
+    /// The draft's time per step over a one-token target call.
+    pub c: f64,
+    /// The lecture's prediction, verification free: E(α, γ)/(γc + 1) for a chain, τ/(1 + c) for
+    /// the others.
+    pub predicted_speedup: f64,
+    /// τ / (T(n)/T(1) + c), with T(n)/T(1) this run's verification call over a one-token call:
+    /// the same formula on the measured cost curve (so it agrees with the measured speedup up to
+    /// the time spent outside model calls).
+    pub predicted_speedup_curve: f64,
+    /// Target-alone wall time over this method's, on the same prompts.
+    pub measured_speedup: f64,
+}
+
+/// The §6 table at one node budget.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MethodsReport {
+    pub budget: usize,
+    pub prompts: usize,
+    pub target_width: usize,
+    pub rows: Vec<MethodRow>,
+}
+
+/// Prompts decoded both ways before the clock starts.
+const WARM_UP: usize = 2;
+
+/// `ready`'s drafter, greedy, against the target alone on the wall clock, prompt by prompt, one
+/// after the other.
+async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<MethodRow, Error> {
+    let (models, clock) = (lab.models, lab.clock);
+    let spec = ready.verified_by(Verification::Greedy);
+    let (drafter, budget) = (spec.drafter, spec.budget);
+    let shapes = &ready.shapes;
+    let plain = Method::Target { greedy: true };
+    let (mut p_stats, mut s_stats) = (Stats::default(), Stats::default());
+    let (mut p_us, mut s_us) = (0.0, 0.0);
+    // The first prompts decoded both ways before the clock counts, then every prompt.
+    let warm = prompts.iter().take(WARM_UP).map(|p| (p, false));
+    for (p, counted) in warm.chain(prompts.iter().map(|p| (p, true))) {
+        let t0 = clock();
+        let a = run(models, plain.clone(), 1.0, p, 0, false, clock).await?;
+        let t1 = clock();
+        let b = decode(lab, ready, spec, p, 0, false).await?;
+        let t2 = clock();
+        if counted {
+            p_us += t1 - t0;
+            s_us += t2 - t1;
+            p_stats.add(&a.stats);
+            s_stats.add(&b.stats);
+        }
+    }
+    let t1 = p_stats.mean_call_us().0.max(f64::MIN_POSITIVE);
+    let tv = s_stats.mean_call_us().0;
+    let steps = s_stats.target_calls.max(1) as f64;
+    let c = s_stats.draft_us / steps / t1;
+    let depth = shapes.reach(drafter, budget);
+    Ok(MethodRow {
+        short: drafter.short().into(),
+        method: spec.describe(lab.lang),
+        tokens_per_call: s_stats.tokens_per_call(),
+        verified_nodes_per_call: s_stats.verified_per_call(),
+        accepted_fraction: s_stats.accepted_node_fraction(),
+        acceptance_by_depth: acceptance_by_depth(&s_stats.accepted, depth),
+        draft_calls_per_step: s_stats.draft_calls as f64 / steps,
+        c,
+        predicted_speedup: s_stats.tokens_per_call() / (1.0 + c),
+        predicted_speedup_curve: s_stats.tokens_per_call() / (tv / t1 + c),
+        measured_speedup: p_us / s_us.max(f64::MIN_POSITIVE),
+    })
+}
+
+/// Lecture §6 measured: chains of drafts A and B, a static tree of B, the suffix index without a
+/// model, Medusa, EAGLE, EAGLE-2 and EAGLE-2 with the training-time test, at node budget
+/// `budget`, on the models' target (trained or widened), greedy.
+pub async fn methods(
+    lab: Lab<'_>,
+    budget: usize,
+    prompts: &[Vec<u32>],
+    progress: Progress<'_>,
+) -> Result<MethodsReport, Error> {
+    let (models, lang) = (lab.models, lab.lang);
+    let total = 8;
+    BUDGET.check(budget as f64)?;
+    let drafts = Drafts::load(models)?;
+    let mut rows = Vec::new();
+    let gamma = budget.min(4) as u32;
+    let specs = [
+        Speedup {
+            draft: Draft::A,
+            gamma,
+            prompts: prompts.len(),
+            batch: 1,
+            shape: Proposing::Chain,
+            config: String::new(),
+        },
+        Speedup {
+            draft: Draft::B,
+            gamma,
+            prompts: prompts.len(),
+            batch: 1,
+            shape: Proposing::Chain,
+            config: String::new(),
+        },
+        Speedup {
+            draft: Draft::B,
+            gamma,
+            prompts: prompts.len(),
+            batch: 1,
+            shape: Proposing::Tree,
+            config: static_tree(budget).into(),
+        },
+        Speedup {
+            draft: Draft::B,
+            gamma: budget.min(16) as u32,
+            prompts: prompts.len(),
+            batch: 1,
+            shape: Proposing::Suffix,
+            config: String::new(),
+        },
+    ];
+    for spec in &specs {
+        let r = speedup(lab, spec, prompts, &mut |_, _| {}).await?;
+        rows.push(MethodRow {
+            short: match spec.shape {
+                Proposing::Chain => format!("{} γ{}", spec.draft.name(), spec.gamma),
+                Proposing::Tree => format!("B {}", spec.config),
+                _ => lang.pick("suffix", "后缀").into(),
+            },
+            method: r.method,
+            tokens_per_call: r.tokens_per_call,
+            verified_nodes_per_call: f64::NAN,
+            accepted_fraction: r.alpha,
+            acceptance_by_depth: Vec::new(),
+            draft_calls_per_step: r.draft_calls_per_step,
+            c: r.c * r.draft_calls_per_step,
+            predicted_speedup: r
+                .predicted_speedup
+                .unwrap_or(r.tokens_per_call / (1.0 + r.c * r.draft_calls_per_step)),
+            predicted_speedup_curve: r.predicted_speedup_curve,
+            measured_speedup: r.measured_speedup,
+        });
+        progress(rows.len(), total);
+    }
+    let hidden = [
+        HiddenMethod::Medusa,
+        HiddenMethod::Eagle,
+        HiddenMethod::Eagle2,
+        HiddenMethod::Eagle2Ttt,
+    ];
+    for method in hidden {
+        let drafter = method.drafter(DEFAULT_DEPTH, MAX_HEADS);
+        let ready =
+            Ready::new(&drafts, HiddenSpec::greedy(drafter, budget), &models.device).await?;
+        rows.push(timed(lab, &ready, prompts).await?);
+        progress(rows.len(), total);
+    }
+    Ok(MethodsReport {
+        budget,
+        prompts: prompts.len(),
+        target_width: models.target_width(),
+        rows,
+    })
+}
+
+/// A static expansion tree of draft B near `budget` nodes (⟨k₁, …⟩ with k₁ + k₁k₂ + … ≤ budget).
+fn static_tree(budget: usize) -> &'static str {
+    match budget {
+        0..=3 => "<1,1>",
+        4..=7 => "<2,1>",
+        8..=13 => "<2,2,1>",
+        14..=27 => "<2,2,1,1>",
+        _ => "<4,2,1,1>",
+    }
+}

@@ -1,0 +1,117 @@
+//! Every range and default a LikesWorld experiment reads, declared once: the CLI's options, the
+//! core's checks ([`super::Experiment::check`]) and the page's controls (through the `presets`
+//! export, which hands these very constants over) all read them, so that changing a bound here
+//! changes all three. Also the two texts a user types whose checks are ranges: a tree
+//! configuration within [`NODE_BUDGET`] and [`TREE_DEPTH`], and a list of γ.
+
+use crate::error::{Error, Range, Text};
+use crate::model::medusa::MAX_HEADS;
+use crate::tree::parse_config;
+
+/// Draft tokens per call.
+pub const GAMMA: Range = Range::new("gamma", 1.0, 16.0, "1 ≤ γ ≤ 16");
+/// Held-out worlds decoded by one experiment.
+pub const PROMPTS: Range = Range::new("prompts", 1.0, 1000.0, "1 ≤ prompts ≤ 1000");
+/// Prompts decoded together in the speedup experiment (lecture §1.2: the batch that makes a
+/// step compute-bound).
+pub const BATCH: Range = Range::new("batch", 1.0, 64.0, "1 ≤ batch ≤ 64");
+/// Samples per prompt.
+pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0, "1 ≤ repeats ≤ 20");
+/// A LikesWorld tree: at most this many nodes…
+pub const NODE_BUDGET: usize = 64;
+/// …and levels.
+pub const TREE_DEPTH: Range = Range::new("tree depth", 1.0, 8.0, "1 to 8 levels");
+
+/// The page's defaults: the prompts, γ and tree of an experiment unless told.
+pub const DEFAULT_PROMPTS: usize = 50;
+pub const DEFAULT_GAMMA: u32 = 4;
+pub const DEFAULT_TREE: &str = "<2,2,1,1>";
+
+/// The lecture's tree configurations (demo 04.3), beside any the user types.
+pub const TREE_CONFIGS: [&str; 6] = [
+    "<1,1,1,1>",
+    "<2,1,1,1>",
+    "<3,1,1,1>",
+    "<1,3,1,1>",
+    "<2,2,1,1>",
+    "<2,2,2,2>",
+];
+/// γ values of demo 03.2, beside the user's.
+pub const GAMMAS: [usize; 4] = [1, 2, 4, 6];
+
+/// The γ values a sweep may list, at most.
+pub const SWEEP_GAMMAS: usize = 8;
+/// How many γ a sweep lists.
+pub const SWEEP_LENGTH: Range = Range::new("#γ", 1.0, SWEEP_GAMMAS as f64, "1 ≤ #γ ≤ 8");
+/// The sweep's γ when none are given: demo 5's neighbourhood of the optimum.
+pub const DEFAULT_SWEEP: &str = "1,2,3,4,6";
+
+/// Node budgets of a draft on the target's hidden states (the §4.7 comparison runs 4, 8, 16 and
+/// 32, the budgets the page offers: [`BUDGETS`]).
+pub const BUDGET: Range = Range::new("budget", 1.0, 64.0, "1 to 64 nodes");
+/// The budgets the page offers.
+pub const BUDGETS: [usize; 4] = [4, 8, 16, 32];
+/// The budget of a run unless told.
+pub const DEFAULT_BUDGET: usize = 16;
+/// Depths of an EAGLE tree.
+pub const DEPTH: Range = Range::new("depth", 1.0, 12.0, "1 to 12");
+/// The depth a tree grows to unless told (EAGLE-2 on LikesWorld at 16 nodes: τ 3.98 at depth 6,
+/// 4.18 at depth 10; deeper adds nothing, measured on 200 prompts).
+pub const DEFAULT_DEPTH: usize = 10;
+/// Medusa heads used: every head the shipped weights have, at most.
+pub const HEADS: Range = Range::new("heads", 1.0, MAX_HEADS as f64, "1 to 4");
+/// The node budget of a step-through with a draft on the target's hidden states.
+pub const STEP_BUDGET: usize = 16;
+
+/// A LikesWorld tree configuration: within [`NODE_BUDGET`] and [`TREE_DEPTH`].
+pub fn tree_widths(config: &str) -> Result<Vec<usize>, Error> {
+    let widths = parse_config(config, NODE_BUDGET)?.widths().to_vec();
+    TREE_DEPTH.check(widths.len() as f64)?;
+    Ok(widths)
+}
+
+/// A list of γ such as `1,2,3,4,6` (spaces allowed; `，` as typed on a Chinese keyboard too):
+/// each a whole number within [`GAMMA`], 1 to [`SWEEP_GAMMAS`] of them; sorted, repeats dropped.
+pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
+    let bad = |en: &str, zh: &str| Error::Parse {
+        what: "γ list",
+        text: text.chars().take(40).collect(),
+        why: Text::new(en, zh),
+    };
+    let parts: Vec<&str> = text.split([',', '，']).collect();
+    SWEEP_LENGTH.check(parts.len() as f64)?;
+    let mut gammas = Vec::new();
+    for part in parts {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad(
+                "expected whole numbers separated by commas, such as 1,2,4",
+                "应为用逗号分隔的整数，例如 1,2,4",
+            ));
+        }
+        let g: u32 = part.parse().map_err(|_| {
+            bad(
+                "every value must be a whole number, such as 1,2,4",
+                "每个值都必须是整数，例如 1,2,4",
+            )
+        })?;
+        GAMMA.check(f64::from(g))?;
+        gammas.push(g);
+    }
+    gammas.sort_unstable();
+    gammas.dedup();
+    Ok(gammas)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_heads_range_is_every_head_the_weights_have() {
+        assert_eq!(HEADS.max as usize, MAX_HEADS);
+        assert!(BUDGETS.iter().all(|&b| BUDGET.check(b as f64).is_ok()));
+        assert!(BUDGETS.contains(&DEFAULT_BUDGET));
+        assert!(DEPTH.check(DEFAULT_DEPTH as f64).is_ok());
+    }
+}
