@@ -6,9 +6,12 @@ import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
 
-// The verification rules, token kinds and the ranges of γ and the repeats are the core's
-// (`presets`), read when the widget mounts.
+// The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
+// budget, depth and heads, and their defaults, are the core's (`presets`), read when the widget
+// mounts: none is typed here.
 const range = (name) => ({ min: (d) => d.decoding[name].min, max: (d) => d.decoding[name].max });
+const byDefault = (name) => ({ value: (d) => d.decoding.defaults[name] });
+const budgets = { options: (d) => d.decoding.budgets.map((b) => [String(b), String(b)]), value: (d) => String(d.decoding.defaults.budget) };
 
 const uses = (...names) => (s) => names.includes(s.experiment);
 // The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
@@ -22,9 +25,8 @@ function params(s) {
   return {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
-    children: s.children, sampling: s.stepkind === 'chain', target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
+    children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
     method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
-    drafter: hiddenStep(s) ? s.stepkind : null,
   };
 }
 
@@ -352,7 +354,7 @@ export default {
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
-    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, value: 4, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, range('gamma')),
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
@@ -376,9 +378,9 @@ export default {
         ['eagle-2', 'EAGLE-2, dynamic tree'], ['eagle-2-ttt', 'EAGLE-2 + training-time test']],
       options_zh: [['medusa', 'Medusa 的头，静态树'], ['eagle', 'EAGLE，静态稀疏树'], ['eagle-balanced', 'EAGLE，静态平衡树'],
         ['eagle-2', 'EAGLE-2，动态树'], ['eagle-2-ttt', 'EAGLE-2 + 训练时测试']], showIf: hidden },
-    { key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', value: '16', options: [['4', '4'], ['8', '8'], ['16', '16'], ['32', '32']], showIf: uses('hidden', 'methods') },
-    { key: 'depth', label: 'depth', label_zh: '深度', type: 'range', min: 1, max: 12, step: 1, value: 10, showIf: (s) => hidden(s) && s.method !== 'medusa' },
-    { key: 'heads', label: 'Medusa heads', label_zh: 'Medusa 头数', type: 'range', min: 1, max: 4, step: 1, value: 4, showIf: (s) => hidden(s) && s.method === 'medusa' },
+    declare({ key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', showIf: uses('hidden', 'methods') }, budgets),
+    declare({ key: 'depth', label: 'depth', label_zh: '深度', type: 'range', step: 1, showIf: (s) => hidden(s) && !s.method.startsWith('medusa') }, { ...range('depth'), ...byDefault('depth') }),
+    declare({ key: 'heads', label: 'Medusa heads', label_zh: 'Medusa 头数', type: 'range', step: 1, showIf: (s) => hidden(s) && s.method.startsWith('medusa') }, { ...range('heads'), ...byDefault('heads') }),
     { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',
       options: [['greedy', 'VerifyGreedy'], ['mss', 'children sampled, MSS (exact)'], ['mss-top-k', 'top-k children, MSS (biased)']],
       options_zh: [['greedy', 'VerifyGreedy'], ['mss', '孩子抽样，MSS（精确）'], ['mss-top-k', 'top-k 孩子，MSS（有偏）']], showIf: hidden,

@@ -1,0 +1,389 @@
+//! The asynchronous model jobs (run in a worker): LikesWorld's next-token view and latencies, the
+//! decoding widget's experiments, the measured roofline, drafting without a model. Each export is
+//! a few lines over [`Job`], which does what they all do: read the page's language and the
+//! parameters, load the models of a backend once (widened when asked, with the note for a
+//! WebGPU job that ran on the CPU), hand the view the clock (`performance.now()`) and a progress
+//! callback, and write the view or the error. Progress goes out as data ([`Step`]), which the
+//! page words.
+
+use super::{into_error, lang_of, output, params, performance};
+use crate::error::Named;
+use crate::i18n::Lang;
+use crate::model::device::{Backend, Fallback};
+use crate::model::Models;
+use crate::views;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// How a long job is going, as data: the page words it in its own language (`progressText` in
+/// `www/engine.js`) and moves its progress bar by the numbers, so that nothing translated is
+/// parsed back. Serialized as `{phase: "loading", backend}` and so on.
+#[derive(Serialize)]
+#[serde(tag = "phase", rename_all = "kebab-case")]
+enum Step<'a> {
+    /// The models are being loaded on `backend`.
+    Loading { backend: &'a str },
+    /// The models run on `backend` (one pass, no count).
+    Running { backend: &'a str },
+    /// `model` is being timed on `backend`.
+    Timing { model: &'a str, backend: &'a str },
+    /// The trained target is being widened `width`×.
+    Widening { width: usize },
+    /// `done` of `total` units of work, on `backend` (none for work without models).
+    Count {
+        done: usize,
+        total: usize,
+        backend: Option<&'a str>,
+    },
+}
+
+/// One asynchronous job: its language, its progress callback and its clock.
+struct Job {
+    lang: Lang,
+    progress: Option<js_sys::Function>,
+    perf: web_sys::Performance,
+}
+
+impl Job {
+    fn new(params: &JsValue, progress: Option<js_sys::Function>) -> Result<Job, JsError> {
+        let lang = lang_of(params);
+        Ok(Job {
+            lang,
+            progress,
+            perf: performance(lang)?,
+        })
+    }
+
+    /// The parameters (missing fields take their defaults).
+    fn read<P: DeserializeOwned>(&self, value: JsValue) -> Result<P, JsError> {
+        params(value, self.lang)
+    }
+
+    /// A core error, thrown in the job's language.
+    fn fail(&self, e: crate::Error) -> JsError {
+        into_error(e, self.lang)
+    }
+
+    /// The clock in microseconds.
+    fn clock(&self) -> impl Fn() -> f64 + '_ {
+        move || self.perf.now() * 1e3
+    }
+
+    /// Tells the caller how the job is going, when it passed a callback.
+    fn report(&self, step: &Step) {
+        if let Some(f) = &self.progress {
+            let Ok(value) = step.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            else {
+                return;
+            };
+            // A throwing callback must not stop the job it reports on.
+            let _ = f.call1(&JsValue::NULL, &value);
+        }
+    }
+
+    /// A progress callback for the core that reports done of total (and on which backend, when
+    /// given) at most once per 1% (posting a message is not free) and at the end.
+    fn every_percent<'a>(&'a self, backend: Option<&'a str>) -> impl FnMut(usize, usize) + 'a {
+        let mut last = -1.0f64;
+        move |done, total| {
+            let f = done as f64 / total.max(1) as f64;
+            if f - last >= 0.01 || done == total {
+                last = f;
+                let backend = backend;
+                self.report(&Step::Count {
+                    done,
+                    total,
+                    backend,
+                });
+            }
+        }
+    }
+
+    /// The models on `backend`, the target widened `width`×, loaded once, and the note for a
+    /// WebGPU job that runs on the CPU instead.
+    async fn models(
+        &self,
+        backend: &str,
+        width: usize,
+    ) -> Result<(Rc<Models>, Option<String>), JsError> {
+        self.report(&Step::Loading { backend });
+        crate::model::widen::WIDTH
+            .check(width as f64)
+            .map_err(|e| self.fail(e))?;
+        let (m, note) = models(backend, self.lang).await.map_err(|e| self.fail(e))?;
+        if width > 1 {
+            self.report(&Step::Widening { width });
+        }
+        let m = widened(m, width).await.map_err(|e| self.fail(e))?;
+        Ok((m, note))
+    }
+
+    /// The view, or its error thrown in the job's language.
+    fn output<V: Serialize>(&self, view: Result<V, crate::Error>) -> Result<JsValue, JsError> {
+        output(&view.map_err(|e| self.fail(e))?, self.lang)
+    }
+}
+
+/// A view that carries the note of a WebGPU job run on the CPU.
+trait Noted {
+    fn noted(self, note: Option<String>) -> Self;
+}
+
+macro_rules! noted {
+    ($($ty:ty),*) => {$(
+        impl Noted for $ty {
+            fn noted(mut self, note: Option<String>) -> Self {
+                self.note = note;
+                self
+            }
+        }
+    )*};
+}
+
+noted!(
+    views::likesworld::LikesWorldView,
+    views::decoding::DecodingView,
+    views::measured::MeasuredView,
+    views::modelfree::ModelfreeView
+);
+
+thread_local! {
+    /// Models stay loaded per backend: decoding the weights is the slow part of a first call.
+    static MODELS: std::cell::RefCell<Vec<Rc<Models>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The last widened target's models: widening r = 16 reads and writes 76 MB, so a run of
+    /// jobs at one width widens once; only one widened target is held at a time.
+    static WIDENED: std::cell::RefCell<Option<Rc<Models>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The models on `backend`, loaded once. A build with flex gives a WebGPU job without a usable
+/// adapter the flex models and the reason, for the page to show; the GPU module, which has no
+/// CPU backend, gives the error (the worker asks [`webgpu_unavailable`] first).
+async fn models(backend: &str, lang: Lang) -> Result<(Rc<Models>, Option<String>), crate::Error> {
+    let mut backend = Backend::parse(backend)?;
+    let mut note = None;
+    if backend == Backend::Wgpu {
+        if let Err(e) = backend.device().await {
+            if !cfg!(feature = "flex") {
+                return Err(e);
+            }
+            note = Some(Fallback::NoDevice(e).note(lang));
+            backend = Backend::Flex;
+        }
+    }
+    if let Some(m) = MODELS.with(|m| m.borrow().iter().find(|m| m.backend == backend).cloned()) {
+        return Ok((m, note));
+    }
+    let loaded = Rc::new(Models::load(backend).await?);
+    MODELS.with(|m| m.borrow_mut().push(loaded.clone()));
+    Ok((loaded, note))
+}
+
+/// `models` with the target widened `width`× (width 1: `models` itself).
+async fn widened(models: Rc<Models>, width: usize) -> Result<Rc<Models>, crate::Error> {
+    if width == 1 {
+        return Ok(models);
+    }
+    let held = WIDENED.with(|w| w.borrow().clone());
+    if let Some(m) = held.filter(|m| m.backend == models.backend && m.target_width() == width) {
+        return Ok(m);
+    }
+    // The old one goes first: two wide targets at once may not fit the tab's memory.
+    WIDENED.with(|w| w.borrow_mut().take());
+    let wide = Rc::new(models.with_target_width(width).await?);
+    WIDENED.with(|w| *w.borrow_mut() = Some(wide.clone()));
+    Ok(wide)
+}
+
+/// The backend a model job asks for, and how many times the trained target is widened.
+#[derive(serde::Deserialize)]
+#[serde(default)]
+struct OnBackend {
+    backend: String,
+    target_width: usize,
+}
+
+impl Default for OnBackend {
+    fn default() -> Self {
+        OnBackend {
+            backend: "flex".into(),
+            target_width: 1,
+        }
+    }
+}
+
+/// Whether this module can run WebGPU jobs here: `undefined` when it can, else the note for a
+/// run on the CPU instead (the worker asks the GPU module this before its first job, and sends
+/// the jobs to the CPU module when WebGPU fails, since the GPU module has no CPU backend).
+#[wasm_bindgen]
+pub async fn webgpu_unavailable(params: JsValue) -> Result<Option<String>, JsError> {
+    // Only the page's language is read from the parameters.
+    let lang = lang_of(&params);
+    Ok(Backend::Wgpu
+        .device()
+        .await
+        .err()
+        .map(|e| Fallback::NoDevice(e).note(lang)))
+}
+
+/// LikesWorld: every model's next-token distributions over a world.
+#[wasm_bindgen]
+pub async fn likesworld(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let job = Job::new(&params, progress)?;
+    let p: views::likesworld::LikesWorldParams = job.read(params)?;
+    let (m, note) = job.models(&p.backend, 1).await?;
+    job.report(&Step::Running {
+        backend: m.backend.name(),
+    });
+    let view = views::likesworld::likesworld_view(&p, &m).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// Per-call latency of the three models on one backend, and c of each draft, measured here with
+/// `performance.now()`.
+#[wasm_bindgen]
+pub async fn likesworld_latency(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    #[derive(serde::Deserialize)]
+    #[serde(default)]
+    struct P {
+        backend: String,
+        runs: usize,
+        /// Untimed calls first (default: runs / 3 + 20, enough for the browser to tier up).
+        warmup: Option<usize>,
+    }
+    impl Default for P {
+        fn default() -> Self {
+            P {
+                backend: "flex".into(),
+                runs: 200,
+                warmup: None,
+            }
+        }
+    }
+    #[derive(Serialize)]
+    struct Out {
+        backend: &'static str,
+        note: Option<String>,
+        #[serde(flatten)]
+        latencies: crate::model::bench::Latencies,
+    }
+    let job = Job::new(&params, progress)?;
+    let p: P = job.read(params)?;
+    use crate::model::bench::{RUNS, WARMUP};
+    // Checked before the models load, so that a bad value is named at once.
+    RUNS.check(p.runs as f64).map_err(|e| job.fail(e))?;
+    if let Some(w) = p.warmup {
+        WARMUP.check(w as f64).map_err(|e| job.fail(e))?;
+    }
+    let (m, note) = job.models(&p.backend, 1).await?;
+    let backend = m.backend.name();
+    // A page that counts WebGPU dispatches (the benchmark wraps `dispatchWorkgroups`) exposes the
+    // running count as `specdecDispatches()`.
+    let counter = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("specdecDispatches"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let count = counter.map(|f| {
+        move || {
+            f.call0(&JsValue::NULL)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(f64::NAN)
+        }
+    });
+    let count = count.as_ref().map(|c| c as &dyn Fn() -> f64);
+    let mut timing = |kind: crate::model::ModelKind| {
+        let model = kind.name();
+        job.report(&Step::Timing { model, backend });
+    };
+    let clock = job.clock();
+    let runs = (p.runs, p.warmup);
+    let l = crate::model::bench::latencies(&m, runs, &clock, count, &mut timing).await;
+    job.output(l.map(|latencies| Out {
+        backend,
+        note,
+        latencies,
+    }))
+}
+
+/// Speculative decoding on LikesWorld: one experiment (`crate::lab::Experiment`, tagged by
+/// `experiment`) on the models of `backend`, drawn by `views::decoding`.
+#[wasm_bindgen]
+pub async fn likesworld_decode(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let job = Job::new(&params, progress)?;
+    let on: OnBackend = job.read(params.clone())?;
+    let experiment: crate::lab::Experiment = job.read(with_experiment(params))?;
+    experiment.check().map_err(|e| job.fail(e))?;
+    let (m, note) = job.models(&on.backend, on.target_width).await?;
+    let mut tell = job.every_percent(Some(m.backend.name()));
+    let (clock, lang) = (job.clock(), job.lang);
+    let view = views::decoding::decoding_view(&experiment, lang, &m, &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// The measured roofline (`views::measured`): T(k) of the target widened `width`× on `backend`,
+/// beside this device's bandwidth and peak.
+#[wasm_bindgen]
+pub async fn roofline_measure(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let job = Job::new(&params, progress)?;
+    let p: views::measured::MeasuredParams = job.read(params)?;
+    p.check().map_err(|e| job.fail(e))?;
+    let (m, note) = job.models(&p.backend, p.width).await?;
+    let mut tell = job.every_percent(Some(m.backend.name()));
+    let clock = job.clock();
+    let view = views::measured::measured_view(&p, &m, &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// Drafting without a model: one experiment of `views::modelfree`. The LikesWorld models are
+/// loaded only when the experiment decodes LikesWorld.
+#[wasm_bindgen]
+pub async fn modelfree(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    use views::modelfree::{modelfree_view, needs_models, settings, ModelfreeParams};
+    let job = Job::new(&params, progress)?;
+    let p: ModelfreeParams = job.read(params)?;
+    settings(&p).map_err(|e| job.fail(e))?;
+    let (m, note) = match needs_models(&p) {
+        true => {
+            let (m, note) = job.models(&p.backend, 1).await?;
+            (Some(m), note)
+        }
+        false => (None, None),
+    };
+    let mut tell = job.every_percent(None);
+    let clock = job.clock();
+    let view = modelfree_view(&p, m.as_deref(), &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// The parameters with `experiment` set to "greedy" where they name none: like every other
+/// field, the experiment has a default (the widget's).
+fn with_experiment(params: JsValue) -> JsValue {
+    let key = JsValue::from_str("experiment");
+    let named = params.is_object() && js_sys::Reflect::has(&params, &key).unwrap_or(false);
+    if named {
+        return params;
+    }
+    let out = js_sys::Object::new();
+    if params.is_object() {
+        js_sys::Object::assign(&out, params.unchecked_ref());
+    }
+    let _ = js_sys::Reflect::set(&out, &key, &JsValue::from_str("greedy"));
+    out.into()
+}

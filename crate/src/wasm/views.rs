@@ -1,0 +1,84 @@
+//! The synchronous exports: one per view, each one line (`call`: parameters in, view out), and
+//! the small calls the page's worker makes around the model jobs (weights, the WebGPU fallback's
+//! note, the benchmark's suite).
+
+use super::{call, into_error, lang_of, output};
+use crate::error::Named;
+use crate::i18n::Lang;
+use crate::model::device::Fallback;
+use crate::views;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+pub fn roofline(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::roofline::roofline_view)
+}
+
+#[wasm_bindgen]
+pub fn theory(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::theory::theory_view)
+}
+
+#[wasm_bindgen]
+pub fn exactness(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::exactness_view)
+}
+
+#[wasm_bindgen]
+pub fn monte_carlo(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::monte_carlo_view)
+}
+
+#[wasm_bindgen]
+pub fn multi_draft(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::multidraft::multi_draft_view)
+}
+
+#[wasm_bindgen]
+pub fn exercise(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exercises::exercise_view)
+}
+
+#[wasm_bindgen]
+pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::tree::tree_view)
+}
+
+/// Hands this module the weights of one model (`target`, `draft-a` or `draft-b`), downloaded by
+/// the page from `pkg/weights/<model>.bpk`, or of a draft on the target's features (`medusa`,
+/// `eagle`, `eagle-ttt`, from `pkg/weights/hidden/`, downloaded only for those experiments): the
+/// modules do not embed them.
+#[wasm_bindgen]
+pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
+    use crate::model::weights::{provide_hidden, HiddenKind};
+    let fail = |e| into_error(e, Lang::En);
+    if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == model) {
+        return provide_hidden(kind, bytes).map_err(fail);
+    }
+    let kind = crate::model::ModelKind::parse(model).map_err(fail)?;
+    crate::model::weights::provide(kind, bytes).map_err(fail)
+}
+
+/// The note for a WebGPU job the worker sends to the CPU because the browser's WebGPU cannot run
+/// it (`{reason: "no-webgpu" | "no-adapter" | "no-timestamps", lang}`): every such note is
+/// written in the core ([`Fallback::note`]).
+#[wasm_bindgen]
+pub fn webgpu_fallback_note(params: JsValue) -> Result<String, JsError> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        reason: Fallback,
+    }
+    let lang = lang_of(&params);
+    let p: P = super::params(params, lang)?;
+    Ok(p.reason.note(lang))
+}
+
+/// The benchmark's experiments 1–5: `[{name, params}]` for `likesworld_decode`.
+#[wasm_bindgen]
+pub fn decoding_bench_suite() -> Result<JsValue, JsError> {
+    let suite: Vec<serde_json::Value> = crate::lab::params::bench_suite()
+        .into_iter()
+        .map(|(name, params)| serde_json::json!({ "name": name, "params": params }))
+        .collect();
+    output(&suite, Lang::En)
+}
