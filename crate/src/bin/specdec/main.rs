@@ -6,10 +6,10 @@
 //! page calls.
 
 mod commands;
+mod opts;
 
 use commands::{exercises, roofline, sampling, theory, tree};
-use serde_json::Value;
-use std::collections::BTreeMap;
+use opts::{Opts, Report, Usage};
 use std::process::ExitCode;
 const USAGE: &str = "\
 specdec — speculative decoding, exactly (lecture 17)
@@ -77,167 +77,6 @@ Models: opt-125m opt-350m opt-1.3b opt-6.7b opt-13b opt-30b
 Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p bonus-from-draft
 ";
 
-/// Options that take no value.
-const FLAGS: [&str; 3] = ["--no-cache", "--dynamic", "--ttt"];
-/// Sub-command words that may follow a command.
-const WORDS: [&str; 15] = [
-    "table",
-    "sweep",
-    "jacobi",
-    "highlight",
-    "accuracy",
-    "acceptance",
-    "greedy",
-    "sample",
-    "tree",
-    "stochastic",
-    "speedup",
-    "widen-check",
-    "medusa",
-    "eagle",
-    "methods",
-];
-
-/// A failed invocation: the one line printed on stderr before exiting with status 2.
-pub struct Usage(pub String);
-
-impl From<specdec::Error> for Usage {
-    fn from(e: specdec::Error) -> Usage {
-        Usage(e.to_string())
-    }
-}
-
-/// Parsed `--name value` options of one subcommand; each read removes its option so that
-/// anything left over is reported as unknown.
-pub struct Opts {
-    pub command: String,
-    values: BTreeMap<String, String>,
-    /// Words before the first option (`likesworld accuracy …`; the model commands are native).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    pub words: Vec<String>,
-    /// Options given without a value (`--no-cache`).
-    flags: Vec<String>,
-    pub json: bool,
-}
-
-impl Opts {
-    pub fn parse(command: &str, args: &[String]) -> Result<Opts, Usage> {
-        let mut values = BTreeMap::new();
-        let (mut words, mut flags) = (Vec::new(), Vec::new());
-        let mut json = false;
-        let mut it = args.iter();
-        while let Some(arg) = it.next() {
-            if arg == "--json" {
-                json = true;
-                continue;
-            }
-            if FLAGS.contains(&arg.as_str()) {
-                flags.push(arg[2..].to_string());
-                continue;
-            }
-            let Some(name) = arg.strip_prefix("--") else {
-                if values.is_empty() && flags.is_empty() && WORDS.contains(&arg.as_str()) {
-                    words.push(arg.clone());
-                    continue;
-                }
-                return Err(Usage(format!(
-                    "{command}: unexpected argument {arg:?} (options look like --name value)"
-                )));
-            };
-            let (name, value) = match name.split_once('=') {
-                Some((n, v)) => (n.to_string(), v.to_string()),
-                None => {
-                    let v = it
-                        .next()
-                        .ok_or_else(|| Usage(format!("{command}: --{name} needs a value")))?;
-                    (name.to_string(), v.clone())
-                }
-            };
-            if values.insert(name.clone(), value).is_some() {
-                return Err(Usage(format!("{command}: --{name} given twice")));
-            }
-        }
-        Ok(Opts {
-            command: command.to_string(),
-            values,
-            words,
-            flags,
-            json,
-        })
-    }
-
-    /// Whether a value-less option such as `--no-cache` was given.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    pub fn flag(&mut self, name: &str) -> bool {
-        let had = self.flags.iter().any(|f| f == name);
-        self.flags.retain(|f| f != name);
-        had
-    }
-
-    /// The value of `--name` without reading it (an option whose form decides what it means).
-    pub fn peek(&self, name: &str) -> Option<&str> {
-        self.values.get(name).map(String::as_str)
-    }
-
-    pub fn take(&mut self, name: &str) -> Option<String> {
-        self.values.remove(name)
-    }
-
-    pub fn required(&mut self, name: &str) -> Result<String, Usage> {
-        self.take(name)
-            .ok_or_else(|| Usage(format!("{}: missing --{name}", self.command)))
-    }
-
-    pub fn number<T: std::str::FromStr>(
-        &mut self,
-        name: &str,
-        default: Option<T>,
-    ) -> Result<T, Usage> {
-        match self.take(name) {
-            Some(text) => text.trim().parse().map_err(|_| {
-                Usage(format!(
-                    "{}: bad value for --{name}: {text:?} is not a valid number here",
-                    self.command
-                ))
-            }),
-            None => default.ok_or_else(|| Usage(format!("{}: missing --{name}", self.command))),
-        }
-    }
-
-    /// A whole number within a documented range (the range is part of the message).
-    pub fn count(
-        &mut self,
-        name: &'static str,
-        default: Option<usize>,
-        max: usize,
-        allowed: &'static str,
-    ) -> Result<usize, Usage> {
-        let n: usize = self.number(name, default)?;
-        specdec::error::check_range(name, n as f64, 1.0, max as f64, allowed)?;
-        Ok(n)
-    }
-
-    /// Fails on any option no reader asked for.
-    fn finish(&self) -> Result<(), Usage> {
-        match (self.values.keys().next(), self.flags.first()) {
-            (Some(name), _) | (None, Some(name)) => {
-                Err(Usage(format!("{}: unknown option --{name}", self.command)))
-            }
-            (None, None) => Ok(()),
-        }
-    }
-}
-
-/// What a subcommand produces: the JSON object and the table rows for people.
-pub struct Report {
-    pub json: Value,
-    pub rows: Vec<(String, String)>,
-}
-
-pub fn row(k: &str, v: impl std::fmt::Display) -> (String, String) {
-    (k.to_string(), v.to_string())
-}
-
 fn main() -> ExitCode {
     let mut args: Vec<String> = Vec::new();
     for (i, a) in std::env::args_os().skip(1).enumerate() {
@@ -301,10 +140,7 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         #[cfg(not(target_arch = "wasm32"))]
         "train" => commands::models::train(o)?,
         #[cfg(not(target_arch = "wasm32"))]
-        "likesworld" => match o.words.first().map(String::as_str) {
-            Some("accuracy") => commands::models::accuracy(o)?,
-            _ => commands::decoding::likesworld(o)?,
-        },
+        "likesworld" => commands::likesworld::route(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "prompt-lookup" => commands::modelfree::prompt_lookup(o)?,
         #[cfg(not(target_arch = "wasm32"))]

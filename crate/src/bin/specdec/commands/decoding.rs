@@ -1,106 +1,25 @@
-//! `likesworld acceptance|greedy|sample|tree|stochastic|speedup`: speculative decoding with the
-//! LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each fills the
-//! parameters of one `specdec::lab` experiment, checks them with the ranges the page uses, and
-//! prints its report.
+//! `likesworld acceptance|greedy|sample|tree|stochastic`, `decode-bench`: speculative decoding
+//! with the LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each
+//! reads its options into one `specdec::lab` experiment, runs it as the page does
+//! (`options::run`), and prints its report.
 
-use super::models::backend;
-use crate::{row, Opts, Report, Usage};
+use super::options::{draft, models, prompts, run, value};
+use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
-use serde::Serialize;
 use specdec::clock::native_clock;
-use specdec::decode::{Method, TreeRule};
-use specdec::error::Range;
+use specdec::error::Named;
 use specdec::i18n::Lang;
 use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
 use specdec::lab::decoding::{self as ex, OutputStats};
-use specdec::lab::params::{tree_widths, Chain, Draft, Stochastic, GAMMA, PROMPTS, REPEATS};
-use specdec::lab::target_greedy;
-use specdec::likesworld::{prompts as held_out, sampling_prompts};
-use specdec::model::widen::{self, WIDTH};
+use specdec::lab::experiment::Outcome;
+use specdec::lab::params::{
+    tree_widths, Beside, Chain, Experiment, Sampling, Stochastic, Tree, GAMMA, REPEATS,
+};
+use specdec::lab::Lab;
+use specdec::likesworld::sampling_prompts;
 use specdec::model::Models;
 use specdec::sampling::multi::Children;
 use specdec::sampling::speculative::Variant;
-
-pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
-    const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup, widen-check, medusa, eagle, methods";
-    if o.words.len() != 1 {
-        return Err(Usage(format!(
-            "likesworld: expected one of {KNOWN}, got {:?}",
-            o.words.join(" ")
-        )));
-    }
-    match o.words[0].as_str() {
-        "acceptance" => acceptance(o),
-        "greedy" => greedy(o),
-        "sample" => sample(o),
-        "tree" => tree(o),
-        "stochastic" => stochastic(o),
-        "speedup" => super::speedup::speedup(o),
-        "widen-check" => widen_check(o),
-        "medusa" => super::hidden::medusa(o),
-        "eagle" => super::hidden::eagle(o),
-        "methods" => super::hidden::methods(o),
-        w => Err(Usage(format!(
-            "likesworld: unknown experiment {w:?} (known: {KNOWN})"
-        ))),
-    }
-}
-
-/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
-pub(super) fn models(o: &mut Opts) -> Result<Models, Usage> {
-    let width = width(o, "target-width")?;
-    let m = read_sync(Models::load(backend(o)?))?;
-    Ok(read_sync(m.with_target_width(width))?)
-}
-
-/// A target width (`--target-width` or `--width`), checked before any model loads.
-pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
-    let r: usize = o.number(option, Some(1))?;
-    WIDTH.check(r as f64)?;
-    Ok(r)
-}
-
-/// `--draft a|b`.
-pub(super) fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
-    let name = match default {
-        Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
-        None => o.required("draft")?,
-    };
-    Draft::parse(&name).map_err(|e| Usage(format!("{}: {e}", o.command)))
-}
-
-/// A whole number within a range the lab declares.
-pub(super) fn ranged(o: &mut Opts, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
-    let n: usize = o.number(range.name, default)?;
-    range.check(n as f64)?;
-    Ok(n)
-}
-
-fn gamma(o: &mut Opts) -> Result<usize, Usage> {
-    ranged(o, &GAMMA, None)
-}
-
-pub(super) fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
-    ranged(o, &PROMPTS, Some(default))
-}
-
-/// The prompts of `n` held-out worlds.
-pub(super) fn prompt_tokens(n: usize) -> Vec<Vec<u32>> {
-    held_out(n).iter().map(|w| w.prompt()).collect()
-}
-
-/// A tree configuration within the LikesWorld budget.
-fn widths(o: &mut Opts) -> Result<Vec<usize>, Usage> {
-    Ok(tree_widths(&o.required("config")?)?)
-}
-
-pub(super) fn value(report: &impl Serialize) -> serde_json::Value {
-    serde_json::to_value(report).expect("reports serialise")
-}
-
-pub(super) fn no_progress() -> impl FnMut(usize, usize) {
-    |_, _| {}
-}
 
 fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
     row(
@@ -113,10 +32,10 @@ fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
     )
 }
 
-fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
+pub fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 200)?;
     let m = models(o)?;
-    let rows = read_sync(acceptance_by_kind(&m, n, &mut no_progress()))?;
+    let rows = read_sync(acceptance_by_kind(&m, n, &mut |_, _| {}))?;
     let mut table = vec![row(
         "next token is",
         "positions   β A    β B    argmax A  argmax B",
@@ -166,20 +85,14 @@ fn greedy_report(r: &ex::GreedyReport) -> Vec<(String, String)> {
     rows
 }
 
-fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
+/// A greedy experiment's one report (the CLI asks for nothing beside its own γ or tree).
+fn greedy_run(o: &mut Opts, experiment: Experiment) -> Result<Report, Usage> {
     let m = models(o)?;
-    let prompts = prompt_tokens(n);
-    let clock = native_clock();
-    let reference = read_sync(target_greedy(&m, &prompts, &clock, &mut no_progress()))?;
-    let r = read_sync(ex::greedy(
-        &m,
-        method,
-        &prompts,
-        &reference,
-        Lang::En,
-        &clock,
-        &mut no_progress(),
-    ))?;
+    let r = match run(&experiment, &m)? {
+        Outcome::Greedy(mut reports) => reports.pop().expect("one γ").1,
+        Outcome::Tree(mut reports) => reports.pop().expect("one tree"),
+        _ => unreachable!("a greedy experiment reports greedy runs"),
+    };
     Ok(Report {
         rows: greedy_report(&r),
         json: value(&r),
@@ -188,35 +101,39 @@ fn run_greedy(o: &mut Opts, method: Method, n: usize) -> Result<Report, Usage> {
 
 /// One γ (the page sweeps several). Greedy decoding is deterministic, so `--seed` is accepted,
 /// as the contract says, and changes nothing.
-fn greedy(o: &mut Opts) -> Result<Report, Usage> {
-    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
+pub fn greedy(o: &mut Opts) -> Result<Report, Usage> {
+    let (d, g, n) = (draft(o, None)?, o.count(&GAMMA, None)?, prompts(o, 200)?);
     let _deterministic: u64 = o.number("seed", Some(0))?;
     let chain = Chain {
         draft: d,
         gamma: g as u32,
         prompts: n,
+        beside: Beside::Nothing,
     };
-    run_greedy(o, chain.method(g), n)
+    greedy_run(o, Experiment::Greedy(chain))
 }
 
-fn tree(o: &mut Opts) -> Result<Report, Usage> {
-    let (w, d, n) = (widths(o)?, draft(o, Some("b"))?, prompts(o, 100)?);
-    let method = Method::Expand {
-        draft: d.index(),
-        widths: w,
-        children: Children::TopK,
-        rule: TreeRule::Greedy,
+/// One greedy tree of `--config` (the page adds the lecture's).
+pub fn tree(o: &mut Opts) -> Result<Report, Usage> {
+    let config = o.required("config")?;
+    tree_widths(&config)?;
+    let (d, n) = (draft(o, Some("b"))?, prompts(o, 100)?);
+    let tree = Tree {
+        draft: d,
+        config,
+        prompts: n,
+        beside: Beside::Nothing,
     };
-    run_greedy(o, method, n)
+    greedy_run(o, Experiment::Tree(tree))
 }
 
-fn sample(o: &mut Opts) -> Result<Report, Usage> {
-    let (d, g, n) = (draft(o, None)?, gamma(o)?, prompts(o, 200)?);
-    let repeats = ranged(o, &REPEATS, Some(3))?;
+pub fn sample(o: &mut Opts) -> Result<Report, Usage> {
+    let (d, g, n) = (draft(o, None)?, o.count(&GAMMA, None)?, prompts(o, 200)?);
+    let repeats = o.count(&REPEATS, Some(3))?;
     let seed: u64 = o.number("seed", Some(0))?;
     let variant = Variant::parse(&o.take("variant").unwrap_or_else(|| "correct".into()))?;
     let m = models(o)?;
-    let s = specdec::lab::params::Sampling {
+    let s = Sampling {
         draft: d,
         gamma: g as u32,
         prompts: n,
@@ -224,20 +141,9 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
         seed,
         variant,
     };
-    let method = s.method();
-    let prompts = sampling_prompts(n);
-    let clock = native_clock();
-    let r = read_sync(ex::sample(
-        &m,
-        method,
-        variant,
-        &prompts,
-        repeats,
-        seed,
-        Lang::En,
-        &clock,
-        &mut no_progress(),
-    ))?;
+    let Outcome::Sample(r) = run(&Experiment::Sample(s), &m)? else {
+        unreachable!("a sampling experiment reports its sampling")
+    };
     let verdict = if r.p_value < 0.01 {
         "differs from the target's (p < 0.01)"
     } else {
@@ -280,8 +186,8 @@ fn sample(o: &mut Opts) -> Result<Report, Usage> {
     })
 }
 
-fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
-    let w = widths(o)?;
+pub fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
+    let w = tree_widths(&o.required("config")?)?;
     let rule = Stochastic::parse(&o.required("verify")?).map_err(|e| {
         Usage(format!(
             "{}: {e} (greedy trees: likesworld tree)",
@@ -297,16 +203,10 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     let m = models(o)?;
     let prompts = sampling_prompts(n);
     let clock = native_clock();
+    let lab = Lab::new(&m, Lang::En, &clock);
+    let quiet = &mut |_, _| {};
     let r = read_sync(ex::stochastic(
-        &m,
-        &w,
-        children,
-        rule,
-        &prompts,
-        seed,
-        Lang::En,
-        &clock,
-        &mut no_progress(),
+        lab, &w, children, rule, &prompts, seed, quiet,
     ))?;
     let mut rows = vec![
         row("method", &r.method),
@@ -336,41 +236,8 @@ fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     })
 }
 
-/// `likesworld widen-check --width R`: the widened target against the trained one on held-out
-/// worlds (teacher-forced logits and argmax).
-fn widen_check(o: &mut Opts) -> Result<Report, Usage> {
-    let r = width(o, "width")?;
-    let n = prompts(o, 64)?;
-    let m = models(o)?;
-    let wide = read_sync(m.with_target_width(r))?;
-    let seqs: Vec<Vec<u32>> = held_out(n).iter().map(|w| w.tokens()).collect();
-    let a = read_sync(widen::agreement(&m.target, &wide.target, &seqs, &m.device))?;
-    let params = burn::module::Module::num_params(&wide.target);
-    let bytes = specdec::model::measure::weight_bytes(&wide.target);
-    Ok(Report {
-        rows: vec![
-            row(
-                "target widened",
-                format!(
-                    "×{r} on {}: {params} parameters, {:.1} MB read per step",
-                    m.backend.name(),
-                    bytes as f64 / 1e6
-                ),
-            ),
-            row(
-                "largest |logit difference|",
-                format!(
-                    "{:.2e} over {} positions of {n} held-out worlds",
-                    a.max_abs_logit_diff, a.positions
-                ),
-            ),
-            row("same argmax", format!("{:.2}%", 100.0 * a.argmax_agreement)),
-        ],
-        json: serde_json::json!({"width": r, "params": params, "weight_bytes": bytes,
-            "max_abs_logit_diff": a.max_abs_logit_diff, "argmax_agreement": a.argmax_agreement,
-            "positions": a.positions, "backend": m.backend.name()}),
-    })
-}
+/// How many times fewer prompts a slow backend's benchmark decodes.
+const DIVIDE: specdec::error::Range = specdec::error::Range::new("divide", 1.0, 100.0, "1 to 100");
 
 /// `decode-bench`: experiments 1–5 at the lecture's sizes, each timed as one call of the page's
 /// `decoding_view` (the same list `tests/bench.mjs` times in the browser).
@@ -385,7 +252,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
     };
     // A slow backend (wgpu on a software Vulkan) runs a fraction of the prompts, as the page's
     // bench does for WebGPU on SwiftShader.
-    let divide = o.count("divide", Some(1), 100, "1 to 100")?;
+    let divide = o.count(&DIVIDE, Some(1))?;
     let clock = native_clock();
     let mut rows = Vec::new();
     let mut out = serde_json::Map::new();
@@ -402,7 +269,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
                 _ => name.to_string(),
             };
             let t0 = clock();
-            let mut quiet = no_progress();
+            let mut quiet = |_, _| {};
             read_sync(decoding_view(&experiment, Lang::En, &m, &clock, &mut quiet))?;
             let s = (clock() - t0) / 1e6;
             total += s;

@@ -1,6 +1,6 @@
 //! `exercise`: the lecture's exercises 1, 3, 4, 5, 6 and 7 checked as the page checks them.
 
-use crate::{row, Opts, Report, Usage};
+use crate::opts::{row, Opts, Report, Usage};
 use specdec::i18n::Lang;
 use specdec::views::exercises::{exercise_view, ExerciseParams, Verdict};
 

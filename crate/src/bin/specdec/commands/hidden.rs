@@ -1,15 +1,18 @@
 //! `likesworld medusa|eagle|methods`: drafts on the target's own hidden states (lecture §5.1,
-//! §5.2, §4.7) and the §6 table measured. Every one prints what `specdec::lab::hidden` returns.
+//! §5.2, §4.7) and the §6 table measured. Each reads its options into one `specdec::lab`
+//! experiment, runs it as the page does (`options::run`), and prints its report.
 
-use super::decoding::{models, no_progress, prompt_tokens, prompts, ranged, value};
-use crate::{row, Opts, Report, Usage};
-use burn::tensor::read_sync;
-use specdec::clock::native_clock;
+use super::options::{models, prompts, run, value};
+use crate::opts::{row, Opts, Report, Usage};
+use specdec::error::Named;
 use specdec::i18n::Lang;
-use specdec::lab::hidden::{
-    evaluate, methods as measure_methods, Drafter, Drafts, HiddenReport, TreeKind, Verification,
-    BUDGET, DEFAULT_DEPTH, DEPTH, HEADS,
+use specdec::lab::experiment::Outcome;
+use specdec::lab::hidden::HiddenReport;
+use specdec::lab::params::{
+    Drafter, Experiment, HiddenMethod, HiddenRun, MethodsRun, TreeKind, Verification, BUDGET,
+    DEFAULT_BUDGET, DEFAULT_DEPTH, DEPTH, HEADS,
 };
+use specdec::model::medusa::MAX_HEADS;
 
 fn tree_kind(o: &mut Opts, dynamic: bool) -> Result<TreeKind, Usage> {
     let named = o.take("tree");
@@ -82,29 +85,32 @@ fn rows(r: &HiddenReport) -> Vec<(String, String)> {
     rows
 }
 
+/// `drafter` at `budget` nodes, verified so, on `n` prompts: the page's experiment.
 fn report(
     o: &mut Opts,
     drafter: Drafter,
     budget: usize,
-    verification: Verification,
+    verify: Verification,
     n: usize,
     seed: u64,
 ) -> Result<Report, Usage> {
-    let m = models(o)?;
-    let drafts = Drafts::load(&m)?;
-    let clock = native_clock();
-    let r = read_sync(evaluate(
-        &m,
-        &drafts,
-        drafter,
+    let (depth, heads) = match drafter {
+        Drafter::Medusa { heads, .. } => (DEFAULT_DEPTH, heads),
+        Drafter::Eagle { depth, .. } => (depth, MAX_HEADS),
+    };
+    let experiment = Experiment::Hidden(HiddenRun {
+        method: HiddenMethod::of(drafter),
         budget,
-        verification,
-        &prompt_tokens(n),
+        depth,
+        heads,
+        verify,
+        prompts: n,
         seed,
-        Lang::En,
-        &clock,
-        &mut no_progress(),
-    ))?;
+    });
+    let m = models(o)?;
+    let Outcome::Hidden { report: r, .. } = run(&experiment, &m)? else {
+        unreachable!("a hidden-state experiment reports its draft")
+    };
     Ok(Report {
         rows: rows(&r),
         json: value(&r),
@@ -113,8 +119,8 @@ fn report(
 
 /// `likesworld medusa [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]`.
 pub fn medusa(o: &mut Opts) -> Result<Report, Usage> {
-    let heads = ranged(o, &HEADS, Some(4))?;
-    let budget = ranged(o, &BUDGET, Some(16))?;
+    let heads = o.count(&HEADS, Some(MAX_HEADS))?;
+    let budget = o.count(&BUDGET, Some(DEFAULT_BUDGET))?;
     let tree = tree_kind(o, false)?;
     if tree == TreeKind::Dynamic {
         return Err(Usage(format!(
@@ -138,18 +144,15 @@ pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
     let dynamic = o.flag("dynamic");
     let ttt = o.flag("ttt");
     let tree = tree_kind(o, dynamic)?;
-    let budget = ranged(o, &BUDGET, Some(16))?;
-    let depth = ranged(o, &DEPTH, Some(DEFAULT_DEPTH))?;
+    let budget = o.count(&BUDGET, Some(DEFAULT_BUDGET))?;
+    let depth = o.count(&DEPTH, Some(DEFAULT_DEPTH))?;
     let verification = Verification::parse(&o.take("verify").unwrap_or_else(|| "greedy".into()))
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
     if verification != Verification::Greedy && tree != TreeKind::Dynamic {
         return Err(Usage(format!(
             "{}: --verify {} needs the dynamic tree (--dynamic): a static tree's children are the draft's top-k, not draws",
             o.command,
-            match verification {
-                Verification::Mss => "mss",
-                _ => "mss-top-k",
-            }
+            verification.key()
         )));
     }
     let seed: u64 = o.number("seed", Some(0))?;
@@ -166,18 +169,13 @@ pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
 
 /// `likesworld methods [--budget N] [--prompts P]`: lecture §6's table, measured.
 pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
-    let budget = ranged(o, &BUDGET, Some(16))?;
+    let budget = o.count(&BUDGET, Some(DEFAULT_BUDGET))?;
     let n = prompts(o, 20)?;
     let m = models(o)?;
-    let clock = native_clock();
-    let r = read_sync(measure_methods(
-        &m,
-        budget,
-        &prompt_tokens(n),
-        Lang::En,
-        &clock,
-        &mut no_progress(),
-    ))?;
+    let experiment = Experiment::Methods(MethodsRun { budget, prompts: n });
+    let Outcome::Methods(r) = run(&experiment, &m)? else {
+        unreachable!("the §6 experiment reports its table")
+    };
     let mut rows = vec![row(
         "budget, prompts, target width",
         format!("{} nodes, {}, ×{}", r.budget, r.prompts, r.target_width),

@@ -1,5 +1,8 @@
 //! One file per command family, as cargo's `commands/` folder: each holds the subcommands of
-//! one part of the lecture, thin shells over the core functions the page calls.
+//! one part of the lecture, thin shells over the core functions the page calls. `likesworld`
+//! routes the LikesWorld commands, each once; `options` holds the options the model commands
+//! share and the one call that runs an experiment as the page does. No command file imports
+//! another but those two.
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod decoding;
@@ -7,9 +10,13 @@ pub mod exercises;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hidden;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod likesworld;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod modelfree;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod models;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod options;
 pub mod roofline;
 pub mod sampling;
 #[cfg(not(target_arch = "wasm32"))]

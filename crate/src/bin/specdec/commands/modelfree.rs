@@ -2,17 +2,22 @@
 //! without a model (lecture §5.3, demos 05.1–05.3). Thin shells over
 //! `specdec::decode::free`.
 
-use super::models::backend;
-use crate::{row, Opts, Report, Usage};
+use super::options::backend;
+use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
+use specdec::decode::free::kind::{DrafterKind, Settings, BUDGET, EARLIER, REQUESTS, WINDOW};
 use specdec::decode::free::lookup::PromptLookup;
 use specdec::decode::free::suffix::{grow, Root, SuffixIndex};
 use specdec::decode::free::workloads::{Kind, Workload};
 use specdec::decode::Source;
-use specdec::error::check_range;
-use specdec::lab::modelfree::{self as ex, DrafterKind, Row, Settings};
+use specdec::error::{Named, Range};
+use specdec::lab::modelfree::{self as ex, Row};
 use specdec::model::Models;
+
+/// The suffix benchmark's index sizes and look-ups.
+const MAX_TOKENS: Range = Range::new("max-tokens", 1e3, 1e7, "10³ ≤ max-tokens ≤ 10⁷");
+const LOOKUPS: Range = Range::new("lookups", 1.0, 1e6, "1 ≤ lookups ≤ 10⁶");
 
 /// `prompt-lookup --tokens 1,2,3 --ngram N --k K [--min-ngram M]`.
 pub fn prompt_lookup(o: &mut Opts) -> Result<Report, Usage> {
@@ -80,7 +85,7 @@ fn settings(o: &mut Opts, drafter_default: Option<&str>) -> Result<Settings, Usa
 }
 
 fn requests(o: &mut Opts) -> Result<usize, Usage> {
-    o.count("requests", Some(50), ex::MAX_REQUESTS, "1 ≤ requests ≤ 200")
+    o.count(&REQUESTS, Some(50))
 }
 
 /// The LikesWorld models, loaded only when a LikesWorld run needs them.
@@ -138,7 +143,7 @@ pub fn modelfree(o: &mut Opts) -> Result<Report, Usage> {
 fn single(o: &mut Opts) -> Result<Report, Usage> {
     let s = settings(o, None)?;
     let m = models(o, s.workload == Kind::Likesworld)?;
-    let w = Workload::new(s.workload, s.requests, ex::EARLIER, s.seed);
+    let w = Workload::new(s.workload, s.requests, EARLIER, s.seed);
     let clock = native_clock();
     let reference = read_sync(ex::references(&w, m.as_ref(), &clock))?;
     let (r, _) = read_sync(ex::run(
@@ -194,7 +199,7 @@ fn single(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 fn table(o: &mut Opts) -> Result<Report, Usage> {
-    let budget = o.count("budget", Some(8), ex::MAX_BUDGET, "1 ≤ budget ≤ 48")?;
+    let budget = o.count(&BUDGET, Some(8))?;
     let requests = requests(o)?;
     let seed: u64 = o.number("seed", Some(0))?;
     let m = models(o, true)?;
@@ -262,7 +267,7 @@ fn sweep(o: &mut Opts) -> Result<Report, Usage> {
 
 fn jacobi(o: &mut Opts) -> Result<Report, Usage> {
     let workload = Kind::parse(&o.take("workload").unwrap_or_else(|| "likesworld".into()))?;
-    let window = o.count("window", Some(6), 24, "1 ≤ window ≤ 24")?;
+    let window = o.count(&WINDOW, Some(6))?;
     let requests = requests(o)?;
     let seed: u64 = o.number("seed", Some(0))?;
     let m = models(o, workload == Kind::Likesworld)?;
@@ -318,8 +323,8 @@ fn highlight(o: &mut Opts) -> Result<Report, Usage> {
 /// size of the global index, 10³ → 10⁶ tokens of agent outputs.
 pub fn suffix_bench(o: &mut Opts) -> Result<Report, Usage> {
     let max: usize = o.number("max-tokens", Some(1_000_000))?;
-    check_range("max-tokens", max as f64, 1e3, 1e7, "10³ ≤ max-tokens ≤ 10⁷")?;
-    let lookups = o.count("lookups", Some(2000), 1_000_000, "1 ≤ lookups ≤ 10⁶")?;
+    MAX_TOKENS.check(max as f64)?;
+    let lookups = o.count(&LOOKUPS, Some(2000))?;
     // Documents: agent outputs, as many as the largest index needs; contexts: fresh requests.
     let per_doc = 30;
     let w = Workload::new(Kind::Agent, max / per_doc + 1, 0, 7);

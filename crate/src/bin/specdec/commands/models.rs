@@ -1,11 +1,15 @@
 //! The LikesWorld model commands: `train`, `likesworld accuracy`, `tree-attention`,
 //! `model-bench` (native only).
 
-use crate::{row, Opts, Report, Usage};
+use super::options::{backend, models, prompts, width};
+use crate::opts::{row, Opts, Report, Usage};
 use burn::module::Module;
 use burn::tensor::read_sync;
 use serde_json::json;
-use specdec::likesworld::{worlds, Split};
+use specdec::error::{Named, Range};
+use specdec::lab::params::{HEADS, PROMPTS};
+use specdec::likesworld::{prompts as held_out, worlds, Split};
+use specdec::model::bench::RUNS;
 use specdec::model::device::Backend;
 use specdec::model::eval::accuracy as answer_accuracy;
 use specdec::model::medusa::MAX_HEADS;
@@ -15,15 +19,18 @@ use specdec::model::train::{
 };
 use specdec::model::tree_attention::check;
 use specdec::model::weights::HiddenKind;
+use specdec::model::widen;
 use specdec::model::{weights, ModelKind};
 use specdec::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use std::io::Write;
 
-pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
-    Ok(Backend::parse(
-        &o.take("backend").unwrap_or_else(|| "flex".into()),
-    )?)
-}
+/// Training steps and the batch of one step.
+const STEPS: Range = Range::new("steps", 1.0, 1_000_000.0, "1 ≤ steps ≤ 1000000");
+const TRAIN_BATCH: Range = Range::new("batch", 1.0, 4096.0, "1 ≤ batch ≤ 4096");
+/// The training-time test's rollout (1 would be plain EAGLE).
+const ROLLOUT: Range = Range::new("rollout", 2.0, 6.0, "2 ≤ rollout ≤ 6");
+/// Held-out worlds an accuracy run scores.
+const WORLDS: Range = Range::new("worlds", 1.0, 100_000.0, "1 ≤ worlds ≤ 100000");
 
 /// A progress bar on stderr for a training run.
 fn bar(p: &Point, total: usize) {
@@ -75,21 +82,16 @@ fn write_curve(
 fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
     let hidden = match kind {
         HiddenKind::Medusa => Hidden::Medusa {
-            heads: o.count("heads", Some(MAX_HEADS), MAX_HEADS, "1 ≤ heads ≤ 4")?,
+            heads: o.count(&HEADS, Some(MAX_HEADS))?,
         },
         HiddenKind::Eagle => Hidden::Eagle { rollout: 1 },
         HiddenKind::EagleTtt => Hidden::Eagle {
-            rollout: o.count("rollout", Some(3), 6, "2 ≤ rollout ≤ 6")?.max(2),
+            rollout: o.count(&ROLLOUT, Some(3))?,
         },
     };
     let mut config = HiddenConfig::new(hidden, o.number("seed", None)?);
-    config.steps = o.count(
-        "steps",
-        Some(config.steps),
-        1_000_000,
-        "1 ≤ steps ≤ 1000000",
-    )?;
-    config.batch = o.count("batch", Some(config.batch), 4096, "1 ≤ batch ≤ 4096")?;
+    config.steps = o.count(&STEPS, Some(config.steps))?;
+    config.batch = o.count(&TRAIN_BATCH, Some(config.batch))?;
     let device = backend(o)?.device_blocking()?;
     let target = weights::load(ModelKind::Target, &device)?;
     let started = std::time::Instant::now();
@@ -130,13 +132,8 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     }
     let kind = ModelKind::parse(&name)?;
     let mut config = TrainConfig::new(kind, o.number("seed", None)?);
-    config.steps = o.count(
-        "steps",
-        Some(config.steps),
-        1_000_000,
-        "1 ≤ steps ≤ 1000000",
-    )?;
-    config.batch = o.count("batch", Some(config.batch), 4096, "1 ≤ batch ≤ 4096")?;
+    config.steps = o.count(&STEPS, Some(config.steps))?;
+    config.batch = o.count(&TRAIN_BATCH, Some(config.batch))?;
     let device = backend(o)?.device_blocking()?;
     let started = std::time::Instant::now();
     let total = config.steps;
@@ -177,7 +174,7 @@ pub fn accuracy(o: &mut Opts) -> Result<Report, Usage> {
         ));
     }
     let kind = ModelKind::parse(&o.required("model")?)?;
-    let n = o.count("worlds", Some(1000), 100_000, "1 ≤ worlds ≤ 100000")?;
+    let n = o.count(&WORLDS, Some(1000))?;
     let seed = o.number("seed", Some(12345u64))?;
     let device = backend(o)?.device_blocking()?;
     let model = weights::load(kind, &device)?;
@@ -204,7 +201,7 @@ pub fn accuracy(o: &mut Opts) -> Result<Report, Usage> {
 
 pub fn tree_attention(o: &mut Opts) -> Result<Report, Usage> {
     let config = parse_config(&o.required("config")?, DEFAULT_NODE_BUDGET)?;
-    let prompts = o.count("prompts", Some(4), 1000, "1 ≤ prompts ≤ 1000")?;
+    let prompts = o.count(&PROMPTS, Some(4))?;
     let kind = ModelKind::parse(&o.take("model").unwrap_or_else(|| "target".into()))?;
     let cached = !o.flag("no-cache");
     let device = backend(o)?.device_blocking()?;
@@ -250,7 +247,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
         Some(b) => vec![Backend::parse(&b)?],
         None => Backend::ALL.to_vec(),
     };
-    let runs = o.count("runs", Some(300), 100_000, "1 ≤ runs ≤ 100000")?;
+    let runs = o.count(&RUNS, Some(300))?;
     let mut rows = vec![row(
         "backend / model",
         "decode1 µs   chain5 µs   tree31 µs   (median; p95 of decode1)",
@@ -315,7 +312,7 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
 /// `--width`×, beside this device's bandwidth and peak (lecture §1.2, demo 1 measured).
 pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
     use specdec::model::measure::{self, K};
-    let width = super::decoding::width(o, "width")?;
+    let width = width(o, "width")?;
     let ks: Vec<usize> = match o.take("k") {
         None => measure::KS.to_vec(),
         Some(list) => list
@@ -409,5 +406,41 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
     Ok(Report {
         json: serde_json::to_value(&r).expect("serialisable"),
         rows,
+    })
+}
+
+/// `likesworld widen-check --width R`: the widened target against the trained one on held-out
+/// worlds (teacher-forced logits and argmax).
+pub fn widen_check(o: &mut Opts) -> Result<Report, Usage> {
+    let r = width(o, "width")?;
+    let n = prompts(o, 64)?;
+    let m = models(o)?;
+    let wide = read_sync(m.with_target_width(r))?;
+    let seqs: Vec<Vec<u32>> = held_out(n).iter().map(|w| w.tokens()).collect();
+    let a = read_sync(widen::agreement(&m.target, &wide.target, &seqs, &m.device))?;
+    let params = burn::module::Module::num_params(&wide.target);
+    let bytes = specdec::model::measure::weight_bytes(&wide.target);
+    Ok(Report {
+        rows: vec![
+            row(
+                "target widened",
+                format!(
+                    "×{r} on {}: {params} parameters, {:.1} MB read per step",
+                    m.backend.name(),
+                    bytes as f64 / 1e6
+                ),
+            ),
+            row(
+                "largest |logit difference|",
+                format!(
+                    "{:.2e} over {} positions of {n} held-out worlds",
+                    a.max_abs_logit_diff, a.positions
+                ),
+            ),
+            row("same argmax", format!("{:.2}%", 100.0 * a.argmax_agreement)),
+        ],
+        json: serde_json::json!({"width": r, "params": params, "weight_bytes": bytes,
+            "max_abs_logit_diff": a.max_abs_logit_diff, "argmax_agreement": a.argmax_agreement,
+            "positions": a.positions, "backend": m.backend.name()}),
     })
 }

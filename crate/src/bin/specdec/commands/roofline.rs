@@ -1,6 +1,6 @@
 //! `roofline`, `cost-ratio`, `heat-map`: the time model of lecture §1.2 and demos 1/4/5.
 
-use crate::{row, Opts, Report, Usage};
+use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
 use specdec::roofline::{self, Pair, Workload};
 use specdec::theory::Params;

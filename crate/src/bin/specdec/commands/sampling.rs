@@ -1,8 +1,9 @@
 //! `toy-exact`, `monte-carlo`, `sample-dist`, `multi-draft`: the verification rules on the toy LM
 //! and on explicit distributions (lecture §2.3, §2.6, §4.5).
 
-use crate::{row, Opts, Report, Usage};
+use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
+use specdec::error::Named;
 use specdec::sampling::multi::{verify_exact, verify_given, Mode};
 use specdec::sampling::speculative::{single_position, Variant};
 use specdec::sampling::{parse_dist, tv};
@@ -10,6 +11,9 @@ use specdec::toy::enumerate::{exact_distribution, Strategy};
 use specdec::toy::{ToyConfig, ToyLm};
 use specdec::views::exactness::{monte_carlo_view, ExactnessParams};
 use specdec::views::multidraft::{parse_drafts, parse_given};
+
+/// γ of the toy LM's exact enumeration.
+const TOY_GAMMA: specdec::error::Range = specdec::error::Range::new("gamma", 0.0, 8.0, "0 ≤ γ ≤ 8");
 
 fn toy(o: &mut Opts) -> Result<ToyLm, Usage> {
     let seed = o.number("seed", Some(0u64))?;
@@ -24,7 +28,7 @@ fn toy(o: &mut Opts) -> Result<ToyLm, Usage> {
 
 pub fn cmd_toy_exact(o: &mut Opts) -> Result<Report, Usage> {
     let gamma: u32 = o.number("gamma", None)?;
-    specdec::error::check_range("gamma", f64::from(gamma), 0.0, 8.0, "0 ≤ γ ≤ 8")?;
+    TOY_GAMMA.check(f64::from(gamma))?;
     let variant = Variant::parse(&o.required("variant")?)?;
     let lm = toy(o)?;
     let t = tv(

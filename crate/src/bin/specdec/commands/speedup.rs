@@ -4,13 +4,12 @@
 //! 1,2,3,4,6`) measures each and sets the best measured γ beside the formula's optimum (demo 5,
 //! answered by measurement). Both print the same numbers the page shows.
 
-use super::decoding::{draft, models, no_progress, prompt_tokens, prompts, ranged, value};
-use crate::{row, Opts, Report, Usage};
-use burn::tensor::read_sync;
-use specdec::clock::native_clock;
-use specdec::i18n::Lang;
-use specdec::lab::params::{parse_gammas, Shape, Speedup, Sweep, BATCH, GAMMA};
-use specdec::lab::speedup::{speedup as measure, sweep as measure_sweep, SpeedupReport};
+use super::options::{draft, models, prompts, run, value};
+use crate::opts::{row, Opts, Report, Usage};
+use specdec::error::Named;
+use specdec::lab::experiment::Outcome;
+use specdec::lab::params::{parse_gammas, Experiment, Proposing, Speedup, Sweep, BATCH, GAMMA};
+use specdec::lab::speedup::SpeedupReport;
 use specdec::likesworld::VOCAB;
 use specdec::model::widen;
 
@@ -28,8 +27,8 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
             )))
         }
         (Some(name), None) => free_shape(o, &name)?,
-        (None, Some(_)) => Shape::Tree,
-        (None, None) => Shape::Chain,
+        (None, Some(_)) => Proposing::Tree,
+        (None, None) => Proposing::Chain,
     };
     // A list of γ is a sweep (read first, so that a bad list is named before anything else).
     let list = match o.peek("gamma") {
@@ -44,7 +43,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     let g = if list.is_some() {
         4
     } else {
-        ranged(o, &GAMMA, (shape != Shape::Chain).then_some(4))?
+        o.count(&GAMMA, (shape != Proposing::Chain).then_some(4))?
     };
     // A draft model is named for a chain; a tree defaults to B; a drafter without a model has
     // none, so naming one is a mistake.
@@ -55,9 +54,12 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
             shape.name()
         )));
     }
-    let d = draft(o, (shape != Shape::Chain || list.is_some()).then_some("b"))?;
+    let d = draft(
+        o,
+        (shape != Proposing::Chain || list.is_some()).then_some("b"),
+    )?;
     let n = prompts(o, 20)?;
-    let batch = ranged(o, &BATCH, Some(1))?;
+    let batch = o.count(&BATCH, Some(1))?;
     if let Some(gammas) = list {
         if config.is_some() {
             return Err(Usage(format!(
@@ -85,14 +87,9 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     };
     spec.check()?;
     let m = models(o)?;
-    let r = read_sync(measure(
-        &m,
-        &spec,
-        &prompt_tokens(n),
-        Lang::En,
-        &native_clock(),
-        &mut no_progress(),
-    ))?;
+    let Outcome::Speedup(r) = run(&Experiment::Speedup(spec), &m)? else {
+        unreachable!("a speedup experiment reports its speedup")
+    };
     let mut json = value(&r);
     if let Some(obj) = json.as_object_mut() {
         // The lanes are for the page; the CLI prints the numbers.
@@ -107,8 +104,8 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
 
 /// `--drafter NAME`: one of the drafters without a model (not `chain` or `tree`, which are
 /// chosen by `--gamma` and `--config`).
-fn free_shape(o: &Opts, name: &str) -> Result<Shape, Usage> {
-    match Shape::parse(name) {
+fn free_shape(o: &Opts, name: &str) -> Result<Proposing, Usage> {
+    match Proposing::parse(name) {
         Ok(s) if s.free().is_some() => Ok(s),
         _ => Err(Usage(format!(
             "{}: unknown --drafter {name:?} (known: prompt-lookup, suffix, jacobi, lookahead)",
@@ -181,14 +178,9 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 /// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
 fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
     let m = models(o)?;
-    let r = read_sync(measure_sweep(
-        &m,
-        spec,
-        &prompt_tokens(spec.prompts),
-        Lang::En,
-        &native_clock(),
-        &mut no_progress(),
-    ))?;
+    let Outcome::Sweep(r) = run(&Experiment::Sweep(spec.clone()), &m)? else {
+        unreachable!("a sweep reports its sweep")
+    };
     let mut rows = vec![row(
         "method",
         format!(

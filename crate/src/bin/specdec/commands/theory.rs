@@ -1,6 +1,6 @@
 //! `theory`, `optimal-gamma`: the closed forms of lecture §2.5.
 
-use crate::{row, Opts, Report, Usage};
+use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
 use specdec::theory::{self, Params};
 

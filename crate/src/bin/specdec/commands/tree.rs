@@ -1,20 +1,19 @@
 //! `tree`: token trees, merged from paths or expanded from a configuration (lecture §4.2–4.3).
 
-use crate::{row, Opts, Report, Usage};
+use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
 use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
+
+/// The node budget of an expanded tree.
+const BUDGET: specdec::error::Range =
+    specdec::error::Range::new("budget", 1.0, 100_000.0, "1 ≤ budget ≤ 100000 nodes");
 
 pub fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
     match (o.take("paths"), o.take("config")) {
         (Some(_), Some(_)) => Err(Usage("tree: give --paths or --config, not both".into())),
         (None, None) => Err(Usage("tree: missing --paths or --config".into())),
         (None, Some(config)) => {
-            let budget = o.count(
-                "budget",
-                Some(DEFAULT_NODE_BUDGET),
-                100_000,
-                "1 ≤ budget ≤ 100000 nodes",
-            )?;
+            let budget = o.count(&BUDGET, Some(DEFAULT_NODE_BUDGET))?;
             let tree = TokenTree::expand(&parse_config(&config, budget)?, "r");
             let (n, s) = (tree.speculated(), tree.sequence_tokens());
             Ok(Report {

@@ -1,0 +1,63 @@
+//! The options the model commands share, read one way: the backend, the target's width, the
+//! draft, the prompts, a whole number within a range the core declares; and the one call that
+//! runs a LikesWorld experiment as the page runs it (`lab::experiment::run`). The commands
+//! import this file; it imports none of them.
+
+use crate::opts::{Opts, Usage};
+use burn::tensor::read_sync;
+use serde::Serialize;
+use specdec::clock::native_clock;
+use specdec::error::Named;
+use specdec::i18n::Lang;
+use specdec::lab::experiment::{self, Outcome};
+use specdec::lab::params::{Draft, Experiment, PROMPTS};
+use specdec::lab::Lab;
+use specdec::model::device::Backend;
+use specdec::model::widen::WIDTH;
+use specdec::model::Models;
+
+/// `--backend flex|ndarray|wgpu` (default flex).
+pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
+    let name = o.take("backend").unwrap_or_else(|| "flex".into());
+    Ok(Backend::parse(&name)?)
+}
+
+/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
+pub fn models(o: &mut Opts) -> Result<Models, Usage> {
+    let width = width(o, "target-width")?;
+    let m = read_sync(Models::load(backend(o)?))?;
+    Ok(read_sync(m.with_target_width(width))?)
+}
+
+/// A target width (`--target-width` or `--width`), checked before any model loads.
+pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
+    let r: usize = o.number(option, Some(1))?;
+    WIDTH.check(r as f64)?;
+    Ok(r)
+}
+
+/// `--draft a|b`, required unless a default is given.
+pub fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
+    let name = match default {
+        Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
+        None => o.required("draft")?,
+    };
+    Draft::parse(&name).map_err(|e| Usage(format!("{}: {e}", o.command)))
+}
+
+/// `--prompts N`.
+pub fn prompts(o: &mut Opts, default: usize) -> Result<usize, Usage> {
+    o.count(&PROMPTS, Some(default))
+}
+
+/// A report as the page receives it.
+pub fn value(report: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(report).expect("reports serialise")
+}
+
+/// Runs `experiment` on `models` as the page does, reports in English.
+pub fn run(experiment: &Experiment, models: &Models) -> Result<Outcome, Usage> {
+    let clock = native_clock();
+    let lab = Lab::new(models, Lang::En, &clock);
+    Ok(read_sync(experiment::run(experiment, lab, &mut |_, _| {}))?)
+}

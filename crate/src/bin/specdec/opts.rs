@@ -1,0 +1,164 @@
+//! The CLI's options and output contract: `--name value` options read one by one (anything left
+//! over is an error), a failed invocation as one line ([`Usage`]), and what a subcommand
+//! produces ([`Report`]: the JSON object and the table rows for people). Every command file reads
+//! these; this file reads none of them.
+
+use serde_json::Value;
+use specdec::error::Range;
+use std::collections::BTreeMap;
+
+/// Options that take no value.
+const FLAGS: [&str; 3] = ["--no-cache", "--dynamic", "--ttt"];
+/// Sub-command words that may follow a command.
+const WORDS: [&str; 15] = [
+    "table",
+    "sweep",
+    "jacobi",
+    "highlight",
+    "accuracy",
+    "acceptance",
+    "greedy",
+    "sample",
+    "tree",
+    "stochastic",
+    "speedup",
+    "widen-check",
+    "medusa",
+    "eagle",
+    "methods",
+];
+
+/// A failed invocation: the one line printed on stderr before exiting with status 2.
+pub struct Usage(pub String);
+
+impl From<specdec::Error> for Usage {
+    fn from(e: specdec::Error) -> Usage {
+        Usage(e.to_string())
+    }
+}
+
+/// Parsed `--name value` options of one subcommand; each read removes its option so that
+/// anything left over is reported as unknown.
+pub struct Opts {
+    pub command: String,
+    values: BTreeMap<String, String>,
+    /// Words before the first option (`likesworld accuracy …`; the model commands are native).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub words: Vec<String>,
+    /// Options given without a value (`--no-cache`).
+    flags: Vec<String>,
+    pub json: bool,
+}
+
+impl Opts {
+    pub fn parse(command: &str, args: &[String]) -> Result<Opts, Usage> {
+        let mut values = BTreeMap::new();
+        let (mut words, mut flags) = (Vec::new(), Vec::new());
+        let mut json = false;
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            if arg == "--json" {
+                json = true;
+                continue;
+            }
+            if FLAGS.contains(&arg.as_str()) {
+                flags.push(arg[2..].to_string());
+                continue;
+            }
+            let Some(name) = arg.strip_prefix("--") else {
+                if values.is_empty() && flags.is_empty() && WORDS.contains(&arg.as_str()) {
+                    words.push(arg.clone());
+                    continue;
+                }
+                return Err(Usage(format!(
+                    "{command}: unexpected argument {arg:?} (options look like --name value)"
+                )));
+            };
+            let (name, value) = match name.split_once('=') {
+                Some((n, v)) => (n.to_string(), v.to_string()),
+                None => {
+                    let v = it
+                        .next()
+                        .ok_or_else(|| Usage(format!("{command}: --{name} needs a value")))?;
+                    (name.to_string(), v.clone())
+                }
+            };
+            if values.insert(name.clone(), value).is_some() {
+                return Err(Usage(format!("{command}: --{name} given twice")));
+            }
+        }
+        Ok(Opts {
+            command: command.to_string(),
+            values,
+            words,
+            flags,
+            json,
+        })
+    }
+
+    /// Whether a value-less option such as `--no-cache` was given.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub fn flag(&mut self, name: &str) -> bool {
+        let had = self.flags.iter().any(|f| f == name);
+        self.flags.retain(|f| f != name);
+        had
+    }
+
+    /// The value of `--name` without reading it (an option whose form decides what it means).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub fn peek(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    pub fn take(&mut self, name: &str) -> Option<String> {
+        self.values.remove(name)
+    }
+
+    pub fn required(&mut self, name: &str) -> Result<String, Usage> {
+        self.take(name)
+            .ok_or_else(|| Usage(format!("{}: missing --{name}", self.command)))
+    }
+
+    pub fn number<T: std::str::FromStr>(
+        &mut self,
+        name: &str,
+        default: Option<T>,
+    ) -> Result<T, Usage> {
+        match self.take(name) {
+            Some(text) => text.trim().parse().map_err(|_| {
+                Usage(format!(
+                    "{}: bad value for --{name}: {text:?} is not a valid number here",
+                    self.command
+                ))
+            }),
+            None => default.ok_or_else(|| Usage(format!("{}: missing --{name}", self.command))),
+        }
+    }
+
+    /// A whole number within its declared range (the range is part of the message).
+    pub fn count(&mut self, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
+        let n: usize = self.number(range.name, default)?;
+        range.check(n as f64)?;
+        Ok(n)
+    }
+
+    /// Fails on any option no reader asked for.
+    pub fn finish(&self) -> Result<(), Usage> {
+        match (self.values.keys().next(), self.flags.first()) {
+            (Some(name), _) | (None, Some(name)) => {
+                Err(Usage(format!("{}: unknown option --{name}", self.command)))
+            }
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// What a subcommand produces: the JSON object and the table rows for people.
+pub struct Report {
+    pub json: Value,
+    pub rows: Vec<(String, String)>,
+}
+
+pub fn row(k: &str, v: impl std::fmt::Display) -> (String, String) {
+    (k.to_string(), v.to_string())
+}
