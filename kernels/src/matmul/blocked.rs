@@ -1,0 +1,241 @@
+//! The few-row matmul's loops, generic over the `Lanes` back-end: `y += x · w` for up to
+//! [`FEW_ROWS`] rows at a time, every weight read from memory once per call.
+//!
+//! The weights are `[d_in, d_out]` row-major (burn's `Linear` layout), so the kernel takes the
+//! "axpy" form: a block of `BLOCK` consecutive weight rows (that many sequential streams, which
+//! the hardware prefetcher follows), and for each column chunk of that block and each group of up
+//! to `GROUP` output rows, `y`'s chunk is loaded into registers, gets `BLOCK × GROUP` broadcast
+//! multiply-adds, and is stored back. The weight chunk is read from memory by the first row group
+//! and from L1 by the others. `y` is worked on in column panels copied into a 16 KiB buffer with
+//! padded rows: in place, with `d_out` a multiple of 1024, every row's chunk maps to the same L1
+//! set and the rows evict each other (T(16) was 35 ms instead of 20–23 ms on the benchmark). The
+//! panels read each weight row in pieces, so the AVX2 back-end prefetches `AHEAD` rows ahead
+//! when a panel is narrower than the matrix (a full-width panel reads whole rows, which the
+//! hardware prefetcher follows better unaided).
+//!
+//! The loops nest as [`accumulate`] (row groups and panels) → `block` (a block of weight
+//! rows) → `chunk` (a column chunk) → `tile` (the register tile), all `#[inline(always)]` so
+//! that each back-end's entry point compiles them into one function with its CPU features. Shape
+//! checks and the choice of back-end are the caller's (the parent's entry points and its `avx2`
+//! back-end).
+
+use super::lanes::Lanes;
+
+/// The most rows [`matmul_few_rows`](super::matmul_few_rows) is meant for: beyond it the weights
+/// are no longer the bottleneck and a general GEMM (with packing, register blocking over rows) is
+/// faster. It stays correct for any number of rows.
+pub const FEW_ROWS: usize = 16;
+
+/// Consecutive weight rows (inputs) handled per pass over `y`: the number of parallel memory
+/// streams, and how many multiply-adds each `y` load and store is shared between.
+const BLOCK: usize = 8;
+
+/// Vectors per column chunk of the register tile.
+const VECTORS: usize = 2;
+
+/// How many weight rows ahead of the current block the AVX2 back-end prefetches: the panels
+/// read each weight row in pieces, which the hardware prefetcher does not foresee.
+const AHEAD: usize = 4 * BLOCK;
+
+/// Output rows per register tile: `GROUP × VECTORS` = 12 accumulators, the two weight vectors
+/// and a broadcast take 15 of the 16 AVX registers. Six rows were faster than four at k = 8–16
+/// (fewer weight reloads per multiply-add) and no slower below.
+const GROUP: usize = 6;
+
+/// Floats of the on-stack `y` panel (16 KiB, half of a 32 KiB L1): a panel of `rows` rows is
+/// `PANEL / rows` columns wide (rounded to whole chunks).
+const PANEL: usize = 4096;
+
+/// Padding of each panel row, in floats: the rows' stride is then not a multiple of 4 KiB, so the
+/// same chunk of different rows falls in different L1 sets (in place, with `d_out` = 1024 or
+/// 3072, all sixteen rows' chunks would compete for the eight ways of one set).
+const PAD: usize = 16;
+
+/// The `y` panel, aligned to a cache line so that every vector access is within one line.
+#[repr(C, align(64))]
+struct Panel([f32; PANEL + FEW_ROWS * PAD]);
+
+/// `y += x · w` (y already holds the bias), blocked as the module header describes: up to
+/// [`FEW_ROWS`] rows at a time (each such group streams the weights once), and for them
+/// column panels copied into an L1-resident buffer, over which all of `d_in` runs in blocks.
+///
+/// # Safety
+/// The slices have the lengths `check_shapes` asserts; the CPU has `V`'s features.
+#[inline(always)]
+pub(super) unsafe fn accumulate<V: Lanes>(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    y: &mut [f32],
+) {
+    let chunk = VECTORS * V::WIDTH;
+    let mut panel = Panel([0.0; PANEL + FEW_ROWS * PAD]);
+    let mut r0 = 0;
+    while r0 < rows {
+        let rr = FEW_ROWS.min(rows - r0);
+        let width = (PANEL / rr / chunk * chunk).min(d_out);
+        let stride = width + PAD;
+        let mut c0 = 0;
+        while c0 < d_out {
+            let pw = width.min(d_out - c0);
+            let buf = &mut panel.0[..rr * stride];
+            for m in 0..rr {
+                let row = (r0 + m) * d_out + c0;
+                buf[m * stride..m * stride + pw].copy_from_slice(&y[row..row + pw]);
+            }
+            let (xp, wp, bp) = (x[r0 * d_in..].as_ptr(), w.as_ptr(), buf.as_mut_ptr());
+            let dims = Dims {
+                rows: rr,
+                cols: pw,
+                d_in,
+                d_out,
+                stride,
+            };
+            let mut i = 0;
+            // SAFETY (both loops): inputs i..i + B lie within d_in, so x[r0 + m][i..i + B] and
+            // w[i..i + B][c0..c0 + pw] are in bounds for every m < rr; the panel holds rr rows
+            // of pw values at `stride`.
+            while i + BLOCK <= d_in {
+                unsafe { block::<V, BLOCK>(xp.add(i), wp.add(i * d_out + c0), bp, dims) };
+                i += BLOCK;
+            }
+            // The last d_in % BLOCK inputs one at a time (real widths have none).
+            while i < d_in {
+                unsafe { block::<V, 1>(xp.add(i), wp.add(i * d_out + c0), bp, dims) };
+                i += 1;
+            }
+            for m in 0..rr {
+                let row = (r0 + m) * d_out + c0;
+                y[row..row + pw].copy_from_slice(&buf[m * stride..m * stride + pw]);
+            }
+            c0 += pw;
+        }
+        r0 += rr;
+    }
+}
+
+/// The shape of one panel's work: `rows` rows of x (stride `d_in`) and of the panel (stride
+/// `stride`), `cols` columns of w (stride `d_out`) and of the panel.
+#[derive(Clone, Copy)]
+struct Dims {
+    rows: usize,
+    cols: usize,
+    d_in: usize,
+    d_out: usize,
+    stride: usize,
+}
+
+/// `y += x[.., i..i + B] · w[i..i + B, ..]` over the panel's columns and rows, where `x` points
+/// at x\[0\]\[i\], `w` at w\[i\]\[c0\] and `y` at the panel: chunks of [`VECTORS`] vectors, then one,
+/// then single columns.
+///
+/// # Safety
+/// `x` addresses `d.rows` rows (stride `d.d_in`) of `B` readable values, `w` `B` rows (stride
+/// `d.d_out`) of `d.cols` values, `y` `d.rows` rows (stride `d.stride`) of `d.cols` values; the
+/// CPU has `V`'s features.
+#[inline(always)]
+unsafe fn block<V: Lanes, const B: usize>(x: *const f32, w: *const f32, y: *mut f32, d: Dims) {
+    let mut c = 0;
+    // SAFETY (all calls): columns c..c + width lie within d.cols.
+    while c + VECTORS * V::WIDTH <= d.cols {
+        if d.cols < d.d_out {
+            for b in 0..B {
+                // SAFETY: a prefetch of any address is sound; wrapping_add makes no claim on it.
+                unsafe { V::prefetch(w.wrapping_add((b + AHEAD) * d.d_out + c)) };
+            }
+        }
+        unsafe { chunk::<V, B, VECTORS>(x, w.add(c), y.add(c), d) };
+        c += VECTORS * V::WIDTH;
+    }
+    while c + V::WIDTH <= d.cols {
+        unsafe { chunk::<V, B, 1>(x, w.add(c), y.add(c), d) };
+        c += V::WIDTH;
+    }
+    for c in c..d.cols {
+        for m in 0..d.rows {
+            // SAFETY: m < rows, c < cols, b < B, as the caller guarantees.
+            unsafe {
+                let mut s = *y.add(m * d.stride + c);
+                for b in 0..B {
+                    s += *x.add(m * d.d_in + b) * *w.add(b * d.d_out + c);
+                }
+                *y.add(m * d.stride + c) = s;
+            }
+        }
+    }
+}
+
+/// One column chunk of `N` vectors, for every row: groups of [`GROUP`] rows, then the rest.
+///
+/// # Safety
+/// As [`block`], with `N × WIDTH` columns readable at `w` and writable at `y` in every row.
+#[inline(always)]
+unsafe fn chunk<V: Lanes, const B: usize, const N: usize>(
+    x: *const f32,
+    w: *const f32,
+    y: *mut f32,
+    d: Dims,
+) {
+    let mut m = 0;
+    // SAFETY (all calls): rows m..m + R lie within d.rows.
+    while m + GROUP <= d.rows {
+        unsafe { tile::<V, B, N, GROUP>(x.add(m * d.d_in), w, y.add(m * d.stride), d) };
+        m += GROUP;
+    }
+    unsafe {
+        let (x, y) = (x.add(m * d.d_in), y.add(m * d.stride));
+        match d.rows - m {
+            1 => tile::<V, B, N, 1>(x, w, y, d),
+            2 => tile::<V, B, N, 2>(x, w, y, d),
+            3 => tile::<V, B, N, 3>(x, w, y, d),
+            4 => tile::<V, B, N, 4>(x, w, y, d),
+            5 => tile::<V, B, N, 5>(x, w, y, d),
+            _ => {}
+        }
+    }
+}
+
+/// The register tile: `R` rows × `N` vectors of `y` loaded, `B × R × N` multiply-adds with the
+/// `B` weight rows, stored back. All loops have constant bounds, so they unroll and the
+/// accumulators live in registers.
+///
+/// # Safety
+/// `x` addresses `R` rows (stride `d.d_in`) of `B` values, `w` `B` rows (stride `d.d_out`) of
+/// `N × WIDTH` values, `y` `R` rows (stride `d.stride`) of `N × WIDTH` values; the CPU has `V`'s
+/// features.
+#[inline(always)]
+unsafe fn tile<V: Lanes, const B: usize, const N: usize, const R: usize>(
+    x: *const f32,
+    w: *const f32,
+    y: *mut f32,
+    d: Dims,
+) {
+    // SAFETY: every offset below is within the bounds the caller guarantees.
+    unsafe {
+        let mut acc = [[V::zero(); N]; R];
+        for (r, acc) in acc.iter_mut().enumerate() {
+            for (n, a) in acc.iter_mut().enumerate() {
+                *a = V::load(y.add(r * d.stride + n * V::WIDTH));
+            }
+        }
+        for b in 0..B {
+            let mut wv = [V::zero(); N];
+            for (n, v) in wv.iter_mut().enumerate() {
+                *v = V::load(w.add(b * d.d_out + n * V::WIDTH));
+            }
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let xv = V::splat(*x.add(r * d.d_in + b));
+                for (a, &v) in acc.iter_mut().zip(&wv) {
+                    *a = a.mul_add(xv, v);
+                }
+            }
+        }
+        for (r, acc) in acc.iter().enumerate() {
+            for (n, &a) in acc.iter().enumerate() {
+                a.store(y.add(r * d.stride + n * V::WIDTH));
+            }
+        }
+    }
+}

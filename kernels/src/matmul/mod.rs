@@ -1,0 +1,313 @@
+//! Matrix multiply for a few rows that streams the weights once, and two calibration kernels
+//! (memory bandwidth, peak FMA rate) that say what "memory-bound" means on this machine.
+//!
+//! A decoder step multiplies a handful of rows (1 for plain decoding, k for verifying k draft
+//! tokens) by weight matrices far larger than the caches. The time is then the weights' bytes over
+//! the memory bandwidth, whatever k is, provided every weight byte is read from memory once per
+//! call and not once per row: that is what makes verification nearly free. How the kernel
+//! manages that (weight blocks, register tiles, L1-resident panels of `y`) is in `blocked`'s
+//! header.
+//!
+//! One algorithm, two back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
+//! at run time, the answer cached), and fixed-size lane arrays everywhere else, which the compiler
+//! turns into SIMD where it has some (SIMD128 on wasm, without FMA). The portable back-end is also
+//! the reference the tests compare the fast one against.
+//!
+//! The files follow the layers of that design, each using only the ones below it: `lanes` (the
+//! `Lanes` trait and its portable back-end), `blocked` (the matmul's loops, generic over
+//! `Lanes`) and `calibrate` (the two calibration loops, generic too), `avx2` (those loops
+//! compiled for AVX2 + FMA), and this file on top: the public entry points, which check the
+//! shapes and pick the back-end at run time, and the tests, which hold both back-ends to a naive
+//! product through those entry points.
+
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+mod avx2;
+mod blocked;
+mod calibrate;
+mod lanes;
+
+pub use blocked::FEW_ROWS;
+pub use calibrate::FMA_CHAINS;
+
+use blocked::accumulate;
+use calibrate::{fma_with, sum_with};
+use lanes::LANES;
+
+/// y\[m\]\[o\] = bias\[o\] + Σᵢ x\[m\]\[i\] · w\[i\]\[o\], for m in 0..rows.
+///
+/// `x`: rows × d_in row-major; `w`: d_in × d_out row-major (burn's `Linear` weight layout
+/// `[d_input, d_output]`); `bias`: d_out values or `None` (zero); `y`: rows × d_out, overwritten.
+/// No alignment is assumed. Every weight is read once per call, whatever `rows` is; meant for
+/// rows ≤ [`FEW_ROWS`], correct for any.
+///
+/// # Panics
+/// If a slice's length does not match the dimensions.
+#[inline(never)]
+pub fn matmul_few_rows(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+) {
+    check_shapes(x, rows, w, d_in, d_out, bias, y);
+    init_with_bias(y, d_out, bias);
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 and FMA (just checked); the lengths were checked above.
+        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, y) };
+        return;
+    }
+    // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
+    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, y) };
+}
+
+/// [`matmul_few_rows`] on the portable back-end only, whatever the CPU: the reference the tests
+/// hold the fast path to, and the baseline the benchmark compares it with.
+///
+/// # Panics
+/// As [`matmul_few_rows`].
+#[inline(never)]
+pub fn matmul_few_rows_portable(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+) {
+    check_shapes(x, rows, w, d_in, d_out, bias, y);
+    init_with_bias(y, d_out, bias);
+    // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
+    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, y) };
+}
+
+/// Σ of every element of `data`, read once at the memory's streaming speed (eight independent
+/// vector accumulators): a calibration kernel for "bytes / bandwidth". The order of the additions
+/// differs from a left-to-right sum, so the result can differ from one in the last bits.
+#[inline(never)]
+pub fn stream_sum(data: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 and FMA (just checked).
+        return unsafe { avx2::stream_sum(data) };
+    }
+    // SAFETY: the portable back-end needs no CPU feature.
+    unsafe { sum_with::<[f32; LANES]>(data) }
+}
+
+/// A compute-bound calibration: `iterations` rounds of [`FMA_CHAINS`] independent vector
+/// multiply-adds held in registers. Returns the number of floating-point operations done (two
+/// per lane per multiply-add), so that a caller timing it gets the core's peak GFLOP/s. The
+/// inputs and the result pass through [`black_box`](core::hint::black_box), so the loop cannot
+/// be optimised away.
+#[inline(never)]
+pub fn fma_peak(iterations: usize) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 and FMA (just checked).
+        return unsafe { avx2::fma_peak(iterations) };
+    }
+    // SAFETY: the portable back-end needs no CPU feature.
+    unsafe { fma_with::<[f32; LANES]>(iterations) }
+}
+
+/// Asserts that the slices' lengths agree with the dimensions.
+fn check_shapes(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    y: &[f32],
+) {
+    let size = |a: usize, b: usize| {
+        a.checked_mul(b)
+            .unwrap_or_else(|| panic!("matmul_few_rows: {a} × {b} overflows usize"))
+    };
+    assert_eq!(
+        x.len(),
+        size(rows, d_in),
+        "matmul_few_rows: x has {} values, not rows × d_in = {rows} × {d_in}",
+        x.len()
+    );
+    assert_eq!(
+        w.len(),
+        size(d_in, d_out),
+        "matmul_few_rows: w has {} values, not d_in × d_out = {d_in} × {d_out}",
+        w.len()
+    );
+    assert_eq!(
+        y.len(),
+        size(rows, d_out),
+        "matmul_few_rows: y has {} values, not rows × d_out = {rows} × {d_out}",
+        y.len()
+    );
+    if let Some(b) = bias {
+        assert_eq!(
+            b.len(),
+            d_out,
+            "matmul_few_rows: bias has {} values, not d_out = {d_out}",
+            b.len()
+        );
+    }
+}
+
+/// Every `d_out`-long row of `y` set to `bias` (or to zero).
+fn init_with_bias(y: &mut [f32], d_out: usize, bias: Option<&[f32]>) {
+    match bias {
+        Some(b) if d_out > 0 => y.chunks_exact_mut(d_out).for_each(|r| r.copy_from_slice(b)),
+        _ => y.fill(0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// Deterministic values in [−1, 1) from a 64-bit LCG.
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// The naive triple loop in f64, with Σ|bias| + Σ|x·w| per output (the scale of its rounding).
+    fn naive(
+        x: &[f32],
+        rows: usize,
+        w: &[f32],
+        d_in: usize,
+        d_out: usize,
+        bias: Option<&[f32]>,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let mut y = std::vec![0.0; rows * d_out];
+        let mut mag = std::vec![0.0; rows * d_out];
+        for m in 0..rows {
+            for o in 0..d_out {
+                let b = bias.map_or(0.0, |b| f64::from(b[o]));
+                let (mut s, mut a) = (b, b.abs());
+                for i in 0..d_in {
+                    let p = f64::from(x[m * d_in + i]) * f64::from(w[i * d_out + o]);
+                    s += p;
+                    a += p.abs();
+                }
+                y[m * d_out + o] = s;
+                mag[m * d_out + o] = a;
+            }
+        }
+        (y, mag)
+    }
+
+    type Matmul = fn(&[f32], usize, &[f32], usize, usize, Option<&[f32]>, &mut [f32]);
+
+    /// `f` against [`naive`] over rows 1..=20 and widths with every tail (1, 3, 7, 17, 64, 160,
+    /// 257), with and without bias; `y` starts as garbage, which must be overwritten.
+    fn check_against_naive(f: Matmul) {
+        const DIMS: [usize; 7] = [1, 3, 7, 17, 64, 160, 257];
+        let mut seed = 1;
+        for rows in 1..=20 {
+            for d_in in DIMS {
+                for d_out in DIMS {
+                    for with_bias in [false, true] {
+                        seed += 1;
+                        let x = values(rows * d_in, seed);
+                        let w = values(d_in * d_out, seed + 1000);
+                        let b = values(d_out, seed + 2000);
+                        let bias = with_bias.then_some(&b[..]);
+                        let mut y = std::vec![f32::NAN; rows * d_out];
+                        f(&x, rows, &w, d_in, d_out, bias, &mut y);
+                        let (want, mag) = naive(&x, rows, &w, d_in, d_out, bias);
+                        for (j, (&g, (&t, &a))) in y.iter().zip(want.iter().zip(&mag)).enumerate() {
+                            assert!(
+                                (f64::from(g) - t).abs() <= 1e-5 * a + 1e-30,
+                                "rows {rows}, {d_in} → {d_out}, bias {with_bias}, y[{j}] = {g}, \
+                                 want {t}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The dispatched path (AVX2 + FMA where the CPU has it) equals the naive product.
+    #[test]
+    fn fast_path_equals_the_naive_product() {
+        check_against_naive(matmul_few_rows);
+    }
+
+    /// The portable back-end alone equals the naive product.
+    #[test]
+    fn portable_path_equals_the_naive_product() {
+        check_against_naive(matmul_few_rows_portable);
+    }
+
+    /// No rows, no inputs (y = bias) and no outputs are fine.
+    #[test]
+    fn empty_dimensions_give_the_bias() {
+        let b = [1.5f32, -2.0, 3.0];
+        let mut y = [9.0f32; 6];
+        matmul_few_rows(&[], 2, &[], 0, 3, Some(&b), &mut y);
+        assert_eq!(y, [1.5, -2.0, 3.0, 1.5, -2.0, 3.0]);
+        matmul_few_rows(&[], 2, &[], 0, 3, None, &mut y);
+        assert_eq!(y, [0.0; 6]);
+        matmul_few_rows(&[], 0, &[1.0; 12], 4, 3, Some(&b), &mut []);
+        matmul_few_rows(&[1.0; 8], 2, &[], 4, 0, None, &mut []);
+    }
+
+    /// Inconsistent lengths panic and name the offending slice.
+    #[test]
+    #[should_panic(expected = "w has 11 values")]
+    fn a_short_weight_matrix_panics() {
+        let mut y = [0.0f32; 3];
+        matmul_few_rows(&[1.0; 4], 1, &[0.0; 11], 4, 3, None, &mut y);
+    }
+
+    /// Inconsistent lengths panic and name the offending slice.
+    #[test]
+    #[should_panic(expected = "bias has 2 values")]
+    fn a_short_bias_panics() {
+        let mut y = [0.0f32; 3];
+        matmul_few_rows(&[1.0; 4], 1, &[0.0; 12], 4, 3, Some(&[0.0; 2]), &mut y);
+    }
+
+    /// [`stream_sum`] equals an f64 sum at every length around its 64-value steps.
+    #[test]
+    fn stream_sum_equals_a_plain_sum() {
+        for n in (0..300).chain([4096, 100_003]) {
+            let data = values(n, n as u64 + 7);
+            let want: f64 = data.iter().map(|&v| f64::from(v)).sum();
+            let mag: f64 = data.iter().map(|&v| f64::from(v).abs()).sum();
+            let got = f64::from(stream_sum(&data));
+            assert!(
+                (got - want).abs() <= 1e-6 * mag + 1e-30,
+                "n {n}: {got} ≠ {want}"
+            );
+            let portable = f64::from(unsafe { sum_with::<[f32; LANES]>(&data) });
+            assert!(
+                (portable - want).abs() <= 1e-6 * mag + 1e-30,
+                "n {n}: {portable}"
+            );
+        }
+    }
+
+    /// [`fma_peak`] counts two operations per lane per multiply-add and scales with iterations.
+    #[test]
+    fn fma_peak_counts_its_operations() {
+        assert_eq!(fma_peak(0), 0);
+        assert_eq!(fma_peak(1000), 1000 * FMA_CHAINS as u64 * 8 * 2);
+    }
+}
