@@ -316,19 +316,32 @@ pub fn weight_bytes(model: &Decoder) -> usize {
         .sum::<usize>()
 }
 
-/// The roofline of `model` (`width`× the trained target) on `device`: T(k) for every k of `ks`
-/// at `batch`, and the device's calibrations. `on_cpu`: the device is a CPU backend's.
-#[allow(clippy::too_many_arguments)]
+/// The model a roofline measures, and where: what [`Roofline`] reports beside its points.
+#[derive(Clone, Copy)]
+pub struct Subject<'a> {
+    pub model: &'a Decoder,
+    /// How many times wider than the trained target `model` is.
+    pub width: usize,
+    /// The backend `device` belongs to: the calibrations run on the CPU unless it is wgpu.
+    pub backend: super::device::Backend,
+    pub device: &'a Device,
+}
+
+/// The roofline of `subject`'s model on its device: T(k) for every k of `ks` at `batch`, and the
+/// device's calibrations.
 pub async fn roofline(
-    model: &Decoder,
-    width: usize,
-    backend: super::device::Backend,
-    device: &Device,
+    subject: Subject<'_>,
     ks: &[usize],
     batch: usize,
     clock: Clock<'_>,
     progress: crate::clock::Progress<'_>,
 ) -> Result<Roofline, Error> {
+    let Subject {
+        model,
+        width,
+        backend,
+        device,
+    } = subject;
     for &k in ks {
         K.check(k as f64)?;
     }

@@ -73,10 +73,12 @@ pub async fn measured_view(
     ks.sort_unstable();
     ks.dedup();
     let roofline = measure::roofline(
-        &models.target,
-        params.width,
-        models.backend,
-        &models.device,
+        measure::Subject {
+            model: &models.target,
+            width: params.width,
+            backend: models.backend,
+            device: &models.device,
+        },
         &ks,
         params.batch,
         clock,

@@ -345,10 +345,12 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
     let m = read_sync(models.with_target_width(width))?;
     let clock = specdec::clock::native_clock();
     let r = read_sync(measure::roofline(
-        &m.target,
-        width,
-        backend,
-        &m.device,
+        measure::Subject {
+            model: &m.target,
+            width,
+            backend,
+            device: &m.device,
+        },
         &ks,
         batch,
         &clock,
