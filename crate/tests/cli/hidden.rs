@@ -1,0 +1,98 @@
+//! The CLI's hidden-state drafts (`likesworld medusa|eagle|methods`): their contract's keys,
+//! lossless greedy runs, a sampled run's calibration test, the methods table, and every bad value
+//! exiting 2 with one line.
+//!
+//! A file apart from `models.rs` because these drafts are a family of their own: Medusa's heads
+//! and EAGLE draft from the target's hidden state rather than from tokens, and their commands
+//! take options (`--heads`, `--depth`, `--dynamic`, `--ttt`) that the draft models' do not.
+
+use super::{check_error, f, json};
+
+/// `likesworld medusa|eagle|methods`: the contract's keys, lossless greedy runs, and every bad
+/// value of the list exiting 2 with one line.
+#[test]
+fn hidden_state_drafts_on_the_command_line() {
+    let m = json(&[
+        "likesworld",
+        "medusa",
+        "--heads",
+        "3",
+        "--budget",
+        "8",
+        "--prompts",
+        "3",
+    ]);
+    assert_eq!(
+        (m["prompts"].as_u64(), m["identical"].as_u64()),
+        (Some(3), Some(3)),
+        "{m}"
+    );
+    assert!(f(&m, "tokens_per_call") > 1.0, "{m}");
+    assert_eq!(m["head_accuracy"].as_array().map(Vec::len), Some(3), "{m}");
+    assert!(f(&m, "c") > 0.0, "{m}");
+    let e = json(&[
+        "likesworld",
+        "eagle",
+        "--dynamic",
+        "--budget",
+        "8",
+        "--depth",
+        "4",
+        "--prompts",
+        "3",
+    ]);
+    assert_eq!(e["identical"].as_u64(), Some(3), "{e}");
+    assert!(f(&e, "verified_nodes_per_call") <= 8.0, "{e}");
+    assert_eq!(
+        e["acceptance_by_depth"].as_array().map(Vec::len),
+        Some(4),
+        "{e}"
+    );
+    assert!(e["p_value"].is_null(), "greedy: no calibration test: {e}");
+    let s = json(&[
+        "likesworld",
+        "eagle",
+        "--dynamic",
+        "--ttt",
+        "--verify",
+        "mss",
+        "--seed",
+        "3",
+        "--prompts",
+        "3",
+    ]);
+    assert!(f(&s, "p_value") >= 0.0 && f(&s, "p_value") <= 1.0, "{s}");
+    let t = json(&["likesworld", "methods", "--budget", "8", "--prompts", "2"]);
+    let rows = t["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 8, "{t}");
+    for r in rows {
+        assert!(
+            f(r, "tokens_per_call") >= 1.0 && f(r, "measured_speedup") > 0.0,
+            "{r}"
+        );
+        assert!(r["method"].is_string() && f(r, "c") >= 0.0, "{r}");
+    }
+    let cases: [(&[&str], &str); 9] = [
+        (&["likesworld", "medusa", "--heads", "0"], "heads = 0"),
+        (&["likesworld", "medusa", "--heads", "5"], "heads = 5"),
+        (&["likesworld", "medusa", "--budget", "0"], "budget = 0"),
+        (&["likesworld", "eagle", "--budget", "65"], "budget = 65"),
+        (&["likesworld", "eagle", "--depth", "0"], "depth = 0"),
+        (
+            &["likesworld", "eagle", "--verify", "mss"],
+            "needs the dynamic tree",
+        ),
+        (
+            &["likesworld", "eagle", "--verify", "typical"],
+            "unknown verification",
+        ),
+        (&["likesworld", "medusa", "--tree", "dynamic"], "static"),
+        (
+            &["likesworld", "methods", "--budget", "100"],
+            "budget = 100",
+        ),
+    ];
+    for (args, needle) in cases {
+        check_error(args, needle);
+    }
+}
