@@ -34,7 +34,7 @@ export async function start({ webgpu = true } = {}) {
  * before its own code (a test's stand-in for what a browser's WebGPU lacks).
  */
 export async function open(env, path, {
-  width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]', requests = null, workerPrelude = null,
+  width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]', requests = null, workerPrelude = null, prepare = null,
 } = {}) {
   // The offline service worker is off unless asked for: it would see requests before a test's
   // page.route, and keep copies between the tests' pages.
@@ -51,6 +51,7 @@ export async function open(env, path, {
       route.fulfill({ response, body: `${workerPrelude}\n${await response.text()}` });
     });
   }
+  if (prepare) await prepare(page); // routes a test sets before the page loads
   await page.goto(env.url + path);
   await page.waitForSelector(ready, { timeout: 30_000 });
   return { page, errors };

@@ -93,3 +93,28 @@ test('the step-through of Medusa and EAGLE-2 says which head or depth proposed e
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the depth slider takes its bounds and default from the core’s one declaration, and follows it when it changes', async () => {
+  const depth = (page) => page.$eval(`${widget} [data-key="depth"]`, (el) => [el.min, el.max, el.value].map(Number));
+  const path = '?decoding.experiment=hidden&decoding.method=eagle-2&decoding.prompts=10';
+  // As declared: presets' depth (lab::params::DEPTH and HiddenRun's default).
+  let { page, errors } = await open(env, path);
+  const declared = await page.evaluate(async () => (await import('./engine.js')).declarations().decoding);
+  assert.deepEqual(await depth(page), [declared.depth.min, declared.depth.max, declared.defaults.depth]);
+  assert.ok(declared.depth.max > 7, `the constant's bound is not the one the test declares below: ${declared.depth.max}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+  // Declared otherwise (presets rewritten on its way to the page): the slider follows, so no bound
+  // or default is typed again in JavaScript.
+  const prepare = (p) => p.route('**/pkg/specdec.js*', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
+      + '\nexport function presets() { const p = presetsDeclared(); Object.assign(p.decoding.depth, { min: 2, max: 7 }); p.decoding.defaults.depth = 5; return p; }\n';
+    route.fulfill({ response, body });
+  });
+  ({ page, errors } = await open(env, path, { prepare }));
+  assert.deepEqual(await depth(page), [2, 7, 5]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+

@@ -48,7 +48,7 @@ pub enum Error {
     OutOfRange {
         name: &'static str,
         value: f64,
-        allowed: &'static str,
+        allowed: String,
     },
     /// A value that does not parse: what was being parsed, the text, and why.
     Parse {
@@ -218,30 +218,65 @@ pub fn parse_lang(name: &str) -> Result<Lang, Error> {
 
 /// A range a user can type, declared once where the value is used and read by every boundary
 /// that takes it (a CLI option, a wasm export's parameter, the page's control through the
-/// `declarations` export).
+/// `presets` export). Its error message is written from its bounds, so moving a bound here moves
+/// the check, the message and the page's control together.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Range {
     pub name: &'static str,
     pub min: f64,
     pub max: f64,
-    /// The range in words, for the error message.
+    /// How the message writes the value (`γ` for gamma); its name unless set.
     #[serde(skip)]
-    pub allowed: &'static str,
+    pub symbol: &'static str,
+    /// What the message adds after the bounds (a unit, a note); nothing unless set.
+    #[serde(skip)]
+    pub after: &'static str,
 }
 
 impl Range {
-    pub const fn new(name: &'static str, min: f64, max: f64, allowed: &'static str) -> Range {
+    pub const fn new(name: &'static str, min: f64, max: f64) -> Range {
         Range {
             name,
             min,
             max,
-            allowed,
+            symbol: name,
+            after: "",
+        }
+    }
+
+    /// The range with its value written as `symbol` in the message (`1 ≤ γ ≤ 16`).
+    pub const fn shown_as(self, symbol: &'static str) -> Range {
+        Range { symbol, ..self }
+    }
+
+    /// The range with `text` after its bounds in the message (`1 ≤ budget ≤ 64 nodes`).
+    pub const fn after(self, text: &'static str) -> Range {
+        Range {
+            after: text,
+            ..self
+        }
+    }
+
+    /// The range in words, from its bounds: `1 ≤ γ ≤ 16`.
+    pub fn allowed(&self) -> String {
+        let (lo, hi, symbol) = (self.min, self.max, self.symbol);
+        match self.after {
+            "" => format!("{lo} ≤ {symbol} ≤ {hi}"),
+            after => format!("{lo} ≤ {symbol} ≤ {hi} {after}"),
         }
     }
 
     /// `value` if it lies in the range, else the error that names it.
     pub fn check(&self, value: f64) -> Result<f64, Error> {
-        check_range(self.name, value, self.min, self.max, self.allowed)
+        if value.is_finite() && value >= self.min && value <= self.max {
+            Ok(value)
+        } else {
+            Err(Error::OutOfRange {
+                name: self.name,
+                value,
+                allowed: self.allowed(),
+            })
+        }
     }
 }
 
@@ -301,26 +336,6 @@ macro_rules! named {
     };
 }
 pub(crate) use named;
-
-/// Checks that `value` is finite and within `[lo, hi]` (through [`Range::check`]: every range is
-/// declared as a [`Range`]).
-fn check_range(
-    name: &'static str,
-    value: f64,
-    lo: f64,
-    hi: f64,
-    allowed: &'static str,
-) -> Result<f64, Error> {
-    if value.is_finite() && value >= lo && value <= hi {
-        Ok(value)
-    } else {
-        Err(Error::OutOfRange {
-            name,
-            value,
-            allowed,
-        })
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -387,7 +402,8 @@ mod tests {
         );
         let big = parse_config("<9,9,9,9>", 64).unwrap_err().message(Lang::Zh);
         assert_eq!(big, "树配置 <9,9,9,9> 有 7380 个节点，超出 64 个节点的预算");
-        let range = Range::new("gamma", 1.0, 16.0, "1 ≤ γ ≤ 16")
+        let range = Range::new("gamma", 1.0, 16.0)
+            .shown_as("γ")
             .check(0.0)
             .unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");

@@ -10,13 +10,15 @@ use crate::error::{Error, Range};
 use crate::theory;
 
 /// Sequences decoded together.
-pub const BATCH: Range = Range::new("batch", 1.0, 4096.0, "1 ≤ batch ≤ 4096");
+pub const BATCH: Range = Range::new("batch", 1.0, 4096.0);
 /// Tokens already in the KV cache.
-pub const CONTEXT: Range = Range::new("context", 0.0, 1_048_576.0, "0 ≤ context ≤ 1048576");
+pub const CONTEXT: Range = Range::new("context", 0.0, 1_048_576.0);
 /// Tokens scored per sequence in one step.
-pub const K: Range = Range::new("k", 1.0, 1024.0, "1 ≤ k ≤ 1024");
+pub const K: Range = Range::new("k", 1.0, 1024.0);
 /// The fixed cost of a step.
-pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0, "0 ≤ overhead ≤ 1000 ms");
+pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0)
+    .shown_as("overhead")
+    .after("ms");
 
 /// A GPU: memory bandwidth and the *effective* compute peak (0.6 × the datasheet fp16 peak).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

@@ -5,13 +5,13 @@
 use crate::error::{Error, Range};
 
 /// The acceptance rate.
-pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0, "0 ≤ α ≤ 1");
+pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
 /// Draft tokens per step.
-pub const GAMMA: Range = Range::new("gamma", 0.0, MAX_GAMMA as f64, "0 ≤ γ ≤ 256");
+pub const GAMMA: Range = Range::new("gamma", 0.0, MAX_GAMMA as f64).shown_as("γ");
 /// A draft step over a target step.
-pub const C: Range = Range::new("c", 0.0, 1e6, "0 ≤ c");
+pub const C: Range = Range::new("c", 0.0, 1e6);
 /// A verification over a target step.
-pub const C_HAT: Range = Range::new("c_hat", 0.0, 1e6, "0 ≤ ĉ");
+pub const C_HAT: Range = Range::new("c_hat", 0.0, 1e6).shown_as("ĉ");
 
 /// Validated parameters of the closed forms.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -397,13 +397,15 @@ fn resolve(file: &File, path: &[String], children: &BTreeSet<Vec<String>>) -> Op
 /// The import cycles inside any folder of the crate made of `all`, each as the files it runs
 /// through.
 fn folder_cycles(all: &[File]) -> Vec<String> {
+    let reexport = |l: &str| {
+        let l = l.trim_start();
+        l.starts_with("pub use ") || l.starts_with("pub(crate) use ")
+    };
     let modules: BTreeSet<Vec<String>> = all.iter().map(|f| f.module.clone()).collect();
     // What each folder's `mod.rs` re-exports: (folder, item) → the child it comes from.
     let mut reexports: BTreeMap<(Vec<String>, String), String> = BTreeMap::new();
     for f in all.iter().filter(|f| f.folder) {
-        for line in f.code.lines().filter(|l| {
-            l.trim_start().starts_with("pub use ") || l.trim_start().starts_with("pub(crate) use ")
-        }) {
+        for line in f.code.lines().filter(|l| reexport(l)) {
             for p in paths(&tokens(line)) {
                 if let (Some(child), Some(item)) = (p.first(), p.last()) {
                     reexports.insert((f.module.clone(), item.clone()), child.clone());
@@ -417,11 +419,7 @@ fn folder_cycles(all: &[File]) -> Vec<String> {
         let own: String = f
             .code
             .lines()
-            .filter(|l| {
-                !(f.folder
-                    && (l.trim_start().starts_with("pub use ")
-                        || l.trim_start().starts_with("pub(crate) use ")))
-            })
+            .filter(|l| !(f.folder && reexport(l)))
             .collect::<Vec<_>>()
             .join("\n");
         for p in paths(&tokens(&own)) {
@@ -500,18 +498,9 @@ fn folder_cycles(all: &[File]) -> Vec<String> {
             let mut found = None;
             visit(n, e, &mut Vec::new(), &mut done, &mut found);
             if let Some(c) = found {
-                let name = |s: &String| {
-                    if s.is_empty() {
-                        "mod.rs".to_string()
-                    } else {
-                        s.clone()
-                    }
-                };
-                cycles.push(format!(
-                    "{}/: {}",
-                    folder.join("/"),
-                    c.iter().map(name).collect::<Vec<_>>().join(" → ")
-                ));
+                let name = |s: &String| if s.is_empty() { "mod.rs" } else { s }.to_string();
+                let c: Vec<String> = c.iter().map(name).collect();
+                cycles.push(format!("{}/: {}", folder.join("/"), c.join(" → ")));
                 break;
             }
         }

@@ -150,8 +150,19 @@ fn each_call_speaks_the_language_of_its_own_parameters() {
 
 #[wasm_bindgen_test]
 fn presets_declare_the_ranges_and_choices_the_page_reads() {
-    use specdec::lab::params::{GAMMA, PROMPTS, REPEATS};
+    use specdec::lab::params::{HiddenRun, BUDGET, DEPTH, GAMMA, HEADS, PROMPTS, REPEATS};
     let p = wasm::presets().unwrap();
+    // The hidden-state drafts' ranges and defaults come from their one declaration each.
+    let hidden = HiddenRun::default();
+    for (name, range, default) in [
+        ("budget", BUDGET, hidden.budget),
+        ("depth", DEPTH, hidden.depth),
+        ("heads", HEADS, hidden.heads),
+    ] {
+        assert_eq!(num(&p, &["decoding", name, "min"]), range.min, "{name}");
+        assert_eq!(num(&p, &["decoding", name, "max"]), range.max, "{name}");
+        assert_eq!(num(&p, &["decoding", "defaults", name]), default as f64);
+    }
     assert_eq!(num(&p, &["decoding", "gamma", "max"]), GAMMA.max);
     assert_eq!(num(&p, &["decoding", "gamma", "min"]), GAMMA.min);
     assert_eq!(num(&p, &["decoding", "prompts", "max"]), PROMPTS.max);

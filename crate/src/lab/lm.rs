@@ -4,7 +4,7 @@
 
 use crate::decode::batch::{Batched, Request};
 use crate::decode::{LanguageModel, Speculation};
-use crate::error::Error;
+use crate::error::{Error, Range};
 use crate::model::{floats, Decoder, KvCache};
 use crate::sampling::Dist;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -218,10 +218,12 @@ impl Batched for Batch<'_> {
         for r in requests {
             let deepest = r.context.len() + r.tree.depths().into_iter().max().unwrap_or(0);
             if r.context.is_empty() || deepest > MAX_POSITIONS {
+                let positions =
+                    Range::new("context + speculation length", 1.0, MAX_POSITIONS as f64);
                 return Err(Error::OutOfRange {
-                    name: "context + speculation length",
+                    name: positions.name,
                     value: deepest as f64,
-                    allowed: "1 to 64 tokens (the models' positions)",
+                    allowed: positions.after("tokens (the models' positions)").allowed(),
                 });
             }
             // A token outside the vocabulary: an error here on every backend (the GPU kernels
@@ -233,10 +235,12 @@ impl Batched for Batch<'_> {
                 .chain(&r.tree.tokens)
                 .find(|&&t| t as usize >= vocab)
             {
+                let ids =
+                    Range::new("token id", 0.0, (vocab - 1) as f64).after("(LikesWorld's tokens)");
                 return Err(Error::OutOfRange {
-                    name: "token id",
+                    name: ids.name,
                     value: f64::from(t),
-                    allowed: "a LikesWorld token (0 to the vocabulary's size − 1)",
+                    allowed: ids.allowed(),
                 });
             }
             let i = self

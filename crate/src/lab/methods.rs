@@ -11,6 +11,7 @@ use super::hidden::drafts::Drafts;
 use super::hidden::report::acceptance_by_depth;
 use super::params::{
     Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, Verification, BUDGET, DEFAULT_DEPTH,
+    DEFAULT_GAMMA,
 };
 use super::speedup::speedup;
 use crate::clock::Progress;
@@ -116,7 +117,8 @@ pub async fn methods(
     BUDGET.check(budget as f64)?;
     let drafts = Drafts::load(models)?;
     let mut rows = Vec::new();
-    let gamma = budget.min(4) as u32;
+    // The chains draft the default γ, or as many tokens as the budget where it is smaller.
+    let gamma = (budget as u32).min(DEFAULT_GAMMA);
     let specs = [
         Speedup {
             draft: Draft::A,

@@ -308,7 +308,7 @@ pub async fn highlight(
     clock: Clock<'_>,
 ) -> Result<Highlight, Error> {
     let last = (s.requests.max(1) - 1) as f64;
-    Range::new("request", 0.0, last, "0 ≤ request < requests").check(request as f64)?;
+    Range::new("request", 0.0, last).check(request as f64)?;
     let w = Workload::new(s.workload, s.requests, EARLIER, s.seed);
     let reference = references(&w, models, clock).await?;
     let upto = Settings {

@@ -129,8 +129,8 @@ async fn time_call(
 }
 
 /// Timed calls per workload a user may ask for, and untimed calls before them.
-pub const RUNS: Range = Range::new("runs", 1.0, 10_000.0, "1 ≤ runs ≤ 10000");
-pub const WARMUP: Range = Range::new("warmup", 0.0, 10_000.0, "0 ≤ warmup ≤ 10000");
+pub const RUNS: Range = Range::new("runs", 1.0, 10_000.0);
+pub const WARMUP: Range = Range::new("warmup", 0.0, 10_000.0);
 
 /// The three models' latencies on one backend, and c of each draft: its one-token call over the
 /// target's, on a warm cache (the lecture's c, measured).

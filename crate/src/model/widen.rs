@@ -26,12 +26,9 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 /// Widths the playground builds: 24 is 43 M parameters (170 MB of f32), the most a browser tab's
 /// 32-bit wasm memory holds beside the read-back copy while widening.
-pub const WIDTH: Range = Range::new(
-    "target width",
-    1.0,
-    24.0,
-    "1 ≤ width ≤ 24 (width 24: 43 M parameters, 170 MB)",
-);
+pub const WIDTH: Range = Range::new("target width", 1.0, 24.0)
+    .shown_as("width")
+    .after("(the widest: 43 M parameters, 170 MB)");
 
 /// The widths the page and the benchmarks offer.
 pub const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 24];

@@ -14,11 +14,11 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// How peaked the toy target is.
-pub const SHARPNESS: Range = Range::new("sharpness", 0.0, 10.0, "0 ≤ sharpness ≤ 10");
+pub const SHARPNESS: Range = Range::new("sharpness", 0.0, 10.0);
 /// How far the toy draft is from the target.
-pub const DRAFT_NOISE: Range = Range::new("draft_noise", 0.0, 10.0, "0 ≤ draft noise ≤ 10");
+pub const DRAFT_NOISE: Range = Range::new("draft_noise", 0.0, 10.0).shown_as("draft noise");
 /// The sampling temperature.
-pub const TEMPERATURE: Range = Range::new("temperature", 0.05, 20.0, "0.05 ≤ T ≤ 20");
+pub const TEMPERATURE: Range = Range::new("temperature", 0.05, 20.0).shown_as("T");
 
 /// The vocabulary size.
 pub const VOCAB: usize = 5;

@@ -14,9 +14,9 @@ use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
 use crate::toy::{ToyConfig, ToyLm};
 
 /// Draft tokens of the exactness lab.
-pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64, "1 ≤ γ ≤ 8");
+pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64).shown_as("γ");
 /// Monte Carlo runs.
-pub const RUNS: Range = Range::new("runs", 100.0, MAX_RUNS as f64, "100 ≤ runs ≤ 200000");
+pub const RUNS: Range = Range::new("runs", 100.0, MAX_RUNS as f64);
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]

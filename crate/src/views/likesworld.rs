@@ -12,12 +12,9 @@ use crate::plot::diagrams::ramp;
 use crate::plot::{colors, render, Chart, Labels, Scale};
 
 /// A typed world, in tokens.
-pub const LENGTH: Range = Range::new(
-    "sequence length",
-    2.0,
-    likesworld::MAX_LEN as f64,
-    "2 to 50 tokens",
-);
+pub const LENGTH: Range = Range::new("sequence length", 2.0, likesworld::MAX_LEN as f64)
+    .shown_as("length")
+    .after("tokens");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]

@@ -38,7 +38,7 @@ impl Default for MeasuredParams {
 }
 
 /// At most this many k per measurement.
-pub const KS_COUNT: Range = Range::new("number of k", 1.0, 16.0, "1 to 16 values of k");
+pub const KS_COUNT: Range = Range::new("number of k", 1.0, 16.0);
 
 impl MeasuredParams {
     /// Every value against its range, before any model is loaded.

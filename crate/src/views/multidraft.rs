@@ -11,7 +11,7 @@ use crate::sampling::{parse_dist, tv, Dist};
 use crate::toy::{ToyConfig, ToyLm, VOCAB};
 
 /// Candidates per position: at most the toy vocabulary.
-pub const K: Range = Range::new("k", 1.0, VOCAB as f64, "1 ≤ k ≤ 5");
+pub const K: Range = Range::new("k", 1.0, VOCAB as f64);
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]

@@ -9,7 +9,7 @@ use crate::plot::{colors, render, render_overlay, Align, Chart, Labels, Scale};
 use crate::roofline::{self, Cell, Pair, Step, Workload};
 
 /// The acceptance rate of the heat map.
-pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0, "0 ≤ α ≤ 1");
+pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]

@@ -8,7 +8,7 @@ use crate::plot::{colors, render, Align};
 use crate::tree::{parse_config, parse_paths, TokenTree};
 
 /// Nodes of a typed tree.
-pub const BUDGET: Range = Range::new("budget", 1.0, 512.0, "1 ≤ budget ≤ 512");
+pub const BUDGET: Range = Range::new("budget", 1.0, 512.0);
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]

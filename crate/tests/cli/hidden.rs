@@ -96,3 +96,21 @@ fn hidden_state_drafts_on_the_command_line() {
         check_error(args, needle);
     }
 }
+
+/// One range from its one declaration to the command line: `--depth` is refused one past
+/// `lab::params::DEPTH`'s upper bound, with the message written from that bound, and taken at
+/// the bound (a test of the page's slider reading the same constant is in `hidden.test.mjs`).
+#[test]
+fn the_depth_option_reads_its_one_declaration() {
+    use specdec::lab::params::DEPTH;
+    let over = (DEPTH.max + 1.0).to_string();
+    let allowed = DEPTH.allowed();
+    let needle = format!("depth = {over} is out of range: {allowed}");
+    check_error(&["likesworld", "eagle", "--depth", &over], &needle);
+    let at = DEPTH.max.to_string();
+    let run = json(&[
+        "likesworld", "eagle", "--dynamic", "--depth", &at, "--budget", "4", "--prompts", "1",
+    ]);
+    let levels = run["acceptance_by_depth"].as_array().map(Vec::len);
+    assert_eq!(levels, Some(DEPTH.max as usize), "{run}");
+}

@@ -65,13 +65,13 @@ named!(DrafterKind, "drafter");
 
 /// Speculated tokens per call: k for Prompt Lookup, the node budget of a suffix tree, the
 /// window of Jacobi, window + pool for Lookahead.
-pub const BUDGET: Range = Range::new("budget", 1.0, 48.0, "1 ≤ budget ≤ 48");
+pub const BUDGET: Range = Range::new("budget", 1.0, 48.0);
 /// Requests per workload.
-pub const REQUESTS: Range = Range::new("requests", 1.0, 200.0, "1 ≤ requests ≤ 200");
+pub const REQUESTS: Range = Range::new("requests", 1.0, 200.0);
 /// Earlier outputs in the global index.
 pub const EARLIER: usize = 20;
 /// Jacobi's window in demo 05.3.
-pub const WINDOW: Range = Range::new("window", 1.0, 24.0, "1 ≤ window ≤ 24");
+pub const WINDOW: Range = Range::new("window", 1.0, 24.0);
 
 /// What a run is given.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,9 +7,9 @@ use crate::decode::{Proposal, Source};
 use crate::error::{Error, Range};
 
 /// The longest n-gram matched.
-pub const NGRAM: Range = Range::new("ngram", 1.0, MAX_NGRAM as f64, "1 ≤ n ≤ 64");
+pub const NGRAM: Range = Range::new("ngram", 1.0, MAX_NGRAM as f64).shown_as("n");
 /// Tokens copied after a match.
-pub const K: Range = Range::new("k", 1.0, MAX_K as f64, "1 ≤ k ≤ 256");
+pub const K: Range = Range::new("k", 1.0, MAX_K as f64);
 
 /// The rule's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +28,7 @@ pub const MAX_K: usize = 256;
 impl PromptLookup {
     pub fn new(max_ngram: usize, min_ngram: usize, k: usize) -> Result<PromptLookup, Error> {
         NGRAM.check(max_ngram as f64)?;
-        Range::new("min-ngram", 1.0, max_ngram as f64, "1 ≤ min-ngram ≤ ngram")
-            .check(min_ngram as f64)?;
+        Range::new("min-ngram", 1.0, max_ngram as f64).check(min_ngram as f64)?;
         K.check(k as f64)?;
         Ok(PromptLookup {
             max_ngram,

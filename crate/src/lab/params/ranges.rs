@@ -9,18 +9,18 @@ use crate::model::medusa::MAX_HEADS;
 use crate::tree::parse_config;
 
 /// Draft tokens per call.
-pub const GAMMA: Range = Range::new("gamma", 1.0, 16.0, "1 ≤ γ ≤ 16");
+pub const GAMMA: Range = Range::new("gamma", 1.0, 16.0).shown_as("γ");
 /// Held-out worlds decoded by one experiment.
-pub const PROMPTS: Range = Range::new("prompts", 1.0, 1000.0, "1 ≤ prompts ≤ 1000");
+pub const PROMPTS: Range = Range::new("prompts", 1.0, 1000.0);
 /// Prompts decoded together in the speedup experiment (lecture §1.2: the batch that makes a
 /// step compute-bound).
-pub const BATCH: Range = Range::new("batch", 1.0, 64.0, "1 ≤ batch ≤ 64");
+pub const BATCH: Range = Range::new("batch", 1.0, 64.0);
 /// Samples per prompt.
-pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0, "1 ≤ repeats ≤ 20");
+pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0);
 /// A LikesWorld tree: at most this many nodes…
 pub const NODE_BUDGET: usize = 64;
 /// …and levels.
-pub const TREE_DEPTH: Range = Range::new("tree depth", 1.0, 8.0, "1 to 8 levels");
+pub const TREE_DEPTH: Range = Range::new("tree depth", 1.0, 8.0).after("levels");
 
 /// The page's defaults: the prompts, γ and tree of an experiment unless told.
 pub const DEFAULT_PROMPTS: usize = 50;
@@ -42,24 +42,24 @@ pub const GAMMAS: [usize; 4] = [1, 2, 4, 6];
 /// The γ values a sweep may list, at most.
 pub const SWEEP_GAMMAS: usize = 8;
 /// How many γ a sweep lists.
-pub const SWEEP_LENGTH: Range = Range::new("#γ", 1.0, SWEEP_GAMMAS as f64, "1 ≤ #γ ≤ 8");
+pub const SWEEP_LENGTH: Range = Range::new("#γ", 1.0, SWEEP_GAMMAS as f64);
 /// The sweep's γ when none are given: demo 5's neighbourhood of the optimum.
 pub const DEFAULT_SWEEP: &str = "1,2,3,4,6";
 
 /// Node budgets of a draft on the target's hidden states (the §4.7 comparison runs 4, 8, 16 and
 /// 32, the budgets the page offers: [`BUDGETS`]).
-pub const BUDGET: Range = Range::new("budget", 1.0, 64.0, "1 to 64 nodes");
+pub const BUDGET: Range = Range::new("budget", 1.0, 64.0).after("nodes");
 /// The budgets the page offers.
 pub const BUDGETS: [usize; 4] = [4, 8, 16, 32];
 /// The budget of a run unless told.
 pub const DEFAULT_BUDGET: usize = 16;
 /// Depths of an EAGLE tree.
-pub const DEPTH: Range = Range::new("depth", 1.0, 12.0, "1 to 12");
+pub const DEPTH: Range = Range::new("depth", 1.0, 12.0);
 /// The depth a tree grows to unless told (EAGLE-2 on LikesWorld at 16 nodes: τ 3.98 at depth 6,
 /// 4.18 at depth 10; deeper adds nothing, measured on 200 prompts).
 pub const DEFAULT_DEPTH: usize = 10;
 /// Medusa heads used: every head the shipped weights have, at most.
-pub const HEADS: Range = Range::new("heads", 1.0, MAX_HEADS as f64, "1 to 4");
+pub const HEADS: Range = Range::new("heads", 1.0, MAX_HEADS as f64);
 /// The node budget of a step-through with a draft on the target's hidden states.
 pub const STEP_BUDGET: usize = 16;
 

@@ -237,7 +237,7 @@ pub fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 /// How many times fewer prompts a slow backend's benchmark decodes.
-const DIVIDE: specdec::error::Range = specdec::error::Range::new("divide", 1.0, 100.0, "1 to 100");
+const DIVIDE: specdec::error::Range = specdec::error::Range::new("divide", 1.0, 100.0);
 
 /// `decode-bench`: experiments 1–5 at the lecture's sizes, each timed as one call of the page's
 /// `decoding_view` (the same list `tests/bench.mjs` times in the browser).

@@ -16,8 +16,8 @@ use specdec::lab::modelfree::{self as ex, Row};
 use specdec::model::Models;
 
 /// The suffix benchmark's index sizes and look-ups.
-const MAX_TOKENS: Range = Range::new("max-tokens", 1e3, 1e7, "10³ ≤ max-tokens ≤ 10⁷");
-const LOOKUPS: Range = Range::new("lookups", 1.0, 1e6, "1 ≤ lookups ≤ 10⁶");
+const MAX_TOKENS: Range = Range::new("max-tokens", 1e3, 1e7);
+const LOOKUPS: Range = Range::new("lookups", 1.0, 1e6);
 
 /// `prompt-lookup --tokens 1,2,3 --ngram N --k K [--min-ngram M]`.
 pub fn prompt_lookup(o: &mut Opts) -> Result<Report, Usage> {

@@ -25,12 +25,12 @@ use specdec::tree::{parse_config, TokenTree, DEFAULT_NODE_BUDGET};
 use std::io::Write;
 
 /// Training steps and the batch of one step.
-const STEPS: Range = Range::new("steps", 1.0, 1_000_000.0, "1 ≤ steps ≤ 1000000");
-const TRAIN_BATCH: Range = Range::new("batch", 1.0, 4096.0, "1 ≤ batch ≤ 4096");
+const STEPS: Range = Range::new("steps", 1.0, 1_000_000.0);
+const TRAIN_BATCH: Range = Range::new("batch", 1.0, 4096.0);
 /// The training-time test's rollout (1 would be plain EAGLE).
-const ROLLOUT: Range = Range::new("rollout", 2.0, 6.0, "2 ≤ rollout ≤ 6");
+const ROLLOUT: Range = Range::new("rollout", 2.0, 6.0);
 /// Held-out worlds an accuracy run scores.
-const WORLDS: Range = Range::new("worlds", 1.0, 100_000.0, "1 ≤ worlds ≤ 100000");
+const WORLDS: Range = Range::new("worlds", 1.0, 100_000.0);
 
 /// A progress bar on stderr for a training run.
 fn bar(p: &Point, total: usize) {

@@ -13,7 +13,8 @@ use specdec::views::exactness::{monte_carlo_view, ExactnessParams};
 use specdec::views::multidraft::{parse_drafts, parse_given};
 
 /// γ of the toy LM's exact enumeration.
-const TOY_GAMMA: specdec::error::Range = specdec::error::Range::new("gamma", 0.0, 8.0, "0 ≤ γ ≤ 8");
+const TOY_GAMMA: specdec::error::Range =
+    specdec::error::Range::new("gamma", 0.0, 8.0).shown_as("γ");
 
 fn toy(o: &mut Opts) -> Result<ToyLm, Usage> {
     let seed = o.number("seed", Some(0u64))?;
