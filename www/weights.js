@@ -42,7 +42,12 @@ export function provideHidden(engine, ws) {
   return engine;
 }
 
-/** Whether a job runs the hidden-state drafts (so that its worker fetches them first). */
+/**
+ * Whether a job runs the hidden-state drafts (so that its worker fetches them first): the §5 and
+ * §6 experiments, and a step-through of any kind but the draft models' chain and tree (the
+ * core's `StepKind`).
+ */
 export function needsHidden(name, params) {
-  return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || (params?.experiment === 'step' && !!params.drafter));
+  const step = params?.experiment === 'step' && !['chain', 'tree', undefined].includes(params.stepkind);
+  return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || step);
 }
