@@ -1,6 +1,7 @@
-// The trained models' weights: three Burnpack files that neither wasm module embeds. The page
-// downloads them once (engine.js) and hands copies to every module instance it starts, in the
-// page and in its workers (`provide_weights`).
+// The trained models' weights, which neither wasm module embeds: the three models' Burnpack
+// files, which the page downloads once (engine.js) and hands to every module instance it starts,
+// in the page and in its workers (`provide_weights`); and the three drafts on the target's hidden
+// states, which a worker fetches from `hidden/` only for the jobs that run them.
 import { tr } from './i18n.js';
 
 const MODELS = ['target', 'draft-a', 'draft-b'];

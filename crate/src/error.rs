@@ -1,6 +1,8 @@
 //! The one error type of the core. Every variant names the offending value, so the CLI can print
 //! it on one line and the page can show it beside the control that caused it, in the page's
-//! language ([`Error::message`]; the CLI prints English).
+//! language ([`Error::message`]; the CLI prints English). Beside it: [`Text`] (a message in both
+//! languages), [`Range`] (a typed value's bounds, from which its message is written) and
+//! [`Named`] with `named!` (a choice's one list of values and names).
 
 use crate::i18n::Lang;
 use std::fmt;

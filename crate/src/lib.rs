@@ -18,6 +18,8 @@
 //!   variants, naive sampling, MSS), their statistics, and the model-free drafters — with no
 //!   burn in it (it is tested exactly on the toy LM).
 //! - [`lab`]: the LikesWorld experiments, the one room that joins the engine and the models.
+//! - [`error`]: the one error type, the `Range` a typed value is checked against, and the
+//!   `Named` choices.
 //! - [`clock`]: the clock and progress callback that long jobs are handed.
 //! - [`plot`]: SVG charts drawn with plotters.
 //! - [`i18n`]: the page's two languages, for the views that write prose.
@@ -27,8 +29,9 @@
 //! The layers, top to bottom: `bin/` and `wasm` → [`views`] → [`lab`] → [`decode`] (no burn)
 //! and [`model`] (no decoding loop) → [`plot`], [`roofline`], [`toy`], [`likesworld`] →
 //! [`sampling`], [`tree`], [`theory`] → [`error`], [`clock`] → [`i18n`]. No module imports from
-//! a layer above its own; `decode` and `model` never import each other, and `lab` is where they
-//! are joined (the views above only hand the loaded models over and draw the engine's traces).
+//! its own layer or one above (`tests/layers.rs`); `decode` and `model` never import each other,
+//! and `lab` is where they are joined (the views above only hand the loaded models over and draw
+//! the engine's traces).
 //!
 //! Invalid input is rejected at the boundary with [`Error`]; past it, the core cannot fail.
 

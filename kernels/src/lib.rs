@@ -6,7 +6,9 @@
 //! (`opt-level = 3`; the rest of the core is built for size). At the size setting the compiler
 //! neither vectorises nor inlines them, and they took three times as long. The entry points are
 //! `#[inline(never)]` so that they keep this crate's optimisation wherever they are called from.
-//! The burn side (which tensors take this path) is `specdec::model::activation`.
+//! The burn side (which tensors take this path) is `specdec::model::activation` for the softmax
+//! and GELU and `specdec::model::matmul` for the matmul; `specdec::model::measure` runs the
+//! calibrations.
 
 #![no_std]
 

@@ -1,6 +1,7 @@
-// Speculative decoding on LikesWorld (lecture §3–§4, demos 03.1–03.3, 04.3–04.5): the drafts
-// propose, the target verifies in one call. Every experiment runs in a Web Worker, with progress
-// and cancel; a newer run supersedes the older one.
+// Speculative decoding on LikesWorld (lecture §3–§6: demos 03.1–03.3 and 04.3–04.6, demo 5 on
+// the wall clock, a step-through, the drafts on the target's hidden states and the §6 table): the
+// drafts propose, the target verifies in one call. Every experiment runs in a Web Worker, with
+// progress and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';

@@ -11,7 +11,8 @@
 //! batched matmul may sum in another order).
 //!
 //! Call times in the statistics of a batched run include waiting for the other tasks: they are
-//! not per-call latencies (experiment 6 times single runs).
+//! not per-call latencies (the wall-clock experiment, `lab::speedup`, times single runs at batch
+//! 1 and, at a larger batch, times each kind of call apart with `model::measure::time_call`).
 
 use super::engine::{generate, Config};
 use super::{Chance, Generation, LanguageModel, Speculation};

@@ -12,7 +12,7 @@
 //!   model's business: it sees the next context and keeps whatever of its cache still matches
 //!   (the accepted path), so the engine never has to say "roll back".
 //! - [`Chance`]: every random choice the engine makes. Real runs draw from a seeded generator;
-//!   tests walk every branch with its probability ([`chance::Enumerate`]).
+//!   tests walk every branch with its probability ([`chance::enumerate`]).
 //!
 //! A step is `propose` (the drafts build a [`Proposal`], in [`propose`]) then `verify` (one target
 //! call, then a rule walks the tree). [`engine`] holds the step, the verification and the

@@ -2,8 +2,8 @@
 //! sequences.
 //!
 //! The cache is a block of *slots*: appending gives every sequence of the batch the same new
-//! slots, and which slots a sequence may attend to is the attention mask's business (see
-//! [`super::lm`]). Speculative decoding drops slots (a rejected draft, the tree branches not
+//! slots, and which slots a sequence may attend to is the attention mask's business (the
+//! owner's: `lab::lm`). Speculative decoding drops slots (a rejected draft, the tree branches not
 //! taken), so the owner compacts now and then: [`KvCache::narrow`] when every sequence keeps a
 //! prefix, [`KvCache::gather`] to move each sequence's kept slots to the front, and
 //! [`KvCache::select_rows`] / [`KvCache::grow_rows`] when sequences leave or join the batch.

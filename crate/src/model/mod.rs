@@ -2,13 +2,14 @@
 //!
 //! One code path for every device: the model takes a `&Device` and never asks which backend it
 //! is on. [`decoder`] is the Transformer (position ids as an input, attention under an explicit
-//! boolean mask, a KV cache that appends, truncates and keeps an accepted tree path);
+//! boolean mask) and [`cache`] its KV cache (append, narrow, gather the kept slots);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
 //! [`medusa`] and [`eagle`] are the drafts that read the target's features (lecture §5.1–5.2);
-//! [`train`] trains a model or such a draft with burn's autodiff (natively only); [`weights`] saves the trained
-//! weights and provides them (embedded natively, handed over by the page in wasm); [`device`] is
-//! the one place that chooses a device; [`lm`] puts a decoder and its KV cache behind the
-//! decoding engine's `LanguageModel` trait.
+//! [`train`] trains a model or such a draft with burn's autodiff (natively only); [`weights`]
+//! saves the trained weights and provides them (embedded natively, handed over by the page in
+//! wasm); [`device`] is the one place that chooses a device. No decoding loop lives here:
+//! putting a decoder and its KV cache behind the engine's `LanguageModel` trait is `lab::lm`'s
+//! job.
 
 pub mod activation;
 pub mod bench;

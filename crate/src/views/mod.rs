@@ -1,4 +1,6 @@
-//! One function per page widget: validated parameters in, numbers and SVG out.
+//! One function per page widget: validated parameters in, numbers and SVG out. Two files hold
+//! figures only: [`hidden`] (the hidden-state drafts' and the §6 table's, for the decoding
+//! widget) and [`training`] (the loss curve `specdec train` writes).
 //!
 //! Parameters are plain serde structs with a default for every field, so a widget, an embed
 //! URL or a test can give only what it changes. Each `*_view` validates first (returning the

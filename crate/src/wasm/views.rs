@@ -1,6 +1,6 @@
 //! The synchronous exports: one per view, each one line (`call`: parameters in, view out), and
-//! the small calls the page's worker makes around the model jobs (weights, the WebGPU fallback's
-//! note, the benchmark's suite).
+//! the small calls around the model jobs (the weights the page and its workers hand over, the
+//! worker's note for the WebGPU fallback) and the benchmark's suite (`tests/bench.mjs`).
 
 use super::{call, into_error, lang_of, output};
 use crate::error::Named;

@@ -1,8 +1,9 @@
 //! The named choices the experiments take: which draft model proposes, what proposes on the wall
 //! clock, how a tree is shaped and verified, which draft on the target's hidden states runs, what
-//! a step-through runs. Each is an enum with one name per value ([`Named`]: parsing, the list of
-//! known names and the page's options all come from it), and each says in the lecture's words
-//! what it is. Plain data: no experiment runs here.
+//! a step-through runs. Most are enums with one name per value ([`Named`]: parsing and the list
+//! of known names come from one list of values); a hidden-state run is built from them as a
+//! [`Drafter`] and a [`HiddenSpec`], which describe it in the lecture's words. Plain data: no
+//! experiment runs here.
 
 use super::ranges::{BUDGET, DEFAULT_DEPTH, DEPTH, HEADS};
 use crate::decode::engine::TreeRule;

@@ -1,7 +1,9 @@
 //! `likesworld acceptance|greedy|sample|tree|stochastic`, `decode-bench`: speculative decoding
-//! with the LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5). Each
-//! reads its options into one `specdec::lab` experiment, runs it as the page does
-//! (`options::run`), and prints its report.
+//! with the LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5).
+//! `greedy`, `sample` and `tree` read their options into one `specdec::lab` experiment and run it
+//! as the page does (`options::run`); `acceptance` and `stochastic` call their `lab` function
+//! directly; `decode-bench` times the page's `decoding_view` on the benchmark's suite. Each
+//! prints its report.
 
 use super::options::{draft, models, prompts, run, value};
 use crate::opts::{row, Opts, Report, Usage};

@@ -1,5 +1,5 @@
 //! The LikesWorld model commands: `train`, `likesworld accuracy`, `tree-attention`,
-//! `model-bench` (native only).
+//! `model-bench`, `roofline-measure` and `likesworld widen-check` (native only).
 
 use super::options::{backend, models, prompts, width};
 use crate::opts::{row, Opts, Report, Usage};
