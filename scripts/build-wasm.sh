@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the page's two wasm modules with the size profile and generates them with wasm-bindgen:
 #   pkg/          the CPU module (burn's flex and ndarray): the page and its workers load it
-#   pkg/gpu/      the GPU module (burn's wgpu backend for WebGPU, and flex to fall back on): a
-#                 worker loads it only when someone picks WebGPU, since wgpu and cubecl make it
-#                 several times larger
+#   pkg/gpu/      the GPU module (burn's wgpu backend alone; a WebGPU job it cannot run goes to
+#                 the CPU module): a worker loads it only when someone picks WebGPU, since wgpu
+#                 and cubecl make it several times larger
 #   pkg/weights/  the trained models' weights, which neither module embeds: the page downloads
 #                 them once and hands them to every module it starts
 # (No wasm-pack: it would try to download wasm-bindgen and wasm-opt, which fails here.)

@@ -1,8 +1,9 @@
 //! `likesworld acceptance|greedy|sample|tree|stochastic`, `decode-bench`: speculative decoding
 //! with the LikesWorld target and drafts (lecture §3–§4, demos 03.1–03.3 and 04.3–04.5).
-//! `greedy`, `sample` and `tree` read their options into one `specdec::lab` experiment and run it
-//! as the page does (`options::run`); `acceptance` and `stochastic` call their `lab` function
-//! directly; `decode-bench` times the page's `decoding_view` on the benchmark's suite. Each
+//! `acceptance`, `greedy`, `sample` and `tree` read their options into one `specdec::lab`
+//! experiment and run it as the page does (`options::run`); `stochastic` calls its `lab` function
+//! directly (the page's experiment sweeps all three verifications, the CLI reports the one asked
+//! for); `decode-bench` times the page's `decoding_view` on the benchmark's suite. Each
 //! prints its report.
 
 use super::options::{draft, models, prompts, run, value};
@@ -11,11 +12,11 @@ use burn::tensor::read_sync;
 use specdec::clock::native_clock;
 use specdec::error::Named;
 use specdec::i18n::Lang;
-use specdec::lab::acceptance::{acceptance_by_kind, KindAlpha};
+use specdec::lab::acceptance::KindAlpha;
 use specdec::lab::decoding::{self as ex, OutputStats};
 use specdec::lab::experiment::Outcome;
 use specdec::lab::params::{
-    tree_widths, Beside, Chain, Experiment, Sampling, Stochastic, Tree, GAMMA, REPEATS,
+    tree_widths, Beside, Chain, Experiment, Sampling, Stochastic, Tree, Worlds, GAMMA, REPEATS,
 };
 use specdec::lab::Lab;
 use specdec::likesworld::sampling_prompts;
@@ -37,7 +38,9 @@ fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
 pub fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 200)?;
     let m = models(o)?;
-    let rows = read_sync(acceptance_by_kind(&m, n, &mut |_, _| {}))?;
+    let Outcome::Acceptance(rows) = run(&Experiment::Acceptance(Worlds { prompts: n }), &m)? else {
+        unreachable!("the acceptance experiment reports acceptance by kind")
+    };
     let mut table = vec![row(
         "next token is",
         "positions   β A    β B    argmax A  argmax B",
