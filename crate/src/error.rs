@@ -283,8 +283,8 @@ impl Range {
 }
 
 /// A named choice (a draft, a rule, a tree kind, a backend…): one list of every value and one
-/// name each, from which parsing, the error's list of known names and the page's options all
-/// come. A type says what a value of it is (`WHAT`, as an error names it), lists its values and
+/// name each, from which parsing and the error's list of known names come (in both languages;
+/// `presets` hands the page some of these lists, such as the verification rules). A type says what a value of it is (`WHAT`, as an error names it), lists its values and
 /// names each; `parse` and `known` are written once, here.
 pub trait Named: Copy + PartialEq + 'static {
     /// What a value is, as an error names it (`draft`, `verification`); it has a Chinese name
