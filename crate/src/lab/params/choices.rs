@@ -438,6 +438,17 @@ impl HiddenMethod {
     }
 
     /// The method that runs `drafter` (every drafter has one).
+    /// The verifications its proposals can take ([`Drafter::verified_by`]), by name: what the
+    /// page offers beside it.
+    pub fn verifications(self) -> Vec<&'static str> {
+        let drafter = self.drafter(DEFAULT_DEPTH, MAX_HEADS);
+        Verification::ALL
+            .into_iter()
+            .filter(|&v| drafter.verified_by(v).is_ok())
+            .map(Verification::name)
+            .collect()
+    }
+
     pub fn of(drafter: Drafter) -> HiddenMethod {
         let (depth, heads) = match drafter {
             Drafter::Medusa { heads, .. } => (DEFAULT_DEPTH, heads),
@@ -534,6 +545,20 @@ mod tests {
         assert_eq!(Draft::parse("draft-a").unwrap(), Draft::A);
         let greedy = Stochastic::parse("greedy").unwrap_err().to_string();
         assert!(greedy.contains("naive, mss"), "{greedy}");
+    }
+
+    /// Sampled verification needs a tree grown draw by draw: only EAGLE-2's methods offer it.
+    #[test]
+    fn only_eagle_2_offers_sampled_verification() {
+        for m in HiddenMethod::ALL {
+            let dynamic = matches!(m, HiddenMethod::Eagle2 | HiddenMethod::Eagle2Ttt);
+            let expected: &[&str] = if dynamic {
+                &["greedy", "mss", "mss-top-k"]
+            } else {
+                &["greedy"]
+            };
+            assert_eq!(m.verifications(), expected, "{}", m.name());
+        }
     }
 
     #[test]
