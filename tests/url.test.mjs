@@ -1,7 +1,8 @@
 // Browser tests of state in URLs, embedding and sharing: hostile and off-step URL values,
 // the state written into the URL, embed.html (one widget, hidden controls, compact mode), a
-// round trip through the URL and the Share link for every control of every widget, the Share
-// link shown apart from the alert, and the one length cap on typed text that keeps the URL short.
+// round trip through the URL and the Share link for every control of every widget, the theory
+// sliders following the core's presets, the Share link shown apart from the alert, and the one
+// length cap on typed text that keeps the URL short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
@@ -61,6 +62,32 @@ test('embed.html hides controls by name and has a compact mode', async () => {
   assert.deepEqual(hidden, [['alpha', false], ['gamma', true], ['c', true], ['c_hat', false]]);
   assert.match(await alertOf(page, 'theory'), /hide: “nope” is not a control of this widget \(alpha, gamma, c, c_hat\)/);
   assert.equal(await page.$eval('[data-widget="theory"] .intro', (e) => getComputedStyle(e).display), 'none');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the theory sliders take their bounds and defaults from the core’s presets, and follow them when they change', async () => {
+  const sliders = (page) => page.$$eval('[data-widget="theory"] input[type="range"]', (els) => els.map((el) => [el.dataset.key, ...[el.min, el.max, el.value].map(Number)]));
+  // As declared: theory.rs's ranges and TheoryParams' defaults; the page's γ stops at 30 and its costs at 1.
+  let { page, errors } = await open(env, 'embed.html?widget=theory');
+  const d = await page.evaluate(async () => (await import('./engine.js')).declarations().theory);
+  assert.ok(d.gamma.max > 30 && d.c.max > 1, `the core allows more than the page offers: ${JSON.stringify(d)}`);
+  assert.deepEqual(await sliders(page), [['alpha', d.alpha.min, d.alpha.max, d.defaults.alpha], ['gamma', d.gamma.min, 30, d.defaults.gamma],
+    ['c', d.c.min, 1, d.defaults.c], ['c_hat', d.c_hat.min, 1, d.defaults.c_hat]]);
+  assert.deepEqual(errors, []);
+  await page.close();
+  // Declared otherwise (presets rewritten on its way to the page): the sliders follow, a bound under
+  // the page's cap wins over it, and a URL value is checked against the new bound.
+  const prepare = (p) => p.route('**/pkg/specdec.js*', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
+      + `\nexport function presets() { const p = presetsDeclared(); Object.assign(p.theory.alpha, { min: 0.1, max: 0.9 });
+        Object.assign(p.theory.gamma, { min: 1, max: 12 }); p.theory.c.max = 0.5; Object.assign(p.theory.defaults, { alpha: 0.5, gamma: 7 }); return p; }\n`;
+    route.fulfill({ response, body });
+  });
+  ({ page, errors } = await open(env, 'embed.html?widget=theory&gamma=20', { prepare }));
+  assert.deepEqual(await sliders(page), [['alpha', 0.1, 0.9, 0.5], ['gamma', 1, 12, 12], ['c', d.c.min, 0.5, d.defaults.c], ['c_hat', d.c_hat.min, 1, d.defaults.c_hat]]);
+  assert.match(await alertOf(page, 'theory'), /γ: 20 is outside 1…12; using 12/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -237,8 +237,9 @@ export function runJob(name, params, onStatus, channel = name) {
 
 /**
  * What the core declares for the page's controls (its `presets` export): the verification rules,
- * the token kinds with their names, the ranges of the decoding widget's values. The page reads
- * these instead of restating them; they are there once the engine is ready.
+ * the token kinds with their names, the ranges of the decoding widget's values, and each other
+ * widget's ranges beside its parameters' defaults. The page reads these instead of restating
+ * them; they are there once the engine is ready.
  */
 export function declarations() {
   declared ??= call('presets');
@@ -280,6 +281,16 @@ export function declare(control, fields) {
     Object.defineProperty(control, key, { get: () => of(declarations()), enumerable: true, configurable: true });
   }
   return control;
+}
+
+/**
+ * A slider's fields as the core declares them for `widget` (its entry in `presets`): the bounds
+ * of its range `name`, and its default, `defaults[name]` unless `value` reads it otherwise. Use
+ * as `declare(control, coreRange('theory', 'alpha'))`; spread it to override one field where the
+ * page offers less than the core allows.
+ */
+export function coreRange(widget, name, value = (defaults) => defaults[name]) {
+  return { min: (d) => d[widget][name].min, max: (d) => d[widget][name].max, value: (d) => value(d[widget].defaults) };
 }
 
 /** For tests of the recovery path: the next call panics inside Rust. */

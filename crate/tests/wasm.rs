@@ -167,6 +167,35 @@ fn presets_declare_the_ranges_and_choices_the_page_reads() {
     assert_eq!(num(&p, &["decoding", "gamma", "min"]), GAMMA.min);
     assert_eq!(num(&p, &["decoding", "prompts", "max"]), PROMPTS.max);
     assert_eq!(num(&p, &["decoding", "repeats", "max"]), REPEATS.max);
+    // Every other widget's ranges, and its defaults as its view's `Default` has them.
+    use specdec::views::{modelfree::ModelfreeParams, theory::TheoryParams};
+    for (path, range) in [
+        (["theory", "gamma"], specdec::theory::GAMMA),
+        (["theory", "c"], specdec::theory::C),
+        (["roofline", "overhead_ms"], specdec::roofline::OVERHEAD_MS),
+        (["exactness", "draft_noise"], specdec::toy::DRAFT_NOISE),
+        (["multidraft", "k"], specdec::views::multidraft::K),
+        (["modelfree", "window"], specdec::decode::free::kind::WINDOW),
+    ] {
+        assert_eq!(num(&p, &[path[0], path[1], "min"]), range.min, "{path:?}");
+        assert_eq!(num(&p, &[path[0], path[1], "max"]), range.max, "{path:?}");
+    }
+    let (theory, modelfree) = (TheoryParams::default(), ModelfreeParams::default());
+    assert_eq!(num(&p, &["theory", "defaults", "alpha"]), theory.alpha);
+    assert_eq!(
+        num(&p, &["modelfree", "defaults", "budget"]),
+        modelfree.budget as f64
+    );
+    let toy = specdec::toy::ToyConfig::default();
+    assert_eq!(
+        num(&p, &["exactness", "defaults", "toy", "sharpness"]),
+        toy.sharpness
+    );
+    let heat = specdec::views::roofline::HEAT_BATCHES;
+    assert_eq!(
+        num(&p, &["roofline", "heat_batches", "0"]),
+        f64::from(heat[0])
+    );
     let variants = js_sys::Array::from(&get(&p, &["variants"]));
     assert_eq!(variants.length(), 6);
     assert_eq!(variants.get(0).as_string().unwrap(), "correct");

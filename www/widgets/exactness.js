@@ -1,13 +1,14 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../html.js';
 import { channelOf } from '../runbar.js';
-import { runJob, CancelledError, declare, variantOptions } from '../engine.js';
+import { runJob, CancelledError, coreRange, declarations, declare, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
 function params(s) {
   return {
     gamma: Number(s.gamma), variant: s.variant, runs: Number(s.runs),
-    toy: { seed: Number(s.seed), sharpness: 2.2, draft_noise: Number(s.noise), temperature: Number(s.temperature) },
+    // The toy's sharpness has no control: the core's default (ToyConfig's).
+    toy: { seed: Number(s.seed), sharpness: declarations().exactness.defaults.toy.sharpness, draft_noise: Number(s.noise), temperature: Number(s.temperature) },
   };
 }
 
@@ -30,9 +31,15 @@ export default {
   controls: [
     // The verification rules are the core's (`presets`), read when the widget mounts.
     declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, { options: variantOptions }),
-    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 1, max: 6, step: 1, value: 3 },
-    { key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', min: 0, max: 3, step: 0.05, value: 1.5 },
-    { key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', min: 0.25, max: 3, step: 0.05, value: 1 },
+    // The sliders' ranges and defaults are the core's (`presets`: views/exactness.rs's and toy/mod.rs's
+    // ranges, ExactnessParams' defaults). The page offers less of each than the core takes, the spans
+    // it has always offered around the lecture's demos: γ up to 6, noise up to 3, T from 0.25 to 3.
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('exactness', 'gamma'), max: (d) => Math.min(6, d.exactness.gamma.max) }),
+    declare({ key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', step: 0.05 },
+      { ...coreRange('exactness', 'draft_noise', (x) => x.toy.draft_noise), max: (d) => Math.min(3, d.exactness.draft_noise.max) }),
+    declare({ key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', step: 0.05 }, {
+      ...coreRange('exactness', 'temperature', (x) => x.toy.temperature),
+      min: (d) => Math.max(0.25, d.exactness.temperature.min), max: (d) => Math.min(3, d.exactness.temperature.max) }),
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
     { key: 'runs', label: 'Monte Carlo runs', label_zh: '蒙特卡洛次数', type: 'select', value: '20000', options: [
       ['1000', '1,000'], ['5000', '5,000'], ['20000', '20,000'], ['100000', '100,000']] },

@@ -4,6 +4,7 @@
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
+import { coreRange, declare } from '../engine.js';
 
 // The drafters and workloads by name, in both languages (the controls' options and the tables).
 const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
@@ -107,11 +108,15 @@ export default {
     { key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', options: WORKLOADS, options_zh: WORKLOADS_ZH, showIf: (s) => s.experiment !== 'table' },
     { key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', options: DRAFTERS, options_zh: DRAFTERS_ZH, showIf: uses('highlight') },
     { key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), options_zh: DRAFTERS_ZH.slice(1, 3), showIf: uses('sweep') },
-    { key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', min: 1, max: 48, step: 1, value: 8, showIf: uses('table', 'highlight') },
-    { key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', min: 1, max: 24, step: 1, value: 6, showIf: uses('jacobi') },
+    // The sliders' ranges and defaults are the core's (`presets`: decode/free/kind.rs's ranges,
+    // ModelfreeParams' defaults).
+    declare({ key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', step: 1, showIf: uses('table', 'highlight') }, coreRange('modelfree', 'budget')),
+    declare({ key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', step: 1, showIf: uses('jacobi') }, coreRange('modelfree', 'window')),
     { key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', options: INITS.en, options_zh: INITS.zh, showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
     { key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
-    { key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, max: 199, step: 1, value: 5, showIf: uses('highlight') },
+    // A request's index, below the most requests the core runs.
+    declare({ key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, step: 1, showIf: uses('highlight') },
+      { max: (d) => d.modelfree.requests.max - 1, value: (d) => d.modelfree.defaults.request }),
     { key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
       showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },

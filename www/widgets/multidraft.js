@@ -1,6 +1,7 @@
 // Multi-draft verification (lecture §4.5; demos 04.4–04.5; exercise 6).
 import { fmt, table } from '../html.js';
 import { tr } from '../i18n.js';
+import { coreRange, declare } from '../engine.js';
 
 export default {
   name: 'multidraft',
@@ -20,7 +21,11 @@ export default {
     { key: 'p', label: 'LLM p', label_zh: '大模型 p', type: 'text', value: '0.25,0.25,0.25,0.25' },
     { key: 'drafts', label: 'drafts q₁; q₂; …', label_zh: '草稿 q₁; q₂; …', type: 'text', value: '1,0,0,0; 0.25,0.25,0.25,0.25' },
     { key: 'given', label: 'drawn tokens (empty: average)', label_zh: '采到的 token（空：取平均）', type: 'text', value: '0,1' },
-    { key: 'k', label: 'children k (toy LM)', label_zh: '孩子数 k（玩具模型）', type: 'range', min: 1, max: 4, step: 1, value: 2 },
+    // k's range and default are the core's (views/multidraft.rs's K, MultiDraftParams' default). The
+    // page stops one short of the core's bound, the toy's vocabulary: there the top k and the draws
+    // without replacement both take every token.
+    declare({ key: 'k', label: 'children k (toy LM)', label_zh: '孩子数 k（玩具模型）', type: 'range', step: 1 },
+      { ...coreRange('multidraft', 'k'), max: (d) => d.multidraft.k.max - 1 }),
   ],
   render(s, ui) {
     const v = ui.call('multi_draft', { p: s.p, drafts: s.drafts, given: s.given, k: Number(s.k) });

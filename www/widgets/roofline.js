@@ -1,8 +1,18 @@
 // Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
 import { fmt } from '../html.js';
 import { tr } from '../i18n.js';
+import { coreRange, declare } from '../engine.js';
 
 const pow2 = (v) => 2 ** Number(v);
+
+// The batch and context sliders pick powers of two (their values are the exponents) across the
+// heat map's cells, its batches and contexts as the core lists them, within the core's bounds;
+// the default is the exponent of RooflineParams' default.
+const exponents = (name, axis) => ({
+  min: (d) => Math.ceil(Math.log2(Math.max(d.roofline[axis][0], d.roofline[name].min))),
+  max: (d) => Math.floor(Math.log2(Math.min(d.roofline[axis].at(-1), d.roofline[name].max))),
+  value: (d) => Math.round(Math.log2(d.roofline.defaults[name])),
+});
 
 export default {
   name: 'roofline',
@@ -26,11 +36,15 @@ export default {
       ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B']] },
     { key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m', options: [
       ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B']] },
-    { key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', min: 0, max: 8, step: 1, value: 5, format: (v) => `${v} → ${pow2(v)}` },
-    { key: 'context', label: 'context L = 2^', label_zh: '上下文 L = 2^', type: 'range', min: 7, max: 15, step: 1, value: 9, format: (v) => `${v} → ${pow2(v)}` },
-    { key: 'k', label: 'k tokens', label_zh: '每请求 token 数 k', type: 'range', min: 1, max: 64, step: 1, value: 4 },
-    { key: 'overhead', label: 'overhead (ms)', label_zh: '固定开销 (ms)', type: 'range', min: 0, max: 5, step: 0.1, value: 1.5 },
-    { key: 'alpha', label: 'α (heat map)', label_zh: 'α（热力图）', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
+    // The sliders' ranges and defaults are the core's (`presets`: roofline.rs's and views/roofline.rs's
+    // ranges, RooflineParams' defaults).
+    declare({ key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('batch', 'heat_batches')),
+    declare({ key: 'context', label: 'context L = 2^', label_zh: '上下文 L = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('context', 'heat_contexts')),
+    // The page's k stops at 64, where the step chart's k axis ends; the core takes more.
+    declare({ key: 'k', label: 'k tokens', label_zh: '每请求 token 数 k', type: 'range', step: 1 }, { ...coreRange('roofline', 'k'), max: (d) => Math.min(64, d.roofline.k.max) }),
+    // The page's overhead stops at 5 ms, past the lecture's 0.2–1.5 ms (a step's fixed cost); the core takes more.
+    declare({ key: 'overhead', label: 'overhead (ms)', label_zh: '固定开销 (ms)', type: 'range', step: 0.1 }, { ...coreRange('roofline', 'overhead_ms'), max: (d) => Math.min(5, d.roofline.overhead_ms.max) }),
+    declare({ key: 'alpha', label: 'α (heat map)', label_zh: 'α（热力图）', type: 'range', step: 0.01 }, coreRange('roofline', 'alpha')),
   ],
   render(s, ui) {
     const v = ui.call('roofline', {

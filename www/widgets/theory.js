@@ -1,6 +1,7 @@
 // Speedup explorer (lecture §2.5; Leviathan et al. Table 1, Figure 3; exercise 1).
 import { fmt } from '../html.js';
 import { tr } from '../i18n.js';
+import { coreRange, declare } from '../engine.js';
 
 export default {
   name: 'theory',
@@ -17,10 +18,13 @@ export default {
     { label: 'Exercise 1 · α 0.75, γ 4, c 0.05, ĉ 0.02', label_zh: '练习 1 · α 0.75，γ 4，c 0.05，ĉ 0.02', values: { alpha: 0.75, gamma: 4, c: 0.05, c_hat: 0.02 } },
   ],
   controls: [
-    { key: 'alpha', label: 'α', label_zh: 'α', type: 'range', min: 0, max: 1, step: 0.01, value: 0.8 },
-    { key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', min: 0, max: 30, step: 1, value: 5 },
-    { key: 'c', label: 'c', label_zh: 'c', type: 'range', min: 0, max: 1, step: 0.005, value: 0.05 },
-    { key: 'c_hat', label: 'ĉ', label_zh: 'ĉ', type: 'range', min: 0, max: 1, step: 0.005, value: 0 },
+    // Every range and default is the core's (`presets`: theory.rs's ranges, TheoryParams' defaults).
+    declare({ key: 'alpha', label: 'α', label_zh: 'α', type: 'range', step: 0.01 }, coreRange('theory', 'alpha')),
+    // The page's γ stops at 30, where the first chart's γ axis ends; the core takes more.
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('theory', 'gamma'), max: (d) => Math.min(30, d.theory.gamma.max) }),
+    // The page's costs stop at 1, a draft step as dear as the target's; the core takes any cost.
+    declare({ key: 'c', label: 'c', label_zh: 'c', type: 'range', step: 0.005 }, { ...coreRange('theory', 'c'), max: (d) => Math.min(1, d.theory.c.max) }),
+    declare({ key: 'c_hat', label: 'ĉ', label_zh: 'ĉ', type: 'range', step: 0.005 }, { ...coreRange('theory', 'c_hat'), max: (d) => Math.min(1, d.theory.c_hat.max) }),
   ],
   render(s, ui) {
     const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });

@@ -1,6 +1,7 @@
 // Token-tree builder (lecture §4.2–4.3; exercise 5; the slide example).
 import { table, escapeHtml } from '../html.js';
 import { tr } from '../i18n.js';
+import { declare } from '../engine.js';
 
 export default {
   name: 'tree',
@@ -23,7 +24,11 @@ export default {
     { key: 'paths', label: 'sequences', label_zh: '序列', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
     { key: 'root', label: 'root', label_zh: '根', type: 'text', value: 'machine' },
     { key: 'config', label: 'configuration', label_zh: '扩展配置', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },
-    { key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', min: 0, max: 126, step: 1, value: 4 },
+    // Node indices up to the core's default budget (TreeParams', the largest tree the page asks for,
+    // counting the root as node 0). The page highlights node 4 to start with; the core's default
+    // highlights none.
+    declare({ key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', min: 0, step: 1, value: 4 },
+      { max: (d) => d.tree.defaults.budget }),
   ],
   // The highlight slider spans the nodes of the tree on screen. When the tree shrinks under the
   // highlighted node, the browser moves the thumb to the new end; the state, its label and the

@@ -18,7 +18,7 @@ pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64).shown_as("γ
 /// Monte Carlo runs.
 pub const RUNS: Range = Range::new("runs", 100.0, MAX_RUNS as f64);
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ExactnessParams {
     pub gamma: u32,

@@ -13,7 +13,7 @@ use crate::model::Models;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ModelfreeParams {
     /// table, sweep, jacobi or highlight.

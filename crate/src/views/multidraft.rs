@@ -13,7 +13,7 @@ use crate::toy::{ToyConfig, ToyLm, VOCAB};
 /// Candidates per position: at most the toy vocabulary.
 pub const K: Range = Range::new("k", 1.0, VOCAB as f64);
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct MultiDraftParams {
     /// The target's distribution, comma-separated.

@@ -11,7 +11,7 @@ use crate::roofline::{self, Cell, Pair, Step, Workload};
 /// The acceptance rate of the heat map.
 pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct RooflineParams {
     pub gpu: String,

@@ -10,7 +10,7 @@ use crate::tree::{parse_config, parse_paths, TokenTree};
 /// Nodes of a typed tree.
 pub const BUDGET: Range = Range::new("budget", 1.0, 512.0);
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct TreeParams {
     /// `paths` (merge-based) or `config` (expansion-based).

@@ -2,8 +2,9 @@
 //! (`presets`): the GPU and model presets, the verification rules, the token kinds (with their
 //! names in both languages), every range and default of the decoding widget's values (γ, the
 //! prompts, the repeats, the trees, the batch, and the hidden-state drafts' node budget, depth
-//! and heads), and the target's widths with their sizes. The page's controls read these instead
-//! of restating them (`declare` in `www/engine.js`).
+//! and heads), the target's widths with their sizes, and for every other widget the ranges its
+//! sliders take with its parameters' defaults (its view's `Default`, serialised). The page's
+//! controls read these instead of restating them (`declare` in `www/engine.js`).
 
 use super::output;
 use crate::error::Range;
@@ -11,7 +12,9 @@ use crate::i18n::Lang;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
 use crate::model::widen;
+use crate::views::{exactness, modelfree, multidraft, roofline, theory, tree};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize)]
@@ -55,6 +58,32 @@ struct Width {
     step_bytes: usize,
 }
 
+/// A widget's ranges, by the name of the parameter each bounds, beside its parameters' defaults
+/// (the view's `Default`, so that a default lives in one place).
+#[derive(Serialize)]
+struct Widget<D: Serialize> {
+    #[serde(flatten)]
+    ranges: BTreeMap<&'static str, Range>,
+    defaults: D,
+}
+
+fn widget<D: Serialize>(ranges: &[(&'static str, Range)], defaults: D) -> Widget<D> {
+    Widget {
+        ranges: ranges.iter().copied().collect(),
+        defaults,
+    }
+}
+
+/// The roofline widget's: its ranges and defaults, and the heat map's batches and contexts (the
+/// page's batch and context sliders span its cells).
+#[derive(Serialize)]
+struct Roofline {
+    #[serde(flatten)]
+    widget: Widget<roofline::RooflineParams>,
+    heat_batches: &'static [u32],
+    heat_contexts: &'static [u32],
+}
+
 #[derive(Serialize)]
 struct Presets {
     gpus: &'static [crate::roofline::Gpu],
@@ -62,6 +91,12 @@ struct Presets {
     variants: Vec<&'static str>,
     token_kinds: Vec<Kind>,
     decoding: Ranges,
+    theory: Widget<theory::TheoryParams>,
+    roofline: Roofline,
+    exactness: Widget<exactness::ExactnessParams>,
+    multidraft: Widget<multidraft::MultiDraftParams>,
+    modelfree: Widget<modelfree::ModelfreeParams>,
+    tree: Widget<tree::TreeParams>,
     target_width: Range,
     widths: Vec<Width>,
     version: &'static str,
@@ -103,6 +138,52 @@ pub fn presets() -> Result<JsValue, JsError> {
                 heads: hidden.heads,
             },
         },
+        theory: widget(
+            &[
+                ("alpha", crate::theory::ALPHA),
+                ("gamma", crate::theory::GAMMA),
+                ("c", crate::theory::C),
+                ("c_hat", crate::theory::C_HAT),
+            ],
+            theory::TheoryParams::default(),
+        ),
+        roofline: Roofline {
+            widget: widget(
+                &[
+                    ("batch", crate::roofline::BATCH),
+                    ("context", crate::roofline::CONTEXT),
+                    ("k", crate::roofline::K),
+                    ("overhead_ms", crate::roofline::OVERHEAD_MS),
+                    ("alpha", roofline::ALPHA),
+                ],
+                roofline::RooflineParams::default(),
+            ),
+            heat_batches: &roofline::HEAT_BATCHES,
+            heat_contexts: &roofline::HEAT_CONTEXTS,
+        },
+        exactness: widget(
+            &[
+                ("gamma", exactness::GAMMA),
+                ("runs", exactness::RUNS),
+                ("sharpness", crate::toy::SHARPNESS),
+                ("draft_noise", crate::toy::DRAFT_NOISE),
+                ("temperature", crate::toy::TEMPERATURE),
+            ],
+            exactness::ExactnessParams::default(),
+        ),
+        multidraft: widget(
+            &[("k", multidraft::K)],
+            multidraft::MultiDraftParams::default(),
+        ),
+        modelfree: widget(
+            &[
+                ("budget", crate::decode::free::kind::BUDGET),
+                ("window", crate::decode::free::kind::WINDOW),
+                ("requests", crate::decode::free::kind::REQUESTS),
+            ],
+            modelfree::ModelfreeParams::default(),
+        ),
+        tree: widget(&[("budget", tree::BUDGET)], tree::TreeParams::default()),
         target_width: widen::WIDTH,
         widths: widen::WIDTHS
             .iter()
