@@ -5,7 +5,7 @@
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declare, kindName, variantOptions, widthOptions } from '../engine.js';
+import { declarations, declare, kindName, variantOptions, widthOptions } from '../engine.js';
 
 // The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
 // budget, depth and heads, and their defaults, are the core's (`presets`), read when the widget
@@ -32,10 +32,8 @@ function params(s) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-// Drafts on the target's hidden states (lecture §5): EAGLE-2's dynamic tree is the one whose
-// children may be sampled.
+// Drafts on the target's hidden states (lecture §5).
 const hidden = uses('hidden');
-const dynamic = (s) => ['eagle-2', 'eagle-2-ttt'].includes(s.method);
 // A depth no step reached reads as a dash (JSON turns the core's NaN into null).
 const list = (xs, d = 2) => (xs?.length ? xs.map((x) => (x == null ? '—' : fmt(x, d))).join(' · ') : '—');
 
@@ -385,8 +383,9 @@ export default {
     { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',
       options: [['greedy', 'VerifyGreedy'], ['mss', 'children sampled, MSS (exact)'], ['mss-top-k', 'top-k children, MSS (biased)']],
       options_zh: [['greedy', 'VerifyGreedy'], ['mss', '孩子抽样，MSS（精确）'], ['mss-top-k', 'top-k 孩子，MSS（有偏）']], showIf: hidden,
-      // Sampled children need a tree grown per draw: EAGLE-2's.
-      optionOff: (v, s) => v !== 'greedy' && !dynamic(s) },
+      // What each draft's proposals can take is the core's rule (sampled children need a tree
+      // grown per draw: EAGLE-2's), handed over by presets.
+      optionOff: (v, s) => !(declarations().decoding.verifications[s.method] ?? []).includes(v) },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step', 'hidden') },
   ],
   render(s) {

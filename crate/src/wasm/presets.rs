@@ -36,6 +36,8 @@ struct Ranges {
     /// A hidden-state draft's node budget, the budgets the page offers, and the default.
     budget: Range,
     budgets: &'static [usize],
+    /// The verifications each hidden-state draft's proposals can take, by its name.
+    verifications: std::collections::BTreeMap<&'static str, Vec<&'static str>>,
     depth: Range,
     heads: Range,
     /// Every default a control shows until it is moved.
@@ -129,6 +131,10 @@ pub fn presets() -> Result<JsValue, JsError> {
             batch: params::BATCH,
             budget: params::BUDGET,
             budgets: &params::BUDGETS,
+            verifications: params::HiddenMethod::ALL
+                .iter()
+                .map(|m| (m.name(), m.verifications()))
+                .collect(),
             depth: params::DEPTH,
             heads: params::HEADS,
             defaults: Defaults {
