@@ -72,7 +72,21 @@ fn hidden_state_drafts_on_the_command_line() {
         );
         assert!(r["method"].is_string() && f(r, "c") >= 0.0, "{r}");
     }
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 12] = [
+        // A count's message names its range, whatever is wrong with the text.
+        (
+            &["likesworld", "eagle", "--depth", "2.5"],
+            "\"2.5\" is not a whole number (1 ≤ depth ≤",
+        ),
+        (
+            &["likesworld", "eagle", "--depth", "deep"],
+            "\"deep\" is not a number (1 ≤ depth ≤",
+        ),
+        // A mistyped option is named before the run (which would take minutes at 1000 prompts).
+        (
+            &["likesworld", "eagle", "--prompts", "1000", "--dept", "3"],
+            "unknown option --dept",
+        ),
         (&["likesworld", "medusa", "--heads", "0"], "heads = 0"),
         (&["likesworld", "medusa", "--heads", "5"], "heads = 5"),
         (&["likesworld", "medusa", "--budget", "0"], "budget = 0"),

@@ -135,11 +135,26 @@ impl Opts {
         }
     }
 
-    /// A whole number within its declared range (the range is part of the message).
+    /// A whole number within its declared range (the range is part of every message: a number
+    /// out of it, a fraction, or text that is no number).
     pub fn count(&mut self, range: &Range, default: Option<usize>) -> Result<usize, Usage> {
-        let n: usize = self.number(range.name, default)?;
-        range.check(n as f64)?;
-        Ok(n)
+        let name = range.name;
+        let Some(text) = self.take(name) else {
+            return default.ok_or_else(|| Usage(format!("{}: missing --{name}", self.command)));
+        };
+        let bad = |why: &str| {
+            let allowed = range.allowed();
+            Usage(format!(
+                "{}: bad value for --{name}: {text:?} {why} ({allowed})",
+                self.command
+            ))
+        };
+        let x: f64 = text.trim().parse().map_err(|_| bad("is not a number"))?;
+        range.check(x)?;
+        if x.fract() != 0.0 {
+            return Err(bad("is not a whole number"));
+        }
+        Ok(x as usize)
     }
 
     /// Fails on any option no reader asked for.

@@ -38,7 +38,8 @@ fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
 pub fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 200)?;
     let m = models(o)?;
-    let Outcome::Acceptance(rows) = run(&Experiment::Acceptance(Worlds { prompts: n }), &m)? else {
+    let Outcome::Acceptance(rows) = run(o, &Experiment::Acceptance(Worlds { prompts: n }), &m)?
+    else {
         unreachable!("the acceptance experiment reports acceptance by kind")
     };
     let mut table = vec![row(
@@ -93,7 +94,7 @@ fn greedy_report(r: &ex::GreedyReport) -> Vec<(String, String)> {
 /// A greedy experiment's one report (the CLI asks for nothing beside its own γ or tree).
 fn greedy_run(o: &mut Opts, experiment: Experiment) -> Result<Report, Usage> {
     let m = models(o)?;
-    let r = match run(&experiment, &m)? {
+    let r = match run(o, &experiment, &m)? {
         Outcome::Greedy(mut reports) => reports.pop().expect("one γ").1,
         Outcome::Tree(mut reports) => reports.pop().expect("one tree"),
         _ => unreachable!("a greedy experiment reports greedy runs"),
@@ -146,7 +147,7 @@ pub fn sample(o: &mut Opts) -> Result<Report, Usage> {
         seed,
         variant,
     };
-    let Outcome::Sample(r) = run(&Experiment::Sample(s), &m)? else {
+    let Outcome::Sample(r) = run(o, &Experiment::Sample(s), &m)? else {
         unreachable!("a sampling experiment reports its sampling")
     };
     let verdict = if r.p_value < 0.01 {

@@ -108,7 +108,7 @@ fn report(
         seed,
     });
     let m = models(o)?;
-    let Outcome::Hidden { report: r, .. } = run(&experiment, &m)? else {
+    let Outcome::Hidden { report: r, .. } = run(o, &experiment, &m)? else {
         unreachable!("a hidden-state experiment reports its draft")
     };
     Ok(Report {
@@ -173,7 +173,7 @@ pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 20)?;
     let m = models(o)?;
     let experiment = Experiment::Methods(MethodsRun { budget, prompts: n });
-    let Outcome::Methods(r) = run(&experiment, &m)? else {
+    let Outcome::Methods(r) = run(o, &experiment, &m)? else {
         unreachable!("the §6 experiment reports its table")
     };
     let mut rows = vec![row(

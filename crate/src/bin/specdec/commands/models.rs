@@ -93,6 +93,8 @@ fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
     config.steps = o.count(&STEPS, Some(config.steps))?;
     config.batch = o.count(&TRAIN_BATCH, Some(config.batch))?;
     let device = backend(o)?.device_blocking()?;
+    // Every option is read: a mistyped one fails now, before training overwrites the weights.
+    o.finish()?;
     let target = weights::load(ModelKind::Target, &device)?;
     let started = std::time::Instant::now();
     let total = config.steps;
@@ -135,6 +137,7 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     config.steps = o.count(&STEPS, Some(config.steps))?;
     config.batch = o.count(&TRAIN_BATCH, Some(config.batch))?;
     let device = backend(o)?.device_blocking()?;
+    o.finish()?; // as above: before the weights are overwritten
     let started = std::time::Instant::now();
     let total = config.steps;
     let (model, curve) = run_training(&config, &device, |p| bar(p, total));

@@ -55,8 +55,10 @@ pub fn value(report: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(report).expect("reports serialise")
 }
 
-/// Runs `experiment` on `models` as the page does, reports in English.
-pub fn run(experiment: &Experiment, models: &Models) -> Result<Outcome, Usage> {
+/// Runs `experiment` on `models` as the page does, reports in English; first fails on any
+/// option of `o` no reader asked for (a mistyped one is named before a long run, not after).
+pub fn run(o: &Opts, experiment: &Experiment, models: &Models) -> Result<Outcome, Usage> {
+    o.finish()?;
     let clock = native_clock();
     let lab = Lab::new(models, Lang::En, &clock);
     Ok(read_sync(experiment::run(experiment, lab, &mut |_, _| {}))?)

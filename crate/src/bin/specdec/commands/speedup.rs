@@ -87,7 +87,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     };
     spec.check()?;
     let m = models(o)?;
-    let Outcome::Speedup(r) = run(&Experiment::Speedup(spec), &m)? else {
+    let Outcome::Speedup(r) = run(o, &Experiment::Speedup(spec), &m)? else {
         unreachable!("a speedup experiment reports its speedup")
     };
     let mut json = value(&r);
@@ -178,7 +178,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 /// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
 fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
     let m = models(o)?;
-    let Outcome::Sweep(r) = run(&Experiment::Sweep(spec.clone()), &m)? else {
+    let Outcome::Sweep(r) = run(o, &Experiment::Sweep(spec.clone()), &m)? else {
         unreachable!("a sweep reports its sweep")
     };
     let mut rows = vec![row(
