@@ -170,6 +170,11 @@ fn bad_arguments_exit_2_with_one_line_naming_the_value() {
     check_error(&["theory", "--alpha", "1.5", "--gamma", "3"], "alpha = 1.5");
     check_error(&["theory", "--alpha", "abc", "--gamma", "3"], "\"abc\"");
     check_error(&["theory", "--gamma", "3"], "missing --alpha");
+    // A stray word is refused, as a stray option is.
+    check_error(
+        &["theory", "table", "--alpha", "0.5", "--gamma", "3"],
+        "unexpected argument \"table\"",
+    );
     check_error(
         &["theory", "--alpha", "0.5", "--gamma", "3", "--gama", "4"],
         "unknown option --gama",

@@ -202,7 +202,10 @@ fn speculative_decoding_on_the_command_line() {
         ],
         "prompts = 0",
     );
-    check_error(&["likesworld", "juggle"], "unexpected argument \"juggle\"");
+    check_error(
+        &["likesworld", "juggle"],
+        "unknown experiment \"juggle\" (known: accuracy, acceptance, greedy",
+    );
     check_error(&["likesworld", "--draft", "a"], "expected one of");
 }
 

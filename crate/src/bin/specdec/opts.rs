@@ -9,24 +9,6 @@ use std::collections::BTreeMap;
 
 /// Options that take no value.
 const FLAGS: [&str; 3] = ["--no-cache", "--dynamic", "--ttt"];
-/// Sub-command words that may follow a command.
-const WORDS: [&str; 15] = [
-    "table",
-    "sweep",
-    "jacobi",
-    "highlight",
-    "accuracy",
-    "acceptance",
-    "greedy",
-    "sample",
-    "tree",
-    "stochastic",
-    "speedup",
-    "widen-check",
-    "medusa",
-    "eagle",
-    "methods",
-];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.
 pub struct Usage(pub String);
@@ -42,9 +24,9 @@ impl From<specdec::Error> for Usage {
 pub struct Opts {
     pub command: String,
     values: BTreeMap<String, String>,
-    /// Words before the first option (`likesworld accuracy …`; the model commands are native).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    pub words: Vec<String>,
+    /// Words before the first option (`likesworld accuracy …`), read by the routers
+    /// ([`Opts::word`]); one left unread is an error, as an option is.
+    words: Vec<String>,
     /// Options given without a value (`--no-cache`).
     flags: Vec<String>,
     pub json: bool,
@@ -66,7 +48,7 @@ impl Opts {
                 continue;
             }
             let Some(name) = arg.strip_prefix("--") else {
-                if values.is_empty() && flags.is_empty() && WORDS.contains(&arg.as_str()) {
+                if values.is_empty() && flags.is_empty() {
                     words.push(arg.clone());
                     continue;
                 }
@@ -157,8 +139,19 @@ impl Opts {
         Ok(x as usize)
     }
 
-    /// Fails on any option no reader asked for.
+    /// The next word before the options (a subcommand), read.
+    pub fn word(&mut self) -> Option<String> {
+        (!self.words.is_empty()).then(|| self.words.remove(0))
+    }
+
+    /// Fails on any option or word no reader asked for.
     pub fn finish(&self) -> Result<(), Usage> {
+        if let Some(w) = self.words.first() {
+            return Err(Usage(format!(
+                "{}: unexpected argument {w:?} (options look like --name value)",
+                self.command
+            )));
+        }
         match (self.values.keys().next(), self.flags.first()) {
             (Some(name), _) | (None, Some(name)) => {
                 Err(Usage(format!("{}: unknown option --{name}", self.command)))

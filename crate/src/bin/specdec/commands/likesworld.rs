@@ -6,29 +6,31 @@
 use super::{decoding, hidden, models, speedup};
 use crate::opts::{Opts, Report, Usage};
 
-const KNOWN: &str = "accuracy, acceptance, greedy, sample, tree, stochastic, speedup, widen-check, medusa, eagle, methods";
+/// Every `likesworld` command by its word: the router and the list of known words both read it.
+const COMMANDS: [(&str, fn(&mut Opts) -> Result<Report, Usage>); 11] = [
+    ("accuracy", models::accuracy),
+    ("acceptance", decoding::acceptance),
+    ("greedy", decoding::greedy),
+    ("sample", decoding::sample),
+    ("tree", decoding::tree),
+    ("stochastic", decoding::stochastic),
+    ("speedup", speedup::speedup),
+    ("widen-check", models::widen_check),
+    ("medusa", hidden::medusa),
+    ("eagle", hidden::eagle),
+    ("methods", hidden::methods),
+];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {
-    if o.words.len() != 1 {
-        return Err(Usage(format!(
-            "likesworld: expected one of {KNOWN}, got {:?}",
-            o.words.join(" ")
-        )));
-    }
-    match o.words[0].as_str() {
-        "accuracy" => models::accuracy(o),
-        "widen-check" => models::widen_check(o),
-        "acceptance" => decoding::acceptance(o),
-        "greedy" => decoding::greedy(o),
-        "sample" => decoding::sample(o),
-        "tree" => decoding::tree(o),
-        "stochastic" => decoding::stochastic(o),
-        "speedup" => speedup::speedup(o),
-        "medusa" => hidden::medusa(o),
-        "eagle" => hidden::eagle(o),
-        "methods" => hidden::methods(o),
-        w => Err(Usage(format!(
-            "likesworld: unknown experiment {w:?} (known: {KNOWN})"
+    let known = || COMMANDS.map(|(w, _)| w).join(", ");
+    let Some(word) = o.word() else {
+        return Err(Usage(format!("likesworld: expected one of {}", known())));
+    };
+    match COMMANDS.iter().find(|(w, _)| *w == word) {
+        Some((_, command)) => command(o),
+        None => Err(Usage(format!(
+            "likesworld: unknown experiment {word:?} (known: {})",
+            known()
         ))),
     }
 }

@@ -128,7 +128,7 @@ fn row_line(r: &Row) -> String {
 
 /// `modelfree …`: one run, or one of the demos.
 pub fn modelfree(o: &mut Opts) -> Result<Report, Usage> {
-    match o.words.first().map(String::as_str) {
+    match o.word().as_deref() {
         None => single(o),
         Some("table") => table(o),
         Some("sweep") => sweep(o),

@@ -171,11 +171,6 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
 }
 
 pub fn accuracy(o: &mut Opts) -> Result<Report, Usage> {
-    if o.words.first().map(String::as_str) != Some("accuracy") {
-        return Err(Usage(
-            "likesworld: expected `likesworld accuracy --model M`".into(),
-        ));
-    }
     let kind = ModelKind::parse(&o.required("model")?)?;
     let n = o.count(&WORLDS, Some(1000))?;
     let seed = o.number("seed", Some(12345u64))?;
