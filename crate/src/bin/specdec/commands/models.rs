@@ -326,8 +326,9 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
             })
             .collect::<Result<_, Usage>>()?,
     };
-    let batch: usize = o.number("batch", Some(1))?;
-    measure::BATCH.check(batch as f64)?;
+    // As many k as the page may ask for: each is a measurement of seconds.
+    specdec::views::measured::KS_COUNT.check(ks.len() as f64)?;
+    let batch = o.count(&measure::BATCH, Some(1))?;
     // Which matmul flex runs for few rows: ours (weights streamed once) or burn's GEMM, to compare.
     match o.take("matmul").as_deref() {
         None | Some("few-rows") => specdec::model::matmul::use_few_rows_kernel(true),
