@@ -4,7 +4,8 @@
 //! the shape the page sends and the benchmark lists). Each checks its values against the ranges
 //! of [`super::ranges`]. Plain data: running an experiment is `lab::experiment::run`.
 
-use super::choices::{Beside, Draft, StepKind};
+use super::choices::{Beside, Draft};
+use super::hidden::StepKind;
 use super::hidden::{HiddenRun, MethodsRun};
 use super::ranges::{
     tree_widths, DEFAULT_GAMMA, DEFAULT_PROMPTS, DEFAULT_TREE, GAMMA, PROMPTS, REPEATS,

@@ -6,8 +6,11 @@
 use super::{decoding, hidden, models, speedup};
 use crate::opts::{Opts, Report, Usage};
 
+/// A command: its options in, its report out.
+type Command = fn(&mut Opts) -> Result<Report, Usage>;
+
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, fn(&mut Opts) -> Result<Report, Usage>); 11] = [
+const COMMANDS: [(&str, Command); 11] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
