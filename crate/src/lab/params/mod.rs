@@ -4,12 +4,12 @@
 //!
 //! - [`ranges`]: every range and default, declared once, and the typed texts they check (a tree
 //!   configuration, a list of γ);
-//! - [`choices`]: the named choices (drafts, what proposes, tree kinds, verifications, the drafts
-//!   on the target's hidden states, what a step-through runs), each parsed and listed by one
-//!   mechanism ([`crate::error::Named`]);
+//! - [`choices`]: the named choices (drafts, what proposes, tree kinds, verifications), each
+//!   parsed and listed by one mechanism ([`crate::error::Named`]);
+//! - [`hidden`]: the drafts on the target's hidden states (which draft, its tree, how it is
+//!   verified), their experiments' and the §6 table's parameters, and what a step-through runs;
 //! - [`experiments`]: the [`Experiment`] enum the decoding widget and the CLI run, with each
-//!   experiment's parameters and their checks; [`timed`] and [`hidden`] the wall-clock and the
-//!   hidden-state experiments' parameters;
+//!   experiment's parameters and their checks; [`timed`] the wall-clock experiments' parameters;
 //! - [`suite`]: the benchmark's experiments.
 
 pub mod choices;
