@@ -68,11 +68,12 @@ test('embed.html hides controls by name and has a compact mode', async () => {
 
 test('the theory sliders take their bounds and defaults from the core’s presets, and follow them when they change', async () => {
   const sliders = (page) => page.$$eval('[data-widget="theory"] input[type="range"]', (els) => els.map((el) => [el.dataset.key, ...[el.min, el.max, el.value].map(Number)]));
-  // As declared: theory.rs's ranges and TheoryParams' defaults; the page's γ stops at 30 and its costs at 1.
+  // As declared: theory.rs's ranges and TheoryParams' defaults; the page's γ stops at the chart's
+  // γ axis (GAMMA_AXIS) and its costs at 1.
   let { page, errors } = await open(env, 'embed.html?widget=theory');
   const d = await page.evaluate(async () => (await import('./engine.js')).declarations().theory);
-  assert.ok(d.gamma.max > 30 && d.c.max > 1, `the core allows more than the page offers: ${JSON.stringify(d)}`);
-  assert.deepEqual(await sliders(page), [['alpha', d.alpha.min, d.alpha.max, d.defaults.alpha], ['gamma', d.gamma.min, 30, d.defaults.gamma],
+  assert.ok(d.gamma.max > d.gamma_axis && d.c.max > 1, `the core allows more than the page offers: ${JSON.stringify(d)}`);
+  assert.deepEqual(await sliders(page), [['alpha', d.alpha.min, d.alpha.max, d.defaults.alpha], ['gamma', d.gamma.min, d.gamma_axis, d.defaults.gamma],
     ['c', d.c.min, 1, d.defaults.c], ['c_hat', d.c_hat.min, 1, d.defaults.c_hat]]);
   assert.deepEqual(errors, []);
   await page.close();

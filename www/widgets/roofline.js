@@ -40,8 +40,8 @@ export default {
     // ranges, RooflineParams' defaults).
     declare({ key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('batch', 'heat_batches')),
     declare({ key: 'context', label: 'context L = 2^', label_zh: '上下文 L = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('context', 'heat_contexts')),
-    // The page's k stops at 64, where the step chart's k axis ends; the core takes more.
-    declare({ key: 'k', label: 'k tokens', label_zh: '每请求 token 数 k', type: 'range', step: 1 }, { ...coreRange('roofline', 'k'), max: (d) => Math.min(64, d.roofline.k.max) }),
+    // The page's k stops where the step chart's k axis ends (the core's K_AXIS); the core takes more.
+    declare({ key: 'k', label: 'k tokens', label_zh: '每请求 token 数 k', type: 'range', step: 1 }, { ...coreRange('roofline', 'k'), max: (d) => Math.min(d.roofline.k_axis, d.roofline.k.max) }),
     // The page's overhead stops at 5 ms, past the lecture's 0.2–1.5 ms (a step's fixed cost); the core takes more.
     declare({ key: 'overhead', label: 'overhead (ms)', label_zh: '固定开销 (ms)', type: 'range', step: 0.1 }, { ...coreRange('roofline', 'overhead_ms'), max: (d) => Math.min(5, d.roofline.overhead_ms.max) }),
     declare({ key: 'alpha', label: 'α (heat map)', label_zh: 'α（热力图）', type: 'range', step: 0.01 }, coreRange('roofline', 'alpha')),

@@ -20,8 +20,8 @@ export default {
   controls: [
     // Every range and default is the core's (`presets`: theory.rs's ranges, TheoryParams' defaults).
     declare({ key: 'alpha', label: 'α', label_zh: 'α', type: 'range', step: 0.01 }, coreRange('theory', 'alpha')),
-    // The page's γ stops at 30, where the first chart's γ axis ends; the core takes more.
-    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('theory', 'gamma'), max: (d) => Math.min(30, d.theory.gamma.max) }),
+    // The page's γ stops where the first chart's γ axis ends (the core's GAMMA_AXIS); the core takes more.
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('theory', 'gamma'), max: (d) => Math.min(d.theory.gamma_axis, d.theory.gamma.max) }),
     // The page's costs stop at 1, a draft step as dear as the target's; the core takes any cost.
     declare({ key: 'c', label: 'c', label_zh: 'c', type: 'range', step: 0.005 }, { ...coreRange('theory', 'c'), max: (d) => Math.min(1, d.theory.c.max) }),
     declare({ key: 'c_hat', label: 'ĉ', label_zh: 'ĉ', type: 'range', step: 0.005 }, { ...coreRange('theory', 'c_hat'), max: (d) => Math.min(1, d.theory.c_hat.max) }),

@@ -62,7 +62,8 @@ pub struct RooflineView {
 
 pub const HEAT_BATCHES: [u32; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 pub const HEAT_CONTEXTS: [u32; 9] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
-const K_AXIS: u32 = 64;
+/// k shown on the x-axis of the step chart (the page's k slider stops there).
+pub const K_AXIS: u32 = 64;
 
 pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     let gpu = roofline::gpu(&params.gpu)?;

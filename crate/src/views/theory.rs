@@ -42,8 +42,8 @@ pub struct TheoryView {
     pub svg_optimal: String,
 }
 
-/// γ shown on the x-axis of the first chart.
-const GAMMA_AXIS: u32 = 30;
+/// γ shown on the x-axis of the first chart (the page's γ slider stops there).
+pub const GAMMA_AXIS: u32 = 30;
 
 pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
     let p = Params::new(params.alpha, params.gamma, params.c, params.c_hat)?;

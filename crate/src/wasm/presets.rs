@@ -84,6 +84,17 @@ struct Roofline {
     widget: Widget<roofline::RooflineParams>,
     heat_batches: &'static [u32],
     heat_contexts: &'static [u32],
+    /// Where the step chart's k axis ends: the page's k slider stops there.
+    k_axis: u32,
+}
+
+/// The theory widget's: its ranges and defaults, and where its first chart's γ axis ends (the
+/// page's γ slider stops there).
+#[derive(Serialize)]
+struct Theory {
+    #[serde(flatten)]
+    widget: Widget<theory::TheoryParams>,
+    gamma_axis: u32,
 }
 
 #[derive(Serialize)]
@@ -93,7 +104,7 @@ struct Presets {
     variants: Vec<&'static str>,
     token_kinds: Vec<Kind>,
     decoding: Ranges,
-    theory: Widget<theory::TheoryParams>,
+    theory: Theory,
     roofline: Roofline,
     exactness: Widget<exactness::ExactnessParams>,
     multidraft: Widget<multidraft::MultiDraftParams>,
@@ -144,15 +155,18 @@ pub fn presets() -> Result<JsValue, JsError> {
                 heads: hidden.heads,
             },
         },
-        theory: widget(
-            &[
-                ("alpha", crate::theory::ALPHA),
-                ("gamma", crate::theory::GAMMA),
-                ("c", crate::theory::C),
-                ("c_hat", crate::theory::C_HAT),
-            ],
-            theory::TheoryParams::default(),
-        ),
+        theory: Theory {
+            widget: widget(
+                &[
+                    ("alpha", crate::theory::ALPHA),
+                    ("gamma", crate::theory::GAMMA),
+                    ("c", crate::theory::C),
+                    ("c_hat", crate::theory::C_HAT),
+                ],
+                theory::TheoryParams::default(),
+            ),
+            gamma_axis: theory::GAMMA_AXIS,
+        },
         roofline: Roofline {
             widget: widget(
                 &[
@@ -166,6 +180,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             ),
             heat_batches: &roofline::HEAT_BATCHES,
             heat_contexts: &roofline::HEAT_CONTEXTS,
+            k_axis: roofline::K_AXIS,
         },
         exactness: widget(
             &[
