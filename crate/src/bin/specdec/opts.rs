@@ -140,6 +140,7 @@ impl Opts {
     }
 
     /// The next word before the options (a subcommand), read.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub fn word(&mut self) -> Option<String> {
         (!self.words.is_empty()).then(|| self.words.remove(0))
     }
