@@ -56,3 +56,22 @@ export async function open(env, path, {
   await page.waitForSelector(ready, { timeout: 30_000 });
   return { page, errors };
 }
+
+/**
+ * Rewrites the core's `presets` export on its way to `page` (for tests of controls that follow
+ * the core's declarations): `change` is code run on the declarations `p` before they are
+ * returned. Give it as `open`'s `prepare`. A request the closing page abandons is let go.
+ */
+export function rewritePresets(page, change) {
+  return page.route('**/pkg/specdec.js*', async (route) => {
+    try {
+      const response = await route.fetch();
+      const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
+        + `\nexport function presets() { const p = presetsDeclared(); ${change} return p; }\n`;
+      await route.fulfill({ response, body });
+    } catch {
+      // The page closed while this request was under way.
+    }
+  });
+}
+

@@ -4,7 +4,7 @@
 // the core's message, the drafts' weights downloaded only when asked for, and WebGPU.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, rewritePresets } from './browser.mjs';
 import { setControl, rowsOf, decoded } from './helpers.mjs';
 
 let env;
@@ -106,15 +106,11 @@ test('the depth slider takes its bounds and default from the core’s one declar
   await page.close();
   // Declared otherwise (presets rewritten on its way to the page): the slider follows, so no bound
   // or default is typed again in JavaScript.
-  const prepare = (p) => p.route('**/pkg/specdec.js*', async (route) => {
-    const response = await route.fetch();
-    const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
-      + '\nexport function presets() { const p = presetsDeclared(); Object.assign(p.decoding.depth, { min: 2, max: 7 }); p.decoding.defaults.depth = 5; return p; }\n';
-    route.fulfill({ response, body });
-  });
+  const prepare = (p) => rewritePresets(p, 'Object.assign(p.decoding.depth, { min: 2, max: 7 }); p.decoding.defaults.depth = 5;');
   ({ page, errors } = await open(env, path, { prepare }));
   assert.deepEqual(await depth(page), [2, 7, 5]);
   assert.deepEqual(errors, []);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
   await page.close();
 });
 

@@ -5,7 +5,7 @@
 // length cap on typed text that keeps the URL short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, rewritePresets } from './browser.mjs';
 import { WIDGETS, setControl, text, alertOf } from './helpers.mjs';
 
 let env;
@@ -79,17 +79,13 @@ test('the theory sliders take their bounds and defaults from the core’s preset
   await page.close();
   // Declared otherwise (presets rewritten on its way to the page): the sliders follow, a bound under
   // the page's cap wins over it, and a URL value is checked against the new bound.
-  const prepare = (p) => p.route('**/pkg/specdec.js*', async (route) => {
-    const response = await route.fetch();
-    const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
-      + `\nexport function presets() { const p = presetsDeclared(); Object.assign(p.theory.alpha, { min: 0.1, max: 0.9 });
-        Object.assign(p.theory.gamma, { min: 1, max: 12 }); p.theory.c.max = 0.5; Object.assign(p.theory.defaults, { alpha: 0.5, gamma: 7 }); return p; }\n`;
-    route.fulfill({ response, body });
-  });
+  const prepare = (p) => rewritePresets(p, `Object.assign(p.theory.alpha, { min: 0.1, max: 0.9 });
+    Object.assign(p.theory.gamma, { min: 1, max: 12 }); p.theory.c.max = 0.5; Object.assign(p.theory.defaults, { alpha: 0.5, gamma: 7 });`);
   ({ page, errors } = await open(env, 'embed.html?widget=theory&gamma=20', { prepare }));
   assert.deepEqual(await sliders(page), [['alpha', 0.1, 0.9, 0.5], ['gamma', 1, 12, 12], ['c', d.c.min, 0.5, d.defaults.c], ['c_hat', d.c_hat.min, 1, d.defaults.c_hat]]);
   assert.match(await alertOf(page, 'theory'), /γ: 20 is outside 1…12; using 12/);
   assert.deepEqual(errors, []);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
   await page.close();
 });
 
