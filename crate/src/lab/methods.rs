@@ -119,39 +119,24 @@ pub async fn methods(
     let mut rows = Vec::new();
     // The chains draft the default γ, or as many tokens as the budget where it is smaller.
     let gamma = (budget as u32).min(DEFAULT_GAMMA);
+    let spec = |draft, gamma, shape, config: String| Speedup {
+        draft,
+        gamma,
+        prompts: prompts.len(),
+        batch: 1,
+        shape,
+        config,
+    };
     let specs = [
-        Speedup {
-            draft: Draft::A,
-            gamma,
-            prompts: prompts.len(),
-            batch: 1,
-            shape: Proposing::Chain,
-            config: String::new(),
-        },
-        Speedup {
-            draft: Draft::B,
-            gamma,
-            prompts: prompts.len(),
-            batch: 1,
-            shape: Proposing::Chain,
-            config: String::new(),
-        },
-        Speedup {
-            draft: Draft::B,
-            gamma,
-            prompts: prompts.len(),
-            batch: 1,
-            shape: Proposing::Tree,
-            config: static_tree(budget).into(),
-        },
-        Speedup {
-            draft: Draft::B,
-            gamma: budget.min(16) as u32,
-            prompts: prompts.len(),
-            batch: 1,
-            shape: Proposing::Suffix,
-            config: String::new(),
-        },
+        spec(Draft::A, gamma, Proposing::Chain, String::new()),
+        spec(Draft::B, gamma, Proposing::Chain, String::new()),
+        spec(Draft::B, gamma, Proposing::Tree, static_tree(budget).into()),
+        spec(
+            Draft::B,
+            budget.min(16) as u32,
+            Proposing::Suffix,
+            String::new(),
+        ),
     ];
     for spec in &specs {
         let r = speedup(lab, spec, prompts, &mut |_, _| {}).await?;
