@@ -209,15 +209,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The language `name` (`en` or `zh`), or the error that names it.
-pub fn parse_lang(name: &str) -> Result<Lang, Error> {
-    Lang::from_name(name).ok_or_else(|| Error::Unknown {
-        what: "language",
-        name: name.into(),
-        known: "en, zh".into(),
-    })
-}
-
 /// A range a user can type, declared once where the value is used and read by every boundary
 /// that takes it (a CLI option, a wasm export's parameter, the page's control through the
 /// `presets` export). Its error message is written from its bounds, so moving a bound here moves
@@ -339,6 +330,8 @@ macro_rules! named {
 }
 pub(crate) use named;
 
+named!(Lang, "language");
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,7 +402,7 @@ mod tests {
             .check(0.0)
             .unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
-        let unknown = parse_lang("fr").unwrap_err().message(Lang::Zh);
+        let unknown = Lang::parse("fr").unwrap_err().message(Lang::Zh);
         assert_eq!(unknown, "未知的语言 \"fr\"（可选：en, zh）");
         // A library's own words read the same in both languages.
         let raw = Error::Unavailable {

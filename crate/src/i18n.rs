@@ -12,21 +12,20 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// Both, in the order their names are listed (`error::Named` parses them: this module sits
+    /// below the errors).
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
+
+    /// `en` or `zh`: the language's name in URLs and options.
+    pub fn name(self) -> &'static str {
+        self.pick("en", "zh")
+    }
+
     /// `en` or `zh`, whichever this language is.
     pub fn pick<T>(self, en: T, zh: T) -> T {
         match self {
             Lang::En => en,
             Lang::Zh => zh,
-        }
-    }
-
-    /// The language named `en` or `zh` (a name that is neither is rejected by
-    /// `error::parse_lang`: this module sits below the errors).
-    pub fn from_name(name: &str) -> Option<Lang> {
-        match name {
-            "en" => Some(Lang::En),
-            "zh" => Some(Lang::Zh),
-            _ => None,
         }
     }
 }

@@ -12,7 +12,7 @@ pub fn cmd_exercise(o: &mut Opts) -> Result<Report, Usage> {
         .map(|a| a.split('|').map(str::to_string).collect())
         .unwrap_or_default();
     let lang = match o.take("lang") {
-        Some(name) => specdec::error::parse_lang(&name)?,
+        Some(name) => <specdec::i18n::Lang as specdec::error::Named>::parse(&name)?,
         None => Lang::En,
     };
     let v = exercise_view(&ExerciseParams {
