@@ -116,6 +116,7 @@ test('?lang=zh links the Chinese page and ?lang=en the English one, whatever thi
   assert.match(await page.$eval('header.page > [data-lang="zh"]', (e) => e.textContent), /用它的分享链接/);
   // A Share link made on the Chinese page opens in Chinese, wherever it is opened.
   await page.click('[data-widget="theory"] .share');
+  await page.waitForSelector('[data-widget="theory"] .share-link:not([hidden])'); // after the clipboard's answer
   const link = await page.$eval('[data-widget="theory"] .share-link a', (a) => a.href);
   assert.equal(new URL(link).searchParams.get('lang'), 'zh', link);
   // A link is a choice, remembered like the switch's: a later visit without ?lang is Chinese.
