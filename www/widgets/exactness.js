@@ -7,9 +7,17 @@ import { tr } from '../i18n.js';
 function params(s) {
   return {
     gamma: Number(s.gamma), variant: s.variant, runs: Number(s.runs),
+    // 'auto': the core's window, γ + 1 and at least 4 (views/exactness.rs auto_window).
+    window: s.window === 'auto' ? null : Number(s.window),
     // The toy's sharpness has no control: the core's default (ToyConfig's).
     toy: { seed: Number(s.seed), sharpness: declarations().exactness.defaults.toy.sharpness, draft_noise: Number(s.noise), temperature: Number(s.temperature) },
   };
+}
+
+/** The window's choices: auto, then every length the core enumerates. */
+function windowOptions(d, auto) {
+  const { min, max } = d.exactness.window;
+  return [['auto', auto], ...Array.from({ length: max - min + 1 }, (_, i) => [String(min + i), String(min + i)])];
 }
 
 const pending = new WeakMap(); // widget root → { timer, job }
@@ -18,13 +26,15 @@ export default {
   name: 'exactness',
   title: 'Exactness lab: speculative sampling and its wrong variants',
   intro: 'The toy LM (vocabulary 5, p depends on the last two tokens, q = softmax(log p + noise)) lets us enumerate every branch '
-    + 'of speculative decoding: the exact distribution of the first 4 output tokens, compared with the target’s own. '
-    + 'The correct rule is exact (TV ≤ 1e-12); the wrong ones are not. Monte Carlo alone cannot tell TV 0.02 from noise.',
+    + 'of speculative decoding: the exact distribution of the first n output tokens (the window), compared with the target’s own. '
+    + 'The correct rule is exact (TV ≤ 1e-12); the wrong ones are not — where the window reaches their error: a test sees only what its window covers. '
+    + 'Monte Carlo alone cannot tell TV 0.02 from noise.',
   title_zh: '精确性实验：推测采样及其错误写法',
-  intro_zh: '玩具模型（词表 5，p 只看最近两个 token，q = softmax(log p + 噪声)）可以枚举推测解码的每一个分支：输出前 4 个 token 的精确分布，与目标模型自己的分布比较。正确的规则是精确的（TV ≤ 1e-12），错误的写法不是。只靠蒙特卡洛分不清 0.02 的 TV 和噪声。',
+  intro_zh: '玩具模型（词表 5，p 只看最近两个 token，q = softmax(log p + 噪声)）可以枚举推测解码的每一个分支：输出前 n 个 token（窗口）的精确分布，与目标模型自己的分布比较。正确的规则是精确的（TV ≤ 1e-12），错误的写法不是——前提是窗口覆盖到它们出错的位置：测试只能看见窗口里的东西。只靠蒙特卡洛分不清 0.02 的 TV 和噪声。',
   // Lecture §2.3 (demos 02.2–02.3).
   presets: [
-    { label: 'Demo 02.2 · exact, γ = 4', label_zh: '演示 02.2 · 精确枚举，γ = 4', values: { variant: 'correct', gamma: 4, noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16: the same distribution', note_zh: 'TV 1e-16：分布完全相同' },
+    { label: 'Demo 02.2 · exact, γ = 4', label_zh: '演示 02.2 · 精确枚举，γ = 4', values: { variant: 'correct', gamma: 4, window: 'auto', noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16 over 5 tokens: the same distribution; bonus-from-draft is caught once the window reaches the bonus token', note_zh: '5 个 token 上 TV 1e-16：分布完全相同；窗口一覆盖到奖励 token，bonus-from-draft 就露馅' },
+    { label: 'Too short a window · γ = 4, 4 tokens', label_zh: '窗口太短 · γ = 4，4 个 token', values: { variant: 'bonus-from-draft', gamma: 4, window: '4' }, note: 'the window ends before the bonus token: the wrong rule looks exact, and the verdict says undecided', note_zh: '窗口在奖励 token 之前结束：错误的规则看起来是精确的，判定为“未判定”' },
     { label: 'Demo 02.3 · Monte Carlo, 20,000 runs', label_zh: '演示 02.3 · 蒙特卡洛，20,000 次', values: { variant: 'correct', runs: '20000' }, note: 'Monte Carlo alone cannot tell a small bias from noise', note_zh: '单靠蒙特卡洛分不清小偏差和噪声' },
     { label: 'A wrong rule · greedy rule', label_zh: '错误的规则 · 贪心规则', values: { variant: 'greedy-rule' } },
   ],
@@ -35,6 +45,9 @@ export default {
     // ranges, ExactnessParams' defaults). The page offers less of each than the core takes, the spans
     // it has always offered around the lecture's demos: γ up to 6, noise up to 3, T from 0.25 to 3.
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('exactness', 'gamma'), max: (d) => Math.min(6, d.exactness.gamma.max) }),
+    // The enumeration window: 'auto' (γ + 1, at least 4) or a number of tokens in the core's WINDOW.
+    declare({ key: 'window', label: 'window (tokens)', label_zh: '窗口（token 数）', type: 'select', value: 'auto' },
+      { options: (d) => windowOptions(d, 'auto: γ + 1'), options_zh: (d) => windowOptions(d, '自动：γ + 1') }),
     declare({ key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', step: 0.05 },
       { ...coreRange('exactness', 'draft_noise', (x) => x.toy.draft_noise), max: (d) => Math.min(3, d.exactness.draft_noise.max) }),
     declare({ key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', step: 0.05 }, {
@@ -46,8 +59,13 @@ export default {
   ],
   render(s, ui) {
     const v = ui.call('exactness', params(s));
-    const rows = [[tr('sampler', '采样规则'), tr(`exact TV (γ = ${v.gamma})`, `精确 TV（γ = ${v.gamma}）`), '']].concat(v.tvs.map((t) => [
-      t.variant, fmt(t.tv), t.tv <= 1e-12 ? `<span class="ok">${tr('exact', '精确')}</span>` : `<span class="bad">${tr('biased', '有偏')}</span>`]));
+    const verdict = {
+      exact: `<span class="ok">${tr(`exact over ${v.window} tokens`, `前 ${v.window} 个 token 精确`)}</span>`,
+      biased: `<span class="bad">${tr(`biased within ${v.window} tokens`, `前 ${v.window} 个 token 内有偏`)}</span>`,
+      undecided: `<span class="undecided">${tr(`undecided: ${v.window} tokens end before the bonus token`, `未判定：${v.window} 个 token 在奖励 token 之前结束`)}</span>`,
+    };
+    const rows = [[tr('sampler', '采样规则'), tr(`exact TV (γ = ${v.gamma}, first ${v.window} tokens)`, `精确 TV（γ = ${v.gamma}，前 ${v.window} 个 token）`), tr('verdict', '判定')]].concat(v.tvs.map((t) => [
+      t.variant, fmt(t.tv), verdict[t.verdict]]));
     return [
       tr(`<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
         (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)});
@@ -56,7 +74,8 @@ export default {
       `<p class="numbers">各上下文的平均接受率 β = Σ min(p, q)：<b>${fmt(v.mean_beta)}</b>
         （范围 ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)}）；
         用 <b>${v.variant}</b> 时每次目标模型调用的 token 数：精确值 <b>${fmt(v.tokens_per_call)}</b>，
-        i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs'),
+        i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs')
+        + `<p class="numbers coverage">${v.coverage}</p>`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
       `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
         <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,

@@ -1,19 +1,22 @@
-//! Exact distribution of the first [`HORIZON`] output tokens of the toy LM under a decoding
-//! strategy (lecture §2.3, demo 02.2), computed two ways that must agree.
+//! Exact distribution of the first n output tokens of the toy LM under a decoding strategy
+//! (lecture §2.3, demo 02.2), computed two ways that must agree. n, the window, is [`HORIZON`]
+//! (4, the lecture's) unless a caller asks for another: a rule's error can show only inside the
+//! window, so a rule that errs at draft position γ + 1 (the bonus token) looks exact to any window
+//! of at most γ tokens.
 //!
 //! [`exact_distribution_by_branches`] is the reference: it enumerates speculative decoding branch
 //! by branch — each draft token with its probability, then acceptance (continue drafting) or
 //! rejection (one token from the rejection distribution, step over). Drafts after a rejection are
 //! never looked at, so they are not enumerated: drawing them lazily gives the same distribution as
 //! drawing all γ first, because the acceptance coin at position i is independent of the later
-//! drafts. A branch stops once it has emitted HORIZON tokens: later tokens cannot change the first.
+//! drafts. A branch stops once it has emitted n tokens: later tokens cannot change the first.
 //!
 //! [`exact_distribution`] is the fast path the page calls on every slider move. The algorithm's
 //! whole state is (tokens emitted so far, drafts accepted in the current call): the context is
 //! the prompt plus the emitted tokens. Many branches meet in the same state, so a forward pass
 //! over the at most Σ 5^ℓ · (γ + 1) states sums the same products once each.
 
-use super::{sequence_index, ToyLm, HORIZON, PROMPT, SEQUENCES, VOCAB};
+use super::{sequence_index, ToyLm, HORIZON, PROMPT, VOCAB};
 use crate::sampling::speculative::Variant;
 use crate::sampling::Dist;
 
@@ -29,6 +32,12 @@ pub enum Strategy {
 /// The exact distribution over the 625 sequences of the first 4 output tokens (forward pass over
 /// the algorithm's states; see the module documentation).
 pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
+    exact_distribution_over(lm, strategy, HORIZON)
+}
+
+/// The exact distribution over the 5ⁿ sequences of the first `window` output tokens (the cost
+/// grows as 5ⁿ · (γ + 1) states).
+pub fn exact_distribution_over(lm: &ToyLm, strategy: Strategy, window: usize) -> Dist {
     let (gamma, variant) = match strategy {
         // Plain sampling is speculative decoding with no drafts and the bonus token from p.
         Strategy::Target => (0, Variant::Correct),
@@ -37,12 +46,12 @@ pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
     let slots = gamma + 1;
     // mass[ℓ][prefix · slots + i]: probability of having emitted `prefix` (ℓ tokens, as a base-5
     // number) with i drafts accepted so far in the current target call.
-    let mut mass: Vec<Dist> = (0..=HORIZON)
+    let mut mass: Vec<Dist> = (0..=window)
         .map(|l| vec![0.0; VOCAB.pow(l as u32) * slots])
         .collect();
     mass[0][0] = 1.0;
     let mut ctx = PROMPT.to_vec();
-    for len in 0..HORIZON {
+    for len in 0..window {
         let (here, next) = mass.split_at_mut(len + 1);
         let (here, next) = (&here[len], &mut next[0]);
         for prefix in 0..VOCAB.pow(len as u32) {
@@ -72,7 +81,7 @@ pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
             }
         }
     }
-    mass[HORIZON]
+    mass[window]
         .chunks(slots)
         .map(|states| states.iter().sum())
         .collect()
@@ -118,10 +127,16 @@ fn decode(mut prefix: usize, len: usize) -> Vec<usize> {
 
 /// The reference enumeration, branch by branch (see the module documentation).
 pub fn exact_distribution_by_branches(lm: &ToyLm, strategy: Strategy) -> Dist {
+    exact_distribution_by_branches_over(lm, strategy, HORIZON)
+}
+
+/// The reference enumeration over the first `window` output tokens.
+pub fn exact_distribution_by_branches_over(lm: &ToyLm, strategy: Strategy, window: usize) -> Dist {
     let mut e = Enumerator {
         lm,
         strategy,
-        out: vec![0.0; SEQUENCES],
+        window,
+        out: vec![0.0; VOCAB.pow(window as u32)],
         ctx: PROMPT.to_vec(),
     };
     e.step(1.0);
@@ -131,6 +146,7 @@ pub fn exact_distribution_by_branches(lm: &ToyLm, strategy: Strategy) -> Dist {
 struct Enumerator<'a> {
     lm: &'a ToyLm,
     strategy: Strategy,
+    window: usize,
     out: Dist,
     ctx: Vec<usize>,
 }
@@ -142,10 +158,10 @@ impl Enumerator<'_> {
 
     /// Records the branch if it is long enough; returns whether it was.
     fn record(&mut self, prob: f64) -> bool {
-        if self.emitted() < HORIZON {
+        if self.emitted() < self.window {
             return false;
         }
-        self.out[sequence_index(&self.ctx[PROMPT.len()..PROMPT.len() + HORIZON])] += prob;
+        self.out[sequence_index(&self.ctx[PROMPT.len()..PROMPT.len() + self.window])] += prob;
         true
     }
 
@@ -293,6 +309,60 @@ mod tests {
                     .fold(0.0, f64::max);
                 assert!(worst <= 1e-15, "{s:?}: {worst}");
             }
+        }
+    }
+
+    #[test]
+    fn a_wider_window_agrees_with_the_branches_and_marginalises_to_the_narrower() {
+        let lm = lm();
+        for window in [1, 3, 5, 6] {
+            for gamma in [1, 4, 5] {
+                let s = Strategy::Speculative {
+                    gamma,
+                    variant: Variant::BonusFromDraft,
+                };
+                let fast = exact_distribution_over(&lm, s, window);
+                let reference = exact_distribution_by_branches_over(&lm, s, window);
+                assert_eq!(fast.len(), VOCAB.pow(window as u32));
+                let worst = fast
+                    .iter()
+                    .zip(&reference)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                assert!(worst <= 1e-15, "window {window} γ {gamma}: {worst}");
+                // Summing out the last token gives the window one shorter.
+                if window > 1 {
+                    let shorter = exact_distribution_over(&lm, s, window - 1);
+                    let summed: Vec<f64> = fast.chunks(VOCAB).map(|c| c.iter().sum()).collect();
+                    assert!(tv(&summed, &shorter) <= 1e-14);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bonus_from_draft_is_invisible_to_a_window_of_gamma_tokens_and_caught_by_gamma_plus_one() {
+        // Lecture §2.3: a test sees only what its window reaches. The bonus token is the call's
+        // (γ + 1)-th: a window of γ tokens never reaches it, one of γ + 1 does.
+        let lm = lm();
+        for gamma in 1..=5u32 {
+            let s = Strategy::Speculative {
+                gamma,
+                variant: Variant::BonusFromDraft,
+            };
+            let g = gamma as usize;
+            let tv_at = |w| {
+                tv(
+                    &exact_distribution_over(&lm, s, w),
+                    &exact_distribution_over(&lm, Strategy::Target, w),
+                )
+            };
+            assert!(tv_at(g) <= 1e-12, "γ {gamma}: window γ {}", tv_at(g));
+            assert!(
+                tv_at(g + 1) > 1e-3,
+                "γ {gamma}: window γ+1 {}",
+                tv_at(g + 1)
+            );
         }
     }
 

@@ -1,6 +1,8 @@
 //! The exactness lab (lecture §2.3, §2.6, demos 02.1–02.5): every sampler variant's exact TV to
-//! the target over the first 4 tokens of the toy LM, the distributions side by side, Monte Carlo
-//! against its 1/√n noise floor, and α against temperature for two shapes of distribution.
+//! the target over the first n tokens of the toy LM (the window: γ + 1 by default, at least the
+//! lecture's 4), each with a verdict that says what it covers and when the window cannot decide,
+//! the distributions side by side, Monte Carlo against its 1/√n noise floor, and α against
+//! temperature for two shapes of distribution.
 
 use crate::error::Named;
 use crate::error::{Error, Range};
@@ -8,21 +10,31 @@ use crate::i18n::Lang;
 use crate::plot::{colors, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
-use crate::toy::enumerate::{exact_distribution, expected_tokens_per_call, Strategy};
+use crate::toy::enumerate::{
+    exact_distribution, exact_distribution_over, expected_tokens_per_call, Strategy,
+};
 use crate::toy::montecarlo::{empirical, noise_floor, tv_curve};
 use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
-use crate::toy::{ToyConfig, ToyLm};
+use crate::toy::{ToyConfig, ToyLm, HORIZON};
 
 /// Draft tokens of the exactness lab.
 pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64).shown_as("γ");
 /// Monte Carlo runs.
 pub const RUNS: Range = Range::new("runs", 100.0, MAX_RUNS as f64);
+/// Output tokens the enumeration covers (5⁷ = 78,125 sequences at most: a fifth of a second for
+/// the six rules in the page).
+pub const WINDOW: Range = Range::new("window", 1.0, 7.0);
+
+/// The TV at or under which a rule is called exact (rounding: the correct rule prints 1e-16).
+pub const EXACT_TV: f64 = 1e-12;
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ExactnessParams {
     pub gamma: u32,
     pub variant: String,
+    /// Output tokens enumerated; none: γ + 1, at least the lecture's 4, at most [`WINDOW`]'s top.
+    pub window: Option<u32>,
     pub toy: ToyConfig,
     /// Monte Carlo runs (only [`monte_carlo_view`] uses it).
     pub runs: u32,
@@ -35,6 +47,7 @@ impl Default for ExactnessParams {
         ExactnessParams {
             gamma: 3,
             variant: "correct".into(),
+            window: None,
             toy: ToyConfig::default(),
             runs: 20_000,
             lang: Lang::En,
@@ -48,6 +61,7 @@ pub const MAX_RUNS: u32 = 200_000;
 
 struct Checked {
     gamma: u32,
+    window: usize,
     variant: Variant,
     lm: ToyLm,
     runs: usize,
@@ -57,15 +71,27 @@ struct Checked {
 fn check(params: &ExactnessParams) -> Result<Checked, Error> {
     GAMMA.check(f64::from(params.gamma))?;
     RUNS.check(f64::from(params.runs))?;
+    if let Some(w) = params.window {
+        WINDOW.check(f64::from(w))?;
+    }
     let variant = Variant::parse(&params.variant)?;
     let toy = params.toy.validate()?;
     Ok(Checked {
         gamma: params.gamma,
+        window: params
+            .window
+            .map_or_else(|| auto_window(params.gamma), |w| w as usize),
         variant,
         lm: ToyLm::new(&toy),
         runs: params.runs as usize,
         seed: monte_carlo_stream(toy.seed),
     })
+}
+
+/// The window when none is asked for: one whole target call and its bonus token (γ + 1), at
+/// least the lecture's 4, at most what the page can afford.
+pub fn auto_window(gamma: u32) -> usize {
+    (gamma as usize + 1).clamp(HORIZON, WINDOW.max as usize)
 }
 
 /// The Monte Carlo uniforms' seed: a stream independent of the one that made the toy's logits
@@ -82,11 +108,45 @@ fn monte_carlo_stream(seed: u64) -> u64 {
 pub struct VariantTv {
     pub variant: &'static str,
     pub tv: f64,
+    pub verdict: Verdict,
+}
+
+/// What an exact TV over a window says about a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// TV ≤ [`EXACT_TV`] over a window that reaches past one whole call (γ + 1 tokens or more).
+    Exact,
+    /// TV above [`EXACT_TV`]: the rule changes the output distribution.
+    Biased,
+    /// TV ≤ [`EXACT_TV`], but the window ends before the first call's bonus token (window ≤ γ):
+    /// a rule that errs there cannot show. A wider window decides.
+    Undecided,
+}
+
+impl Verdict {
+    pub fn of(tv: f64, window: usize, gamma: u32) -> Verdict {
+        if tv > EXACT_TV {
+            Verdict::Biased
+        } else if window > gamma as usize {
+            Verdict::Exact
+        } else {
+            Verdict::Undecided
+        }
+    }
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ExactnessView {
     pub gamma: u32,
+    /// Output tokens the TVs and verdicts cover.
+    pub window: usize,
+    /// Whether the window was chosen by the lab (γ + 1, at least 4) rather than asked for.
+    pub window_auto: bool,
+    /// The toy world the verdicts are about.
+    pub seed: u64,
+    /// What the verdicts cover, in words (the window, the world, why a verdict is undecided).
+    pub coverage: String,
     pub variant: &'static str,
     /// Exact TV to the target of every variant at this γ, the correct one first.
     pub tvs: Vec<VariantTv>,
@@ -104,17 +164,18 @@ pub struct ExactnessView {
 
 pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> {
     let c = check(params)?;
-    let target = exact_distribution(&c.lm, Strategy::Target);
+    let target = exact_distribution_over(&c.lm, Strategy::Target, c.window);
     let mut selected = target.clone();
     let tvs: Vec<VariantTv> = Variant::ALL
         .into_iter()
         .map(|v| {
-            let d = exact_distribution(
+            let d = exact_distribution_over(
                 &c.lm,
                 Strategy::Speculative {
                     gamma: c.gamma,
                     variant: v,
                 },
+                c.window,
             );
             let t = tv(&d, &target);
             if v == c.variant {
@@ -123,6 +184,7 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
             VariantTv {
                 variant: v.name(),
                 tv: t,
+                verdict: Verdict::of(t, c.window, c.gamma),
             }
         })
         .collect();
@@ -130,27 +192,77 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
     let mean_beta = beta.iter().sum::<f64>() / beta.len() as f64;
     Ok(ExactnessView {
         gamma: c.gamma,
+        window: c.window,
+        window_auto: params.window.is_none(),
+        seed: params.toy.seed,
+        coverage: coverage(c.window, c.gamma, &params.toy, params.lang),
         variant: c.variant.name(),
         tokens_per_call: expected_tokens_per_call(&c.lm, c.gamma, c.variant),
         tokens_per_call_formula: crate::theory::expected_tokens(mean_beta, c.gamma),
         mean_beta,
         beta_by_context: beta,
-        svg_tv: tv_bars(&tvs, c.gamma, c.variant, params.lang),
-        svg_dist: side_by_side(&target, &selected, c.variant, params.lang),
+        svg_tv: tv_bars(&tvs, c.gamma, c.window, c.variant, params.lang),
+        svg_dist: side_by_side(&target, &selected, c.window, c.variant, params.lang),
         svg_temperature: temperature_chart(params.lang),
         tvs,
     })
 }
 
-fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String {
+/// What the verdicts cover: the window (and whether it reaches the first call's bonus token),
+/// the toy world, and that nothing beyond the window is claimed.
+fn coverage(window: usize, gamma: u32, toy: &ToyConfig, l: Lang) -> String {
+    let world = l.pick(
+        format!(
+            "this toy world (seed {}, draft noise {}, T {})",
+            toy.seed, toy.draft_noise, toy.temperature
+        ),
+        format!(
+            "这一个玩具世界（种子 {}，草稿噪声 {}，温度 {}）",
+            toy.seed, toy.draft_noise, toy.temperature
+        ),
+    );
+    let reach = if window > gamma as usize {
+        l.pick(
+            format!(
+                "The window reaches the first call's bonus token (token {}), so a rule that errs anywhere in a call can show.",
+                gamma + 1
+            ),
+            format!(
+                "窗口覆盖了第一次调用的奖励 token（第 {} 个），所以一次调用里任何位置出错的规则都会显形。",
+                gamma + 1
+            ),
+        )
+    } else {
+        l.pick(
+            format!(
+                "The window ends before the first call's bonus token (token {}): a rule that errs only there looks exact here, so a TV of 0 is undecided, not exact. Widen the window to γ + 1 = {} to decide.",
+                gamma + 1,
+                gamma + 1
+            ),
+            format!(
+                "窗口在第一次调用的奖励 token（第 {} 个）之前就结束了：只在那里出错的规则在这里看起来是精确的，所以 TV 为 0 只是“未判定”，不是“精确”。把窗口放宽到 γ + 1 = {} 才能判定。",
+                gamma + 1,
+                gamma + 1
+            ),
+        )
+    };
+    l.pick(
+        format!(
+            "Verdicts cover the first {window} output tokens of {world}, enumerated exactly; nothing beyond them is claimed. {reach}"
+        ),
+        format!("判定只覆盖{world}输出的前 {window} 个 token（精确枚举），不对更后面的 token 作任何断言。{reach}"),
+    )
+}
+
+fn tv_bars(tvs: &[VariantTv], gamma: u32, window: usize, selected: Variant, l: Lang) -> String {
     let label = l.pick(
-        format!("Exact total variation to the target of each sampler at gamma {gamma}"),
-        format!("γ = {gamma} 时各采样规则与目标分布的精确总变差"),
+        format!("Exact total variation to the target of each sampler at gamma {gamma} over the first {window} tokens"),
+        format!("γ = {gamma} 时各采样规则前 {window} 个 token 与目标分布的精确总变差"),
     );
     render(560, 280, &label, |cv| {
         let title = l.pick(
-            format!("Exact TV to the target, first 4 tokens, γ = {gamma}"),
-            format!("与目标分布的精确 TV，前 4 个 token，γ = {gamma}"),
+            format!("Exact TV to the target, first {window} tokens, γ = {gamma}"),
+            format!("与目标分布的精确 TV，前 {window} 个 token，γ = {gamma}"),
         );
         let labels = Labels {
             title: &title,
@@ -168,7 +280,7 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String 
             let x = i as f64;
             let color = if t.variant == selected.name() {
                 colors::ORANGE
-            } else if t.tv <= 1e-12 {
+            } else if t.verdict == Verdict::Exact {
                 colors::TEAL
             } else {
                 colors::GREY
@@ -188,10 +300,10 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String 
             .map(|t| t.variant.replacen('-', "-\n", 1))
             .collect();
         ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
-        ch.hline(1e-12, colors::RED);
+        ch.hline(EXACT_TV, colors::RED);
         ch.note(
             tvs.len() as f64,
-            1e-12,
+            EXACT_TV,
             l.pick("1e-12: exact", "1e-12：精确"),
             colors::RED,
             Align::End,
@@ -199,7 +311,7 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String 
     })
 }
 
-fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> String {
+fn side_by_side(target: &[f64], other: &[f64], window: usize, variant: Variant, l: Lang) -> String {
     let mut rank: Vec<usize> = (0..target.len()).collect();
     rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
     let shown = 40;
@@ -211,15 +323,16 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> Str
         * 1.1;
     let name = variant.name();
     let label = l.pick(
-        format!("The {shown} most likely 4-token outputs under the target and under {name}"),
-        format!("目标分布和 {name} 下最可能的 {shown} 个 4-token 输出"),
+        format!("The {shown} most likely {window}-token outputs under the target and under {name}"),
+        format!("目标分布和 {name} 下最可能的 {shown} 个 {window}-token 输出"),
+    );
+    let title = l.pick(
+        format!("Most likely first-{window}-token outputs: target vs sampler"),
+        format!("最可能的前 {window} 个 token 输出：目标 vs 采样规则"),
     );
     render(560, 280, &label, |cv| {
         let labels = Labels {
-            title: l.pick(
-                "Most likely first-4-token outputs: target vs sampler",
-                "最可能的前 4 个 token 输出：目标 vs 采样规则",
-            ),
+            title: &title,
             x: l.pick(
                 "output sequence (by target probability)",
                 "输出序列（按目标概率排序）",
@@ -412,6 +525,71 @@ mod tests {
             v.svg_tv.contains("greedy-\n") && v.svg_tv.contains("\nrule\n"),
             "names under the bars"
         );
+    }
+
+    #[test]
+    fn the_default_window_reaches_the_bonus_token_and_catches_bonus_from_draft() {
+        // Issue 32 item 1: at γ 4 the lecture's 4-token window never reaches the bonus token, so
+        // bonus-from-draft looked exact. The default window is γ + 1 and names itself.
+        for gamma in 1..=6 {
+            let v = exactness_view(&ExactnessParams {
+                gamma,
+                ..ExactnessParams::default()
+            })
+            .unwrap();
+            assert_eq!(v.window, (gamma as usize + 1).max(4));
+            let bonus = v
+                .tvs
+                .iter()
+                .find(|t| t.variant == "bonus-from-draft")
+                .unwrap();
+            assert_eq!(bonus.verdict, Verdict::Biased, "γ {gamma}: {}", bonus.tv);
+            assert_eq!(v.tvs[0].verdict, Verdict::Exact);
+            assert!(v
+                .coverage
+                .contains(&format!("first {} output tokens", v.window)));
+        }
+    }
+
+    #[test]
+    fn a_window_short_of_the_bonus_token_is_undecided_and_says_why() {
+        let v = exactness_view(&ExactnessParams {
+            gamma: 4,
+            window: Some(4),
+            ..ExactnessParams::default()
+        })
+        .unwrap();
+        let bonus = v
+            .tvs
+            .iter()
+            .find(|t| t.variant == "bonus-from-draft")
+            .unwrap();
+        assert!(bonus.tv <= EXACT_TV, "{}", bonus.tv);
+        assert_eq!(bonus.verdict, Verdict::Undecided);
+        assert_eq!(v.tvs[0].verdict, Verdict::Undecided);
+        assert!(
+            v.coverage.contains("undecided") && v.coverage.contains("γ + 1 = 5"),
+            "{}",
+            v.coverage
+        );
+        // The same γ with the window widened decides it.
+        let wide = exactness_view(&ExactnessParams {
+            gamma: 4,
+            window: Some(5),
+            ..ExactnessParams::default()
+        })
+        .unwrap();
+        assert!(wide
+            .tvs
+            .iter()
+            .any(|t| t.variant == "bonus-from-draft" && t.verdict == Verdict::Biased));
+        assert!(exactness_view(&ExactnessParams {
+            window: Some(8),
+            ..ExactnessParams::default()
+        })
+        .unwrap_err()
+        .to_string()
+        .contains("window"));
     }
 
     #[test]

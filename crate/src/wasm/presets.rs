@@ -186,6 +186,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             &[
                 ("gamma", exactness::GAMMA),
                 ("runs", exactness::RUNS),
+                ("window", exactness::WINDOW),
                 ("sharpness", crate::toy::SHARPNESS),
                 ("draft_noise", crate::toy::DRAFT_NOISE),
                 ("temperature", crate::toy::TEMPERATURE),
