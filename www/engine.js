@@ -167,6 +167,7 @@ const MAIN_THREAD = () => tr('this page’s own drawing (its main thread)', '本
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 let workerShim = null; // the blob URL of the module that imports worker.js from another origin
+
 /**
  * A worker running worker.js. A browser refuses `new Worker(url)` for a script of another origin
  * (a page on another site that loads specdec-widget.js from us: a SecurityError), so there the
@@ -185,7 +186,6 @@ function startWorker() {
       `浏览器拒绝启动它的后台线程（${e?.message ?? e}）`));
   }
 }
-
 
 function spawn(ch) {
   const w = startWorker();
