@@ -445,7 +445,7 @@ mod tests {
                         ..MultiDraftParams::default()
                     })
                     .unwrap();
-                    let fresh = children_rows(&ToyLm::new(&toy), k as usize);
+                    let fresh = children_rows(&ToyLm::new(&toy), k as usize, *lang);
                     assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
                     assert_eq!(v.svg_children, children_chart(&fresh, k, *lang));
                 }
