@@ -60,6 +60,17 @@ test('speculative decoding: progress, cancel, bad input, and the widget keeps wo
   await page.close();
 });
 
+test('a tree config too long, in Unicode, read from a link: the note that it was cut stays beside the parse error (at 390 px, in Chinese)', async () => {
+  // ⟨二, spelled out long in a link: cut well before 500 characters, and not a tree.
+  const config = `⟨${'二,'.repeat(300)}`;
+  const { page, errors } = await open(env, `?lang=zh&decoding.experiment=tree&decoding.config=${encodeURIComponent(config)}`, { width: 390 });
+  await page.waitForSelector('[data-widget="decoding"][data-state="error"]', { timeout: 60_000 });
+  const alert = await alertOf(page, 'decoding');
+  assert.match(alert, /^树 ⟨k₁,…⟩：文本被截短为前 \d+ 个字符.* · .*⟨二,二,/, alert);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('speculative decoding: a seeded step-through, operable with the keyboard', async () => {
   const { page, errors } = await open(env, '?decoding.experiment=step&decoding.seed=4&decoding.gamma=3');
   await page.waitForSelector('[data-widget="decoding"][data-step="1"]', { timeout: 120_000 });

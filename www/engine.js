@@ -2,7 +2,8 @@
 //
 // Short calls run on the main thread and stay synchronous, so a slider move redraws within the
 // same frame. Long calls (Monte Carlo, the models) run in Web Workers (`runJob`), one job at a
-// time per channel: a newer job on a channel supersedes the older one there, and only there.
+// time per channel: a newer job on a channel supersedes the older one there, and only there. One
+// queue for the whole page keeps a job that measures time alone on the CPU (`schedule`).
 //
 // A panic aborts the wasm instance (it traps with a RuntimeError). Its message was recorded by
 // the panic hook, so we read it, then instantiate the module afresh (clean memory) and tell the
@@ -69,6 +70,7 @@ function withLang(params) {
 
 export function call(name, params) {
   if (!mod) throw new Error(tr('the engine is restarting; try again in a moment', '引擎正在重启，请稍后再试'));
+  const t0 = performance.now();
   try {
     if (panicNext) {
       panicNext = false;
@@ -84,6 +86,9 @@ export function call(name, params) {
       throw new PanicError(`${message}${tr(' — the engine was restarted', ' — 引擎已重启')}`);
     }
     throw e;
+  } finally {
+    // It shared the CPU with the measurement running now, if any.
+    if (measuring) measuring.others.ms += performance.now() - t0;
   }
 }
 
@@ -92,7 +97,8 @@ export class LoadError extends Error {}
 
 /**
  * A job's status, as the worker reports it: numbers and names, never words. `phase` is one of
- * 'queued', 'started' (the worker has the job), the core's steps (`Step` in
+ * 'queued', 'waiting' (in the page's queue; `for`: the names of the jobs it waits for), 'started'
+ * (the worker has the job), the core's steps (`Step` in
  * crate/src/wasm/mod.rs: 'loading', 'running', 'timing', 'widening', 'count' with done, total
  * and backend) and the worker's own ('gpu-download', 'device-lost'). The page words it
  * (`progressText`); as a string (a caption that interpolates it) it reads in the page's language.
@@ -113,6 +119,10 @@ export function progressText(st) {
   const b = st.backend;
   switch (st.phase) {
     case 'queued': return tr('queued', '排队中');
+    case 'waiting': {
+      const names = st.for.map((x) => `“${x}”`).join(tr(', ', '、'));
+      return tr(`waiting for ${names} to finish`, `等待${names}结束`);
+    }
     case 'started': return tr('starting', '正在启动');
     case 'loading': return tr(`loading the models (${b})`, `正在加载模型（${b}）`);
     case 'running': return tr(`running the models on ${b}`, `正在 ${b} 上运行模型`);
@@ -128,8 +138,32 @@ export function progressText(st) {
 
 // One worker per channel (Monte Carlo, each model widget on the page, …): a newer job cancels an
 // older one on its own channel only.
-const channels = new Map(); // channel → { worker, current: { id, resolve, reject, onStatus } }
+const channels = new Map(); // channel → { worker, ready, current: the job wanted, running: the job in its worker }
 let nextId = 0;
+
+// Every job of the page passes through one queue, shared by every widget and every
+// <specdec-widget> element (they import this one module). A job whose figures are wall-clock
+// times runs alone: two jobs at once share the CPU and its memory bandwidth, and a measured
+// roofline taken beside a decoding run read 1.2 GB/s instead of 4.8, its verdict flipped. So a
+// timed job waits for the jobs already running, and any job started meanwhile waits behind it
+// (first come, first served: later untimed jobs never starve it); untimed jobs run side by side,
+// one per worker. A waiting job's status says what it waits for.
+const queue = [];
+
+// The jobs that time something (crate/src/wasm/jobs.rs): the measured roofline, LikesWorld's
+// per-call latencies, and the decoding experiments whose reports hold wall-clock times (speedup
+// and its γ sweep, the §6 table, and the hidden-state drafts' c).
+const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'methods', 'hidden'];
+const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency'
+  || (name === 'likesworld_decode' && TIMED_EXPERIMENTS.includes(params?.experiment));
+
+let measuring = null; // the timed job running now, if any
+
+// The page's own engine calls (its drawing, on the main thread) still share the CPU with a timed
+// job. A timed report names them when they took at least this fraction of its time: less than
+// that moves its figures by less than their own noise.
+const NOTICEABLE = 0.01;
+const MAIN_THREAD = () => tr('this page’s own drawing (its main thread)', '本页自己的绘图（主线程）');
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 let workerShim = null; // the blob URL of the module that imports worker.js from another origin
@@ -161,11 +195,16 @@ function spawn(ch) {
     .then(([module, ws]) => w.postMessage({ module, weights: ws }), () => {});
   w.onmessage = ({ data }) => {
     const job = ch.current;
-    if (!job || data.id !== job.id) return;
-    if (data.kind === 'loading') { job.onStatus?.(new JobStatus({ phase: 'started' })); return; }
-    if (data.kind === 'progress') { job.onStatus?.(new JobStatus(data.progress)); return; }
+    const wanted = job && data.id === job.id;
+    if (data.kind === 'loading' || data.kind === 'progress') {
+      if (wanted) job.onStatus?.(data.kind === 'loading' ? new JobStatus({ phase: 'started' }) : new JobStatus(data.progress));
+      return;
+    }
+    // The worker is free again, whether or not its job's answer is still wanted.
+    if (ch.running?.id === data.id) finished(ch);
+    if (!wanted) return;
     ch.current = null;
-    if (data.kind === 'done') job.resolve(data.result);
+    if (data.kind === 'done') job.resolve(job.timed ? { ...data.result, during: during(job) } : data.result);
     else {
       if (data.panic || data.load) { w.terminate(); ch.worker = null; }
       job.reject(data.panic ? new PanicError(`${data.message}${tr(' — the worker was restarted', ' — 后台线程已重启')}`)
@@ -181,58 +220,125 @@ function spawn(ch) {
     ch.current = null;
     ch.worker = null;
     w.terminate();
+    finished(ch);
     job?.reject(new LoadError(ev.message ? `${tr('the worker failed: ', '后台线程出错：')}${ev.message}`
       : tr(`its worker script ${WORKER_URL.href} did not load`, `后台线程脚本 ${WORKER_URL.href} 未能加载`)));
   };
   return w;
 }
 
-// A newer job supersedes the current one: its result will be ignored. A job that has run for
-// a while is stopped by terminating its worker; a short one is left to finish, since starting a
-// worker (instantiating a 6 MB module) costs more CPU than letting it end.
+/** What else ran while timed `job` did, from the page's main thread: [{ what, ms }], empty when nothing. */
+function during(job) {
+  const ms = performance.now() - job.started;
+  return job.others.ms >= NOTICEABLE * ms ? [{ what: MAIN_THREAD(), ms: job.others.ms }] : [];
+}
+
+/** The worker of `ch` is free: the next jobs in the queue may start. */
+function finished(ch) {
+  if (measuring === ch.running) measuring = null;
+  ch.running = null;
+  schedule();
+}
+
+const running = () => [...channels.values()].map((ch) => ch.running).filter(Boolean);
+
+/**
+ * Starts every job in the queue that may start now, in order of arrival: a job needs its
+ * channel's worker free and no timed job running; a timed job needs nothing running and nothing
+ * queued before it, and an untimed one no timed job queued before it. The jobs left waiting are
+ * told what they wait for.
+ */
+function schedule() {
+  for (let i = 0; i < queue.length;) {
+    const job = queue[i];
+    const ahead = queue.slice(0, i);
+    const now = running();
+    const may = !job.ch.running && !measuring
+      && (job.timed ? now.length === 0 && i === 0 : !ahead.some((j) => j.timed));
+    if (may) {
+      queue.splice(i, 1);
+      start(job);
+    } else {
+      // What it waits for, its own channel's previous job aside (that one ends in a moment).
+      const blockers = (job.timed ? [...now, ...ahead] : [...now.filter((j) => j.timed), ...ahead.filter((j) => j.timed)])
+        .filter((j) => j.ch !== job.ch);
+      const names = [...new Set(blockers.map((j) => j.what))];
+      const key = names.join('\n');
+      if (names.length && key !== job.waitingFor) job.onStatus?.(new JobStatus({ phase: 'waiting', for: names }));
+      job.waitingFor = key;
+      i += 1;
+    }
+  }
+}
+
+function start(job) {
+  const { ch } = job;
+  try {
+    ch.worker ??= spawn(ch);
+  } catch (e) {
+    ch.current = null;
+    job.reject(e);
+    return;
+  }
+  ch.running = job;
+  job.started = performance.now();
+  if (job.timed) measuring = job;
+  const w = ch.worker;
+  ch.ready.then(() => w.postMessage({ id: job.id, name: job.name, params: job.params, test: job.test }));
+}
+
+// A newer job supersedes the current one: its result will be ignored. A job still waiting leaves
+// the queue. A job that has run for a while is stopped by terminating its worker; a short one is
+// left to finish (its worker stays busy till then), since starting a worker (instantiating a 6 MB
+// module) costs more CPU than letting it end.
 const TERMINATE_AFTER_MS = 500;
 
 function supersede(ch) {
   const job = ch.current;
-  if (performance.now() - job.started > TERMINATE_AFTER_MS) {
-    cancel(ch);
+  if (ch.running !== job || performance.now() - job.started > TERMINATE_AFTER_MS) {
+    cancel(ch, 'superseded');
     return;
   }
   ch.current = null;
   job.reject(new CancelledError('superseded'));
 }
 
-function cancel(ch) {
+function cancel(ch, why = 'cancelled') {
   const job = ch.current;
   ch.current = null;
-  ch.worker?.terminate();
-  ch.worker = null;
-  job?.reject(new CancelledError('cancelled'));
+  const waiting = queue.indexOf(job);
+  if (waiting >= 0) queue.splice(waiting, 1);
+  else {
+    ch.worker?.terminate();
+    ch.worker = null;
+  }
+  job?.reject(new CancelledError(why));
+  if (waiting < 0) finished(ch);
+  else schedule();
 }
 
 /**
- * Runs export `name` in the worker of `channel` (default: the export's name). Returns
- * { promise, cancel }; a newer job on the same channel cancels this one. `onStatus` receives
- * each JobStatus. A worker that cannot start rejects the promise with a LoadError.
+ * Runs export `name` in the worker of `channel` (default: the export's name), through the page's
+ * queue (above); `what` names the job to the jobs that wait for it (a widget's title). Returns
+ * { promise, cancel }; a newer job on the same channel cancels this one, waiting or running.
+ * `onStatus` receives each JobStatus. A worker that cannot start rejects the promise with a
+ * LoadError. A timed job's result carries `during`: what else ran while it did ([] when nothing).
  */
-export function runJob(name, params, onStatus, channel = name) {
-  if (!channels.has(channel)) channels.set(channel, { worker: null, current: null });
+export function runJob(name, params, onStatus, channel = name, what = name) {
+  if (!channels.has(channel)) channels.set(channel, { worker: null, current: null, running: null });
   const ch = channels.get(channel);
   if (ch.current) supersede(ch);
-  try {
-    ch.worker ??= spawn(ch);
-  } catch (e) {
-    return { promise: Promise.reject(e), cancel: () => {} };
-  }
-  const id = ++nextId;
-  const started = performance.now();
-  const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
-  onStatus?.(new JobStatus({ phase: 'queued' }));
-  const w = ch.worker;
   const test = loseDeviceNext ? { loseDevice: true } : undefined;
   loseDeviceNext = false;
-  ch.ready.then(() => w.postMessage({ id, name, params: withLang(params), test }));
-  return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
+  const job = {
+    id: ++nextId, ch, name, params: withLang(params), test, onStatus, what, timed: timed(name, params), others: { ms: 0 }, waitingFor: '',
+  };
+  const promise = new Promise((resolve, reject) => { Object.assign(job, { resolve, reject }); });
+  ch.current = job;
+  onStatus?.(new JobStatus({ phase: 'queued' }));
+  queue.push(job);
+  schedule();
+  return { promise, cancel: () => { if (ch.current === job) cancel(ch); } };
 }
 
 /**
@@ -304,11 +410,16 @@ export function loseDeviceOnNextJob() {
   loseDeviceNext = true;
 }
 
-/** For the long-use test and the curious: the main instance's wasm memory and the live workers. */
+/**
+ * For the long-use test and the curious: the main instance's wasm memory, the live workers, and
+ * the jobs running in them and waiting in the queue.
+ */
 export function health() {
   return {
     wasmBytes: exports?.memory?.buffer.byteLength ?? 0,
     workers: [...channels.values()].filter((ch) => ch.worker).length,
     channels: channels.size,
+    running: running().length,
+    waiting: queue.length,
   };
 }

@@ -1,8 +1,10 @@
 // The run bar of a widget whose experiments run in a worker (status, progress, Cancel, Retry)
 // and the worker channel of each widget: runInWorker starts a job on the widget's own channel a
 // moment after the last change, words its progress, and lets a newer run supersede an older one.
+// A run that measures time says in its report whether anything else ran meanwhile.
 import { runJob, CancelledError, LoadError } from './engine.js';
 import { tr } from './i18n.js';
+import { duration } from './html.js';
 
 /** The run bar of a widget whose experiments run in a worker: status, progress, Cancel, Retry. */
 export function runBar(cls) {
@@ -18,9 +20,24 @@ const runOf = (root) => { const p = runs.get(root) ?? { gen: 0, instance: ++inst
 /** A worker channel of this widget's own: two widgets of one kind on a page never cancel each other's jobs. */
 export const channelOf = (ui, kind) => `${kind}#${runOf(ui.root).instance}`;
 
+/** The widget's title, as the page shows it: what its jobs are called to the jobs that wait for them. */
+export const titleOf = (ui) => ui.root.querySelector('header h2')?.textContent ?? '';
+
+/**
+ * The line a timed report carries (`during`, from runJob): that nothing else ran during the
+ * measurement, or what did and for how long.
+ */
+export function duringText(during) {
+  if (!during.length) return tr('Nothing else ran during this measurement.', '测量期间没有别的任务在运行。');
+  const others = during.map((d) => tr(`${d.what} ran during this measurement for ${duration(d.ms)}`, `测量期间${d.what}运行了 ${duration(d.ms)}`));
+  return tr(`Warning: ${others.join(', ')}; the figures may be off (times too long, speeds too low).`,
+    `警告：${others.join('，')}；这些数字可能不准（时间偏长、速度偏低）。`);
+}
+
 /**
  * Runs export `name` with `params` in the worker of `channel`, 250 ms after the last change, for
- * the widget `ui` whose view holds runBar(cls) and a `.${cls}-note`. Each widget on the page has
+ * the widget `ui` whose view holds runBar(cls) and a `.${cls}-note` (and, where a run
+ * measures time, a `.${cls}-during` for duringText). Each widget on the page has
  * its own worker (the channel is per widget, not per kind), so two decoding widgets never cancel
  * each other; within one widget a newer run supersedes the older one: a stale answer (or its
  * cancellation) never touches the newer view. Progress arrives as numbers (JobStatus) and is
@@ -34,7 +51,7 @@ export function runInWorker(ui, view, cls, name, params, channel, done) {
   const current = () => p.gen === gen;
   p.job?.cancel();
   const q = (what) => view.querySelector(`.${cls}-${what}`);
-  const [status, bar, cancel, note, retry] = ['status', 'progress', 'cancel', 'note', 'retry'].map(q);
+  const [status, bar, cancel, note, retry, duringLine] = ['status', 'progress', 'cancel', 'note', 'retry', 'during'].map(q);
   const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
   const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
   busy(true);
@@ -45,15 +62,19 @@ export function runInWorker(ui, view, cls, name, params, channel, done) {
   p.timer = setTimeout(() => {
     const job = runJob(name, params, (st) => {
       if (!current()) return;
-      status.textContent = `${tr('Running', '运行中')}: ${st}…`;
+      status.textContent = `${st.phase === 'waiting' ? tr('Queued', '排队中') : tr('Running', '运行中')}: ${st}…`;
       if (st.fraction !== null) bar.value = st.fraction;
-    }, channelOf(ui, channel));
+    }, channelOf(ui, channel), titleOf(ui));
     p.job = job;
     cancel.onclick = () => job.cancel();
     job.promise.then((v) => {
       if (!current()) return;
       note.hidden = !v.note;
       note.textContent = v.note ?? '';
+      if (duringLine) {
+        duringLine.hidden = !v.during;
+        duringLine.textContent = v.during ? duringText(v.during) : '';
+      }
       status.textContent = done(v);
       count('decoded');
     }, (e) => {

@@ -272,9 +272,11 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     try {
       update(view, widget.render(state, ui));
       if (!keepAlert) {
-        stateNotes = [];
-        alertBox.textContent = initialNotes.join(' · ');
-        alertBox.classList.toggle('shown', initialNotes.length > 0);
+        // The notes on the values read at load (a text cut from a URL) are about this state: a
+        // worker's later error of it is shown beside them, not instead.
+        stateNotes = initialNotes;
+        alertBox.textContent = stateNotes.join(' · ');
+        alertBox.classList.toggle('shown', stateNotes.length > 0);
         initialNotes = [];
       }
       root.dataset.state = 'ok';

@@ -393,7 +393,9 @@ export default {
       ? `<p class="note dec-width">${tr(`The target here is the trained target widened ×${s.target_width}: the same model, made wider so that each step reads as many bytes as a real model would. Its answers are the trained target’s (the widening changes no output), only its cost changes.`,
         `这里的目标模型是训练好的目标模型加宽 ×${s.target_width}：同一个模型，变宽了，让每一步读的字节和真实模型一样多。它的回答就是训练好的目标模型的（加宽不改变任何输出），变的只是开销。`)}</p>`
       : '<p class="note dec-width" hidden></p>';
-    return [runBar('dec'), '<p class="note dec-note" hidden></p>', wide, '<div class="dec-result"></div>', '<div class="plots dec-plot"></div>'];
+    // A wall-clock experiment's report says whether anything else ran while it was timed.
+    return [runBar('dec'), '<p class="note dec-note" hidden></p>', wide, '<div class="dec-result"></div>', '<p class="numbers dec-during" hidden></p>',
+      '<div class="plots dec-plot"></div>'];
   },
   after(s, ui, view) {
     const result = view.querySelector('.dec-result');

@@ -1,6 +1,6 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../html.js';
-import { channelOf } from '../runbar.js';
+import { channelOf, titleOf } from '../runbar.js';
 import { runJob, CancelledError, coreRange, declarations, declare, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -94,7 +94,7 @@ export default {
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
     p.timer = setTimeout(() => {
-      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'));
+      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'), titleOf(ui));
       p.job = job;
       busy(true);
       cancel.onclick = () => job.cancel();

@@ -1,6 +1,6 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
 import { fmt, table, escapeHtml } from '../html.js';
-import { channelOf } from '../runbar.js';
+import { channelOf, duringText, titleOf } from '../runbar.js';
 import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -31,7 +31,7 @@ export default {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld')).promise.then((v) => {
+    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;
@@ -49,7 +49,7 @@ export default {
       const gpu = v.backend === 'wgpu';
       const runs = gpu ? 10 : 150;
       const progress = (st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; };
-      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld')).promise.then((l) => {
+      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then((l) => {
         const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
         lat.innerHTML = tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
@@ -57,7 +57,8 @@ export default {
         `<p class="numbers">在这个浏览器里、在 <b>${l.backend}</b> 上实测（每 10 次调用一组取中位数，共 ${runs} 次，读回 logits）：
           单个 token 的 c = 草稿/目标：A ${fmt(l.c[0], 2)}，B ${fmt(l.c[1], 2)}。</p>`)
           + table([tr(['model', '1 token, 32 cached', 'chain of 5', 'tree of 31'], ['模型', '1 个 token，缓存 32', '5 个的链', '31 个的树']),
-            row(tr('target', '目标'), l.target), row(tr('draft A', '草稿 A'), l.draft_a), row(tr('draft B', '草稿 B'), l.draft_b)], 'latency');
+            row(tr('target', '目标'), l.target), row(tr('draft A', '草稿 A'), l.draft_a), row(tr('draft B', '草稿 B'), l.draft_b)], 'latency')
+          + `<p class="numbers lw-during">${duringText(l.during)}</p>`;
         ui.root.dataset.latency = String(Number(ui.root.dataset.latency || 0) + 1);
       });
     }).catch((e) => {

@@ -99,7 +99,7 @@ export default {
     return [`<div class="dec-run"><button type="button" class="mr-go">${tr('Measure', '测量')}</button>
       <p class="numbers mr-status" aria-live="polite">${tr('Press Measure: it times the target on this device, a few seconds at batch 1 and up to minutes for ×16–×24 at batch 16–64 (other work on the device disturbs it).', '按“测量”：会在这台设备上为目标模型计时，批 1 时几秒钟，×16–×24 在批 16–64 时可达几分钟（设备上的其他工作会干扰它）。')}</p>
       <progress class="mr-progress" max="1" value="0" hidden></progress> <button type="button" class="mr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
-    '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<div class="plots mr-plot"></div>'];
+    '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<p class="numbers mr-during" hidden></p>', '<div class="plots mr-plot"></div>'];
   },
   after(s, ui, view) {
     const run = () => {

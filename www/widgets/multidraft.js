@@ -35,7 +35,7 @@ export default {
     rows.push([tr('averaged over the drafts', '对草稿取平均'), pct(v.averaged.naive.acceptance), pct(v.averaged.mss.acceptance)]);
     const kids = [tr(['children of a node', 'MSS bias: mean TV', 'worst TV', 'MSS accepts', 'naive accepts'],
       ['节点的孩子', 'MSS 偏差：平均 TV', '最大 TV', 'MSS 接受率', '朴素接受率'])].concat(
-      v.children.map((r) => [r.children, fmt(r.tv_mean), fmt(r.tv_max), pct(r.mss_acceptance), pct(r.naive_acceptance)]));
+      v.children.map((r) => [r.label, fmt(r.tv_mean), fmt(r.tv_max), pct(r.mss_acceptance), pct(r.naive_acceptance)]));
     return [
       table(rows, 'acceptance'),
       `<div class="plots">${v.svg}</div>`,

@@ -6,6 +6,7 @@
 //! was sampled from the q_j used to verify it. [`Children`] shows what happens when it was not.
 
 use super::{residual, sample, Dist};
+use crate::i18n::Lang;
 use rand::Rng;
 
 /// How candidates are verified.
@@ -44,6 +45,15 @@ pub enum Children {
 
 impl Children {
     pub const ALL: [Children; 3] = [Children::Iid, Children::WithoutReplacement, Children::TopK];
+
+    /// The sampler in the lecture's words, for tables and charts (its `name` is for parameters).
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            Children::Iid => lang.pick("i.i.d. draws", "独立同分布抽样"),
+            Children::WithoutReplacement => lang.pick("without replacement", "无放回抽样"),
+            Children::TopK => lang.pick("top-k (deterministic)", "top-k（确定性）"),
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {

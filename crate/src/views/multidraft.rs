@@ -52,7 +52,9 @@ pub struct Comparison {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ChildrenRow {
+    /// The sampler's name (`Children::name`) and its label in the view's language.
     pub children: &'static str,
+    pub label: &'static str,
     /// Mean and worst TV of MSS's output to p over the toy's 25 contexts.
     pub tv_mean: f64,
     pub tv_max: f64,
@@ -209,7 +211,7 @@ fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang) -> Panel {
         let entry = match found {
             Some(i) => panels.remove(i),
             None => {
-                let rows = children_rows(lm, k as usize);
+                let rows = children_rows(lm, k as usize, l);
                 let svg = children_chart(&rows, k, l);
                 (*toy, k, l, (rows, svg))
             }
@@ -223,7 +225,7 @@ fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang) -> Panel {
     })
 }
 
-fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
+fn children_rows(lm: &ToyLm, k: usize, l: Lang) -> Vec<ChildrenRow> {
     let contexts: Vec<[usize; 2]> = (0..VOCAB * VOCAB).map(|i| [i / VOCAB, i % VOCAB]).collect();
     let n = contexts.len() as f64;
     Children::ALL
@@ -241,6 +243,7 @@ fn children_rows(lm: &ToyLm, k: usize) -> Vec<ChildrenRow> {
             }
             ChildrenRow {
                 children: c.name(),
+                label: c.label(l),
                 tv_mean: tv_sum / n,
                 tv_max,
                 mss_acceptance: mss / n,
@@ -377,7 +380,7 @@ fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang) -> String {
                 Align::Middle,
             );
         }
-        ch.categories(&rows.iter().map(|r| r.children).collect::<Vec<_>>());
+        ch.categories(&rows.iter().map(|r| r.label).collect::<Vec<_>>());
         cv.legend(
             (70, 270),
             &[
@@ -442,7 +445,7 @@ mod tests {
                         ..MultiDraftParams::default()
                     })
                     .unwrap();
-                    let fresh = children_rows(&ToyLm::new(&toy), k as usize);
+                    let fresh = children_rows(&ToyLm::new(&toy), k as usize, *lang);
                     assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
                     assert_eq!(v.svg_children, children_chart(&fresh, k, *lang));
                 }
