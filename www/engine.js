@@ -226,13 +226,26 @@ export function runJob(name, params, onStatus, channel = name) {
   }
   const id = ++nextId;
   const started = performance.now();
+  // The language now, not when the worker is ready: the caller's (a widget's, see i18n.js).
+  const sent = withLang(params);
   const promise = new Promise((resolve, reject) => { ch.current = { id, resolve, reject, onStatus, started }; });
   onStatus?.(new JobStatus({ phase: 'queued' }));
   const w = ch.worker;
   const test = loseDeviceNext ? { loseDevice: true } : undefined;
   loseDeviceNext = false;
-  ch.ready.then(() => w.postMessage({ id, name, params: withLang(params), test }));
+  ch.ready.then(() => w.postMessage({ id, name, params: sent, test }));
   return { promise, cancel: () => { if (ch.current?.id === id) cancel(ch); } };
+}
+
+/**
+ * Ends `channel`: its job is cancelled, its worker terminated, and the channel forgotten (its
+ * widget left the page). A later job on the same name starts a fresh worker.
+ */
+export function closeChannel(channel) {
+  const ch = channels.get(channel);
+  if (!ch) return;
+  cancel(ch);
+  channels.delete(channel);
 }
 
 /**
@@ -264,6 +277,13 @@ export const widthOptions = {
   options_zh: (d) => d.widths.map((w) => [String(w.width), w.width === 1 ? `×1（训练好的，${count(w.params)} 参数）`
     : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
 };
+
+/** The target widened ×`width` in words, as the core sizes it: "19 M parameters, 76 MB a step". */
+export function targetSize(width) {
+  const w = declarations().widths.find((x) => x.width === Number(width));
+  if (!w) return '';
+  return tr(`${count(w.params)} parameters, ${megabytes(w.step_bytes)} a step`, `${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}`);
+}
 
 /** The token kind `name` in the page's language, as the core names it. */
 export function kindName(name) {
