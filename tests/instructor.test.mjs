@@ -179,11 +179,12 @@ for (const width of [1280, 390]) {
     await page.waitForSelector('section#theory specdec-widget[data-state="ok"]', { timeout: 30_000 });
     assert.equal(await text(page, 'section#theory specdec-widget h2'), '能快多少：E、加速比与运算量', 'the live example follows the page');
     assert.ok(await fits(page), 'no horizontal scrolling');
-    await page.waitForLoadState('networkidle');
+    assert.deepEqual(errors, []);
+    // The switch reloads the page, which may abort what a live example's worker was loading.
     await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="en"]')]);
     await page.waitForSelector('html[data-ready="true"]');
     assert.equal(await page.$eval('h1', (e) => e.innerText.trim()), 'Widget reference');
-    assert.deepEqual(errors, []);
+    assert.deepEqual(errors.filter((e) => !e.startsWith('request failed')), []);
     await page.close();
   });
 }
