@@ -75,7 +75,8 @@ test('the widget reference lists every widget with its attributes, a snippet nam
   const sections = await page.$$eval('section.doc', (els) => els.map((e) => [e.id, e.querySelectorAll('table.attrs tbody tr').length]));
   const expected = await page.evaluate(async () => {
     const { WIDGETS } = await import('./widgets/index.js');
-    return Object.entries(WIDGETS).map(([n, w]) => [n, 3 + w.controls.length]);
+    // kind, hide, compact, lang; autorun for a widget that runs models and waits for Run.
+    return Object.entries(WIDGETS).map(([n, w]) => [n, 4 + (w.cost && !w.asks ? 1 : 0) + w.controls.length]);
   });
   assert.deepEqual(sections, expected);
   assert.ok(expected.length >= 8);
@@ -96,7 +97,7 @@ test('two decoding elements on one page started together both finish with result
   await page.evaluate(() => {
     for (const [id, experiment] of [['dec1', 'acceptance'], ['dec2', 'greedy']]) {
       const el = document.createElement('specdec-widget');
-      Object.entries({ id, kind: 'decoding', experiment, prompts: '10' }).forEach(([k, v]) => el.setAttribute(k, v));
+      Object.entries({ id, kind: 'decoding', experiment, prompts: '10', autorun: '' }).forEach(([k, v]) => el.setAttribute(k, v));
       document.body.append(el);
     }
   });

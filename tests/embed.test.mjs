@@ -11,8 +11,8 @@ import { text } from './helpers.mjs';
 import { VERSION } from '../www/version.js';
 
 const EVERY_KIND = {
-  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', likesworld: '',
-  decoding: 'experiment="acceptance" prompts="10"', modelfree: 'requests="10"', exercises: '',
+  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', likesworld: 'autorun',
+  decoding: 'experiment="acceptance" prompts="10" autorun', modelfree: 'requests="10" autorun', exercises: '',
 };
 
 let env;
@@ -25,13 +25,13 @@ function notesPages(script) {
     <body><h1>Notes on speculative decoding</h1>${body}</body></html>`;
   return {
     '/notes.html': page(`<p>Two runs side by side:</p>
-      <specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>
-      <specdec-widget id="d2" kind="decoding" experiment="greedy" prompts="10" gamma="3"></specdec-widget>
+      <specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10" autorun></specdec-widget>
+      <specdec-widget id="d2" kind="decoding" experiment="greedy" prompts="10" gamma="3" autorun></specdec-widget>
       <p>And the closed form:</p>
       <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
     '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget><specdec-widget id="t2" kind="tree"></specdec-widget>'),
     // A page whose Content-Security-Policy allows no workers at all.
-    '/no-workers.html': page('<specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>',
+    '/no-workers.html': page('<specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10" autorun></specdec-widget>',
       `<meta http-equiv="Content-Security-Policy" content="script-src ${new URL(script).origin} 'wasm-unsafe-eval'; worker-src 'none'">`),
     // Every kind, the model widgets with small jobs.
     '/all.html': page(Object.entries(EVERY_KIND).map(([kind, attrs]) => `<specdec-widget id="${kind}" kind="${kind}" ${attrs}></specdec-widget>`).join('\n')),
@@ -43,9 +43,10 @@ before(async () => {
   const pages = notesPages(`${env.url}v${VERSION}/specdec-widget.js`);
   // ?isolated=1: the notes page is itself cross-origin isolated (COOP + COEP require-corp), as a
   // page that needs SharedArrayBuffer would be; what it loads from us must then allow it.
+  // ?html-lang=zh-CN: the notes are written in that language (their <html lang>).
   const server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
-    const body = pages[u.pathname];
+    const body = pages[u.pathname]?.replace('<html lang="en">', `<html lang="${u.searchParams.get('html-lang') ?? 'en'}">`);
     const isolated = u.searchParams.get('isolated') === '1'
       ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
     res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8', ...isolated });
@@ -59,14 +60,13 @@ after(async () => {
   await new Promise((ok) => { notes?.server.close(ok); });
 });
 
-/** Opens a notes page of the second origin (in Chinese with zh), collecting errors. */
+/** Opens a notes page of the second origin (notes in Chinese with zh), collecting errors. */
 async function openNotes(path, { zh = false } = {}) {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
-  if (zh) await page.addInitScript(() => localStorage.setItem('specdec-playground.lang', 'zh'));
-  return { page, errors, go: () => page.goto(notes.url + path) };
+  return { page, errors, go: () => page.goto(notes.url + path + (zh ? `${path.includes('?') ? '&' : '?'}html-lang=zh-CN` : '')) };
 }
 
 const finished = (page, sel) => page.waitForFunction((s) => Number(document.querySelector(s)?.dataset.decoded || 0) >= 1, sel, { timeout: 180_000 });

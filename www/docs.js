@@ -1,11 +1,16 @@
 // The widget reference: every widget, its attributes with their ranges, a copy-paste snippet and a
 // live example, generated from the same control declarations the widgets mount from, so that it
-// cannot drift from them.
+// cannot drift from them. In English or Chinese, switched as the course page is (i18n.js); the
+// live examples follow the page's <html lang>, as an element in someone's notes does.
 import { WIDGETS } from './widgets/index.js';
 import { escapeHtml } from './html.js';
 import { ready } from './engine.js';
 import './specdec-widget.js';
 import { VERSION } from './version.js';
+import { applyLang, wireSwitch, t, tr } from './i18n.js';
+
+applyLang();
+wireSwitch(() => location.reload());
 
 // Some ranges and choices (γ, the verification rules) are declared by the core and read from
 // the engine (`declarations()` in engine.js): the reference waits for it, and says so if it
@@ -24,9 +29,9 @@ const versioned = here.pathname.endsWith(`/v${VERSION}/`) ? here : new URL(`v${V
 const script = new URL('specdec-widget.js', versioned).href;
 
 function values(c) {
-  if (c.type === 'range' || c.type === 'number') return `${c.min} … ${c.max}${c.step && c.step !== 'any' ? `, step ${c.step}` : ''}`;
+  if (c.type === 'range' || c.type === 'number') return `${c.min} … ${c.max}${c.step && c.step !== 'any' ? tr(`, step ${c.step}`, `，步长 ${c.step}`) : ''}`;
   if (c.type === 'select') return c.options.map(([v]) => `<code>${escapeHtml(v)}</code>`).join(' ');
-  return 'text, up to 500 characters';
+  return tr('text, up to 500 characters', '文本，最多 500 个字符');
 }
 
 function snippet(name, w) {
@@ -34,29 +39,39 @@ function snippet(name, w) {
   return `<script type="module" src="${script}"></script>\n<specdec-widget kind="${name}"${attrs}></specdec-widget>`;
 }
 
-function section(name, w) {
-  const rows = [
-    ['kind', 'which widget', `<code>${name}</code>`, ''],
-    ['hide', 'controls to hide, comma-separated', w.controls.map((c) => `<code>${c.key}</code>`).join(' '), 'none'],
-    ['compact', 'no title or introduction (present or absent)', 'boolean attribute', 'absent'],
-    ...w.controls.map((c) => [c.key, escapeHtml(c.label), values(c), `<code>${escapeHtml(String(c.value))}</code>`]),
+const [boolean, absent] = [tr('boolean attribute', '布尔属性'), tr('absent', '无')];
+
+/** The attributes every element has, then the ones of a widget that runs models, then its controls'. */
+function rows(name, w) {
+  return [
+    ['kind', tr('which widget', '哪个组件'), `<code>${name}</code>`, ''],
+    ['hide', tr('controls to hide, comma-separated', '要隐藏的控件，逗号分隔'), w.controls.map((c) => `<code>${c.key}</code>`).join(' '), tr('none', '无')],
+    ['compact', tr('no title or introduction (present or absent)', '不显示标题和介绍（有或没有）'), boolean, absent],
+    ['lang', tr('the widget’s language: en, or zh (zh-CN, zh-Hans…)', '组件的语言：en，或 zh（zh-CN、zh-Hans……）'), '<code>en</code> <code>zh</code>',
+      tr('the nearest <code>lang</code> (your page’s)', '最近的 <code>lang</code>（你网页的）')],
+    // A widget that runs models waits for Run unless told otherwise (the measured one always waits).
+    ...(w.cost && !w.asks ? [['autorun', tr('run at once, without waiting for Run', '立即运行，不等“运行”'), boolean, absent]] : []),
+    ...w.controls.map((c) => [c.key, escapeHtml(t(c, 'label')), values(c), `<code>${escapeHtml(String(c.value))}</code>`]),
   ];
-  const table = `<table class="attrs"><thead><tr><th>attribute</th><th>what</th><th>values</th><th>default</th></tr></thead><tbody>${
-    rows.map((r) => `<tr><td><code>${r[0]}</code></td><td>${r[1]}</td><td>${r[2]}</td><td>${r[3]}</td></tr>`).join('')}</tbody></table>`;
+}
+
+function section(name, w) {
+  const table = `<table class="attrs"><thead><tr>${tr(['attribute', 'what', 'values', 'default'], ['属性', '含义', '取值', '默认值']).map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${
+    rows(name, w).map((r) => `<tr><td><code>${r[0]}</code></td><td>${r[1]}</td><td>${r[2]}</td><td>${r[3]}</td></tr>`).join('')}</tbody></table>`;
   return `<section class="doc" id="${name}" aria-labelledby="${name}-title">
-    <h2 id="${name}-title"><code>${name}</code> — ${escapeHtml(w.title)}</h2>
-    <p>${w.intro}</p>
+    <h2 id="${name}-title"><code>${name}</code> — ${escapeHtml(t(w, 'title'))}</h2>
+    <p>${t(w, 'intro')}</p>
     ${table}
-    <p>Snippet <button type="button" class="copy" data-for="${name}">Copy</button></p>
+    <p>${tr('Snippet', '代码片段')} <button type="button" class="copy" data-for="${name}">${tr('Copy', '复制')}</button></p>
     <pre><code class="snippet" id="${name}-snippet">${escapeHtml(snippet(name, w))}</code></pre>
-    <p>Live, with every default:</p>
+    <p>${tr('Live, with every default:', '实时示例，全部取默认值：')}</p>
     <div class="live" data-kind="${name}"></div>
   </section>`;
 }
 
 const main = document.querySelector('main');
 if (failed) {
-  main.innerHTML = '<div role="alert" class="alert shown">Could not load the WebAssembly engine, which declares some of the widgets’ ranges: <span class="why"></span> Reload the page to try again.</div>';
+  main.innerHTML = `<div role="alert" class="alert shown">${tr('Could not load the WebAssembly engine, which declares some of the widgets’ ranges:', '无法加载 WebAssembly 引擎，有些组件的范围由它声明：')} <span class="why"></span> ${tr('Reload the page to try again.', '重新加载页面再试一次。')}</div>`;
   main.querySelector('.why').textContent = failed?.message ?? String(failed);
   document.documentElement.dataset.ready = 'failed';
   throw failed;
@@ -70,10 +85,10 @@ main.addEventListener('click', async (ev) => {
   const text = document.getElementById(`${b.dataset.for}-snippet`).textContent;
   try {
     await navigator.clipboard.writeText(text);
-    b.textContent = 'Copied';
+    b.textContent = tr('Copied', '已复制');
   } catch (_) {
     getSelection().selectAllChildren(document.getElementById(`${b.dataset.for}-snippet`));
-    b.textContent = 'Selected: press Ctrl+C';
+    b.textContent = tr('Selected: press Ctrl+C', '已选中：按 Ctrl+C');
   }
 });
 

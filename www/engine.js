@@ -342,6 +342,21 @@ export function runJob(name, params, onStatus, channel = name, what = name) {
 }
 
 /**
+ * Ends `channel`: its job is cancelled, its worker terminated, and the channel forgotten (its
+ * widget left the page). A later job on the same name starts a fresh worker.
+ */
+export function closeChannel(channel) {
+  const ch = channels.get(channel);
+  if (!ch) return;
+  cancel(ch);
+  // A job still waiting in the queue left its worker alive, and a superseded one may still run.
+  ch.worker?.terminate();
+  ch.worker = null;
+  channels.delete(channel);
+  if (ch.running) finished(ch);
+}
+
+/**
  * What the core declares for the page's controls (its `presets` export): the verification rules,
  * the token kinds with their names, the ranges of the decoding widget's values, and each other
  * widget's ranges beside its parameters' defaults. The page reads these instead of restating
@@ -370,6 +385,13 @@ export const widthOptions = {
   options_zh: (d) => d.widths.map((w) => [String(w.width), w.width === 1 ? `×1（训练好的，${count(w.params)} 参数）`
     : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
 };
+
+/** The target widened ×`width` in words, as the core sizes it: "19 M parameters, 76 MB a step". */
+export function targetSize(width) {
+  const w = declarations().widths.find((x) => x.width === Number(width));
+  if (!w) return '';
+  return tr(`${count(w.params)} parameters, ${megabytes(w.step_bytes)} a step`, `${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}`);
+}
 
 /** The token kind `name` in the page's language, as the core names it. */
 export function kindName(name) {

@@ -1,6 +1,6 @@
 // A widget's export menu: every figure as SVG and PNG, every table as CSV (with the UTF-8 byte
 // order mark, and a column of "208 (352)" cells split in two), drawn from what the view shows now.
-import { tr } from './i18n.js';
+import { inLang, lang, tr } from './i18n.js';
 import { escapeHtml } from './html.js';
 
 /**
@@ -9,6 +9,7 @@ import { escapeHtml } from './html.js';
  */
 export function listExports(widget, view, list) {
   list.replaceChildren();
+  const language = lang(); // the widget's (i18n.js), for a failure told after the listing
   const item = (text, buttons) => {
     const li = document.createElement('li');
     li.append(text);
@@ -21,7 +22,7 @@ export function listExports(widget, view, list) {
         try {
           await run();
         } catch (e) {
-          li.append(tr(` (could not export: ${e?.message ?? e})`, `（无法导出：${e?.message ?? e}）`));
+          li.append(inLang(language, () => tr(` (could not export: ${e?.message ?? e})`, `（无法导出：${e?.message ?? e}）`)));
         }
       });
       li.append(' ', b);

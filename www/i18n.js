@@ -7,6 +7,11 @@
 // of a widget's text goes through `tr`, and the engine writes its figures, reports and
 // exercises in the language it is given (engine.js passes `lang()` to every call).
 // The engine's error messages follow the language of the latest call (crate/src/wasm/mod.rs).
+//
+// A <specdec-widget> in someone's notes has a language of its own (its `lang` attribute, else
+// its nearest ancestor's), and two on one page may differ. So lang(), t() and tr() answer the
+// language of the widget whose code is running: widget.js runs a widget's drawing, its events
+// and its jobs' callbacks inside inLang(its language); outside any widget they answer the page's.
 const KEY = 'specdec-playground.lang';
 const LANGS = ['en', 'zh'];
 
@@ -36,8 +41,30 @@ function remember(l) {
   }
 }
 
+let scoped = null; // the language of the widget whose code runs now (inLang), else null
+
 export function lang() {
-  return fromUrl() ?? stored() ?? 'en';
+  return scoped ?? fromUrl() ?? stored() ?? 'en';
+}
+
+/**
+ * The page's language a `lang` attribute names, or null: its primary subtag, so en-GB is English
+ * and zh, zh-CN, zh-Hans, zh-TW are Chinese (the lecture's, in simplified characters).
+ */
+export function langOf(tag) {
+  const primary = String(tag ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  return LANGS.includes(primary) ? primary : null;
+}
+
+/** Runs `fn` with lang(), t() and tr() answering `l`; nested calls restore the outer language. */
+export function inLang(l, fn) {
+  const outer = scoped;
+  scoped = l;
+  try {
+    return fn();
+  } finally {
+    scoped = outer;
+  }
 }
 
 /** `obj[field]` in the page's language: `obj[field + '_zh']` in Chinese when there is one. */

@@ -7,6 +7,15 @@
 // decoding, modelfree, exercises; docs.html lists each one's attributes). Every other attribute named like one of its controls sets that control, validated
 // as a URL value is (out of range: clamped, with a message in the widget); changing one at run
 // time redraws. hide="c,gamma" hides those controls; compact drops the title and introduction.
+// lang="zh" (or zh-CN, zh-Hans…; en) sets its language; without one it follows the nearest
+// ancestor's lang, usually the host page's <html lang>, so each element on a page may speak its
+// own; a language it does not have reads as English, with a note for its own lang attribute.
+// Changing a lang, the element's or an ancestor's, draws it again in the new language.
+// Model widgets (decoding, likesworld, modelfree; measured always) wait for their Run button,
+// which says what a run will cost, so that opening the notes computes nothing; `autorun` runs
+// them at once. After the first Run, every change runs again by itself. Share makes a link to
+// embed.html that keeps the state and all of these (hide, compact, lang, autorun).
+// An element taken out of the page stops its jobs and workers; put back, it runs again.
 // The element never reads or writes the host page's URL. The engine, the stylesheet and the
 // models' weights load from beside this script (URLs derived from its own), once for every
 // element on the page, which may be on another site (the host then sends CORS headers: README).
@@ -15,22 +24,22 @@
 // part that fails to load (the network, a host without CORS, the wasm module) then shows a
 // message inside each element with a Retry button, instead of leaving the elements empty; one
 // Retry tries again for every element that failed.
-import { tr } from './i18n.js';
+import { inLang, langOf, tr } from './i18n.js';
 
-const ATTRIBUTES = ['kind', 'hide', 'compact'];
+const ATTRIBUTES = ['kind', 'hide', 'compact', 'autorun'];
 
-let parts = null; // a promise of { engine, mount, escapeHtml, WIDGETS, keys }, once loaded
+let parts = null; // a promise of { engine, mount, stopRuns, escapeHtml, WIDGETS, keys }, once loaded
 let retrying = null; // the engine's reload after a failure, shared by every element's Retry
 const failed = new Set(); // the elements showing a failure to load, which one Retry mounts again
 
 /** The engine (ready), the widget framework and the widgets; a failure does not stick. */
 function load() {
   const loading = parts ??= (async () => {
-    const [engine, framework, html, { WIDGETS }] = await Promise.all([
-      import('./engine.js'), import('./widget.js'), import('./html.js'), import('./widgets/index.js')]);
+    const [engine, framework, runbar, html, { WIDGETS }] = await Promise.all([
+      import('./engine.js'), import('./widget.js'), import('./runbar.js'), import('./html.js'), import('./widgets/index.js')]);
     await (retrying ?? engine.ready);
     const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
-    return { engine, mount: framework.mount, escapeHtml: html.escapeHtml, WIDGETS, keys };
+    return { engine, mount: framework.mount, stopRuns: runbar.stopRuns, escapeHtml: html.escapeHtml, WIDGETS, keys };
   })();
   loading.catch(() => { if (parts === loading) parts = null; });
   return loading;
@@ -56,10 +65,29 @@ function ensureStylesheet() {
   document.head.append(link);
 }
 
+/** The language of `el`: its own lang, else its nearest ancestor's; { lang, note? }. */
+function languageOf(el) {
+  const own = el.getAttribute('lang');
+  const inherited = el.parentElement?.closest('[lang]')?.getAttribute('lang');
+  const fallback = langOf(inherited) ?? 'en';
+  if (own === null || langOf(own)) return { lang: langOf(own) ?? fallback };
+  const shown = own.slice(0, 40);
+  const note = inLang(fallback, () => tr(`lang: “${shown}” is not a language of this widget (en, zh); using ${fallback === 'zh' ? 'Chinese' : 'English'}`,
+    `lang：“${shown}” 不是这个组件的语言（en、zh）；改用${fallback === 'zh' ? '中文' : '英文'}`));
+  return { lang: fallback, note };
+}
+
+// One watch over the page's lang attributes, the elements' own and their ancestors': a change
+// draws each element whose language it changed.
+const speaking = new Set(); // the connected elements
+const langs = new MutationObserver(() => { for (const el of speaking) el.relang(); });
+
 class SpecdecWidget extends HTMLElement {
   #ui = null;
   #widget = null;
   #mounting = null;
+  #lang = null; // the language it was drawn in
+  #stopped = false; // taken out of the page: its jobs and workers were stopped
   // Attribute changes are watched with an observer rather than observedAttributes, whose list
   // (every control's name) is known only once the widgets have loaded.
   #observer = new MutationObserver((records) => {
@@ -70,20 +98,50 @@ class SpecdecWidget extends HTMLElement {
 
   connectedCallback() {
     ensureStylesheet();
+    if (!speaking.size) langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    speaking.add(this);
     if (this.#watched) this.#watch();
+    if (this.#stopped) {
+      // Put back after its jobs were stopped: it draws again, which runs them again.
+      this.#stopped = false;
+      this.#mounting = this.#mounting.then(() => this.#ui?.redraw());
+    }
     this.#mounting ??= this.#mount(load());
   }
 
   disconnectedCallback() {
     this.#observer.disconnect();
+    speaking.delete(this);
+    if (!speaking.size) langs.disconnect();
+    // Moved rather than removed (taken out and put back in one task): it keeps running.
+    queueMicrotask(() => {
+      if (this.isConnected || this.#stopped || !this.#mounting) return;
+      this.#stopped = true;
+      this.#mounting.then(async () => { if (this.#stopped) (await load()).stopRuns(this); });
+    });
   }
 
+  /** Draws the widget again if its language changed (a lang attribute, its own or an ancestor's). */
+  relang() {
+    if (!this.#mounting || languageOf(this).lang === this.#lang) return;
+    this.#mounting = this.#mounting.then(() => this.#remountKeeping());
+  }
+
+  /** Mounts the widget afresh where it is, with the state it has now (not its attributes'). */
+  async #remountKeeping() {
+    if (!this.#ui) return this.#mount(load());
+    const { state } = this.#ui;
+    return this.#mount(load(), (key) => state[key]);
+  }
   #watch() {
     this.#observer.observe(this, { attributes: true, attributeOldValue: true, attributeFilter: this.#watched });
   }
 
-  async #mount(loading) {
+  /** Mounts the widget named by `kind`; `source(key)` gives the controls' values (attributes). */
+  async #mount(loading, source = (key) => this.getAttribute(key)) {
     this.dataset.params = 'none'; // state lives in the attributes, never in the host page's URL
+    const { lang, note } = languageOf(this);
+    this.#lang = lang;
     let p;
     try {
       p = await loading;
@@ -98,8 +156,8 @@ class SpecdecWidget extends HTMLElement {
     const kind = this.getAttribute('kind') ?? '';
     const widget = Object.hasOwn(p.WIDGETS, kind) ? p.WIDGETS[kind] : null;
     if (!widget) {
-      this.innerHTML = `<div role="alert" class="alert shown">${tr('Unknown widget kind', '未知的组件类型')} “${p.escapeHtml(kind.slice(0, 40))}”. `
-        + `${tr('Choose one of', '可选')}: ${Object.keys(p.WIDGETS).join(', ')}.</div>`;
+      this.innerHTML = inLang(lang, () => `<div role="alert" class="alert shown">${tr('Unknown widget kind', '未知的组件类型')} “${p.escapeHtml(kind.slice(0, 40))}”. `
+        + `${tr('Choose one of', '可选')}: ${Object.keys(p.WIDGETS).join(', ')}.</div>`);
       this.dataset.state = 'error';
       delete this.dataset.widget;
       this.#widget = null;
@@ -109,18 +167,21 @@ class SpecdecWidget extends HTMLElement {
     this.#widget = widget;
     this.dataset.widget = kind;
     this.#ui = p.mount(this, widget, {
-      source: (key) => this.getAttribute(key),
+      source,
       hide: this.getAttribute('hide') ?? '',
       compact: this.hasAttribute('compact'),
+      lang,
+      autorun: this.hasAttribute('autorun'),
     });
+    if (note) this.#ui.note(note);
   }
 
   /** A part did not load: the reason and a Retry button, inside the element. */
   #failed(e) {
     this.classList.add('widget'); // widget.css shows the alert as every widget's alert looks
     this.classList.remove('compact');
-    this.innerHTML = `<div role="alert" class="alert shown">${tr('This widget could not be loaded: ', '这个组件无法加载：')}<span class="why"></span>
-      <button type="button" class="retry">${tr('Retry', '重试')}</button></div>`;
+    this.innerHTML = inLang(this.#lang, () => `<div role="alert" class="alert shown">${tr('This widget could not be loaded: ', '这个组件无法加载：')}<span class="why"></span>
+      <button type="button" class="retry">${tr('Retry', '重试')}</button></div>`);
     this.querySelector('.why').textContent = e?.message ?? String(e);
     this.dataset.state = 'load-error';
     failed.add(this);
@@ -152,6 +213,10 @@ class SpecdecWidget extends HTMLElement {
       if (!this.#ui) return;
       if (name === 'hide') this.#ui.hide(after ?? '');
       else if (name === 'compact') this.#ui.compact(after !== null);
+      else if (name === 'autorun') {
+        this.#ui.autorun = after !== null;
+        if (this.#ui.autorun) this.#ui.redraw(); // a widget waiting for Run starts
+      }
       else if (this.#widget.controls.some((c) => c.key === name)) this.#ui.apply(name, after);
     });
   }

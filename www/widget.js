@@ -10,7 +10,7 @@
 // next good render clears the alert.
 
 import { call, PanicError } from './engine.js';
-import { lang, t, tr } from './i18n.js';
+import { inLang, lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
 import { escapeHtml } from './html.js';
 
@@ -147,6 +147,9 @@ let counter = 0;
  *   source(key)  the raw initial value of each control, or null for its default
  *   hide         control names to hide ("c,gamma"); the URL's `hide` otherwise
  *   compact      no title bar or introduction
+ *   lang         the widget's language ('en' or 'zh'); the page's otherwise
+ *   autorun      false: a widget whose experiments run in a worker waits for a click before its
+ *                first run (runbar.js); the URL's `autorun=0` otherwise, else true
  * Returns the widget's `ui`; `ui.apply(key, raw)` changes a control from outside (validated like
  * a URL value) and redraws, `ui.hide(text)` and `ui.compact(on)` change the chrome.
  *
@@ -154,9 +157,13 @@ let counter = 0;
  * skeleton), wire (the ui object, drawing, and the events).
  */
 export function mount(root, widget, options = {}) {
-  const controls = readControls(root, widget, options);
-  const { alertBox, view } = buildTemplate(root, widget, controls);
-  return wire(root, widget, controls, alertBox, view);
+  const language = options.lang ?? lang();
+  const autorun = options.autorun ?? (options.source ? true : params.get('autorun') !== '0');
+  return inLang(language, () => {
+    const controls = readControls(root, widget, options);
+    const { alertBox, view } = buildTemplate(root, widget, controls);
+    return wire(root, widget, controls, alertBox, view, { language, autorun });
+  });
 }
 
 /**
@@ -205,13 +212,24 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
 /**
  * The wiring: the `ui` object render and the outside use, draw() (controls shown, the view
  * updated, alerts), and the events (input, presets, Export, Share, an engine restart). Draws once.
+ * Everything the widget runs, now or later, runs in its language (`speak`; see i18n.js).
  */
-function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view) {
+function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view, { language, autorun }) {
   let hiddenKeys = initialHidden;
   let stateNotes = []; // notes about the state drawn last, kept until the next change
+  const speak = (fn) => (...args) => inLang(language, () => fn(...args));
   const ui = {
     root,
     state,
+    lang: language,
+    /** Whether jobs in a worker start by themselves; else runbar.js waits for a click. */
+    autorun,
+    /** Whether the widget waits for its button even when autorun (`asks` in its module). */
+    asks: Boolean(widget.asks),
+    /** What one run of this state will cost, in words, for the Run button (widgets with a `cost`). */
+    cost: () => widget.cost?.(state),
+    /** `fn`, run in the widget's language whenever it is called: a job's callback, a click. */
+    inLang: speak,
     set(key, value) {
       state[key] = value;
       const input = root.querySelector(`[data-key="${key}"]`);
@@ -220,23 +238,23 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       const c = widget.controls.find((x) => x.key === key);
       if (out && c) out.textContent = format(c, value);
     },
-    call,
+    call: speak(call),
     redraw: () => draw(),
     /** Sets control `key` from a raw outside value (an attribute), validated, and redraws. */
-    apply(key, raw) {
+    apply: speak((key, raw) => {
       const c = widget.controls.find((x) => x.key === key);
       if (!c) return;
       const r = raw === null || raw === undefined ? { value: c.value } : parseValue(c, raw);
       ui.set(key, r.value);
       draw();
       if (r.error) ui.alert(r.error);
-    },
-    hide(text) {
+    }),
+    hide: speak((text) => {
       const h = parseHide(widget, text);
       hiddenKeys = h.keys;
       draw();
       if (h.notes.length) ui.alert(h.notes.join(' · '));
-    },
+    }),
     compact(on) {
       root.classList.toggle('compact', Boolean(on));
     },
@@ -260,7 +278,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
 
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
-  function draw({ keepAlert = false } = {}) {
+  const draw = speak(({ keepAlert = false } = {}) => {
     root.querySelector('.share-link').hidden = true; // a link to the state before this change
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
@@ -288,10 +306,10 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       root.dataset.state = 'error';
     }
     root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
-  }
+  });
 
   root.querySelector('form').addEventListener('submit', (ev) => ev.preventDefault());
-  root.querySelector('form').addEventListener('input', (ev) => {
+  root.querySelector('form').addEventListener('input', speak((ev) => {
     const key = ev.target.dataset.key;
     const c = widget.controls.find((x) => x.key === key);
     if (!c) return;
@@ -320,7 +338,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     draw();
     if (cut) ui.note(cut);
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
-  });
+  }));
   // A preset sets the controls it names (the others keep their values) and redraws once.
   root.querySelector('.presets')?.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-preset]');
@@ -330,19 +348,24 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
   const exportBox = root.querySelector('details.export');
-  exportBox.addEventListener('toggle', () => { if (exportBox.open) listExports(widget, view, exportBox.querySelector('.export-list')); });
+  exportBox.addEventListener('toggle', speak(() => { if (exportBox.open) listExports(widget, view, exportBox.querySelector('.export-list')); }));
   root.querySelector('.share').addEventListener('click', async () => {
-    const url = shareUrl(widget, state);
+    const url = shareUrl(widget, state, {
+      hiddenKeys, language, autorun: ui.autorun, element: root.dataset.params === 'none',
+      compact: root.classList.contains('compact'), controls: !root.querySelector('form.controls').hidden,
+    });
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
     // Beside the alert, not in it: a link is news, not an error.
     const box = root.querySelector('.share-link');
     const a = document.createElement('a');
     a.href = url;
     a.textContent = url;
-    box.replaceChildren(tr('Link to this state: ', '当前状态的链接：'), a);
+    box.replaceChildren(inLang(language, () => tr('Link to this state: ', '当前状态的链接：')), a);
     box.hidden = false;
   });
-  window.addEventListener('specdec:restarted', () => draw({ keepAlert: true }));
+  // A widget out of the page (an element taken out of someone's notes, or drawn afresh in
+  // another language or kind) stays as it is: drawing it would start its jobs again.
+  window.addEventListener('specdec:restarted', () => { if (view.isConnected) draw({ keepAlert: true }); });
   draw();
   return ui;
 }
@@ -374,14 +397,24 @@ function update(view, chunks) {
   parts.slice(chunks.length).forEach((p) => p.remove());
 }
 
-function shareUrl(widget, state) {
+/**
+ * The link that reopens this widget alone (embed.html) as it is now: its state and how it is
+ * shown (hidden controls, compact, the language, whether it waits for Run), which embed.html
+ * reads from its URL as a <specdec-widget> reads them from its attributes.
+ */
+function shareUrl(widget, state, { hiddenKeys, compact, controls, language, autorun, element }) {
   // Beside this script: right on the course page and in a custom element on another site alike.
   const u = new URL('embed.html', import.meta.url);
   u.search = '';
   u.searchParams.set('widget', widget.name);
   for (const c of widget.controls) u.searchParams.set(c.key, String(state[c.key]));
-  // A link shared from the Chinese page opens in Chinese.
-  if (lang() === 'zh') u.searchParams.set('lang', 'zh');
+  if (hiddenKeys.size) u.searchParams.set('hide', [...hiddenKeys].join(','));
+  if (!controls) u.searchParams.set('controls', '0');
+  if (compact) u.searchParams.set('compact', '1');
+  if (!autorun) u.searchParams.set('autorun', '0');
+  // A link shared from the Chinese page opens in Chinese; one shared from an element, in the
+  // element's language, whichever the reader's browser remembers.
+  if (language === 'zh' || element) u.searchParams.set('lang', language);
   return u.toString();
 }
 

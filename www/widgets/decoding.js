@@ -5,7 +5,7 @@
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declarations, declare, kindName, variantOptions, widthOptions } from '../engine.js';
+import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
 
 // The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
 // budget, depth and heads, and their defaults, are the core's (`presets`), read when the widget
@@ -29,6 +29,17 @@ function params(s) {
     children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
     method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
   };
+}
+
+/** What one run decodes, for the Run button of an element that waits for it (runbar.js). */
+function cost(s) {
+  const target = tr(`the ×${s.target_width} target (${targetSize(s.target_width)}) on ${s.backend}`,
+    `${s.backend} 上的 ×${s.target_width} 目标模型（${targetSize(s.target_width)}）`);
+  if (s.experiment === 'step') return tr(`steps through one prompt with ${target}`, `用 ${target}逐步解码一个提示词`);
+  const samples = s.experiment === 'sample' && Number(s.repeats) > 1 ? tr(` × ${s.repeats} samples`, ` × ${s.repeats} 次采样`) : '';
+  const gammas = s.gammas.split(',').filter((g) => g.trim()).length;
+  const each = { sweep: tr(`, for each of ${gammas} γ values`, `，${gammas} 个 γ 各一遍`), methods: tr(', for every method of the §6 table', '，§6 表里的每种方法各一遍') }[s.experiment] ?? '';
+  return tr(`decodes ${s.prompts} prompts${samples}${each} with ${target}`, `用 ${target}解码 ${s.prompts} 个提示词${samples}${each}`);
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -388,6 +399,7 @@ export default {
       optionOff: (v, s) => !(declarations().decoding.verifications[s.method] ?? []).includes(v) },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step', 'hidden') },
   ],
+  cost,
   render(s) {
     const wide = Number(s.target_width) > 1
       ? `<p class="note dec-width">${tr(`The target here is the trained target widened ×${s.target_width}: the same model, made wider so that each step reads as many bytes as a real model would. Its answers are the trained target’s (the widening changes no output), only its cost changes.`,
@@ -411,12 +423,12 @@ export default {
     `${escapeHtml(r.method)}，种子 ${s.seed}：${r.stats.target_calls} 次目标模型调用得到 ${r.stats.tokens} 个 token。`)}
             <button type="button" class="dec-prev">${tr('◀ previous', '◀ 上一步')}</button> <button type="button" class="dec-next">${tr('next ▶', '下一步 ▶')}</button></p>${stepHtml(v, i)}</div>`;
           const box = result.querySelector('.dec-step');
-          result.querySelector('.dec-prev').onclick = () => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); };
-          result.querySelector('.dec-next').onclick = () => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); };
-          box.onkeydown = (ev) => {
+          result.querySelector('.dec-prev').onclick = ui.inLang(() => { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); });
+          result.querySelector('.dec-next').onclick = ui.inLang(() => { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); });
+          box.onkeydown = ui.inLang((ev) => {
             if (ev.key === 'ArrowRight') { i = Math.min(v.steps.length - 1, i + 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
             if (ev.key === 'ArrowLeft') { i = Math.max(0, i - 1); show(); result.querySelector('.dec-step').focus(); ev.preventDefault(); }
-          };
+          });
           ui.root.dataset.step = String(i + 1);
         };
         show();

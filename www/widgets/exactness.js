@@ -93,22 +93,23 @@ export default {
     const cancel = fig.querySelector('.mc-cancel');
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
-    p.timer = setTimeout(() => {
-      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'), titleOf(ui));
+    // Later, in the widget's language (i18n.js).
+    p.timer = setTimeout(ui.inLang(() => {
+      const job = runJob('monte_carlo', params(s), ui.inLang((status) => { caption.textContent = `${tr('Monte Carlo', '蒙特卡洛')}: ${status}…`; }), channelOf(ui, 'monte_carlo'), titleOf(ui));
       p.job = job;
       busy(true);
       cancel.onclick = () => job.cancel();
-      job.promise.then((m) => {
+      job.promise.then(ui.inLang((m) => {
         caption.innerHTML = tr(`${m.runs.toLocaleString('en')} runs of <b>${m.variant}</b>: TV to the exact target <b>${fmt(m.tv_sampler)}</b>;
           two seeds of the target itself differ by ${fmt(m.tv_two_seeds)} (expected floor ${fmt(m.floor)}).`,
         `<b>${m.variant}</b> 运行 ${m.runs.toLocaleString('en')} 次：与精确目标分布的 TV 为 <b>${fmt(m.tv_sampler)}</b>；
           目标模型自己换两个种子相差 ${fmt(m.tv_two_seeds)}（预期下限 ${fmt(m.floor)}）。`);
         fig.querySelector('.mc-plot').innerHTML = m.svg;
         ui.root.dataset.mc = String(Number(ui.root.dataset.mc || 0) + 1);
-      }, (e) => {
+      }), ui.inLang((e) => {
         caption.textContent = e instanceof CancelledError ? tr('Monte Carlo: cancelled.', '蒙特卡洛：已取消。') : `${tr('Monte Carlo failed', '蒙特卡洛失败')}: ${e.message}`;
-      }).finally(() => busy(false));
-    }, 120);
+      })).finally(() => busy(false));
+    }), 120);
     pending.set(ui.root, p);
   },
 };

@@ -45,7 +45,8 @@ export default {
     // An answer is a text like any control's: cut to the page's one cap as it is typed, and said
     // so until that answer is typed again (a check keeps the note up).
     const cuts = new Map(); // part → the note that its answer was cut
-    form.addEventListener('input', (ev) => {
+    // Clicks and keys come later: in the widget's language (i18n.js).
+    form.addEventListener('input', ui.inLang((ev) => {
       const input = ev.target.closest('input[data-part]');
       if (!input) return;
       const r = capText(input.value);
@@ -55,8 +56,8 @@ export default {
       const part = Number(input.dataset.part) + 1;
       cuts.set(input.dataset.part, cutNote({ label: tr(`answer ${part}`, `第 ${part} 小题的答案`) }, r.text));
       ui.note(cuts.get(input.dataset.part));
-    });
-    form.addEventListener('submit', (ev) => {
+    }));
+    form.addEventListener('submit', ui.inLang((ev) => {
       ev.preventDefault();
       const inputs = [...form.querySelectorAll('input[data-part]')];
       let v;
@@ -78,6 +79,6 @@ export default {
       solution.hidden = !v.solved;
       solution.textContent = v.solved ? `${tr('Solved.', '全部正确。')} ${v.solution}` : '';
       ui.root.dataset.checks = String(Number(ui.root.dataset.checks || 0) + 1);
-    });
+    }));
   },
 };

@@ -1,6 +1,6 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
 import { fmt, table, escapeHtml } from '../html.js';
-import { channelOf, duringText, titleOf } from '../runbar.js';
+import { channelOf, duringText, titleOf, waitsForRun } from '../runbar.js';
 import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -18,9 +18,13 @@ export default {
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
       options_zh: [['flex', 'CPU：flex（更快）'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
   ],
+  // What one run computes (the latency's runs are after()'s), for the Run button of an element.
+  cost: (s) => tr(`scores one world with the target and both drafts, then times ${s.backend === 'wgpu' ? 10 : 150} calls of each on ${s.backend}`,
+    `用目标模型和两个草稿给一个世界打分，然后在 ${s.backend} 上为每个模型的 ${s.backend === 'wgpu' ? 10 : 150} 次调用计时`),
   render() {
     return [
-      `<p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>`,
+      `<div class="dec-run"><p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>
+        <button type="button" class="lw-go" hidden>${tr('Run', '运行')}</button></div>`,
       '<p class="note lw-note" hidden></p>',
       '<div class="plots lw-plot"></div>',
       '<div class="lw-kinds"></div>',
@@ -28,10 +32,11 @@ export default {
     ];
   },
   after(s, ui, view) {
+    if (waitsForRun(ui, view, 'lw', () => ui.redraw())) return;
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then((v) => {
+    runJob('likesworld', params, ui.inLang((st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }), channelOf(ui, 'likesworld'), titleOf(ui)).promise.then(ui.inLang((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;
@@ -48,8 +53,8 @@ export default {
       // a large fraction of a second): far fewer calls there.
       const gpu = v.backend === 'wgpu';
       const runs = gpu ? 10 : 150;
-      const progress = (st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; };
-      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then((l) => {
+      const progress = ui.inLang((st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; });
+      return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then(ui.inLang((l) => {
         const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
         lat.innerHTML = tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
@@ -60,11 +65,11 @@ export default {
             row(tr('target', '目标'), l.target), row(tr('draft A', '草稿 A'), l.draft_a), row(tr('draft B', '草稿 B'), l.draft_b)], 'latency')
           + `<p class="numbers lw-during">${duringText(l.during)}</p>`;
         ui.root.dataset.latency = String(Number(ui.root.dataset.latency || 0) + 1);
-      });
-    }).catch((e) => {
+      }));
+    })).catch(ui.inLang((e) => {
       if (e instanceof CancelledError) return;
       status.textContent = tr('The models could not run on this input.', '模型无法在这个输入上运行。');
       ui.alert(e.message);
-    });
+    }));
   },
 };

@@ -6,7 +6,7 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declare, widthOptions } from '../engine.js';
+import { declare, targetSize, widthOptions } from '../engine.js';
 
 /** µs in a table: one decimal below 100 µs, none above. */
 const num = (t) => t.toFixed(t >= 100 ? 0 : 1);
@@ -95,23 +95,22 @@ export default {
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
   ],
+  // Timing wants a quiet device: the widget waits for Measure even on the course page; once
+  // someone has measured, every change of a control measures again (runbar.js).
+  asks: true,
+  cost: (s) => tr(`times the ×${s.width} target (${targetSize(s.width)}) on ${s.backend} at batch ${s.batch}, for a growing number k of tokens a call: a few seconds at batch 1, up to minutes for ×16–×24 at batch 16–64 (other work on the device disturbs it)`,
+    `在 ${s.backend} 上为 ×${s.width} 目标模型（${targetSize(s.width)}）计时，批 ${s.batch}，每次调用的 token 数 k 逐渐增加：批 1 时几秒钟，×16–×24 在批 16–64 时可达几分钟（设备上的其他工作会干扰它）`),
   render() {
     return [`<div class="dec-run"><button type="button" class="mr-go">${tr('Measure', '测量')}</button>
-      <p class="numbers mr-status" aria-live="polite">${tr('Press Measure: it times the target on this device, a few seconds at batch 1 and up to minutes for ×16–×24 at batch 16–64 (other work on the device disturbs it).', '按“测量”：会在这台设备上为目标模型计时，批 1 时几秒钟，×16–×24 在批 16–64 时可达几分钟（设备上的其他工作会干扰它）。')}</p>
+      <p class="numbers mr-status" aria-live="polite"></p>
       <progress class="mr-progress" max="1" value="0" hidden></progress> <button type="button" class="mr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
     '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<p class="numbers mr-during" hidden></p>', '<div class="plots mr-plot"></div>'];
   },
   after(s, ui, view) {
-    const run = () => {
-      ui.root.dataset.measuring = 'on';
-      runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch) }, 'measure', (v) => {
-        view.querySelector('.mr-plot').innerHTML = v.svg;
-        view.querySelector('.mr-result').innerHTML = resultHtml(v);
-        return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);
-      });
-    };
-    view.querySelector('.mr-go').onclick = run;
-    // Once someone has measured, every change of a control measures again.
-    if (ui.root.dataset.measuring === 'on') run();
+    runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch) }, 'measure', (v) => {
+      view.querySelector('.mr-plot').innerHTML = v.svg;
+      view.querySelector('.mr-result').innerHTML = resultHtml(v);
+      return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);
+    });
   },
 };

@@ -29,6 +29,16 @@ function params(s) {
   };
 }
 
+/** What one run computes, for the Run button of an element that waits for it (runbar.js). */
+function cost(s) {
+  const models = s.experiment === 'table' || s.workload === 'likesworld'
+    ? tr(` (LikesWorld’s with the trained target on ${s.backend})`, `（LikesWorld 的请求用 ${s.backend} 上训练好的目标模型）`) : '';
+  const what = s.experiment === 'table' ? tr('of every workload with every drafter', '，每种负载、每种草稿方法各一遍')
+    : tr(`of the ${name(WORKLOADS, WORKLOADS_ZH, s.workload)} workload`, `，负载为${name(WORKLOADS, WORKLOADS_ZH, s.workload)}`);
+  const budgets = s.experiment === 'sweep' ? tr(', for every node budget', '，每个节点预算各一遍') : '';
+  return tr(`drafts and verifies ${s.requests} requests ${what}${budgets}${models}`, `起草并验证 ${s.requests} 个请求${what}${budgets}${models}`);
+}
+
 const sources = (r) => r.sources.map(([k, n]) => `${sourceNames()[k] ?? k} ${n}`).join(tr(', ', '，'));
 const rowCells = (r) => [fmt(r.tokens_per_call), pct(r.accepted_node_fraction), fmt(r.verified_nodes_per_call, 1), `${r.identical}/${r.requests}`, sources(r)];
 const head = () => tr(['tokens / call', 'accepted nodes', 'nodes / call', 'identical', 'output tokens from'],
@@ -121,6 +131,7 @@ export default {
       showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
   ],
+  cost,
   render() {
     return [runBar('mf'), '<p class="note mf-note" hidden></p>', '<div class="dec-result mf-result"></div>', '<div class="plots mf-plot"></div>'];
   },
