@@ -5,7 +5,7 @@
 use crate::error::Named;
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
 use crate::toy::enumerate::{exact_distribution, expected_tokens_per_call, Strategy};
@@ -28,6 +28,9 @@ pub struct ExactnessParams {
     pub runs: u32,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for ExactnessParams {
@@ -38,6 +41,7 @@ impl Default for ExactnessParams {
             toy: ToyConfig::default(),
             runs: 20_000,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -128,6 +132,7 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         .collect();
     let beta = c.lm.acceptance_by_context();
     let mean_beta = beta.iter().sum::<f64>() / beta.len() as f64;
+    let w = figure_width(560, params.figure_width);
     Ok(ExactnessView {
         gamma: c.gamma,
         variant: c.variant.name(),
@@ -135,19 +140,19 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         tokens_per_call_formula: crate::theory::expected_tokens(mean_beta, c.gamma),
         mean_beta,
         beta_by_context: beta,
-        svg_tv: tv_bars(&tvs, c.gamma, c.variant, params.lang),
-        svg_dist: side_by_side(&target, &selected, c.variant, params.lang),
-        svg_temperature: temperature_chart(params.lang),
+        svg_tv: tv_bars(&tvs, c.gamma, c.variant, params.lang, w),
+        svg_dist: side_by_side(&target, &selected, c.variant, params.lang, w),
+        svg_temperature: temperature_chart(params.lang, w),
         tvs,
     })
 }
 
-fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String {
+fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang, w: u32) -> String {
     let label = l.pick(
         format!("Exact total variation to the target of each sampler at gamma {gamma}"),
         format!("γ = {gamma} 时各采样规则与目标分布的精确总变差"),
     );
-    render(560, 280, &label, |cv| {
+    render(w, 280, &label, |cv| {
         let title = l.pick(
             format!("Exact TV to the target, first 4 tokens, γ = {gamma}"),
             format!("与目标分布的精确 TV，前 4 个 token，γ = {gamma}"),
@@ -159,7 +164,7 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String 
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 200),
+            (60, 40, w as i32 - 20, 200),
             Scale::categories(tvs.len()),
             Scale::log(1e-17, 1.0),
             &labels,
@@ -199,7 +204,7 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, selected: Variant, l: Lang) -> String 
     })
 }
 
-fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> String {
+fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang, w: u32) -> String {
     let mut rank: Vec<usize> = (0..target.len()).collect();
     rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
     let shown = 40;
@@ -214,7 +219,7 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> Str
         format!("The {shown} most likely 4-token outputs under the target and under {name}"),
         format!("目标分布和 {name} 下最可能的 {shown} 个 4-token 输出"),
     );
-    render(560, 280, &label, |cv| {
+    render(w, 280, &label, |cv| {
         let labels = Labels {
             title: l.pick(
                 "Most likely first-4-token outputs: target vs sampler",
@@ -228,7 +233,7 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> Str
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 230),
+            (60, 40, w as i32 - 20, 230),
             Scale::linear(0.0, shown as f64),
             Scale::linear(0.0, top),
             &labels,
@@ -253,10 +258,10 @@ fn side_by_side(target: &[f64], other: &[f64], variant: Variant, l: Lang) -> Str
     })
 }
 
-fn temperature_chart(l: Lang) -> String {
+fn temperature_chart(l: Lang, w: u32) -> String {
     let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
     render(
-        560,
+        w,
         260,
         l.pick(
             "Acceptance rate against temperature for a flat and a peaked distribution",
@@ -273,7 +278,7 @@ fn temperature_chart(l: Lang) -> String {
             };
             let ch = Chart::new(
                 cv,
-                (60, 40, 540, 210),
+                (60, 40, w as i32 - 20, 210),
                 Scale::linear(0.0, 3.0),
                 Scale::linear(0.0, 1.0),
                 &labels,
@@ -284,7 +289,7 @@ fn temperature_chart(l: Lang) -> String {
                 ch.polyline(&pts, color, 2);
             }
             cv.legend(
-                (300, 255),
+                (w as i32 / 2 + 20, 255),
                 &[
                     (l.pick("flat: α rises", "平坦：α 上升"), colors::TEAL),
                     (
@@ -316,6 +321,7 @@ pub struct MonteCarloView {
 pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Error> {
     let c = check(params)?;
     let l = params.lang;
+    let w = figure_width(560, params.figure_width);
     let target = exact_distribution(&c.lm, Strategy::Target);
     let checkpoints = log_checkpoints(c.runs);
     let strategy = Strategy::Speculative {
@@ -337,7 +343,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
         .map(|&n| (n as f64, noise_floor(&target, n)))
         .collect();
     let svg = render(
-        560,
+        w,
         280,
         l.pick(
             "Monte Carlo total variation against the number of runs",
@@ -354,7 +360,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
             };
             let ch = Chart::new(
                 cv,
-                (60, 40, 540, 230),
+                (60, 40, w as i32 - 20, 230),
                 Scale::log(checkpoints[0] as f64, c.runs as f64),
                 Scale::log(1e-3, 1.0),
                 &labels,

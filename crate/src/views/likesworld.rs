@@ -9,7 +9,7 @@ use crate::lab::acceptance::{self, KindAcceptance, Position};
 use crate::likesworld::{self, worlds, Split, TokenKind, BOS};
 use crate::model::Models;
 use crate::plot::diagrams::ramp;
-use crate::plot::{colors, render, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
 
 /// A typed world, in tokens.
 pub const LENGTH: Range = Range::new("sequence length", 2.0, likesworld::MAX_LEN as f64)
@@ -26,6 +26,9 @@ pub struct LikesWorldParams {
     pub backend: String,
     /// The language of the figure's texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for LikesWorldParams {
@@ -35,6 +38,7 @@ impl Default for LikesWorldParams {
             seed: 0,
             backend: "flex".into(),
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -73,7 +77,7 @@ pub async fn likesworld_view(
     Ok(LikesWorldView {
         text: likesworld::decode(&tokens),
         backend: models.backend.name(),
-        svg: strip(&positions, params.lang),
+        svg: strip(&positions, params.lang, params.figure_width),
         positions,
         kinds,
         note: None,
@@ -90,9 +94,9 @@ fn kind_color(kind: TokenKind) -> plotters::style::RGBColor {
     }
 }
 
-fn strip(positions: &[Position], l: Lang) -> String {
+fn strip(positions: &[Position], l: Lang, room: Option<u32>) -> String {
     let n = positions.len();
-    let width = (80 + 15 * n as i32).max(640) as u32;
+    let width = figure_width((80 + 15 * n as u32).max(640), room);
     render(
         width,
         300,
