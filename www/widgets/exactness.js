@@ -75,7 +75,7 @@ export default {
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
     p.timer = setTimeout(() => {
-      const job = runJob('monte_carlo', params(s), (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'));
+      const job = runJob('monte_carlo', { ...params(s), figure_width: ui.figureWidth() }, (status) => { caption.textContent = `Monte Carlo: ${status}…`; }, channelOf(ui, 'monte_carlo'));
       p.job = job;
       busy(true);
       cancel.onclick = () => job.cancel();

@@ -31,7 +31,7 @@ export default {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld')).promise.then((v) => {
+    runJob('likesworld', { ...params, figure_width: ui.figureWidth() }, (st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }, channelOf(ui, 'likesworld')).promise.then((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;
