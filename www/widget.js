@@ -373,7 +373,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
  * keys scroll it. A box whose content fits is left plain.
  */
 function markScrollers(view) {
-  for (const box of view.querySelectorAll('.table-scroll, .stack')) {
+  for (const box of view.querySelectorAll('.table-scroll, .stack, .scroll-x')) {
     const more = box.scrollWidth > box.clientWidth + 1;
     if (more === box.classList.contains('scrolls')) continue;
     box.classList.toggle('scrolls', more);

@@ -22,7 +22,7 @@ export default {
     return [
       `<p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>`,
       '<p class="note lw-note" hidden></p>',
-      '<div class="plots lw-plot"></div>',
+      '<div class="plots lw-plot scroll-x"></div>',
       '<div class="lw-kinds"></div>',
       `<div class="lw-latency"><p class="numbers">${tr('Per-call latency: waiting…', '每次调用的延迟：等待中…')}</p></div>`,
     ];

@@ -96,7 +96,9 @@ fn kind_color(kind: TokenKind) -> plotters::style::RGBColor {
 
 fn strip(positions: &[Position], l: Lang, room: Option<u32>) -> String {
     let n = positions.len();
-    let width = figure_width((80 + 15 * n as u32).max(640), room);
+    // A column per token, each wide enough for its 11 px name: a long text keeps its columns and
+    // the page scrolls the strip (its box is .scroll-x) rather than shrinking the names.
+    let width = figure_width(640, room).max(80 + 15 * n as u32);
     render(
         width,
         300,
@@ -129,7 +131,7 @@ fn strip(positions: &[Position], l: Lang, room: Option<u32>) -> String {
                 ch.dots(&[(x + 0.5, p.p[1])], colors::ORANGE, 2);
                 ch.dots(&[(x + 0.5, p.p[2])], colors::RED, 3);
                 let (px, _) = ch.px(x + 0.5, 0.0);
-                cv.text_vertical((px, 250), p.next, 9, colors::INK);
+                cv.text_vertical((px, 250), p.next, 11, colors::INK);
             }
             cv.legend(
                 (60, 290),
