@@ -83,12 +83,26 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
   assert.equal(await page.$eval('[data-widget="decoding"] .dec-status', (el) => el.textContent), 'Cancelled.');
   assert.equal(await count(page, 'decoding', 'decoded'), 1, 'the cancelled job drew nothing');
 
+  // The wall-clock experiment's two lanes (batch 1, a few prompts): every text lies inside its
+  // SVG, measured by Firefox's own font, and the draft calls are drawn.
+  await set(page, 'decoding', 'prompts', '10');
+  await set(page, 'decoding', 'target_width', '1');
+  await set(page, 'decoding', 'experiment', 'speedup');
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]').dataset.decoded || 0) >= 2, { timeout: 240_000 });
+  const outside = await page.$eval('[data-widget="decoding"] .dec-plot svg', (svg) => {
+    const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('text')].map((t) => [t.textContent.trim(), t.getBoundingClientRect()])
+      .filter(([, r]) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
+      .map(([text, r]) => `“${text}” spans ${Math.round(r.left - box.left)}…${Math.round(r.right - box.left)} of ${Math.round(box.width)} px`);
+  });
+  assert.deepEqual(outside, [], 'the two lanes’ texts lie inside their SVG');
+
   // WebGPU chosen where Firefox offers none: the job runs on the CPU and says so.
   await set(page, 'decoding', 'prompts', '10');
   await set(page, 'decoding', 'target_width', '1');
   await set(page, 'decoding', 'experiment', 'greedy');
   await set(page, 'decoding', 'backend', 'wgpu');
-  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]').dataset.decoded || 0) >= 2, { timeout: 240_000 });
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]').dataset.decoded || 0) >= 3, { timeout: 240_000 });
   const note = await page.$eval('[data-widget="decoding"] .dec-note', (el) => (el.hidden ? '' : el.textContent));
   assert.match(note, /WebGPU/, 'the fallback note is shown');
   assert.match(note, /flex/, 'and names the CPU backend the job ran on');

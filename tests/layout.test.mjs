@@ -90,6 +90,44 @@ test('at 390 px every widget’s content fits its box or scrolls in its own, and
   await page.close();
 });
 
+/** Every drawn SVG text under `root` smaller than `min` CSS px: its font size times the SVG's scale. */
+function smallTexts(page, min) {
+  return page.evaluate((least) => [...document.querySelectorAll('[data-widget] svg text')]
+    .filter((t) => t.checkVisibility() && t.textContent.trim())
+    .map((t) => {
+      const m = t.getScreenCTM();
+      return { px: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), text: t.textContent.trim().slice(0, 30), widget: t.closest('[data-widget]').dataset.widget };
+    })
+    .filter((t) => t.px < least)
+    .map((t) => `${t.widget}: “${t.text}” at ${t.px.toFixed(1)} px`), min);
+}
+
+// todo: the model-free widget's figures (720 px, drawn in its worker) are not yet drawn for their
+// room; every other widget's are, and this test reports the model-free ones until they are.
+test('at 390 px every figure text on the course page is at least 10 CSS px, and every box that scrolls sideways shows a hint and takes focus', { todo: 'model-free figures' }, async () => {
+  const { page, errors } = await open(env, '?decoding.prompts=10&modelfree.requests=10', PHONE);
+  await decoded(page, 1);
+  await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });
+  await page.waitForSelector('[data-widget="exactness"][data-mc]', { timeout: 60_000 });
+  await page.waitForTimeout(300); // the scroll boxes are marked on the next frame
+  const small = await smallTexts(page, 10);
+  assert.deepEqual(small.slice(0, 12), [], `${small.length} figure texts under 10 px`);
+  const boxes = await page.$$eval('[data-widget] .table-scroll, [data-widget] .stack', (els) => els
+    .filter((b) => b.checkVisibility() && b.scrollWidth > b.clientWidth + 1)
+    .map((b) => ({ hint: getComputedStyle(b, '::before').content, tab: b.tabIndex, label: b.getAttribute('aria-label') })));
+  assert.ok(boxes.length > 0, 'the heat map at least scrolls at 390 px');
+  for (const b of boxes) {
+    assert.match(b.hint, /scroll →/, JSON.stringify(b));
+    assert.equal(b.tab, 0, JSON.stringify(b));
+    assert.ok(b.label, JSON.stringify(b));
+  }
+  // The title bar's tools stay on one line: Export's summary is one line high.
+  const lines = await page.$$eval('[data-widget] details.export summary', (ss) => ss.map((s) => Math.round(s.getBoundingClientRect().height / parseFloat(getComputedStyle(s).lineHeight || '20'))));
+  assert.ok(lines.every((n) => n <= 1), `Export wraps: ${lines}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('at 390 px a long unbroken word and the alert it causes wrap inside the widget', async () => {
   const { page, errors } = await open(env, '', PHONE);
   const word = 'x'.repeat(400);

@@ -218,6 +218,10 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   let hiddenKeys = initialHidden;
   let stateNotes = []; // notes about the state drawn last, kept until the next change
   const speak = (fn) => (...args) => inLang(language, () => fn(...args));
+  // The room for a figure (the view's width less a figure's border): the core draws figures for
+  // it (`figure_width`) rather than the page scaling them down, so that their labels keep their
+  // size on a phone.
+  const figureWidth = () => (view.clientWidth > 0 ? Math.floor(view.clientWidth) - 2 : undefined);
   const ui = {
     root,
     state,
@@ -238,7 +242,8 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       const c = widget.controls.find((x) => x.key === key);
       if (out && c) out.textContent = format(c, value);
     },
-    call: speak(call),
+    call: speak((name, p) => call(name, p && typeof p === 'object' ? { figure_width: figureWidth(), ...p } : p)),
+    figureWidth,
     redraw: () => draw(),
     /** Sets control `key` from a raw outside value (an attribute), validated, and redraws. */
     apply: speak((key, raw) => {
@@ -366,8 +371,48 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   // A widget out of the page (an element taken out of someone's notes, or drawn afresh in
   // another language or kind) stays as it is: drawing it would start its jobs again.
   window.addEventListener('specdec:restarted', () => { if (view.isConnected) draw({ keepAlert: true }); });
+  // A new width (a phone turned, a window resized) redraws the figures for it; not a widget whose
+  // drawing starts a model job (`after`), which would run it again: its next run takes the width.
+  let drawnFor = figureWidth();
+  new ResizeObserver(() => {
+    if (!widget.after && figureWidth() !== drawnFor) {
+      drawnFor = figureWidth();
+      draw({ keepAlert: true });
+    }
+    markScrollers(view);
+  }).observe(view);
+  // Whatever the view shows, drawn here or by a job's result later, has its scroll boxes marked.
+  let marking = false;
+  new MutationObserver(() => {
+    if (marking) return;
+    marking = true;
+    requestAnimationFrame(() => { marking = false; markScrollers(view); });
+  }).observe(view, { childList: true, subtree: true });
   draw();
   return ui;
+}
+
+/**
+ * A box that scrolls sideways (a wide table, the heat map) says so while more of it lies out of
+ * view: a “scroll →” hint and a fade at its right edge (widget.css); Tab reaches it, and the arrow
+ * keys scroll it. A box whose content fits is left plain.
+ */
+function markScrollers(view) {
+  for (const box of view.querySelectorAll('.table-scroll, .stack, .scroll-x')) {
+    const more = box.scrollWidth > box.clientWidth + 1;
+    if (more === box.classList.contains('scrolls')) continue;
+    box.classList.toggle('scrolls', more);
+    if (more) {
+      box.tabIndex = 0;
+      box.setAttribute('role', 'region');
+      box.setAttribute('aria-label', box.classList.contains('stack') ? tr('figure, scrolls sideways', '图，可左右滑动') : tr('table, scrolls sideways', '表格，可左右滑动'));
+      box.dataset.hint = tr('scroll →', '左右滑动 →');
+      box.onscroll = () => box.classList.toggle('at-end', box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label', 'data-hint']) box.removeAttribute(a);
+      box.onscroll = null;
+    }
+  }
 }
 
 const shown = new WeakMap(); // part element → the HTML it shows

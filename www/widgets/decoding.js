@@ -411,7 +411,7 @@ export default {
   },
   after(s, ui, view) {
     const result = view.querySelector('.dec-result');
-    runInWorker(ui, view, 'dec', 'likesworld_decode', params(s), 'decode', (v) => {
+    runInWorker(ui, view, 'dec', 'likesworld_decode', { ...params(s), figure_width: ui.figureWidth() }, 'decode', (v) => {
       view.querySelector('.dec-plot').innerHTML = v.svg;
       ui.root.dataset.targetWidth = String(Number(s.target_width));
       const r = v.report;

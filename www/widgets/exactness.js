@@ -95,7 +95,7 @@ export default {
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
     // Later, in the widget's language (i18n.js).
     p.timer = setTimeout(ui.inLang(() => {
-      const job = runJob('monte_carlo', params(s), ui.inLang((status) => { caption.textContent = `${tr('Monte Carlo', '蒙特卡洛')}: ${status}…`; }), channelOf(ui, 'monte_carlo'), titleOf(ui));
+      const job = runJob('monte_carlo', { ...params(s), figure_width: ui.figureWidth() }, ui.inLang((status) => { caption.textContent = `${tr('Monte Carlo', '蒙特卡洛')}: ${status}…`; }), channelOf(ui, 'monte_carlo'), titleOf(ui));
       p.job = job;
       busy(true);
       cancel.onclick = () => job.cancel();

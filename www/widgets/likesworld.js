@@ -26,7 +26,7 @@ export default {
       `<div class="dec-run"><p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>
         <button type="button" class="lw-go" hidden>${tr('Run', '运行')}</button></div>`,
       '<p class="note lw-note" hidden></p>',
-      '<div class="plots lw-plot"></div>',
+      '<div class="plots lw-plot scroll-x"></div>',
       '<div class="lw-kinds"></div>',
       `<div class="lw-latency"><p class="numbers">${tr('Per-call latency: waiting…', '每次调用的延迟：等待中…')}</p></div>`,
     ];
@@ -36,7 +36,7 @@ export default {
     const params = { text: s.text, seed: Number(s.seed), backend: s.backend };
     const status = view.querySelector('.lw-status');
     const note = view.querySelector('.lw-note');
-    runJob('likesworld', params, ui.inLang((st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }), channelOf(ui, 'likesworld'), titleOf(ui)).promise.then(ui.inLang((v) => {
+    runJob('likesworld', { ...params, figure_width: ui.figureWidth() }, ui.inLang((st) => { status.textContent = `${tr('Models', '模型')}: ${st}…`; }), channelOf(ui, 'likesworld'), titleOf(ui)).promise.then(ui.inLang((v) => {
       status.innerHTML = `<code>${escapeHtml(v.text)}</code> ${tr('on', '运行于')} <b>${v.backend}</b>`;
       // No WebGPU adapter here: the engine ran on the CPU instead, and says why.
       note.hidden = !v.note;

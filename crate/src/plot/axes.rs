@@ -89,6 +89,21 @@ pub struct Chart<'c, 'a> {
     pub y: Scale,
 }
 
+/// The narrowest bar drawn: a 1 px box is lost on a high-density screen and after scaling.
+pub const MIN_BAR_PX: i32 = 2;
+
+/// Pixel edges `a ≤ b` widened about their middle to at least [`MIN_BAR_PX`] (`b − a` counts the
+/// pixels of a filled box from a to b).
+fn at_least_min_bar(a: i32, b: i32) -> (i32, i32) {
+    let (a, b) = (a.min(b), a.max(b));
+    let short = MIN_BAR_PX - (b - a);
+    if short <= 0 {
+        (a, b)
+    } else {
+        (a - short / 2, b + short - short / 2)
+    }
+}
+
 /// Titles of a chart.
 pub struct Labels<'s> {
     pub title: &'s str,
@@ -141,14 +156,7 @@ impl<'c, 'a> Chart<'c, 'a> {
             true,
         );
         canvas.text_vertical((l - 42, (t + b) / 2), labels.y, 12, colors::INK);
-        canvas.text(
-            (l, t - 22),
-            labels.title,
-            14,
-            colors::INK,
-            Align::Start,
-            false,
-        );
+        canvas.title(l, t, labels.title, 14);
         chart
     }
 
@@ -188,6 +196,15 @@ impl<'c, 'a> Chart<'c, 'a> {
         self.canvas.rect((a, top), (b, self.rect.3), color, true);
     }
 
+    /// A filled box between data x₀…x₁ and y₀…y₁, at least [`MIN_BAR_PX`] wide so that a very
+    /// short interval (a draft call among long target calls) is still seen.
+    pub fn span(&self, (x0, x1): (f64, f64), (y0, y1): (f64, f64), color: RGBColor) {
+        let (a, top) = self.px(x0, y1);
+        let (b, bottom) = self.px(x1, y0);
+        let (a, b) = at_least_min_bar(a, b);
+        self.canvas.rect((a, top), (b, bottom), color, true);
+    }
+
     pub fn hline(&self, y: f64, color: RGBColor) {
         let (_, py) = self.px(self.x.lo, y);
         self.canvas
@@ -206,9 +223,9 @@ impl<'c, 'a> Chart<'c, 'a> {
             let (px, _) = self.px(i as f64 + 0.5, self.y.lo);
             for (line, text) in name.split('\n').enumerate() {
                 self.canvas.text(
-                    (px, self.rect.3 + 4 + 12 * line as i32),
+                    (px, self.rect.3 + 4 + 13 * line as i32),
                     text,
-                    10,
+                    11,
                     colors::INK,
                     Align::Middle,
                     true,
@@ -278,6 +295,19 @@ mod tests {
             numbers(Scale::linear(0.0, 2.0)) > x_ticks,
             "the check sees y ticks"
         );
+    }
+
+    /// A box narrower than two pixels is widened about its middle; a wider one is kept.
+    #[test]
+    fn bars_are_at_least_two_pixels_wide() {
+        assert_eq!(at_least_min_bar(50, 50), (49, 51));
+        assert_eq!(at_least_min_bar(50, 51), (50, 52));
+        assert_eq!(at_least_min_bar(51, 50), (50, 52));
+        assert_eq!(at_least_min_bar(10, 30), (10, 30));
+        for (a, b) in [(0, 0), (7, 8), (3, 5)] {
+            let (a, b) = at_least_min_bar(a, b);
+            assert!(b - a >= MIN_BAR_PX);
+        }
     }
 
     #[test]

@@ -9,11 +9,12 @@
 mod axes;
 pub mod diagrams;
 
-pub use axes::{Chart, Labels, Scale};
+pub use axes::{Chart, Labels, Scale, MIN_BAR_PX};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::cell::Cell;
 
 /// The palette: one colour per role, shared by every chart so that a legend means the same
 /// thing everywhere (target = ink, draft/variant = orange, MSS = teal, naive = purple). The hues
@@ -43,6 +44,25 @@ pub enum Align {
 /// A pixel-space drawing surface over an SVG string.
 pub struct Canvas<'a> {
     area: DrawingArea<SVGBackend<'a>, Shift>,
+    /// The figure's width: text is fitted to it.
+    pub width: i32,
+    /// The lowest pixel drawn so far that may lie below the height asked for (a legend that
+    /// wrapped onto more rows on a narrow figure); the SVG grows to hold it.
+    bottom: Cell<i32>,
+}
+
+/// The narrowest a figure is drawn: a 320 px phone's room, less the page's and widget's margins.
+/// Narrower rooms scale the figure down rather than squeeze its labels further.
+pub const MIN_WIDTH: u32 = 280;
+
+/// How far a figure may grow below its height to hold a wrapped legend.
+const GROW: u32 = 160;
+
+/// The width to draw a figure designed `design` px wide in the room the page has for it, `room`
+/// (CSS px; none: the design width). A figure is drawn for its room, not scaled down to it, so
+/// that its labels keep their size on a phone.
+pub fn figure_width(design: u32, room: Option<u32>) -> u32 {
+    room.map_or(design, |r| r.clamp(MIN_WIDTH, design.max(MIN_WIDTH)))
 }
 
 /// Draws into a fresh `width × height` SVG on white and returns it, labelled for screen readers.
@@ -64,21 +84,37 @@ fn draw_svg(
     draw: impl FnOnce(&Canvas),
 ) -> String {
     let mut svg = String::new();
+    let bottom;
     {
-        let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let area = SVGBackend::with_string(&mut svg, (width, height + GROW)).into_drawing_area();
         if opaque {
             area.fill(&WHITE)
                 .expect("drawing into a String cannot fail");
         }
-        let canvas = Canvas { area };
+        let canvas = Canvas {
+            area,
+            width: width as i32,
+            bottom: Cell::new(height as i32),
+        };
         draw(&canvas);
         canvas
             .area
             .present()
             .expect("drawing into a String cannot fail");
+        bottom = canvas.bottom.get().clamp(0, (height + GROW) as i32);
     }
     let label = escape(label);
+    let drawn = format!(
+        "height=\"{}\" viewBox=\"0 0 {width} {}\"",
+        height + GROW,
+        height + GROW
+    );
     svg.replacen(
+        &drawn,
+        &format!("height=\"{bottom}\" viewBox=\"0 0 {width} {bottom}\""),
+        1,
+    )
+    .replacen(
         "<svg ",
         &format!("<svg role=\"img\" aria-label=\"{label}\" text-rendering=\"optimizeSpeed\" "),
         1,
@@ -173,28 +209,157 @@ impl Canvas<'_> {
             .expect("drawing into a String cannot fail");
     }
 
-    /// A legend: one swatch and name per entry, left to right from `at`.
+    /// A legend: one swatch and name per entry, left to right from `at`, onto a new row below
+    /// when the next entry would pass the figure's right edge; an entry too long for a row of its
+    /// own wraps its name. The figure grows to hold the rows.
     pub fn legend(&self, at: (i32, i32), entries: &[(&str, RGBColor)]) {
-        let mut x = at.0;
+        let (mut x, mut y) = at;
+        let right = self.width - MARGIN;
         for (name, color) in entries {
-            self.rect((x, at.1 - 5), (x + 12, at.1 + 5), *color, true);
-            self.text((x + 16, at.1), name, 12, colors::INK, Align::Start, false);
-            x += 28 + text_width_12px(name);
+            let lines = wrap(name, LEGEND_PX, right - at.0 - SWATCH);
+            let wide = lines
+                .iter()
+                .map(|l| text_width(l, LEGEND_PX))
+                .max()
+                .unwrap_or(0);
+            if x > at.0 && x + SWATCH + wide > right {
+                (x, y) = (at.0, y + ROW);
+            }
+            self.rect((x, y - 5), (x + 12, y + 5), *color, true);
+            for (i, line) in lines.iter().enumerate() {
+                let line_y = y + i as i32 * ROW;
+                self.text(
+                    (x + 16, line_y),
+                    line,
+                    LEGEND_PX,
+                    colors::INK,
+                    Align::Start,
+                    false,
+                );
+            }
+            y += (lines.len() as i32 - 1) * ROW;
+            x += SWATCH + 12 + wide;
+            self.reach(y + ROW / 2 + 2);
+        }
+    }
+
+    /// Marks `y` as drawn: the figure grows to hold it.
+    fn reach(&self, y: i32) {
+        self.bottom.set(self.bottom.get().max(y));
+    }
+
+    /// A title over a plot whose top edge is at `top`, fitted to the figure's width: from `x`
+    /// at `size` on one line when it fits there, else from the figure's left edge, then at 2 px
+    /// smaller (not under 12 px) and wrapped, its last line just above the plot.
+    pub fn title(&self, x: i32, top: i32, text: &str, size: u32) {
+        let x = if text_width(text, size) <= self.width - MARGIN - x {
+            x
+        } else {
+            MARGIN
+        };
+        let (size, lines) = fit(text, size, self.width - MARGIN - x);
+        let step = size as i32 + 3;
+        let last = if lines.len() == 1 { top - 22 } else { top - 12 };
+        for (i, line) in lines.iter().enumerate() {
+            let y = last - (lines.len() - 1 - i) as i32 * step;
+            self.text((x, y), line, size, colors::INK, Align::Start, false);
         }
     }
 }
 
-/// Estimated width in pixels of `text` at 12 px: ~6.5 px per Latin character, a full 12 px per
-/// CJK character (the Chinese page's legends), enough for a legend's spacing.
-pub fn text_width_12px(text: &str) -> i32 {
-    let half_widths: i32 = text
+/// Room kept free at a figure's right edge.
+const MARGIN: i32 = 6;
+/// A legend's text size, its swatch with the gap after it, and its row height.
+const LEGEND_PX: u32 = 12;
+const SWATCH: i32 = 16;
+const ROW: i32 = 18;
+
+/// A wide character: CJK ideographs and punctuation, kana, Hangul, full-width forms.
+fn is_wide(c: char) -> bool {
+    matches!(c, '\u{1100}'..='\u{115f}' | '\u{2e80}'..='\u{a4cf}' | '\u{ac00}'..='\u{d7a3}'
+        | '\u{f900}'..='\u{faff}' | '\u{fe30}'..='\u{fe4f}' | '\u{ff00}'..='\u{ff60}' | '\u{ffe0}'..='\u{ffe6}')
+}
+
+/// Estimated width in pixels of `text` at `size` px, on the wide side: SVG text cannot be
+/// measured here (the core draws without a DOM), and the page's sans-serif differs by engine
+/// and system (Firefox's DejaVu Sans is wider than Chromium's default), so a Latin character is
+/// counted as 0.62 em, above the average of common sans-serif faces, and a wide (CJK) one as 1 em.
+pub fn text_width(text: &str, size: u32) -> i32 {
+    let em_hundredths: u32 = text
         .chars()
-        .map(|c| match c {
-            '\u{2e80}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{ff00}'..='\u{ff60}' => 24,
-            _ => 13,
-        })
+        .map(|c| if is_wide(c) { 100 } else { 62 })
         .sum();
-    half_widths / 2
+    (em_hundredths * size).div_ceil(100) as i32
+}
+
+/// `text` at `size` px when it fits `width` on one line, else at 2 px smaller (not under 12 px)
+/// and wrapped: the size and the lines.
+pub fn fit(text: &str, size: u32, width: i32) -> (u32, Vec<String>) {
+    if text_width(text, size) <= width {
+        return (size, vec![text.to_string()]);
+    }
+    let size = size.saturating_sub(2).max(12).min(size);
+    (size, wrap(text, size, width))
+}
+
+/// `text` broken into lines no wider than `width` px at `size` px (estimated by [`text_width`]):
+/// between words, and between any two wide characters, as Chinese is broken. A word longer than
+/// a line is broken between characters.
+pub fn wrap(text: &str, size: u32, width: i32) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in words(text) {
+        let joined = format!("{line}{word}");
+        if line.is_empty() || text_width(joined.trim_end(), size) <= width {
+            line = joined;
+            continue;
+        }
+        lines.push(line.trim_end().to_string());
+        line = word.trim_start().to_string();
+    }
+    lines.push(line.trim_end().to_string());
+    lines
+        .into_iter()
+        .flat_map(|l| split_long(&l, size, width))
+        .collect()
+}
+
+/// The units a line may break after: a Latin word with the spaces after it, or one wide
+/// character (with any closing punctuation or spaces that follow it, which may not start a line).
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false; // whether the last unit still takes characters
+    for c in text.chars() {
+        let closing = matches!(
+            c,
+            '，' | '。' | '；' | '：' | '、' | '）' | '！' | '？' | ')' | ',' | '.' | ';' | ':'
+        );
+        match out.last_mut() {
+            Some(last) if c == ' ' || (open && !is_wide(c)) || closing => {
+                last.push(c);
+                open = c != ' ' && !is_wide(c);
+            }
+            _ => {
+                out.push(c.to_string());
+                open = !is_wide(c);
+            }
+        }
+    }
+    out
+}
+
+/// A line wider than `width` (one long word) cut between characters.
+fn split_long(line: &str, size: u32, width: i32) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for c in line.chars() {
+        let last = out.last_mut().expect("out starts with a line");
+        if !last.is_empty() && text_width(&format!("{last}{c}"), size) > width {
+            out.push(c.to_string());
+        } else {
+            last.push(c);
+        }
+    }
+    out
 }
 
 /// A number printed compactly for a tick label.
@@ -219,7 +384,7 @@ pub fn tick_label(v: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -231,12 +396,141 @@ mod tests {
         assert_eq!(tick_label(2.5e6), "2.5e6");
     }
 
-    /// A Chinese legend entry is given twice the room per character of a Latin one.
+    /// A CJK character is counted a full em, a Latin one 0.62 em (rounded up).
     #[test]
-    fn cjk_text_is_wider() {
-        assert_eq!(text_width_12px("step time"), 9 * 13 / 2);
-        assert_eq!(text_width_12px("每步时间"), 4 * 12);
-        assert_eq!(text_width_12px("E（每次调用）"), (13 + 6 * 24) / 2);
+    fn cjk_text_is_counted_a_full_em() {
+        assert_eq!(text_width("step time", 12), 67);
+        assert_eq!(text_width("每步时间", 12), 48);
+        assert_eq!(text_width("E（每次调用）", 12), 80);
+    }
+
+    /// Every line of a wrapped text fits the width, and the lines say the text again: English
+    /// broken between words, Chinese between characters (never before a closing mark).
+    #[test]
+    fn wrapped_lines_fit_and_keep_the_text() {
+        let english = "The first prompt, call by call: target (blue), draft (orange)";
+        let chinese = "第一个提示词，逐次调用：目标模型（蓝，标出决定的 token 数），草稿（橙）";
+        for (text, joiner) in [(english, " "), (chinese, "")] {
+            for width in [80, 150, 300] {
+                let lines = wrap(text, 14, width);
+                assert!(lines.len() > 1, "{text} at {width}");
+                for line in &lines {
+                    assert!(text_width(line, 14) <= width, "{line:?} at {width}");
+                    assert!(!line.starts_with(['，', '：', '）']), "{line:?}");
+                }
+                let again = lines.join(joiner);
+                assert_eq!(again.replace(' ', ""), text.replace(' ', ""));
+            }
+        }
+        assert_eq!(wrap("short", 14, 300), vec!["short"]);
+        // One word longer than a line is cut between characters.
+        assert!(wrap(&"x".repeat(40), 12, 60)
+            .iter()
+            .all(|l| text_width(l, 12) <= 60));
+    }
+
+    /// A text that does not fit is set 2 px smaller (not under 12 px) before it is wrapped.
+    #[test]
+    fn fit_shrinks_then_wraps() {
+        assert_eq!(fit("a title", 14, 200), (14, vec!["a title".to_string()]));
+        let (size, lines) = fit("最优 γ 随 c 的变化", 14, 100);
+        assert_eq!(size, 12);
+        assert!(lines.iter().all(|l| text_width(l, 12) <= 100), "{lines:?}");
+    }
+
+    /// Every `<text>` of an SVG with its estimated left and right edges (its anchor and width).
+    pub(crate) fn text_spans(svg: &str) -> Vec<(String, i32, i32)> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let attr = |name: &str| {
+                    let at = t.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+                    t[at..at + t[at..].find('"').expect("closing quote")].to_string()
+                };
+                let body = t[t.find('>').expect("tag end") + 1..t.find("</text>").expect("end")]
+                    .trim()
+                    .to_string();
+                let x: f64 = attr("x").parse().expect("x");
+                let size: f64 = attr("font-size")
+                    .trim_end_matches("px")
+                    .parse()
+                    .expect("size");
+                let w = f64::from(text_width(&body, size.round() as u32));
+                let left = match attr("text-anchor").as_str() {
+                    "middle" => x - w / 2.0,
+                    "end" => x - w,
+                    _ => x,
+                };
+                (body, left.floor() as i32, (left + w).ceil() as i32)
+            })
+            .collect()
+    }
+
+    /// A title and legend too long for a narrow figure, English and Chinese, stay inside it; the
+    /// figure grows to hold a legend that wrapped.
+    #[test]
+    fn titles_and_legends_stay_inside_a_narrow_figure() {
+        let w = MIN_WIDTH;
+        for (title, entries) in [
+            (
+                "Speedup against γ: measured, predicted, and the formula",
+                [
+                    "measured wall clock (bar: its IQR)",
+                    "lecture: E(α, γ)/(γc + 1), mean α and c",
+                ],
+            ),
+            (
+                "第一个提示词，逐次调用：目标模型（蓝，标出决定的 token 数；第一次是读入提示词）",
+                [
+                    "目标模型调用（数字：决定的 token 数；第一次是读入提示词）",
+                    "草稿调用",
+                ],
+            ),
+        ] {
+            let svg = render(w, 200, "figure", |cv| {
+                Chart::new(
+                    cv,
+                    (60, 40, w as i32 - 20, 150),
+                    Scale::linear(0.0, 1.0),
+                    Scale::linear(0.0, 1.0),
+                    &Labels {
+                        title,
+                        x: "",
+                        y: "",
+                    },
+                );
+                cv.legend((60, 190), &entries.map(|e| (e, colors::BLUE)));
+            });
+            for (text, left, right) in text_spans(&svg) {
+                assert!(
+                    left >= 0 && right <= w as i32,
+                    "{text:?} spans {left}…{right} of {w}"
+                );
+            }
+            let height: i32 = svg
+                .split("height=\"")
+                .nth(1)
+                .and_then(|h| h.split('"').next())
+                .and_then(|h| h.parse().ok())
+                .expect("height");
+            assert!(
+                height > 200,
+                "the wrapped legend made room for itself: {height}"
+            );
+            assert!(
+                svg.contains(&format!("viewBox=\"0 0 {w} {height}\"")),
+                "{svg}"
+            );
+        }
+    }
+
+    /// A figure is drawn for its room, between [`MIN_WIDTH`] and its own width.
+    #[test]
+    fn figures_are_drawn_for_their_room() {
+        assert_eq!(figure_width(560, None), 560);
+        assert_eq!(figure_width(560, Some(324)), 324);
+        assert_eq!(figure_width(560, Some(1200)), 560);
+        assert_eq!(figure_width(560, Some(100)), MIN_WIDTH);
     }
 
     #[test]

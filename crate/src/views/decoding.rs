@@ -19,7 +19,7 @@ use crate::lab::speedup::SweepReport;
 use crate::lab::{describe, Experiment, Lab};
 use crate::likesworld;
 use crate::model::Models;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::theory;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -41,10 +41,12 @@ fn json(v: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(v).expect("reports serialise")
 }
 
-/// Runs `experiment` on `models` and draws what it measured, with texts in `lang`.
+/// Runs `experiment` on `models` and draws what it measured, with texts in `lang`, for a figure
+/// room `room` px wide (none: the figures' own widths).
 pub async fn decoding_view(
     experiment: &Experiment,
     lang: Lang,
+    room: Option<u32>,
     models: &Models,
     clock: Clock<'_>,
     progress: Progress<'_>,
@@ -63,7 +65,7 @@ pub async fn decoding_view(
     match outcome {
         Outcome::Acceptance(rows) => view.report = json(&rows),
         Outcome::Greedy(reports) => {
-            view.svg = greedy_svg(&reports, lang);
+            view.svg = greedy_svg(&reports, lang, figure_width(560, room));
             view.report = json(&reports.iter().map(|(_, r)| r).collect::<Vec<_>>());
         }
         Outcome::Sample(r) => view.report = json(&r),
@@ -72,12 +74,17 @@ pub async fn decoding_view(
         Outcome::Speedup(r) => {
             // The lanes are recorded at batch 1 only: a batch has no single clock of its own.
             if !(r.plain_lane.is_empty() && r.speculative_lane.is_empty()) {
-                view.svg = lanes_svg(&r.plain_lane, &r.speculative_lane, lang);
+                view.svg = lanes_svg(
+                    &r.plain_lane,
+                    &r.speculative_lane,
+                    lang,
+                    figure_width(760, room),
+                );
             }
             view.report = json(&r);
         }
         Outcome::Sweep(r) => {
-            view.svg = sweep_svg(&r, lang);
+            view.svg = sweep_svg(&r, lang, figure_width(560, room));
             view.report = json(&r);
         }
         Outcome::Hidden { report, trees } => {
@@ -122,7 +129,7 @@ pub async fn decoding_view(
 }
 
 /// Measured tokens per call against γ, beside the i.i.d. formula with the measured α.
-fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
+fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang, w: u32) -> String {
     let max_g = reports.iter().map(|(g, _)| *g).max().unwrap_or(1) as f64;
     let top = reports
         .iter()
@@ -137,7 +144,7 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
         "Tokens per target call against γ",
         "每次目标模型调用的 token 数随 γ 的变化",
     );
-    render(560, 300, label, |cv| {
+    render(w, 300, label, |cv| {
         let labels = Labels {
             title: l.pick(
                 "Tokens per target call: measured vs the i.i.d. formula",
@@ -148,7 +155,7 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (70, 40, 540, 240),
+            (70, 40, w as i32 - 20, 240),
             Scale::linear(0.0, max_g),
             Scale::linear(0.0, top),
             &labels,
@@ -181,7 +188,7 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang) -> String {
 /// The wall-clock speedup against γ (total plain time over total speculative time, with a bar as
 /// long as the IQR of the per-group speedups centred on it) beside the measured-curve prediction
 /// and the lecture's formula (with the sweep's mean α and c); plain decoding is the line at 1.
-fn sweep_svg(r: &SweepReport, l: Lang) -> String {
+fn sweep_svg(r: &SweepReport, l: Lang, w: u32) -> String {
     let gammas: Vec<f64> = r.rows.iter().map(|x| f64::from(x.gamma)).collect();
     let max_g = gammas.iter().copied().fold(1.0, f64::max);
     let points = |f: &dyn Fn(&crate::lab::speedup::SpeedupReport) -> Option<f64>| {
@@ -207,7 +214,7 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
         .min(8.0);
     let top = (top * 2.0).ceil() / 2.0;
     let label = l.pick("Measured speedup against γ", "实测加速比随 γ 的变化");
-    render(560, 330, label, |cv| {
+    render(w, 330, label, |cv| {
         let labels = Labels {
             title: l.pick(
                 "Speedup against γ: measured, predicted, and the formula",
@@ -218,7 +225,7 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (70, 40, 540, 240),
+            (70, 40, w as i32 - 20, 240),
             Scale::linear(0.0, max_g),
             Scale::linear(0.0, top),
             &labels,
@@ -238,49 +245,45 @@ fn sweep_svg(r: &SweepReport, l: Lang) -> String {
         }
         ch.polyline(&measured, colors::BLUE, 2);
         ch.dots(&measured, colors::BLUE, 4);
-        // Two rows, so that the Chinese names fit the width too.
-        cv.legend(
-            (70, 290),
-            &[
-                (
-                    l.pick(
-                        "measured wall clock (bar: its IQR)",
-                        "实测墙钟（竖线：IQR）",
-                    ),
-                    colors::BLUE,
+        let mut entries = vec![
+            (
+                l.pick(
+                    "measured wall clock (bar: its IQR)",
+                    "实测墙钟（竖线：IQR）",
                 ),
-                (
-                    l.pick("on the measured cost curve", "按实测开销曲线"),
-                    colors::ORANGE,
-                ),
-            ],
-        );
-        let mut second = vec![(l.pick("plain decoding", "普通解码"), colors::GREY)];
+                colors::BLUE,
+            ),
+            (
+                l.pick("on the measured cost curve", "按实测开销曲线"),
+                colors::ORANGE,
+            ),
+        ];
         if !formula.is_empty() {
-            second.insert(
-                0,
-                (
-                    l.pick(
-                        "lecture: E(α, γ)/(γc + 1), mean α and c",
-                        "课上：E(α, γ)/(γc + 1)，平均 α 与 c",
-                    ),
-                    colors::PURPLE,
+            entries.push((
+                l.pick(
+                    "lecture: E(α, γ)/(γc + 1), mean α and c",
+                    "课上：E(α, γ)/(γc + 1)，平均 α 与 c",
                 ),
-            );
+                colors::PURPLE,
+            ));
         }
-        cv.legend((70, 312), &second);
+        entries.push((l.pick("plain decoding", "普通解码"), colors::GREY));
+        cv.legend((70, 290), &entries);
     })
 }
 
-/// Two lanes on one wall-clock axis: plain decoding and speculative decoding of one prompt.
-fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
+/// Two lanes on one wall-clock axis: plain decoding and speculative decoding of one prompt. The
+/// colours are named by a legend, which wraps on a narrow figure (a title saying them ran past
+/// the figure); a draft call, microseconds beside a target call, is drawn at least
+/// [`MIN_BAR_PX`](crate::plot::MIN_BAR_PX) wide.
+fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang, w: u32) -> String {
     let end = plain
         .iter()
         .chain(fast)
         .map(|s| s.end_us)
         .fold(1.0, f64::max);
     render(
-        760,
+        w,
         190,
         lang.pick(
             "Plain and speculative decoding of one prompt on one clock",
@@ -288,16 +291,13 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
         ),
         |cv| {
             let labels = Labels {
-                title: lang.pick(
-                    "The first prompt, call by call: target (blue, with tokens decided; the first is the prompt), draft (orange)",
-                    "第一个提示词，逐次调用：目标模型（蓝，标出决定的 token 数；第一次是读入提示词），草稿（橙）",
-                ),
+                title: lang.pick("The first prompt, call by call", "第一个提示词，逐次调用"),
                 x: lang.pick("wall clock (ms)", "墙钟（ms）"),
                 y: "",
             };
             let ch = Chart::new(
                 cv,
-                (110, 40, 740, 140),
+                (110, 40, w as i32 - 20, 140),
                 Scale::linear(0.0, end / 1e3),
                 // Two lanes, named on the left: no numeric ticks behind the names.
                 Scale::categories(2),
@@ -313,9 +313,10 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
                     } else {
                         colors::ORANGE
                     };
-                    let (a, y0) = ch.px(s.start_us / 1e3, lane + 0.85);
-                    let (b, y1) = ch.px(s.end_us / 1e3, lane + 0.15);
-                    cv.rect((a, y0), (b.max(a + 1), y1), color, true);
+                    let (start, end) = (s.start_us / 1e3, s.end_us / 1e3);
+                    ch.span((start, end), (lane + 0.15, lane + 0.85), color);
+                    let (a, y0) = ch.px(start, lane + 0.85);
+                    let (b, y1) = ch.px(end, lane + 0.15);
                     if s.target && s.tokens > 1 && b - a > 8 {
                         cv.text(
                             ((a + b) / 2, (y0 + y1) / 2),
@@ -328,6 +329,98 @@ fn lanes_svg(plain: &[Span], fast: &[Span], lang: Lang) -> String {
                     }
                 }
             }
+            cv.legend(
+                (20, 180),
+                &[
+                    (
+                        lang.pick(
+                            "target call (number: tokens decided; the first reads the prompt)",
+                            "目标模型调用（数字：决定的 token 数；第一次是读入提示词）",
+                        ),
+                        colors::BLUE,
+                    ),
+                    (lang.pick("draft call", "草稿调用"), colors::ORANGE),
+                ],
+            );
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::text_spans;
+
+    /// Target calls of a millisecond with draft calls of a microsecond between them, as the
+    /// trained models' calls are timed on a fast CPU.
+    fn lanes() -> (Vec<Span>, Vec<Span>) {
+        let call = |target, start_us: f64, len: f64, tokens| Span {
+            target,
+            start_us,
+            end_us: start_us + len,
+            tokens,
+        };
+        let plain = (0..8)
+            .map(|i| call(true, f64::from(i) * 1000.0, 1000.0, 1))
+            .collect();
+        let mut fast = Vec::new();
+        for i in 0..3 {
+            let at = f64::from(i) * 1500.0;
+            fast.push(call(false, at, 1.0, 0));
+            fast.push(call(false, at + 1.0, 1.0, 0));
+            fast.push(call(true, at + 2.0, 1400.0, 3));
+        }
+        (plain, fast)
+    }
+
+    /// On a phone (324 px of room) and on a desktop, in English and Chinese, every text of the
+    /// two lanes (the title, the names, the legend) lies inside the figure.
+    #[test]
+    fn the_lanes_texts_stay_inside_their_figure() {
+        let (plain, fast) = lanes();
+        for lang in Lang::ALL {
+            for room in [Some(324), None] {
+                let w = figure_width(760, room);
+                let svg = lanes_svg(&plain, &fast, lang, w);
+                assert!(svg.contains(&format!("width=\"{w}\"")), "{svg}");
+                for (text, left, right) in text_spans(&svg) {
+                    assert!(
+                        left >= 0 && right <= w as i32,
+                        "{lang:?} at {w}: {text:?} spans {left}…{right}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A draft call of a microsecond, under a pixel on this axis, is drawn two pixels wide.
+    #[test]
+    fn the_lanes_draw_every_draft_call_at_least_two_pixels_wide() {
+        let (plain, fast) = lanes();
+        let svg = lanes_svg(&plain, &fast, Lang::En, 560);
+        let orange = format!(
+            "fill=\"#{:02X}{:02X}{:02X}\"",
+            colors::ORANGE.0,
+            colors::ORANGE.1,
+            colors::ORANGE.2
+        );
+        let widths: Vec<f64> = svg
+            .split("<rect")
+            .filter(|r| r.split("/>").next().is_some_and(|r| r.contains(&orange)))
+            .map(|r| {
+                let at = r.find(" width=\"").expect("width") + 8;
+                r[at..at + r[at..].find('"').expect("quote")]
+                    .parse()
+                    .expect("number")
+            })
+            .collect();
+        // Six draft calls and the legend's swatch.
+        assert_eq!(widths.len(), 7, "{svg}");
+        assert!(
+            widths
+                .iter()
+                .all(|&w| w >= f64::from(crate::plot::MIN_BAR_PX)),
+            "{widths:?}"
+        );
+    }
 }

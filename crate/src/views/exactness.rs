@@ -7,7 +7,7 @@
 use crate::error::Named;
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
 use crate::toy::enumerate::{
@@ -40,6 +40,9 @@ pub struct ExactnessParams {
     pub runs: u32,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for ExactnessParams {
@@ -51,6 +54,7 @@ impl Default for ExactnessParams {
             toy: ToyConfig::default(),
             runs: 20_000,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -190,6 +194,7 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         .collect();
     let beta = c.lm.acceptance_by_context();
     let mean_beta = beta.iter().sum::<f64>() / beta.len() as f64;
+    let w = figure_width(560, params.figure_width);
     Ok(ExactnessView {
         gamma: c.gamma,
         window: c.window,
@@ -201,9 +206,9 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
         tokens_per_call_formula: crate::theory::expected_tokens(mean_beta, c.gamma),
         mean_beta,
         beta_by_context: beta,
-        svg_tv: tv_bars(&tvs, c.gamma, c.window, c.variant, params.lang),
-        svg_dist: side_by_side(&target, &selected, c.window, c.variant, params.lang),
-        svg_temperature: temperature_chart(params.lang),
+        svg_tv: tv_bars(&tvs, c.gamma, c.window, c.variant, params.lang, w),
+        svg_dist: side_by_side(&target, &selected, c.window, c.variant, params.lang, w),
+        svg_temperature: temperature_chart(params.lang, w),
         tvs,
     })
 }
@@ -254,12 +259,19 @@ fn coverage(window: usize, gamma: u32, toy: &ToyConfig, l: Lang) -> String {
     )
 }
 
-fn tv_bars(tvs: &[VariantTv], gamma: u32, window: usize, selected: Variant, l: Lang) -> String {
+fn tv_bars(
+    tvs: &[VariantTv],
+    gamma: u32,
+    window: usize,
+    selected: Variant,
+    l: Lang,
+    w: u32,
+) -> String {
     let label = l.pick(
         format!("Exact total variation to the target of each sampler at gamma {gamma} over the first {window} tokens"),
         format!("γ = {gamma} 时各采样规则前 {window} 个 token 与目标分布的精确总变差"),
     );
-    render(560, 280, &label, |cv| {
+    render(w, 280, &label, |cv| {
         let title = l.pick(
             format!("Exact TV to the target, first {window} tokens, γ = {gamma}"),
             format!("与目标分布的精确 TV，前 {window} 个 token，γ = {gamma}"),
@@ -271,7 +283,7 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, window: usize, selected: Variant, l: L
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 200),
+            (60, 40, w as i32 - 20, 200),
             Scale::categories(tvs.len()),
             Scale::log(1e-17, 1.0),
             &labels,
@@ -311,7 +323,14 @@ fn tv_bars(tvs: &[VariantTv], gamma: u32, window: usize, selected: Variant, l: L
     })
 }
 
-fn side_by_side(target: &[f64], other: &[f64], window: usize, variant: Variant, l: Lang) -> String {
+fn side_by_side(
+    target: &[f64],
+    other: &[f64],
+    window: usize,
+    variant: Variant,
+    l: Lang,
+    w: u32,
+) -> String {
     let mut rank: Vec<usize> = (0..target.len()).collect();
     rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
     let shown = 40;
@@ -330,7 +349,7 @@ fn side_by_side(target: &[f64], other: &[f64], window: usize, variant: Variant, 
         format!("Most likely first-{window}-token outputs: target vs sampler"),
         format!("最可能的前 {window} 个 token 输出：目标 vs 采样规则"),
     );
-    render(560, 280, &label, |cv| {
+    render(w, 280, &label, |cv| {
         let labels = Labels {
             title: &title,
             x: l.pick(
@@ -341,7 +360,7 @@ fn side_by_side(target: &[f64], other: &[f64], window: usize, variant: Variant, 
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 230),
+            (60, 40, w as i32 - 20, 230),
             Scale::linear(0.0, shown as f64),
             Scale::linear(0.0, top),
             &labels,
@@ -366,10 +385,10 @@ fn side_by_side(target: &[f64], other: &[f64], window: usize, variant: Variant, 
     })
 }
 
-fn temperature_chart(l: Lang) -> String {
+fn temperature_chart(l: Lang, w: u32) -> String {
     let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
     render(
-        560,
+        w,
         260,
         l.pick(
             "Acceptance rate against temperature for a flat and a peaked distribution",
@@ -386,7 +405,7 @@ fn temperature_chart(l: Lang) -> String {
             };
             let ch = Chart::new(
                 cv,
-                (60, 40, 540, 210),
+                (60, 40, w as i32 - 20, 210),
                 Scale::linear(0.0, 3.0),
                 Scale::linear(0.0, 1.0),
                 &labels,
@@ -397,7 +416,7 @@ fn temperature_chart(l: Lang) -> String {
                 ch.polyline(&pts, color, 2);
             }
             cv.legend(
-                (300, 255),
+                (w as i32 / 2 + 20, 255),
                 &[
                     (l.pick("flat: α rises", "平坦：α 上升"), colors::TEAL),
                     (
@@ -429,6 +448,7 @@ pub struct MonteCarloView {
 pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Error> {
     let c = check(params)?;
     let l = params.lang;
+    let w = figure_width(560, params.figure_width);
     let target = exact_distribution(&c.lm, Strategy::Target);
     let checkpoints = log_checkpoints(c.runs);
     let strategy = Strategy::Speculative {
@@ -450,7 +470,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
         .map(|&n| (n as f64, noise_floor(&target, n)))
         .collect();
     let svg = render(
-        560,
+        w,
         280,
         l.pick(
             "Monte Carlo total variation against the number of runs",
@@ -467,7 +487,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
             };
             let ch = Chart::new(
                 cv,
-                (60, 40, 540, 230),
+                (60, 40, w as i32 - 20, 230),
                 Scale::log(checkpoints[0] as f64, c.runs as f64),
                 Scale::log(1e-3, 1.0),
                 &labels,

@@ -9,7 +9,7 @@ use crate::lab::acceptance::{self, KindAcceptance, Position};
 use crate::likesworld::{self, worlds, Split, TokenKind, BOS};
 use crate::model::Models;
 use crate::plot::diagrams::ramp;
-use crate::plot::{colors, render, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
 
 /// A typed world, in tokens.
 pub const LENGTH: Range = Range::new("sequence length", 2.0, likesworld::MAX_LEN as f64)
@@ -26,6 +26,9 @@ pub struct LikesWorldParams {
     pub backend: String,
     /// The language of the figure's texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for LikesWorldParams {
@@ -35,6 +38,7 @@ impl Default for LikesWorldParams {
             seed: 0,
             backend: "flex".into(),
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -73,7 +77,7 @@ pub async fn likesworld_view(
     Ok(LikesWorldView {
         text: likesworld::decode(&tokens),
         backend: models.backend.name(),
-        svg: strip(&positions, params.lang),
+        svg: strip(&positions, params.lang, params.figure_width),
         positions,
         kinds,
         note: None,
@@ -90,9 +94,11 @@ fn kind_color(kind: TokenKind) -> plotters::style::RGBColor {
     }
 }
 
-fn strip(positions: &[Position], l: Lang) -> String {
+fn strip(positions: &[Position], l: Lang, room: Option<u32>) -> String {
     let n = positions.len();
-    let width = (80 + 15 * n as i32).max(640) as u32;
+    // A column per token, each wide enough for its 11 px name: a long text keeps its columns and
+    // the page scrolls the strip (its box is .scroll-x) rather than shrinking the names.
+    let width = figure_width(640, room).max(80 + 15 * n as u32);
     render(
         width,
         300,
@@ -125,7 +131,7 @@ fn strip(positions: &[Position], l: Lang) -> String {
                 ch.dots(&[(x + 0.5, p.p[1])], colors::ORANGE, 2);
                 ch.dots(&[(x + 0.5, p.p[2])], colors::RED, 3);
                 let (px, _) = ch.px(x + 0.5, 0.0);
-                cv.text_vertical((px, 250), p.next, 9, colors::INK);
+                cv.text_vertical((px, 250), p.next, 11, colors::INK);
             }
             cv.legend(
                 (60, 290),

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
 use crate::sampling::{parse_dist, tv, Dist};
 use crate::toy::{ToyConfig, ToyLm, VOCAB};
@@ -27,6 +27,9 @@ pub struct MultiDraftParams {
     pub toy: ToyConfig,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for MultiDraftParams {
@@ -39,6 +42,7 @@ impl Default for MultiDraftParams {
             k: 2,
             toy: ToyConfig::default(),
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -96,9 +100,10 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
         naive: verify_exact(&p, &qs, Mode::Naive),
         mss: verify_exact(&p, &qs, Mode::Mss),
     };
-    let (children, svg_children) = children_panel(&params.toy, &lm, params.k, params.lang);
+    let w = figure_width(560, params.figure_width);
+    let (children, svg_children) = children_panel(&params.toy, &lm, params.k, params.lang, w);
     Ok(MultiDraftView {
-        svg: comparison_chart(&p, given.as_ref(), &averaged, params.lang),
+        svg: comparison_chart(&p, given.as_ref(), &averaged, params.lang, w),
         svg_children,
         p,
         given,
@@ -202,7 +207,7 @@ thread_local! {
 }
 
 /// The children rows and their chart for the toy and k, from the last [`PANELS_KEPT`] kept.
-fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang) -> Panel {
+fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang, w: u32) -> Panel {
     PANELS.with(|panels| {
         let mut panels = panels.borrow_mut();
         let found = panels
@@ -212,7 +217,7 @@ fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang) -> Panel {
             Some(i) => panels.remove(i),
             None => {
                 let rows = children_rows(lm, k as usize, l);
-                let svg = children_chart(&rows, k, l);
+                let svg = children_chart(&rows, k, l, w);
                 (*toy, k, l, (rows, svg))
             }
         };
@@ -258,6 +263,7 @@ fn comparison_chart(
     given: Option<&Comparison>,
     averaged: &Comparison,
     l: Lang,
+    w: u32,
 ) -> String {
     let mut bars: Vec<(String, f64, plotters::style::RGBColor)> = Vec::new();
     let (naive, given_, avg) = (
@@ -284,7 +290,7 @@ fn comparison_chart(
         "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p",
         "朴素采样与多步推测采样（MSS）的接受概率，以及 MSS 的输出与 p 的对比",
     );
-    render(560, 300, label, |cv| {
+    render(w, 300, label, |cv| {
         let labels = Labels {
             title: l.pick("P(a draft token is accepted)", "P（某个草稿 token 被接受）"),
             x: "",
@@ -292,7 +298,7 @@ fn comparison_chart(
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 290, 230),
+            (60, 40, w as i32 / 2 + 10, 230),
             Scale::categories(bars.len()),
             Scale::linear(0.0, 1.05),
             &labels,
@@ -321,7 +327,7 @@ fn comparison_chart(
         };
         let ch = Chart::new(
             cv,
-            (330, 40, 540, 230),
+            (w as i32 / 2 + 50, 40, w as i32 - 20, 230),
             Scale::categories(p.len()),
             Scale::linear(0.0, top.max(0.01)),
             &labels,
@@ -336,7 +342,7 @@ fn comparison_chart(
             ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         }
         cv.legend(
-            (330, 280),
+            (w as i32 / 2 + 50, 280),
             &[
                 ("p", colors::BLUE),
                 (l.pick("MSS output", "MSS 输出"), colors::TEAL),
@@ -345,12 +351,12 @@ fn comparison_chart(
     })
 }
 
-fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang) -> String {
+fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang, w: u32) -> String {
     let label = l.pick(
         format!("Bias and acceptance of MSS on the toy LM with {k} children drawn three ways"),
         format!("玩具模型上用三种方式抽 {k} 个孩子时 MSS 的偏差和接受率"),
     );
-    render(560, 280, &label, |cv| {
+    render(w, 280, &label, |cv| {
         let title = l.pick(
             format!("Toy LM, {k} children per node: MSS bias (TV) and acceptance"),
             format!("玩具模型，每个节点 {k} 个孩子：MSS 的偏差（TV）和接受率"),
@@ -362,7 +368,7 @@ fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 220),
+            (60, 40, w as i32 - 20, 220),
             Scale::categories(rows.len()),
             Scale::linear(0.0, 1.05),
             &labels,
@@ -447,7 +453,7 @@ mod tests {
                     .unwrap();
                     let fresh = children_rows(&ToyLm::new(&toy), k as usize, *lang);
                     assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
-                    assert_eq!(v.svg_children, children_chart(&fresh, k, *lang));
+                    assert_eq!(v.svg_children, children_chart(&fresh, k, *lang, 560));
                 }
             }
         }

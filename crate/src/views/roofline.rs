@@ -5,7 +5,7 @@
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
-use crate::plot::{colors, render, render_overlay, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, render_overlay, Align, Chart, Labels, Scale};
 use crate::roofline::{self, Cell, Pair, Step, Workload};
 
 /// The acceptance rate of the heat map.
@@ -25,6 +25,9 @@ pub struct RooflineParams {
     pub alpha: f64,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for RooflineParams {
@@ -39,6 +42,7 @@ impl Default for RooflineParams {
             overhead_ms: roofline::DEFAULT_OVERHEAD_MS,
             alpha: 0.8,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -82,7 +86,12 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
         knee: gpu.knee(),
         c: pair.cost_ratio(w.batch, w.context),
         optimal: pair.optimal_gamma(w.batch, w.context, alpha, 16),
-        svg: time_against_k(&pair, &w, params.lang),
+        svg: time_against_k(
+            &pair,
+            &w,
+            params.lang,
+            figure_width(560, params.figure_width),
+        ),
         svg_heat: heat_svg(&heat, alpha, params.lang),
         svg_heat_marker: heat_marker(&w, params.lang),
         batches: HEAT_BATCHES.to_vec(),
@@ -91,7 +100,7 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     })
 }
 
-fn time_against_k(pair: &Pair, w: &Workload, l: Lang) -> String {
+fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
     let kmax = K_AXIS.max(w.k);
     let steps: Vec<(f64, Step)> = (1..=kmax)
         .map(|k| {
@@ -117,7 +126,7 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang) -> String {
         format!("Step time of {t} against k at batch {b}, context {c}"),
         format!("批 {b}、上下文 {c} 时 {t} 的每步时间随 k 的变化"),
     );
-    render(560, 310, &label, |cv| {
+    render(width, 310, &label, |cv| {
         let title = l.pick(
             format!("{t} on {g}: one step, batch {b}, context {c}"),
             format!("{t} 在 {g} 上：一步，批 {b}，上下文 {c}"),
@@ -132,7 +141,7 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 250),
+            (60, 40, width as i32 - 20, 250),
             Scale::log(1.0, f64::from(kmax)),
             Scale::linear(0.0, top),
             &labels,

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::i18n::Lang;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::theory::{self, Params};
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -15,6 +15,9 @@ pub struct TheoryParams {
     pub c_hat: f64,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for TheoryParams {
@@ -25,6 +28,7 @@ impl Default for TheoryParams {
             c: 0.05,
             c_hat: 0.0,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -49,6 +53,7 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
     let p = Params::new(params.alpha, params.gamma, params.c, params.c_hat)?;
     let (optimal_gamma, optimal_speedup) = theory::optimal_gamma(p.alpha, p.c, theory::MAX_GAMMA);
     let cap = theory::expected_tokens_cap(p.alpha);
+    let w = figure_width(560, params.figure_width);
     Ok(TheoryView {
         expected_tokens: theory::expected_tokens(p.alpha, p.gamma),
         speedup: theory::speedup(p.alpha, p.gamma, p.c),
@@ -56,12 +61,12 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
         cap: cap.is_finite().then_some(cap),
         optimal_gamma,
         optimal_speedup,
-        svg: against_gamma(&p, optimal_gamma, params.lang),
-        svg_optimal: optimal_against_c(p.alpha, p.c, params.lang),
+        svg: against_gamma(&p, optimal_gamma, params.lang, w),
+        svg_optimal: optimal_against_c(p.alpha, p.c, params.lang, w),
     })
 }
 
-fn against_gamma(p: &Params, optimal: u32, l: Lang) -> String {
+fn against_gamma(p: &Params, optimal: u32, l: Lang, w: u32) -> String {
     let max_g = GAMMA_AXIS.max(p.gamma);
     let e: Vec<(f64, f64)> = (0..=max_g)
         .map(|g| (f64::from(g), theory::expected_tokens(p.alpha, g)))
@@ -85,7 +90,7 @@ fn against_gamma(p: &Params, optimal: u32, l: Lang) -> String {
             p.alpha, p.c
         ),
     );
-    render(560, 310, &label, |cv| {
+    render(w, 310, &label, |cv| {
         let labels = Labels {
             title: l.pick("E and speedup against γ", "E 和加速比随 γ 的变化"),
             x: l.pick(
@@ -96,7 +101,7 @@ fn against_gamma(p: &Params, optimal: u32, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 250),
+            (60, 40, w as i32 - 20, 250),
             Scale::linear(0.0, f64::from(max_g)),
             Scale::linear(0.0, top),
             &labels,
@@ -149,7 +154,7 @@ fn against_gamma(p: &Params, optimal: u32, l: Lang) -> String {
     })
 }
 
-fn optimal_against_c(alpha: f64, c_now: f64, l: Lang) -> String {
+fn optimal_against_c(alpha: f64, c_now: f64, l: Lang, w: u32) -> String {
     let cs: Vec<f64> = (0..=60)
         .map(|i| 10f64.powf(-3.0 + 3.0 * f64::from(i) / 60.0))
         .collect();
@@ -167,7 +172,7 @@ fn optimal_against_c(alpha: f64, c_now: f64, l: Lang) -> String {
         format!("Optimal gamma against c at alpha {alpha}"),
         format!("α = {alpha} 时最优 γ 随 c 的变化"),
     );
-    render(560, 260, &label, |cv| {
+    render(w, 260, &label, |cv| {
         let labels = Labels {
             title: l.pick("Optimal γ against c", "最优 γ 随 c 的变化"),
             x: l.pick(
@@ -178,7 +183,7 @@ fn optimal_against_c(alpha: f64, c_now: f64, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (60, 40, 540, 210),
+            (60, 40, w as i32 - 20, 210),
             Scale::log(1e-3, 1.0),
             Scale::linear(0.0, top),
             &labels,
@@ -204,6 +209,7 @@ mod tests {
             c: 0.0,
             c_hat: 0.0,
             lang: Lang::En,
+            figure_width: None,
         })
         .unwrap();
         assert_eq!(format!("{:.2} {:.2}", v.operations, v.speedup), "1.63 3.69");
@@ -219,6 +225,7 @@ mod tests {
             c: 0.1,
             c_hat: 0.0,
             lang: Lang::En,
+            figure_width: None,
         })
         .unwrap();
         assert_eq!(v.cap, None);

@@ -4,7 +4,7 @@
 use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
-use crate::plot::{colors, render, Align};
+use crate::plot::{colors, figure_width, render, Align};
 use crate::tree::{parse_config, parse_paths, TokenTree};
 
 /// Nodes of a typed tree.
@@ -24,6 +24,9 @@ pub struct TreeParams {
     pub highlight: Option<usize>,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for TreeParams {
@@ -36,6 +39,7 @@ impl Default for TreeParams {
             budget: 126,
             highlight: None,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -84,7 +88,12 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
         .map(|&n| tree.nodes()[n].token.clone())
         .collect();
     Ok(TreeView {
-        svg_tree: tree_svg(&tree, highlight, params.lang),
+        svg_tree: tree_svg(
+            &tree,
+            highlight,
+            params.lang,
+            figure_width(560, params.figure_width),
+        ),
         svg_mask: mask_svg(&tokens, &mask, params.highlight, params.lang),
         depths: tree.depths(&order),
         mask: mask
@@ -97,7 +106,7 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
     })
 }
 
-fn tree_svg(tree: &TokenTree, highlight: Option<usize>, l: Lang) -> String {
+fn tree_svg(tree: &TokenTree, highlight: Option<usize>, l: Lang, w: u32) -> String {
     let depth = tree.nodes().iter().map(|n| n.depth).max().unwrap_or(0) as i32;
     let height = (70 + depth * 60).max(120) as u32;
     let (n, paths) = (tree.speculated(), tree.sequence_tokens());
@@ -105,13 +114,13 @@ fn tree_svg(tree: &TokenTree, highlight: Option<usize>, l: Lang) -> String {
         format!("Token tree with {n} speculated nodes"),
         format!("有 {n} 个猜测节点的令牌树"),
     );
-    render(560, height, &label, |cv| {
+    render(w, height, &label, |cv| {
         let title = l.pick(
             format!("{n} nodes in the tree vs {paths} tokens decoded path by path"),
             format!("树里 {n} 个节点，逐条路径解码则要 {paths} 个 token"),
         );
         cv.text((10, 14), &title, 13, colors::INK, Align::Start, false);
-        draw_tree(cv, tree, 560, 40, 60, highlight);
+        draw_tree(cv, tree, w as i32, 40, 60, highlight);
     })
 }
 

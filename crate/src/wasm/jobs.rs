@@ -197,12 +197,14 @@ async fn widened(models: Rc<Models>, width: usize) -> Result<Rc<Models>, crate::
     Ok(wide)
 }
 
-/// The backend a model job asks for, and how many times the trained target is widened.
+/// The backend a model job asks for, how many times the trained target is widened, and the room
+/// the page has for the job's figure (CSS px).
 #[derive(serde::Deserialize)]
 #[serde(default)]
 struct OnBackend {
     backend: String,
     target_width: usize,
+    figure_width: Option<u32>,
 }
 
 impl Default for OnBackend {
@@ -210,6 +212,7 @@ impl Default for OnBackend {
         OnBackend {
             backend: "flex".into(),
             target_width: 1,
+            figure_width: None,
         }
     }
 }
@@ -327,7 +330,9 @@ pub async fn likesworld_decode(
     let (m, note) = job.models(&on.backend, on.target_width).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let (clock, lang) = (job.clock(), job.lang);
-    let view = views::decoding::decoding_view(&experiment, lang, &m, &clock, &mut tell).await;
+    let view =
+        views::decoding::decoding_view(&experiment, lang, on.figure_width, &m, &clock, &mut tell)
+            .await;
     job.output(view.map(|v| v.noted(note)))
 }
 

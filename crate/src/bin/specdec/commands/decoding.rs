@@ -276,7 +276,14 @@ pub fn bench(o: &mut Opts) -> Result<Report, Usage> {
             };
             let t0 = clock();
             let mut quiet = |_, _| {};
-            read_sync(decoding_view(&experiment, Lang::En, &m, &clock, &mut quiet))?;
+            read_sync(decoding_view(
+                &experiment,
+                Lang::En,
+                None,
+                &m,
+                &clock,
+                &mut quiet,
+            ))?;
             let s = (clock() - t0) / 1e6;
             total += s;
             rows.push(row(
