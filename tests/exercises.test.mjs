@@ -31,7 +31,8 @@ test('exercises: answers are checked by the core, wrong ones get a hint, the sol
   assert.equal(await page.$eval(`${w} input[data-part="2"]`, (e) => e.getAttribute('aria-invalid')), 'true');
   says = await answer(['3.05', '2.54', '1.67']);
   assert.deepEqual(says, ['✓ right', '✓ right', '✓ right']);
-  assert.match(await text(page, `${w} .ex-solution`), /^Solved\. E = \(1 − 0\.75\^5\)\/\(1 − 0\.75\) = 3\.0508/);
+  assert.match(await text(page, `${w} .ex-solution`), /^Solved\. E = \(1 − 0\.755\)\/\(1 − 0\.75\) = 3\.0508/);
+  assert.match(await page.$eval(`${w} .ex-solution`, (e) => e.innerHTML), /0\.75<sup>5<\/sup>/, 'the exponent typeset');
   // Another exercise from the menu: the tree of exercise 5, one part wrong.
   await setControl(page, 'exercises', 'exercise', '5');
   says = await answer(['9', 'r0 a1 b2 c3 d3 e4 f1 g2', 'a b d e']);

@@ -7,6 +7,17 @@ export function escapeHtml(s) {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);
 }
 
+/**
+ * A text from the core with exponents and indices typeset: escaped, then `x^{γ+1}`, `α^i` and
+ * `Σ_{i=0}` written as superscripts and subscripts, so that a reader never sees the markup.
+ */
+export function typeset(text) {
+  return escapeHtml(String(text))
+    .replace(/\^\{([^{}]*)\}/g, '<sup>$1</sup>')
+    .replace(/_\{([^{}]*)\}/g, '<sub>$1</sub>')
+    .replace(/(?<=[\p{L}\p{N})])\^([\p{L}\p{N}]+)/gu, '<sup>$1</sup>');
+}
+
 /** A small HTML table from rows of cells; the first row is the header. */
 export function table(rows, cls = '') {
   const [head, ...body] = rows;

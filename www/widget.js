@@ -81,13 +81,22 @@ export function cutNote(c, text) {
 }
 
 /**
+ * What this widget's controls are called in the page's URL: `decoding.gamma`, or with
+ * data-prefix="s6" `s6.gamma` (a second widget of one kind on the page keeps its own state), or
+ * plain `gamma` in embed.html.
+ */
+function urlPrefix(root, widget) {
+  return root.dataset.params === 'plain' ? '' : `${root.dataset.prefix ?? widget.name}.`;
+}
+
+/**
  * The initial state: defaults ← `source(key)` (a custom element's attributes), or defaults ←
  * data-* attributes ← URL parameters (a data-widget section, embed.html).
  */
 function readInitial(root, widget, source) {
   const state = {};
   const notes = [];
-  const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
+  const prefix = urlPrefix(root, widget);
   for (const c of widget.controls) {
     let raw;
     if (source) {
@@ -158,7 +167,8 @@ let counter = 0;
  */
 export function mount(root, widget, options = {}) {
   const language = options.lang ?? lang();
-  const autorun = options.autorun ?? (options.source ? true : params.get('autorun') !== '0');
+  // A section of the course page that costs every reader a minute of CPU says data-autorun="0".
+  const autorun = options.autorun ?? (options.source ? true : root.dataset.autorun !== '0' && params.get('autorun') !== '0');
   return inLang(language, () => {
     const controls = readControls(root, widget, options);
     const { alertBox, view } = buildTemplate(root, widget, controls);
@@ -173,9 +183,9 @@ export function mount(root, widget, options = {}) {
 function readControls(root, widget, { source = null, hide = null, compact = false }) {
   const { state, notes } = readInitial(root, widget, source);
   const fromPage = source === null;
-  const hidden = fromPage && (root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${widget.name}.controls`) === '0');
+  const hidden = fromPage && (root.dataset.controls === 'hidden' || params.get('controls') === '0' || params.get(`${urlPrefix(root, widget)}controls`) === '0');
   let hiddenKeys = new Set();
-  const hideList = hide ?? (fromPage ? root.dataset.hide ?? params.get(root.dataset.params === 'plain' ? 'hide' : `${widget.name}.hide`) : null);
+  const hideList = hide ?? (fromPage ? root.dataset.hide ?? params.get(`${urlPrefix(root, widget)}hide`) : null);
   if (hideList) {
     const h = parseHide(widget, hideList);
     hiddenKeys = h.keys;
@@ -344,11 +354,14 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     if (cut) ui.note(cut);
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   }));
-  // A preset sets the controls it names (the others keep their values) and redraws once.
+  // A preset is a whole state: the controls it names take its values, every other one returns to
+  // its default (a ×16 width left by one preset must not make the next one's run take minutes).
+  // Redraws once.
   root.querySelector('.presets')?.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-preset]');
     if (!b) return;
-    for (const [key, value] of Object.entries(widget.presets[Number(b.dataset.preset)].values)) ui.set(key, value);
+    const { values } = widget.presets[Number(b.dataset.preset)];
+    for (const c of widget.controls) ui.set(c.key, Object.hasOwn(values, c.key) ? values[c.key] : c.value);
     draw();
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
@@ -484,7 +497,7 @@ export function flushUrl() {
   urlLast = performance.now();
   const u = new URL(location.href);
   for (const [root, { widget, state }] of urlPending) {
-    const prefix = root.dataset.params === 'plain' ? '' : `${widget.name}.`;
+    const prefix = urlPrefix(root, widget);
     for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
   }
   urlPending.clear();

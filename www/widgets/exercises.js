@@ -1,7 +1,7 @@
 // The lecture's exercises 1, 3, 4, 5, 6 and 7 (§10) as checks: type an answer, and the core
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
-import { escapeHtml } from '../html.js';
+import { escapeHtml, typeset } from '../html.js';
 import { capText, cutNote } from '../widget.js';
 import { tr } from '../i18n.js';
 
@@ -72,12 +72,13 @@ export default {
       v.parts.forEach((p, i) => {
         const says = form.querySelector(`#${inputs[i].id}-says`);
         says.className = `ex-says ex-${p.verdict}`;
-        says.textContent = { right: tr('✓ right', '✓ 正确'), empty: tr('not answered yet', '还没有作答'), wrong: `✗ ${p.feedback}`, unreadable: p.feedback }[p.verdict];
+        // The hints and the solution carry formulas (α^i, Σ_{i=0}^{γ}): typeset, never raw.
+        says.innerHTML = { right: tr('✓ right', '✓ 正确'), empty: tr('not answered yet', '还没有作答'), wrong: `✗ ${typeset(p.feedback)}`, unreadable: typeset(p.feedback) }[p.verdict];
         inputs[i].setAttribute('aria-invalid', String(p.verdict === 'wrong' || p.verdict === 'unreadable'));
       });
       const solution = form.querySelector('.ex-solution');
       solution.hidden = !v.solved;
-      solution.textContent = v.solved ? `${tr('Solved.', '全部正确。')} ${v.solution}` : '';
+      solution.innerHTML = v.solved ? `${tr('Solved.', '全部正确。')} ${typeset(v.solution)}` : '';
       ui.root.dataset.checks = String(Number(ui.root.dataset.checks || 0) + 1);
     }));
   },

@@ -23,9 +23,9 @@ function kneeSentence(v) {
     return tr('On this device verification is <b>not free</b>: already two tokens in a call cost more than 1.25× one.',
       '在这台设备上，验证<b>并不免费</b>：一次调用里放两个 token，就已经比一个 token 贵 1.25 倍以上。');
   }
-  const n = Math.round(v.knee_k);
-  return tr(`On this device verification is almost free <b>up to k ≈ ${n}</b>: until there, a call of k tokens costs less than 1.25× a call of one.`,
-    `在这台设备上，验证<b>直到 k ≈ ${n}</b> 都几乎不要钱：在那之前，k 个 token 的一次调用不到一个 token 调用的 1.25 倍。`);
+  const n = fmt(v.knee_k, 1);
+  return tr(`On this device verification is almost free <b>up to k ≈ ${n}</b>, where T(k) reaches 1.25·T(1) (the red line): until there, a call of k tokens costs less than 1.25× a call of one.`,
+    `在这台设备上，验证<b>直到 k ≈ ${n}</b> 都几乎不要钱，在那里 T(k) 达到 1.25·T(1)（红线）：在那之前，k 个 token 的一次调用不到一个 token 调用的 1.25 倍。`);
 }
 
 /** Why T(1) sits where it does against the memory floor, in the student's words. Whether the extra
@@ -51,7 +51,7 @@ function busySentence(v) {
     ` <b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 CPU 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
 }
 
-/** The roofline's own knee, which may lie below one token. */
+/** The roofline's ridge point (the calibration's: compute time = memory time), which may lie below one token. */
 const modelKnee = (v) => (v.model_knee_k < 1 ? tr('below k = 1', '低于 k = 1') : `k ≈ ${fmt(v.model_knee_k, 1)}`);
 
 function clockSentence(v) {
@@ -70,8 +70,8 @@ function resultHtml(v) {
   const rows = v.rows.map((p) => [p.k, num(p.median_us), num(p.iqr_us), fmt(p.median_us / t1, 2), fmt(p.median_us / v.memory_floor_us, 2)]);
   const size = v.params >= 1e6 ? `${fmt(v.params / 1e6, 1)} M` : `${fmt(v.params / 1e3, 0)} k`;
   return `<p class="numbers">${kneeSentence(v)}</p>`
-    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the roofline’s own knee (peak × bytes / (2 · params · bandwidth · batch)) ${modelKnee(v)}.`,
-      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；屋顶线模型自己的拐点（峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}。`)} ${floorSentence(v)}${busySentence(v)}</p>`
+    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the calibration’s ridge point, where the roofline’s compute time equals its memory time (peak × bytes / (2 · params · bandwidth · batch)), ${modelKnee(v)} — not the red line, which is measured.`,
+      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；按校准算出的屋顶线转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)} ${floorSentence(v)}${busySentence(v)}</p>`
     + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
     + `<p class="numbers">${clockSentence(v)}</p>`;
 }

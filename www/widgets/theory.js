@@ -3,13 +3,18 @@ import { fmt } from '../html.js';
 import { tr } from '../i18n.js';
 import { coreRange, declare } from '../engine.js';
 
+// The intro's formulas, typeset (MathML, as the page's sections write theirs).
+const E = '<math><mi>E</mi><mo>=</mo><mfrac><mrow><mn>1</mn><mo>−</mo><msup><mi>α</mi><mrow><mi>γ</mi><mo>+</mo><mn>1</mn></mrow></msup></mrow><mrow><mn>1</mn><mo>−</mo><mi>α</mi></mrow></mfrac></math>';
+const CAP = '<math><mfrac><mn>1</mn><mrow><mn>1</mn><mo>−</mo><mi>α</mi></mrow></mfrac></math>';
+const SPEEDUP = '<math><mfrac><mi>E</mi><mrow><mi>γ</mi><mi>c</mi><mo>+</mo><mn>1</mn></mrow></mfrac></math>';
+
 export default {
   name: 'theory',
   title: 'How much faster: E, speedup and operations',
-  intro: 'With acceptance α i.i.d. per token, a call yields E = (1 − α^{γ+1})/(1 − α) tokens, capped by 1/(1 − α). '
-    + 'The speedup E/(γc + 1) peaks at an optimal γ; the operations factor shows that speculation spends compute to save time.',
+  intro: 'With acceptance α i.i.d. per token, a call yields ' + E + ' tokens, capped by ' + CAP + '. '
+    + 'The speedup ' + SPEEDUP + ' peaks at an optimal γ; the operations factor shows that speculation spends compute to save time.',
   title_zh: '能快多少：E、加速比与运算量',
-  intro_zh: '每个 token 以 α 的概率独立被接受时，一次调用产生 E = (1 − α^{γ+1})/(1 − α) 个 token，上限 1/(1 − α)。加速比 E/(γc + 1) 在某个最优 γ 处最大；运算量倍数说明推测解码是用算力换时间。',
+  intro_zh: '每个 token 以 α 的概率独立被接受时，一次调用产生 ' + E + ' 个 token，上限 ' + CAP + '。加速比 ' + SPEEDUP + ' 在某个最优 γ 处最大；运算量倍数说明推测解码是用算力换时间。',
   // Lecture §2.5: Leviathan et al. Table 1 and Figure 3, exercise 1.
   presets: [
     { label: 'Table 1 · α 0.8, γ 5, c = ĉ = 0', label_zh: '表 1 · α 0.8，γ 5，c = ĉ = 0', values: { alpha: 0.8, gamma: 5, c: 0, c_hat: 0 }, note: 'speedup 3.69×, operations 1.63×', note_zh: '加速比 3.69×，运算量 1.63×' },

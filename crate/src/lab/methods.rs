@@ -35,6 +35,8 @@ pub struct MethodRow {
     pub draft_calls_per_step: f64,
     /// The draft's time per step over a one-token target call.
     pub c: f64,
+    /// T(n)/T(1): this run's mean verification call over its mean one-token call (plain decoding's).
+    pub verify_over_target: f64,
     /// The lecture's prediction, verification free: E(α, γ)/(γc + 1) for a chain, τ/(1 + c) for
     /// the others.
     pub predicted_speedup: f64,
@@ -97,6 +99,7 @@ async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<
         acceptance_by_depth: acceptance_by_depth(&s_stats.accepted, depth),
         draft_calls_per_step: s_stats.draft_calls as f64 / steps,
         c,
+        verify_over_target: tv / t1,
         predicted_speedup: s_stats.tokens_per_call() / (1.0 + c),
         predicted_speedup_curve: s_stats.tokens_per_call() / (tv / t1 + c),
         measured_speedup: p_us / s_us.max(f64::MIN_POSITIVE),
@@ -153,6 +156,7 @@ pub async fn methods(
             acceptance_by_depth: Vec::new(),
             draft_calls_per_step: r.draft_calls_per_step,
             c: r.c * r.draft_calls_per_step,
+            verify_over_target: r.verify_over_target,
             predicted_speedup: r
                 .predicted_speedup
                 .unwrap_or(r.tokens_per_call / (1.0 + r.c * r.draft_calls_per_step)),

@@ -209,16 +209,17 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
         );
         match r.knee_k {
             Some(k) => {
+                // The measured knee has one name and one definition on the page (T(k) reaches
+                // 1.25·T(1)), apart from the roofline's ridge point, which the text names; the
+                // label sits at the top of the plot, off the curve.
                 ch.vline(k, colors::RED);
-                let t = r
-                    .rows
-                    .iter()
-                    .find(|p| p.k == 1)
-                    .map_or(top, |p| p.median_us * measure::KNEE_RATIO);
                 ch.note(
                     k,
-                    t,
-                    &l.pick(format!("knee k ≈ {k:.0}"), format!("拐点 k ≈ {k:.0}")),
+                    top,
+                    &l.pick(
+                        format!("T(k) = 1.25·T(1) at k ≈ {k:.1}"),
+                        format!("T(k) = 1.25·T(1)：k ≈ {k:.1}"),
+                    ),
                     colors::RED,
                     if k > kmax.sqrt() {
                         Align::End
@@ -309,7 +310,7 @@ mod tests {
     #[test]
     fn the_figure_names_its_lines_in_both_languages() {
         let v = view_of(sample(Some(5.3)), Lang::En);
-        assert!(v.svg.contains("knee k ≈ 5") && v.svg.contains("memory floor"));
+        assert!(v.svg.contains("T(k) = 1.25·T(1) at k ≈ 5.0") && v.svg.contains("memory floor"));
         assert!(v.svg.contains("weight bytes / bandwidth"), "{}", v.svg);
         let zh = view_of(sample(None), Lang::Zh);
         assert!(zh.svg.contains("访存下限") && zh.svg.contains("没有拐点"));
