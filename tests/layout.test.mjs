@@ -102,9 +102,7 @@ function smallTexts(page, min) {
     .map((t) => `${t.widget}: “${t.text}” at ${t.px.toFixed(1)} px`), min);
 }
 
-// todo: the model-free widget's figures (720 px, drawn in its worker) are not yet drawn for their
-// room; every other widget's are, and this test reports the model-free ones until they are.
-test('at 390 px every figure text on the course page is at least 10 CSS px, and every box that scrolls sideways shows a hint and takes focus', { todo: 'model-free figures' }, async () => {
+test('at 390 px every figure text on the course page is at least 10 CSS px, and every box that scrolls sideways shows a hint and takes focus', async () => {
   const { page, errors } = await open(env, '?decoding.prompts=10&modelfree.requests=10', PHONE);
   await decoded(page, 1);
   await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });

@@ -136,7 +136,7 @@ export default {
     return [runBar('mf'), '<p class="note mf-note" hidden></p>', '<div class="dec-result mf-result"></div>', '<div class="plots mf-plot"></div>'];
   },
   after(s, ui, view) {
-    runInWorker(ui, view, 'mf', 'modelfree', params(s), 'modelfree', (v) => {
+    runInWorker(ui, view, 'mf', 'modelfree', { ...params(s), figure_width: ui.figureWidth() }, 'modelfree', (v) => {
       view.querySelector('.mf-plot').innerHTML = v.svg;
       view.querySelector('.mf-result').innerHTML = v.experiment === 'highlight' ? highlightHtml(v.highlight)
         : { table: tableHtml, sweep: sweepHtml, jacobi: jacobiHtml }[v.experiment](v.report);

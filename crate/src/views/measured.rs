@@ -310,7 +310,7 @@ mod tests {
     #[test]
     fn the_figure_names_its_lines_in_both_languages() {
         let v = view_of(sample(Some(5.3)), Lang::En);
-        assert!(v.svg.contains("T(k) = 1.25·T(1) at k ≈ 5.0") && v.svg.contains("memory floor"));
+        assert!(v.svg.contains("T(k) = 1.25·T(1) at k ≈ 5.3") && v.svg.contains("memory floor"));
         assert!(v.svg.contains("weight bytes / bandwidth"), "{}", v.svg);
         let zh = view_of(sample(None), Lang::Zh);
         assert!(zh.svg.contains("访存下限") && zh.svg.contains("没有拐点"));

@@ -10,7 +10,7 @@ use crate::error::Named;
 use crate::i18n::Lang;
 use crate::lab::modelfree::{self as ex, Highlight, Row, TableReport};
 use crate::model::Models;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -32,6 +32,9 @@ pub struct ModelfreeParams {
     pub window: usize,
     /// The language of the figures' texts.
     pub lang: Lang,
+    /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
+    /// are drawn for it rather than scaled down, so that their labels keep their size.
+    pub figure_width: Option<u32>,
 }
 
 impl Default for ModelfreeParams {
@@ -48,6 +51,7 @@ impl Default for ModelfreeParams {
             request: 5,
             window: 6,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -111,7 +115,7 @@ pub async fn modelfree_view(
     match p.experiment.as_str() {
         "table" => {
             let r = ex::table(models, s.requests, s.budget, s.seed, clock, progress).await?;
-            view.svg = table_svg(&r, p.lang);
+            view.svg = table_svg(&r, p.lang, p.figure_width);
             view.report = serde_json::to_value(&r).expect("reports serialise");
         }
         "sweep" => {
@@ -126,7 +130,7 @@ pub async fn modelfree_view(
                 models, s.workload, s.drafter, s.requests, s.seed, clock, progress,
             )
             .await?;
-            view.svg = sweep_svg(&rows, p.lang);
+            view.svg = sweep_svg(&rows, p.lang, p.figure_width);
             view.report = serde_json::json!({ "rows": rows });
         }
         "jacobi" => {
@@ -134,7 +138,7 @@ pub async fn modelfree_view(
                 models, s.workload, p.window, s.requests, s.seed, clock, progress,
             )
             .await?;
-            view.svg = jacobi_svg(&rows, p.lang);
+            view.svg = jacobi_svg(&rows, p.lang, p.figure_width);
             view.report = serde_json::json!({ "rows": rows.iter().map(|(n, r)| serde_json::json!({"init": n, "row": r})).collect::<Vec<_>>() });
         }
         "highlight" => {
@@ -178,7 +182,8 @@ const DRAFTER_NAMES_ZH: [&str; 5] = [
 ];
 
 /// Tokens per call, a group of bars per workload, draft B γ 6 as a line over LikesWorld.
-fn table_svg(r: &TableReport, l: Lang) -> String {
+fn table_svg(r: &TableReport, l: Lang, room: Option<u32>) -> String {
+    let w = figure_width(640, room);
     let kinds: Vec<Kind> = Kind::ALL
         .into_iter()
         .filter(|k| r.rows.iter().any(|x| x.workload == *k))
@@ -191,7 +196,7 @@ fn table_svg(r: &TableReport, l: Lang) -> String {
         .fold(1.0f64, f64::max)
         .ceil();
     render(
-        640,
+        w,
         320,
         l.pick(
             "Tokens per target call by drafter and workload",
@@ -208,7 +213,7 @@ fn table_svg(r: &TableReport, l: Lang) -> String {
             };
             let ch = Chart::new(
                 cv,
-                (70, 40, 620, 250),
+                (70, 40, w as i32 - 20, 250),
                 Scale::categories(kinds.len()),
                 Scale::linear(0.0, top),
                 &labels,
@@ -257,7 +262,10 @@ fn table_svg(r: &TableReport, l: Lang) -> String {
 }
 
 /// Tokens per call and the accepted fraction of verified nodes against the node budget.
-fn sweep_svg(rows: &[Row], l: Lang) -> String {
+fn sweep_svg(rows: &[Row], l: Lang, room: Option<u32>) -> String {
+    // Two panels side by side, each half of the room.
+    let w = figure_width(720, room);
+    let half = w as i32 / 2;
     let top = rows
         .iter()
         .map(|r| r.tokens_per_call)
@@ -271,10 +279,10 @@ fn sweep_svg(rows: &[Row], l: Lang) -> String {
         l.pick("node budget", "节点预算"),
         l.pick("tokens per call", "每次调用的 token 数"),
     );
-    render(720, 300, label, |cv| {
+    render(w, 300, label, |cv| {
         let left = Chart::new(
             cv,
-            (60, 40, 340, 240),
+            (60, 40, half - 20, 240),
             Scale::log(1.0, BUDGET.max),
             Scale::linear(0.0, top),
             &Labels {
@@ -285,7 +293,7 @@ fn sweep_svg(rows: &[Row], l: Lang) -> String {
         );
         let right = Chart::new(
             cv,
-            (420, 40, 700, 240),
+            (half + 60, 40, w as i32 - 20, 240),
             Scale::log(1.0, BUDGET.max),
             Scale::linear(0.0, 1.0),
             &Labels {
@@ -323,14 +331,15 @@ fn sweep_svg(rows: &[Row], l: Lang) -> String {
 }
 
 /// Tokens per call of Jacobi from each start, and of Lookahead.
-fn jacobi_svg(rows: &[(String, Row)], l: Lang) -> String {
+fn jacobi_svg(rows: &[(String, Row)], l: Lang, room: Option<u32>) -> String {
+    let w = figure_width(520, room);
     let top = rows
         .iter()
         .map(|(_, r)| r.tokens_per_call)
         .fold(1.0f64, f64::max)
         .ceil();
     render(
-        520,
+        w,
         280,
         l.pick(
             "Jacobi decoding: tokens per call by initial guess",
@@ -339,7 +348,7 @@ fn jacobi_svg(rows: &[(String, Row)], l: Lang) -> String {
         |cv| {
             let ch = Chart::new(
                 cv,
-                (70, 40, 500, 220),
+                (70, 40, w as i32 - 20, 220),
                 Scale::categories(rows.len()),
                 Scale::linear(0.0, top),
                 &Labels {
