@@ -48,7 +48,8 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   assert.match(await text(page, '[data-widget="exercises"] .ex-statement'), /每步平均产生多少 token/);
   await page.fill('[data-widget="exercises"] input[data-part="0"]', '9');
   await page.click('[data-widget="exercises"] button[type="submit"]');
-  assert.match(await text(page, '[data-widget="exercises"] .ex-says'), /9 偏大。前 i 个草稿全部通过的概率是 α\^i/);
+  assert.match(await text(page, '[data-widget="exercises"] .ex-says'), /9 偏大。前 i 个草稿全部通过的概率是 αi/);
+  assert.match(await page.$eval('[data-widget="exercises"] .ex-says', (e) => e.innerHTML), /α<sup>i<\/sup>/);
   // No English prose is visible: every [data-lang="en"] is hidden.
   assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
   // Remembered: a new visit is in Chinese; the switch goes back.

@@ -71,6 +71,9 @@ test('queue: the decoding widget’s wall-clock report says that nothing else ra
 
 test('queue: a newer job on a channel supersedes one still waiting; a timed job waits for the jobs running before it, and jobs started during it wait for it', async () => {
   const { page, errors } = await open(env, '');
+  // The page's own jobs (decoding, model-free, LikesWorld's latencies) first, so that the jobs
+  // below wait only for each other.
+  await page.waitForFunction(() => { const h = window.specdec.health(); return h.running === 0 && h.waiting === 0; }, null, { timeout: 180_000 });
   const r = await page.evaluate(async () => {
     const { runJob } = await import('./engine.js');
     const order = [];

@@ -1,7 +1,8 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
 import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
-import { mount, flushUrl } from './widget.js';
+import { mount } from './widget.js';
+import { flushUrl } from './url.js';
 import { applyLang, wireSwitch, tr } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
 

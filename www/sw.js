@@ -7,7 +7,7 @@
 const CACHE = 'specdec-playground-v1';
 const SHELL = [
   './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
-  'app.js', 'engine.js', 'widget.js', 'html.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'specdec-widget.js', 'docs.js', 'version.js',
+  'app.js', 'engine.js', 'widget.js', 'url.js', 'html.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'specdec-widget.js', 'docs.js', 'version.js',
   'widgets/index.js', 'widgets/roofline.js', 'widgets/measured.js', 'widgets/theory.js', 'widgets/exactness.js', 'widgets/multidraft.js',
   'widgets/tree.js', 'widgets/likesworld.js', 'widgets/decoding.js', 'widgets/modelfree.js', 'widgets/exercises.js',
   'pkg/specdec.js', 'pkg/specdec_bg.wasm',

@@ -13,6 +13,7 @@ import { call, PanicError } from './engine.js';
 import { inLang, lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
 import { escapeHtml } from './html.js';
+import { urlPrefix, shareUrl, syncUrl } from './url.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -54,9 +55,9 @@ function parseValue(c, raw) {
 // typed as well as when it is read from a URL or an attribute: at most TEXT_MAX characters, and at
 // most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
 // server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
-// so the eight text controls of the course page together stay under 5 KB, however they are typed.
+// so the thirteen text controls of the course page together stay under 6.5 KB, however they are typed.
 export const TEXT_MAX = 500;
-const TEXT_URL_MAX = 600;
+const TEXT_URL_MAX = 500;
 const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
 
 /** `raw` cut to the cap, never inside a character: { text, cut }. */
@@ -78,15 +79,6 @@ export function cutNote(c, text) {
   const n = [...text].length;
   return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${TEXT_MAX}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
     `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${TEXT_MAX} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
-}
-
-/**
- * What this widget's controls are called in the page's URL: `decoding.gamma`, or with
- * data-prefix="s6" `s6.gamma` (a second widget of one kind on the page keeps its own state), or
- * plain `gamma` in embed.html.
- */
-function urlPrefix(root, widget) {
-  return root.dataset.params === 'plain' ? '' : `${root.dataset.prefix ?? widget.name}.`;
 }
 
 /**
@@ -453,53 +445,4 @@ function update(view, chunks) {
     }
   });
   parts.slice(chunks.length).forEach((p) => p.remove());
-}
-
-/**
- * The link that reopens this widget alone (embed.html) as it is now: its state and how it is
- * shown (hidden controls, compact, the language, whether it waits for Run), which embed.html
- * reads from its URL as a <specdec-widget> reads them from its attributes.
- */
-function shareUrl(widget, state, { hiddenKeys, compact, controls, language, autorun, element }) {
-  // Beside this script: right on the course page and in a custom element on another site alike.
-  const u = new URL('embed.html', import.meta.url);
-  u.search = '';
-  u.searchParams.set('widget', widget.name);
-  for (const c of widget.controls) u.searchParams.set(c.key, String(state[c.key]));
-  if (hiddenKeys.size) u.searchParams.set('hide', [...hiddenKeys].join(','));
-  if (!controls) u.searchParams.set('controls', '0');
-  if (compact) u.searchParams.set('compact', '1');
-  if (!autorun) u.searchParams.set('autorun', '0');
-  // A link shared from the Chinese page opens in Chinese; one shared from an element, in the
-  // element's language, whichever the reader's browser remembers.
-  if (language === 'zh' || element) u.searchParams.set('lang', language);
-  return u.toString();
-}
-
-// The URL follows the state at most every URL_EVERY_MS (the first change at once, the last one
-// always): browsers throttle history.replaceState and drop updates past ~100 per 10 s, which a
-// dragged slider exceeds.
-const URL_EVERY_MS = 200;
-const urlPending = new Map(); // root → { widget, state }
-let urlTimer = null;
-let urlLast = -Infinity;
-
-function syncUrl(widget, state, root) {
-  urlPending.set(root, { widget, state });
-  const wait = urlLast + URL_EVERY_MS - performance.now();
-  if (wait <= 0) flushUrl();
-  else urlTimer ??= setTimeout(flushUrl, wait);
-}
-
-/** Writes any state change still waiting for the URL (before the page reloads, say). */
-export function flushUrl() {
-  urlTimer = null;
-  urlLast = performance.now();
-  const u = new URL(location.href);
-  for (const [root, { widget, state }] of urlPending) {
-    const prefix = urlPrefix(root, widget);
-    for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
-  }
-  urlPending.clear();
-  history.replaceState(null, '', u);
 }
