@@ -73,7 +73,7 @@ test('formulas are typeset: the theory intro in MathML, exercise 1’s hint and 
 });
 
 test('§5 and §6 each answer their question with a widget of their own, which waits for Run and says what it costs', async () => {
-  const { page, errors } = await open(env, '?s6.target_width=1&s6.prompts=2');
+  const { page, errors } = await open(env, '?s6.target_width=1&s6.prompts=10');
   const [S5, S6] = ['#s5 [data-widget="decoding"]', '#s6 [data-widget="decoding"]'];
   assert.match(await text(page, '#s5 h2'), /Medusa|EAGLE/);
   assert.match(await text(page, '#s5 .explain'), /§5\.1 Medusa.*§5\.2 EAGLE/);

@@ -134,6 +134,9 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The least room a legend keeps right of where it starts (see [`Canvas::legend`]).
+const LEGEND_ROOM: i32 = 200;
+
 impl Canvas<'_> {
     pub fn line(&self, points: &[(i32, i32)], color: RGBColor, width: u32) {
         if points.len() >= 2 {
@@ -213,8 +216,15 @@ impl Canvas<'_> {
     /// when the next entry would pass the figure's right edge; an entry too long for a row of its
     /// own wraps its name. The figure grows to hold the rows.
     pub fn legend(&self, at: (i32, i32), entries: &[(&str, RGBColor)]) {
-        let (mut x, mut y) = at;
         let right = self.width - MARGIN;
+        // A legend placed for a wide figure (right of the middle) starts at the left margin in a
+        // narrow one, rather than wrapping each name into a column a few letters wide.
+        let at = if right - at.0 < LEGEND_ROOM {
+            (at.0.min(MARGIN), at.1)
+        } else {
+            at
+        };
+        let (mut x, mut y) = at;
         for (name, color) in entries {
             let lines = wrap(name, LEGEND_PX, right - at.0 - SWATCH);
             let wide = lines
@@ -468,6 +478,18 @@ pub(crate) mod tests {
 
     /// A title and legend too long for a narrow figure, English and Chinese, stay inside it; the
     /// figure grows to hold a legend that wrapped.
+    #[test]
+    fn a_legend_placed_for_a_wide_figure_starts_at_the_left_in_a_narrow_one() {
+        // Placed at x 300 for a 560 px figure; at 320 px it would leave 14 px for "target p".
+        let svg = render(MIN_WIDTH, 200, "figure", |cv| {
+            cv.legend(
+                (300, 190),
+                &[("target p", colors::BLUE), ("correct", colors::ORANGE)],
+            );
+        });
+        assert!(svg.contains("<rect x=\"6\" y=\"185\""), "{svg}");
+    }
+
     #[test]
     fn titles_and_legends_stay_inside_a_narrow_figure() {
         let w = MIN_WIDTH;
