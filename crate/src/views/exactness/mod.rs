@@ -4,18 +4,20 @@
 //! the distributions side by side, Monte Carlo against its 1/√n noise floor, and α against
 //! temperature for two shapes of distribution.
 
+mod figures;
+
 use crate::error::Named;
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
-use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
 use crate::toy::enumerate::{
     exact_distribution, exact_distribution_over, expected_tokens_per_call, Strategy,
 };
 use crate::toy::montecarlo::{empirical, noise_floor, tv_curve};
-use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
 use crate::toy::{ToyConfig, ToyLm, HORIZON};
+use figures::{side_by_side, temperature_chart, tv_bars};
 
 /// Draft tokens of the exactness lab.
 pub const GAMMA: Range = Range::new("gamma", 1.0, MAX_GAMMA as f64).shown_as("γ");
@@ -256,176 +258,6 @@ fn coverage(window: usize, gamma: u32, toy: &ToyConfig, l: Lang) -> String {
             "Verdicts cover the first {window} output tokens of {world}, enumerated exactly; nothing beyond them is claimed. {reach}"
         ),
         format!("判定只覆盖{world}输出的前 {window} 个 token（精确枚举），不对更后面的 token 作任何断言。{reach}"),
-    )
-}
-
-fn tv_bars(
-    tvs: &[VariantTv],
-    gamma: u32,
-    window: usize,
-    selected: Variant,
-    l: Lang,
-    w: u32,
-) -> String {
-    let label = l.pick(
-        format!("Exact total variation to the target of each sampler at gamma {gamma} over the first {window} tokens"),
-        format!("γ = {gamma} 时各采样规则前 {window} 个 token 与目标分布的精确总变差"),
-    );
-    render(w, 280, &label, |cv| {
-        let title = l.pick(
-            format!("Exact TV to the target, first {window} tokens, γ = {gamma}"),
-            format!("与目标分布的精确 TV，前 {window} 个 token，γ = {gamma}"),
-        );
-        let labels = Labels {
-            title: &title,
-            x: "",
-            y: l.pick("TV (log)", "TV（对数）"),
-        };
-        let ch = Chart::new(
-            cv,
-            (60, 40, w as i32 - 20, 200),
-            Scale::categories(tvs.len()),
-            Scale::log(1e-17, 1.0),
-            &labels,
-        );
-        for (i, t) in tvs.iter().enumerate() {
-            let x = i as f64;
-            let color = if t.variant == selected.name() {
-                colors::ORANGE
-            } else if t.verdict == Verdict::Exact {
-                colors::TEAL
-            } else {
-                colors::GREY
-            };
-            // Exact zero has no logarithm: draw it on the axis floor.
-            ch.bar(x + 0.15, x + 0.85, t.tv.max(1e-17), color);
-            ch.note(
-                x + 0.5,
-                t.tv.max(1e-17),
-                &format!("{:.2e}", t.tv),
-                colors::INK,
-                Align::Middle,
-            );
-        }
-        let names: Vec<String> = tvs
-            .iter()
-            .map(|t| t.variant.replacen('-', "-\n", 1))
-            .collect();
-        ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
-        ch.hline(EXACT_TV, colors::RED);
-        ch.note(
-            tvs.len() as f64,
-            EXACT_TV,
-            l.pick("1e-12: exact", "1e-12：精确"),
-            colors::RED,
-            Align::End,
-        );
-    })
-}
-
-fn side_by_side(
-    target: &[f64],
-    other: &[f64],
-    window: usize,
-    variant: Variant,
-    l: Lang,
-    w: u32,
-) -> String {
-    let mut rank: Vec<usize> = (0..target.len()).collect();
-    rank.sort_by(|&a, &b| target[b].total_cmp(&target[a]));
-    let shown = 40;
-    let top = rank
-        .iter()
-        .take(shown)
-        .map(|&i| target[i].max(other[i]))
-        .fold(0.0, f64::max)
-        * 1.1;
-    let name = variant.name();
-    let label = l.pick(
-        format!("The {shown} most likely {window}-token outputs under the target and under {name}"),
-        format!("目标分布和 {name} 下最可能的 {shown} 个 {window}-token 输出"),
-    );
-    let title = l.pick(
-        format!("Most likely first-{window}-token outputs: target vs sampler"),
-        format!("最可能的前 {window} 个 token 输出：目标 vs 采样规则"),
-    );
-    render(w, 280, &label, |cv| {
-        let labels = Labels {
-            title: &title,
-            x: l.pick(
-                "output sequence (by target probability)",
-                "输出序列（按目标概率排序）",
-            ),
-            y: l.pick("probability", "概率"),
-        };
-        let ch = Chart::new(
-            cv,
-            (60, 40, w as i32 - 20, 230),
-            Scale::linear(0.0, shown as f64),
-            Scale::linear(0.0, top),
-            &labels,
-        );
-        for (i, &s) in rank.iter().take(shown).enumerate() {
-            ch.bar(i as f64 + 0.1, i as f64 + 0.9, target[s], colors::BLUE);
-        }
-        let pts: Vec<(f64, f64)> = rank
-            .iter()
-            .take(shown)
-            .enumerate()
-            .map(|(i, &s)| (i as f64 + 0.5, other[s]))
-            .collect();
-        ch.dots(&pts, colors::ORANGE, 3);
-        cv.legend(
-            (300, 275),
-            &[
-                (l.pick("target p", "目标 p"), colors::BLUE),
-                (name, colors::ORANGE),
-            ],
-        );
-    })
-}
-
-fn temperature_chart(l: Lang, w: u32) -> String {
-    let temps: Vec<f64> = (0..=40).map(|i| 0.1 + 2.9 * f64::from(i) / 40.0).collect();
-    render(
-        w,
-        260,
-        l.pick(
-            "Acceptance rate against temperature for a flat and a peaked distribution",
-            "平坦分布和尖峰分布的接受率随温度的变化",
-        ),
-        |cv| {
-            let labels = Labels {
-                title: l.pick(
-                    "α against temperature (demo 02.5)",
-                    "α 随温度的变化（演示 02.5）",
-                ),
-                x: l.pick("temperature T", "温度 T"),
-                y: "α = Σ min(p_T, q_T)",
-            };
-            let ch = Chart::new(
-                cv,
-                (60, 40, w as i32 - 20, 210),
-                Scale::linear(0.0, 3.0),
-                Scale::linear(0.0, 1.0),
-                &labels,
-            );
-            for (shape, color) in SHAPES.iter().zip([colors::TEAL, colors::PURPLE]) {
-                let a = acceptance_vs_temperature(shape, &temps);
-                let pts: Vec<(f64, f64)> = temps.iter().copied().zip(a).collect();
-                ch.polyline(&pts, color, 2);
-            }
-            cv.legend(
-                (w as i32 / 2 + 20, 255),
-                &[
-                    (l.pick("flat: α rises", "平坦：α 上升"), colors::TEAL),
-                    (
-                        l.pick("peaked + tail: α falls", "尖峰 + 长尾：α 下降"),
-                        colors::PURPLE,
-                    ),
-                ],
-            );
-        },
     )
 }
 
