@@ -184,6 +184,7 @@ fn noun_zh(what: &str) -> &str {
         "model" => "模型",
         "model weights" => "模型权重",
         "ndarray backend" => "ndarray 后端",
+        "parallelism" => "并行方式",
         "paths" => "路径",
         "step-through" => "逐步查看方式",
         "stochastic verification" => "随机验证方式",

@@ -1,5 +1,5 @@
 // Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
-import { fmt } from '../html.js';
+import { escapeHtml, fmt } from '../html.js';
 import { tr } from '../i18n.js';
 import { coreRange, declare } from '../engine.js';
 
@@ -19,23 +19,38 @@ export default {
   title: 'Why verification is almost free: the roofline',
   intro: 'One decoding step in which each of B requests processes k tokens against a context of L. '
     + 'At batch 1 the step is memory-bound and k barely matters; at large batch the compute roof arrives early. '
-    + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α.',
+    + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α. '
+    + 'The target can also run on t GPUs of a node (tensor parallel), across p nodes (pipeline stages), or with its weights in the host’s memory (offloaded), as SpecInfer serves it (§1.1, §4.6).',
   title_zh: '为什么验证几乎不要钱：屋顶线模型',
-  intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）。',
+  intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）。目标模型也可以像 SpecInfer 那样部署：节点内 t 块 GPU 张量并行、跨 p 个节点流水线并行，或者把权重放在主机内存里卸载（§1.1、§4.6）。',
   // Lecture §1.2, §2.5 (demos 1, 4, 5) and exercise 4.
   presets: [
     { label: 'Demo 1 · OPT-13B, batch 32, context 512', label_zh: '演示 1 · OPT-13B，批大小 32，上下文 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
       note: 'k = 4: 26.90 ms, still memory-bound; k = 8 is compute-bound', note_zh: 'k = 4：26.90 ms，仍然访存受限；k = 8 已经算力受限' },
     { label: 'Demo 4 · overhead 0.2 ms: c ≈ 0.02', label_zh: '演示 4 · 固定开销 0.2 ms：c ≈ 0.02', values: { batch: 0, context: 9, overhead: 0.2 }, note: 'CUDA Graphs or a mega-kernel cut the fixed cost', note_zh: 'CUDA Graphs 或 mega-kernel 削减固定开销' },
     { label: 'Demo 5 · heat map at α = 0.8', label_zh: '演示 5 · α = 0.8 的热力图', values: { alpha: 0.8, overhead: 1.5 }, note: 'the best γ per batch × context', note_zh: '每个批大小 × 上下文的最优 γ' },
+    // Lecture §1.1, §4.6: the target on many GPUs, or its weights in the host's memory.
+    { label: '§1.1 · LLaMA-2-70B on 4 × A100 (tensor parallel)', label_zh: '§1.1 · LLaMA-2-70B 在 4 块 A100 上（张量并行）', values: { gpu: 'a100-40gb', target: 'llama2-70b', draft: 'llama-68m', batch: 2, context: 11, k: 1, tp: '4' },
+      note: 'the lecture measured 2% of the compute and 76% of the bandwidth; the model: batch 4, context 2048', note_zh: '讲义实测：算力利用率 2%、显存带宽 76%；模型取批 4、上下文 2048' },
+    { label: '§4.6 · two nodes: tp 4 × pp 2', label_zh: '§4.6 · 两个节点：tp 4 × pp 2', values: { gpu: 'a100-40gb', target: 'llama2-70b', draft: 'llama-68m', batch: 4, context: 11, k: 1, tp: '4', pp: '2', micro: '2' },
+      note: 'every step crosses the network and waits for the pipeline: fewer steps, fewer rounds', note_zh: '每一步都要跨网络、等流水线：步数少了，通信轮数也少了' },
+    { label: '§4.6 · offloading: OPT-30B on one A10', label_zh: '§4.6 · 卸载：OPT-30B 在一块 A10 上', values: { gpu: 'a10', target: 'opt-30b', draft: 'opt-125m', batch: 0, context: 9, k: 1, weights: 'host' },
+      note: '60 GB of weights cross PCIe every step, whatever k is: speculation gains most', note_zh: '60 GB 权重每步都要经 PCIe 搬一遍，与 k 无关：推测解码收益最大' },
   ],
   controls: [
     { key: 'gpu', label: 'GPU', label_zh: 'GPU', type: 'select', value: 'a100-40gb', options: [
-      ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4']] },
+      ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4'], ['a10', 'A10']] },
     { key: 'target', label: 'target', label_zh: '目标模型', type: 'select', value: 'opt-13b', options: [
-      ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B']] },
+      ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B'],
+      ['llama2-7b', 'LLaMA-2-7B'], ['llama2-13b', 'LLaMA-2-13B'], ['llama2-70b', 'LLaMA-2-70B']] },
     { key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m', options: [
-      ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B']] },
+      ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B'], ['llama-68m', 'LLaMA-68M']] },
+    // The target's deployment (every listed target's heads and layers divide these).
+    { key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1', options: [['1', '1 GPU'], ['2', '2'], ['4', '4'], ['8', '8']] },
+    { key: 'pp', label: 'pipeline stages p', label_zh: '流水线级数 p', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4']] },
+    { key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4'], ['8', '8']] },
+    { key: 'weights', label: 'weights', label_zh: '权重', type: 'select', value: 'gpu', options: [['gpu', 'on the GPUs'], ['host', 'offloaded to host']],
+      options_zh: [['gpu', '在 GPU 上'], ['host', '卸载到主机内存']] },
     // The sliders' ranges and defaults are the core's (`presets`: roofline.rs's and views/roofline.rs's
     // ranges, RooflineParams' defaults).
     declare({ key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('batch', 'heat_batches')),
@@ -50,15 +65,18 @@ export default {
     const v = ui.call('roofline', {
       gpu: s.gpu, target: s.target, draft: s.draft, batch: pow2(s.batch), context: pow2(s.context),
       k: Number(s.k), overhead_ms: Number(s.overhead), alpha: Number(s.alpha),
+      tp: Number(s.tp), pp: Number(s.pp), micro_batches: Number(s.micro), offload: s.weights === 'host',
     });
-    const st = v.step;
+    const st = v.served;
+    const bound = { memory: ['memory', '访存'], compute: ['compute', '算力'], communication: ['communication', '通信'], transfer: ['transfer', '搬运'] }[st.bound];
     return [
-      tr(`<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${st.bound}-bound</b>;
-        intensity ${st.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
+      tr(`<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${bound[0]}-bound</b>;
+        intensity ${v.step.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
         c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`,
-      `<p class="numbers">每步 <b>${st.time_ms.toFixed(2)} ms</b>，<b>${st.bound === 'memory' ? '访存受限' : '算力受限'}</b>；
-        算术强度 ${st.intensity.toFixed(1)} FLOP/B（拐点 ${v.knee.toFixed(1)}）；
+      `<p class="numbers">每步 <b>${st.time_ms.toFixed(2)} ms</b>，<b>${bound[1]}受限</b>；
+        算术强度 ${v.step.intensity.toFixed(1)} FLOP/B（拐点 ${v.knee.toFixed(1)}）；
         草稿模型 c = ${fmt(v.c)}；此处最优 γ ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`),
+      `<p class="numbers deployed">${escapeHtml(v.deployed)}</p>`,
       `<div class="plots">${v.svg}</div>`,
       [v.svg_heat, v.svg_heat_marker],
     ];

@@ -1,12 +1,14 @@
 //! The roofline explorer (lecture §1.2, §2.5, demos 1/4/5): one step's time against k with its
 //! memory and compute parts, the cost ratio c of the draft, and the demo-5 heat map of the
-//! optimal γ over batch × context.
+//! optimal γ over batch × context. The target can be deployed on many GPUs (tensor and pipeline
+//! parallel, §1.1, §4.6) or offloaded to the host's memory: the step, the heat map and the
+//! utilisation line follow.
 
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
 use crate::plot::{colors, figure_width, render, render_overlay, Align, Chart, Labels, Scale};
-use crate::roofline::{self, Cell, Pair, Step, Workload};
+use crate::roofline::{self, Cell, Deployment, Limit, Pair, Served, Step, Workload};
 
 /// The acceptance rate of the heat map.
 pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
@@ -23,6 +25,12 @@ pub struct RooflineParams {
     pub overhead_ms: f64,
     /// α used for the heat map's optimal γ.
     pub alpha: f64,
+    /// The target's deployment: tensor-parallel GPUs, pipeline stages, micro-batches, and the
+    /// weights offloaded to the host's memory.
+    pub tp: u32,
+    pub pp: u32,
+    pub micro_batches: u32,
+    pub offload: bool,
     /// The language of the figures' texts.
     pub lang: Lang,
     /// The room the page has for a figure, in CSS px (none: each figure's own width): figures
@@ -41,6 +49,10 @@ impl Default for RooflineParams {
             k: 4,
             overhead_ms: roofline::DEFAULT_OVERHEAD_MS,
             alpha: 0.8,
+            tp: 1,
+            pp: 1,
+            micro_batches: 1,
+            offload: false,
             lang: Lang::En,
             figure_width: None,
         }
@@ -49,7 +61,13 @@ impl Default for RooflineParams {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RooflineView {
+    /// The step on one GPU (its intensity is the step's whatever the deployment).
     pub step: Step,
+    /// The step on the deployment (one GPU: the same time and roof as `step`).
+    pub served: Served,
+    pub deployment: Deployment,
+    /// What the deployment does: GPUs, communication, utilisation, memory, in the page's language.
+    pub deployed: String,
     pub knee: f64,
     /// c of the draft against the target at this batch and context (k = 1).
     pub c: f64,
@@ -71,18 +89,27 @@ pub const K_AXIS: u32 = 64;
 
 pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     let gpu = roofline::gpu(&params.gpu)?;
+    let target = roofline::model(&params.target)?;
+    let (tp, pp, m) = (params.tp, params.pp, params.micro_batches);
     let pair = Pair {
-        gpu,
-        draft: roofline::model(&params.draft)?,
-        target: roofline::model(&params.target)?,
-        overhead_ms: params.overhead_ms,
+        deployment: Deployment::new(&target, tp, pp, m, params.offload)?,
+        ..Pair::single(
+            gpu,
+            roofline::model(&params.draft)?,
+            target,
+            params.overhead_ms,
+        )
     };
     let w = Workload::new(params.batch, params.context, params.k, params.overhead_ms)?;
     let alpha = ALPHA.check(params.alpha)?;
     let step = roofline::step(&gpu, &pair.target, &w);
+    let served = pair.target_step(w.batch, w.context, w.k);
     let heat = pair.heat_map(&HEAT_BATCHES, &HEAT_CONTEXTS, alpha);
     Ok(RooflineView {
         step,
+        served,
+        deployment: pair.deployment,
+        deployed: deployed(&pair, &w, &served, params.lang),
         knee: gpu.knee(),
         c: pair.cost_ratio(w.batch, w.context),
         optimal: pair.optimal_gamma(w.batch, w.context, alpha, 16),
@@ -92,7 +119,7 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
             params.lang,
             figure_width(560, params.figure_width),
         ),
-        svg_heat: heat_svg(&heat, alpha, params.lang),
+        svg_heat: heat_svg(&heat, alpha, &pair, params.lang),
         svg_heat_marker: heat_marker(&w, params.lang),
         batches: HEAT_BATCHES.to_vec(),
         contexts: HEAT_CONTEXTS.to_vec(),
@@ -100,28 +127,103 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     })
 }
 
+/// How `d` reads in a title: "4 × A100-40GB (tp 4)", "A10, weights offloaded".
+fn on_gpus(pair: &Pair, l: Lang) -> String {
+    let (d, g) = (pair.deployment, pair.gpu.label);
+    let mut on = match (d.tp, d.pp) {
+        (1, 1) => g.to_string(),
+        (t, 1) => format!("{t} × {g} (tp {t})"),
+        (t, p) => format!("{} × {g} (tp {t} × pp {p})", t * p),
+    };
+    if d.offload {
+        on += l.pick(", weights offloaded", "，权重卸载到主机");
+    }
+    on
+}
+
+/// The words for what limits a step.
+pub fn limit_words(limit: Limit, l: Lang) -> &'static str {
+    match limit {
+        Limit::Memory => l.pick("memory-bound", "访存受限"),
+        Limit::Compute => l.pick("compute-bound", "算力受限"),
+        Limit::Communication => l.pick("communication-bound", "通信受限"),
+        Limit::Transfer => l.pick(
+            "transfer-bound (weights over PCIe)",
+            "搬运受限（权重走 PCIe）",
+        ),
+    }
+}
+
+/// The deployment's line: GPUs, communication, transfer, bubble, utilisation, memory per GPU.
+fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
+    let d = pair.deployment;
+    let (cu, bu) = (
+        s.compute_utilisation * 100.0,
+        s.bandwidth_utilisation * 100.0,
+    );
+    let (held, cap) = (s.memory_per_gpu_gb, pair.gpu.memory_gb);
+    let mut parts = Vec::new();
+    if d.tp > 1 || d.pp > 1 {
+        let m = d.micro_batches.min(w.batch);
+        parts.push(l.pick(
+            format!(
+                "{} GPUs: communication {:.2} ms of the step, pipeline bubble {:.0}% ({m} micro-batches)",
+                s.gpus,
+                s.comm_ms,
+                s.bubble * 100.0
+            ),
+            format!(
+                "{} 块 GPU：通信占每步 {:.2} ms，流水线气泡 {:.0}%（{m} 个微批）",
+                s.gpus,
+                s.comm_ms,
+                s.bubble * 100.0
+            ),
+        ));
+    }
+    if d.offload {
+        parts.push(l.pick(
+            format!("the weights cross PCIe in {:.1} ms a step", s.transfer_ms),
+            format!("权重每步经 PCIe 搬运 {:.1} ms", s.transfer_ms),
+        ));
+    }
+    parts.push(l.pick(
+        format!("utilisation: compute {cu:.1}%, memory bandwidth {bu:.1}%"),
+        format!("利用率：算力 {cu:.1}%，显存带宽 {bu:.1}%"),
+    ));
+    parts.push(if s.fits {
+        l.pick(
+            format!("{held:.1} GB per GPU of {cap} GB"),
+            format!("每块 GPU {held:.1} GB（共 {cap} GB）"),
+        )
+    } else {
+        l.pick(
+            format!("{held:.1} GB per GPU does not fit {cap} GB: add GPUs or offload the weights"),
+            format!("每块 GPU 要 {held:.1} GB，放不进 {cap} GB：加 GPU，或把权重卸载到主机"),
+        )
+    });
+    parts.join(l.pick("; ", "；"))
+}
+
 fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
     let kmax = K_AXIS.max(w.k);
-    let steps: Vec<(f64, Step)> = (1..=kmax)
-        .map(|k| {
-            (
-                f64::from(k),
-                roofline::step(&pair.gpu, &pair.target, &Workload { k, ..*w }),
-            )
-        })
+    let steps: Vec<(f64, Served)> = (1..=kmax)
+        .map(|k| (f64::from(k), pair.target_step(w.batch, w.context, k)))
         .collect();
-    let total: Vec<(f64, f64)> = steps.iter().map(|(k, s)| (*k, s.time_ms)).collect();
-    let mem: Vec<(f64, f64)> = steps
-        .iter()
-        .map(|(k, s)| (*k, s.memory_ms + w.overhead_ms))
-        .collect();
-    let comp: Vec<(f64, f64)> = steps
-        .iter()
-        .map(|(k, s)| (*k, s.compute_ms + w.overhead_ms))
-        .collect();
+    let d = pair.deployment;
+    // The pipeline's stage rounds: the roofs are each GPU's, once per round.
+    let rounds = f64::from(d.micro_batches.min(w.batch) + d.pp - 1);
+    let line = |f: &dyn Fn(&Served) -> f64| -> Vec<(f64, f64)> {
+        steps.iter().map(|(k, s)| (*k, f(s))).collect()
+    };
+    let total = line(&|s| s.time_ms);
+    let mem = line(&|s| rounds * s.memory_ms + w.overhead_ms);
+    let comp = line(&|s| rounds * s.compute_ms + w.overhead_ms);
+    let comm = line(&|s| s.comm_ms + w.overhead_ms);
+    let transfer = line(&|s| s.transfer_ms + w.overhead_ms);
     let top = total.iter().map(|t| t.1).fold(0.0, f64::max) * 1.1;
-    let now = roofline::step(&pair.gpu, &pair.target, w);
-    let (t, g, b, c) = (pair.target.label, pair.gpu.label, w.batch, w.context);
+    let now = pair.target_step(w.batch, w.context, w.k);
+    let (t, b, c) = (pair.target.label, w.batch, w.context);
+    let g = on_gpus(pair, l);
     let label = l.pick(
         format!("Step time of {t} against k at batch {b}, context {c}"),
         format!("批 {b}、上下文 {c} 时 {t} 的每步时间随 k 的变化"),
@@ -148,44 +250,52 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
         );
         ch.polyline(&mem, colors::BLUE, 1);
         ch.polyline(&comp, colors::PURPLE, 1);
+        let mut legend = vec![
+            (l.pick("step time", "每步时间"), colors::INK),
+            (
+                l.pick("bytes/bandwidth + overhead", "字节/带宽 + 固定开销"),
+                colors::BLUE,
+            ),
+            (
+                l.pick("FLOPs/peak + overhead", "FLOPs/峰值 + 固定开销"),
+                colors::PURPLE,
+            ),
+        ];
+        if d.tp > 1 || d.pp > 1 {
+            ch.polyline(&comm, colors::ORANGE, 1);
+            legend.push((l.pick("communication", "通信"), colors::ORANGE));
+        }
+        if d.offload {
+            ch.polyline(&transfer, colors::RED, 1);
+            legend.push((l.pick("weights over PCIe", "权重经 PCIe"), colors::RED));
+        }
         ch.polyline(&total, colors::INK, 3);
         let k = f64::from(w.k);
         ch.vline(k, colors::AXIS);
         ch.dots(&[(k, now.time_ms)], colors::RED, 5);
-        let bound = match now.bound {
-            roofline::Bound::Memory => l.pick("memory-bound", "访存受限"),
-            roofline::Bound::Compute => l.pick("compute-bound", "算力受限"),
-        };
         ch.note(
             k,
             now.time_ms,
-            &format!("k={}: {:.2} ms, {bound}", w.k, now.time_ms),
+            &format!(
+                "k={}: {:.2} ms, {}",
+                w.k,
+                now.time_ms,
+                limit_words(now.bound, l)
+            ),
             colors::RED,
             Align::Start,
         );
-        cv.legend(
-            (70, 298),
-            &[
-                (l.pick("step time", "每步时间"), colors::INK),
-                (
-                    l.pick("bytes/bandwidth + overhead", "字节/带宽 + 固定开销"),
-                    colors::BLUE,
-                ),
-                (
-                    l.pick("FLOPs/peak + overhead", "FLOPs/峰值 + 固定开销"),
-                    colors::PURPLE,
-                ),
-            ],
-        );
+        cv.legend((70, 298), &legend);
     })
 }
 
 // Shared by the heat map and its marker overlay, which must line up cell for cell.
-const HEAT_SIZE: (u32, u32) = (560, 330);
-const HEAT_ORIGIN: (i32, i32) = (70, 44);
+// Room under the title for a second line (the deployment) above the column labels.
+const HEAT_SIZE: (u32, u32) = (560, 346);
+const HEAT_ORIGIN: (i32, i32) = (70, 60);
 const HEAT_CELL: (i32, i32) = (52, 30);
 
-fn heat_svg(heat: &[Vec<Cell>], alpha: f64, l: Lang) -> String {
+fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
     let rows: Vec<String> = HEAT_BATCHES.iter().map(|b| format!("B {b}")).collect();
     let cols: Vec<String> = HEAT_CONTEXTS
         .iter()
@@ -203,6 +313,17 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, l: Lang) -> String {
         format!("α = {alpha} 时各批大小与上下文的最优 γ"),
     );
     render(HEAT_SIZE.0, HEAT_SIZE.1, &label, |cv| {
+        if pair.deployment != Deployment::SINGLE {
+            let (t, on) = (pair.target.label, on_gpus(pair, l));
+            cv.text(
+                (60, 32),
+                &l.pick(format!("{t} on {on}"), format!("{t} 在 {on} 上")),
+                11,
+                colors::AXIS,
+                Align::Start,
+                false,
+            );
+        }
         cv.text(
             (60, 16),
             &l.pick(
@@ -241,7 +362,7 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, l: Lang) -> String {
             (fill, text)
         });
         cv.text(
-            (70, 322),
+            (70, 338),
             l.pick(
                 "context length →   (grey “off”: speculation does not pay)",
                 "上下文长度 →   （灰色“不用”：推测解码不划算）",
@@ -304,6 +425,67 @@ mod tests {
         assert!(zh.svg.contains("访存受限") && zh.svg.contains("每步时间"));
         assert!(zh.svg_heat.contains("演示 5") && zh.svg_heat.contains("不用"));
         assert!(!zh.svg.contains("bound") && !zh.svg_heat.contains("off"));
+    }
+
+    #[test]
+    fn deployed_target_shows_its_gpus_communication_and_utilisation() {
+        let (b, l, k) = roofline::LECTURE_1_1;
+        let p = RooflineParams {
+            target: "llama2-70b".into(),
+            draft: "llama-68m".into(),
+            batch: b,
+            context: l,
+            k,
+            tp: 4,
+            ..RooflineParams::default()
+        };
+        let v = roofline_view(&p).unwrap();
+        assert_eq!(v.served.gpus, 4);
+        assert!(v.served.time_ms > v.step.time_ms / 4.0 + v.served.comm_ms);
+        assert!(
+            v.deployed.contains("4 GPUs: communication 4.85 ms"),
+            "{}",
+            v.deployed
+        );
+        assert!(
+            v.deployed.contains("compute 1.6%, memory bandwidth 78.1%"),
+            "{}",
+            v.deployed
+        );
+        assert!(v.svg.contains("4 × A100-40GB (tp 4)") && v.svg.contains("communication"));
+        assert!(v.svg_heat.contains("LLaMA-2-70B on 4 × A100-40GB (tp 4)"));
+        let zh = roofline_view(&RooflineParams {
+            lang: Lang::Zh,
+            ..p.clone()
+        })
+        .unwrap();
+        assert!(
+            zh.deployed.contains("4 块 GPU") && zh.deployed.contains("利用率"),
+            "{}",
+            zh.deployed
+        );
+        assert!(zh.svg.contains("通信") && !zh.svg.contains("communication"));
+        // One A100-40GB cannot hold 138 GB; offloaded, it holds only the KV cache.
+        let one = roofline_view(&RooflineParams { tp: 1, ..p.clone() }).unwrap();
+        assert!(
+            !one.served.fits && one.deployed.contains("does not fit"),
+            "{}",
+            one.deployed
+        );
+        let off = roofline_view(&RooflineParams {
+            tp: 1,
+            offload: true,
+            ..p.clone()
+        })
+        .unwrap();
+        assert!(
+            off.served.fits && off.deployed.contains("cross PCIe"),
+            "{}",
+            off.deployed
+        );
+        assert!(off.svg.contains("transfer-bound") && off.svg.contains("weights over PCIe"));
+        let e = roofline_view(&RooflineParams { tp: 3, ..p }).unwrap_err();
+        assert!(e.to_string().contains("1, 2, 4, 8"), "{e}");
     }
 
     #[test]

@@ -64,6 +64,118 @@ fn roofline_and_cost_ratio() {
 }
 
 #[test]
+fn roofline_on_many_gpus_and_offloaded() {
+    // §1.1: LLaMA-2-70B on 4 A100-40GB (batch 4, context 2048 by default): 1.6% and 78%.
+    let v = json(&[
+        "roofline",
+        "--model",
+        "llama2-70b",
+        "--gpu",
+        "a100-40gb",
+        "--tp",
+        "4",
+    ]);
+    assert_eq!(
+        format!(
+            "{:.1} {:.1} {:.2} {:.2}",
+            f(&v, "compute_utilisation") * 100.0,
+            f(&v, "bandwidth_utilisation") * 100.0,
+            f(&v, "comm_ms"),
+            f(&v, "step_ms")
+        ),
+        "1.6 78.1 4.85 28.97"
+    );
+    // One GPU is today's model: no communication, the same step.
+    let one = json(&[
+        "roofline",
+        "--gpu",
+        "a100-40gb",
+        "--model",
+        "opt-13b",
+        "--batch",
+        "32",
+        "--context",
+        "512",
+        "--k",
+        "4",
+    ]);
+    assert_eq!(format!("{:.2}", f(&one, "step_ms")), "26.90");
+    assert_eq!(f(&one, "comm_ms"), 0.0);
+    // Offloaded, OPT-30B's 60 GB cross PCIe every step and the best γ is the longest.
+    let v = json(&[
+        "roofline",
+        "--gpu",
+        "a10",
+        "--model",
+        "opt-30b",
+        "--batch",
+        "1",
+        "--offload",
+        "--draft",
+        "opt-125m",
+    ]);
+    assert_eq!(v["bound"], "transfer");
+    assert_eq!(f(&v, "transfer_ms"), 2400.0);
+    assert_eq!(v["gamma"], 16);
+    // At batch 1 every context's best γ is 16 (at batch 256 the compute of 16 tokens passes
+    // the transfer and γ falls back).
+    let map = json(&[
+        "heat-map",
+        "--target",
+        "opt-30b",
+        "--gpu",
+        "a10",
+        "--offload",
+    ]);
+    assert!(map["cells"][8][0]["gamma"].as_u64().unwrap() < 16);
+    assert!(map["cells"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["gamma"] == 16));
+    check_error(
+        &[
+            "roofline",
+            "--gpu",
+            "a100-40gb",
+            "--model",
+            "llama2-70b",
+            "--tp",
+            "3",
+        ],
+        "t divides both (1, 2, 4, 8)",
+    );
+    check_error(
+        &[
+            "roofline",
+            "--gpu",
+            "a100-40gb",
+            "--model",
+            "llama2-70b",
+            "--tp",
+            "0",
+        ],
+        "tp = 0 is out of range",
+    );
+    check_error(
+        &["heat-map", "--target", "opt-13b", "--pp", "3"],
+        "p divides 40",
+    );
+    check_error(
+        &[
+            "roofline",
+            "--gpu",
+            "a100-40gb",
+            "--model",
+            "llama2-70b",
+            "--batch",
+            "0",
+        ],
+        "batch = 0",
+    );
+}
+
+#[test]
 fn sampling_exercises() {
     let v = json(&[
         "sample-dist",

@@ -18,9 +18,12 @@ USAGE: specdec <command> [--option value]... [--json]
 
   theory        --alpha A --gamma G [--c C] [--c-hat CH]
   optimal-gamma --alpha A --c C [--max-gamma N]
-  roofline      --gpu G --model M --batch B --context L --k K [--overhead-ms X]
+  roofline      --gpu G --model M [--batch B] [--context L] [--k K] [--overhead-ms X]
+                [--tp T] [--pp P] [--micro-batches M] [--offload] [--draft M [--alpha A]]
   cost-ratio    --draft M --target M [--gpu G] [--batch B] [--context L] [--overhead-ms X]
+                [--tp T] [--pp P] [--micro-batches M] [--offload]
   heat-map      [--gpu G] [--draft M] [--target M] [--alpha A] [--overhead-ms X]
+                [--tp T] [--pp P] [--micro-batches M] [--offload]
   toy-exact     --gamma G --variant V [--seed S]
   monte-carlo   --gamma G --variant V [--runs N] [--seed S]
   sample-dist   --p P --q Q --rule R          (P, Q comma-separated)

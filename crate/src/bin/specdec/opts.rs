@@ -8,7 +8,7 @@ use specdec::error::Range;
 use std::collections::BTreeMap;
 
 /// Options that take no value.
-const FLAGS: [&str; 3] = ["--no-cache", "--dynamic", "--ttt"];
+const FLAGS: [&str; 4] = ["--no-cache", "--dynamic", "--ttt", "--offload"];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.
 pub struct Usage(pub String);

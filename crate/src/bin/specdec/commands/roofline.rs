@@ -1,37 +1,121 @@
-//! `roofline`, `cost-ratio`, `heat-map`: the time model of lecture §1.2 and demos 1/4/5.
+//! `roofline`, `cost-ratio`, `heat-map`: the time model of lecture §1.2 and demos 1/4/5, on one
+//! GPU or deployed on many (`--tp`, `--pp`, `--micro-batches`, §1.1 and §4.6) or offloaded
+//! (`--offload`).
 
 use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
-use specdec::roofline::{self, Pair, Workload};
+use specdec::roofline::{self, Deployment, Model, Pair, Workload, LECTURE_1_1};
 use specdec::theory::Params;
 use specdec::views::roofline::{HEAT_BATCHES, HEAT_CONTEXTS};
 
+/// `--tp T --pp P --micro-batches M --offload`: how `model` is deployed (one GPU by default).
+fn deployment(o: &mut Opts, model: &Model) -> Result<Deployment, Usage> {
+    let tp = o.number("tp", Some(1))?;
+    let pp = o.number("pp", Some(1))?;
+    let micro = o.number("micro-batches", Some(1))?;
+    let offload = o.flag("offload");
+    Ok(Deployment::new(model, tp, pp, micro, offload)?)
+}
+
+/// One step: its time and roof; deployed, its communication and the GPUs' utilisation; with
+/// `--draft`, the best γ at `--alpha` and its speedup. Batch, context and k default to §1.1's
+/// configuration (batch 4, context 2048, one token).
 pub fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
     let gpu = roofline::gpu(&o.required("gpu")?)?;
     let model = roofline::model(&o.required("model")?)?;
+    let (b, l, k) = LECTURE_1_1;
     let w = Workload::new(
-        o.number("batch", None)?,
-        o.number("context", None)?,
-        o.number("k", None)?,
+        o.number("batch", Some(b))?,
+        o.number("context", Some(l))?,
+        o.number("k", Some(k))?,
         o.number("overhead-ms", Some(roofline::DEFAULT_OVERHEAD_MS))?,
     )?;
-    let s = roofline::step(&gpu, &model, &w);
+    let d = deployment(o, &model)?;
+    let draft = o.take("draft").map(|n| roofline::model(&n)).transpose()?;
+    let alpha: f64 = o.number("alpha", Some(0.8))?;
+    Params::new(alpha, 1, 0.0, 0.0)?;
+    let one = roofline::step(&gpu, &model, &w);
+    let s = roofline::step_on(&gpu, &model, &w, &d);
     let bound = serde_json::to_value(s.bound).expect("an enum serialises");
-    Ok(Report {
-        json: json!({"time_ms": s.time_ms, "bound": bound, "intensity": s.intensity}),
-        rows: vec![
-            row("time per step", format!("{:.2} ms", s.time_ms)),
-            row("bound", bound.as_str().unwrap_or_default()),
+    let mut json = json!({
+        "time_ms": s.time_ms, "step_ms": s.time_ms, "bound": bound, "intensity": one.intensity,
+        "compute_ms": s.compute_ms, "memory_ms": s.memory_ms, "comm_ms": s.comm_ms,
+        "transfer_ms": s.transfer_ms, "bubble": s.bubble, "gpus": s.gpus,
+        "compute_utilisation": s.compute_utilisation,
+        "bandwidth_utilisation": s.bandwidth_utilisation,
+        "memory_per_gpu_gb": s.memory_per_gpu_gb, "fits": s.fits,
+    });
+    let mut rows = vec![
+        row("time per step", format!("{:.2} ms", s.time_ms)),
+        row("bound", bound.as_str().unwrap_or_default()),
+        row(
+            "arithmetic intensity",
+            format!("{:.1} FLOP/byte (knee {:.1})", one.intensity, gpu.knee()),
+        ),
+        row(
+            "compute / memory",
+            format!("{:.2} ms / {:.2} ms", s.compute_ms, s.memory_ms),
+        ),
+    ];
+    if d != Deployment::SINGLE {
+        rows.extend([
             row(
-                "arithmetic intensity",
-                format!("{:.1} FLOP/byte (knee {:.1})", s.intensity, gpu.knee()),
+                "deployment",
+                format!(
+                    "{} GPU{}: tp {} × pp {}, {} micro-batch{}{}",
+                    s.gpus,
+                    if s.gpus == 1 { "" } else { "s" },
+                    d.tp,
+                    d.pp,
+                    d.micro_batches.min(w.batch),
+                    if d.micro_batches.min(w.batch) == 1 {
+                        ""
+                    } else {
+                        "es"
+                    },
+                    if d.offload { ", weights offloaded" } else { "" }
+                ),
             ),
             row(
-                "compute / memory",
-                format!("{:.2} ms / {:.2} ms", s.compute_ms, s.memory_ms),
+                "communication / transfer",
+                format!("{:.2} ms / {:.2} ms", s.comm_ms, s.transfer_ms),
             ),
-        ],
-    })
+            row("pipeline bubble", format!("{:.1}%", s.bubble * 100.0)),
+        ]);
+    }
+    rows.extend([
+        row(
+            "utilisation",
+            format!(
+                "compute {:.1}%, memory bandwidth {:.1}%",
+                s.compute_utilisation * 100.0,
+                s.bandwidth_utilisation * 100.0
+            ),
+        ),
+        row(
+            "memory per GPU",
+            format!(
+                "{:.1} GB of {} ({})",
+                s.memory_per_gpu_gb,
+                gpu.memory_gb,
+                if s.fits { "fits" } else { "does not fit" }
+            ),
+        ),
+    ]);
+    if let Some(draft) = draft {
+        let pair = Pair {
+            deployment: d,
+            ..Pair::single(gpu, draft, model, w.overhead_ms)
+        };
+        let best = pair.optimal_gamma(w.batch, w.context, alpha, 16);
+        json["gamma"] = json!(best.gamma);
+        json["speedup"] = json!(best.speedup);
+        rows.push(row(
+            &format!("best γ at α = {alpha}"),
+            format!("{} → {:.2}× ({})", best.gamma, best.speedup, draft.label),
+        ));
+    }
+    Ok(Report { json, rows })
 }
 
 fn pair(
@@ -49,10 +133,8 @@ fn pair(
     let overhead_ms = o.number("overhead-ms", Some(roofline::DEFAULT_OVERHEAD_MS))?;
     Workload::new(1, 0, 1, overhead_ms)?;
     Ok(Pair {
-        gpu,
-        draft,
-        target,
-        overhead_ms,
+        deployment: deployment(o, &target)?,
+        ..Pair::single(gpu, draft, target, overhead_ms)
     })
 }
 

@@ -5,9 +5,21 @@
 //! bytes = 2·P + B·(L + k − 1)·KV (fp16 weights read once, each request's KV read once),
 //! time = max(FLOPs/peak, bytes/bandwidth) + a fixed overhead per step (kernel launches, sampling).
 //! The constants reproduce the lecture on an A100-40GB; the other presets are for exploring.
+//! `parallel` runs the same step on many GPUs (tensor and pipeline parallel) or with the weights
+//! offloaded to the host; `presets` holds the GPUs, links and models.
 
 use crate::error::{Error, Range};
 use crate::theory;
+
+mod parallel;
+mod presets;
+
+pub use parallel::{
+    all_reduce_ms, step_on, Deployment, Limit, Served, LECTURE_1_1, MICRO_BATCHES, PP, TP,
+};
+pub use presets::{
+    gpu, model, Gpu, Link, Model, EFFICIENCY, GPUS, INFINIBAND, MODELS, NVLINK3, NVLINK4, PCIE4,
+};
 
 /// Sequences decoded together.
 pub const BATCH: Range = Range::new("batch", 1.0, 4096.0);
@@ -20,161 +32,10 @@ pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0)
     .shown_as("overhead")
     .after("ms");
 
-/// A GPU: memory bandwidth and the *effective* compute peak (0.6 × the datasheet fp16 peak).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Gpu {
-    pub name: &'static str,
-    pub label: &'static str,
-    pub bandwidth_gb_s: f64,
-    pub peak_tflop_s: f64,
-}
-
-/// A decoder-only model: parameters (fp16), layers and hidden size d.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Model {
-    pub name: &'static str,
-    pub label: &'static str,
-    pub params: f64,
-    pub layers: u32,
-    pub d: u32,
-}
-
-/// Datasheet dense fp16 tensor peaks × 0.6, the lecture's efficiency factor.
-pub const GPUS: &[Gpu] = &[
-    Gpu {
-        name: "a100-40gb",
-        label: "A100-40GB",
-        bandwidth_gb_s: 1555.0,
-        peak_tflop_s: 0.6 * 312.0,
-    },
-    Gpu {
-        name: "a100-80gb",
-        label: "A100-80GB",
-        bandwidth_gb_s: 2039.0,
-        peak_tflop_s: 0.6 * 312.0,
-    },
-    Gpu {
-        name: "h100-sxm",
-        label: "H100 SXM",
-        bandwidth_gb_s: 3350.0,
-        peak_tflop_s: 0.6 * 989.0,
-    },
-    Gpu {
-        name: "h200",
-        label: "H200",
-        bandwidth_gb_s: 4800.0,
-        peak_tflop_s: 0.6 * 989.0,
-    },
-    Gpu {
-        name: "rtx-4090",
-        label: "RTX 4090",
-        bandwidth_gb_s: 1008.0,
-        peak_tflop_s: 0.6 * 165.2,
-    },
-    Gpu {
-        name: "l4",
-        label: "L4",
-        bandwidth_gb_s: 300.0,
-        peak_tflop_s: 0.6 * 121.0,
-    },
-];
-
-pub const MODELS: &[Model] = &[
-    Model {
-        name: "opt-125m",
-        label: "OPT-125M",
-        params: 125e6,
-        layers: 12,
-        d: 768,
-    },
-    Model {
-        name: "opt-350m",
-        label: "OPT-350M",
-        params: 350e6,
-        layers: 24,
-        d: 1024,
-    },
-    Model {
-        name: "opt-1.3b",
-        label: "OPT-1.3B",
-        params: 1.3e9,
-        layers: 24,
-        d: 2048,
-    },
-    Model {
-        name: "opt-6.7b",
-        label: "OPT-6.7B",
-        params: 6.7e9,
-        layers: 32,
-        d: 4096,
-    },
-    Model {
-        name: "opt-13b",
-        label: "OPT-13B",
-        params: 13e9,
-        layers: 40,
-        d: 5120,
-    },
-    Model {
-        name: "opt-30b",
-        label: "OPT-30B",
-        params: 30e9,
-        layers: 48,
-        d: 7168,
-    },
-];
-
 /// The lecture's fixed overhead per step, in milliseconds.
 pub const DEFAULT_OVERHEAD_MS: f64 = 1.5;
 
-pub fn gpu(name: &str) -> Result<Gpu, Error> {
-    GPUS.iter()
-        .copied()
-        .find(|g| g.name == name)
-        .ok_or_else(|| Error::Unknown {
-            what: "GPU",
-            name: name.to_string(),
-            known: GPUS
-                .iter()
-                .map(|g| g.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-                .into(),
-        })
-}
-
-pub fn model(name: &str) -> Result<Model, Error> {
-    MODELS
-        .iter()
-        .copied()
-        .find(|m| m.name == name)
-        .ok_or_else(|| Error::Unknown {
-            what: "model",
-            name: name.to_string(),
-            known: MODELS
-                .iter()
-                .map(|m| m.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-                .into(),
-        })
-}
-
-impl Model {
-    /// KV cache bytes per token: keys and values, every layer, fp16.
-    pub fn kv_bytes_per_token(&self) -> f64 {
-        2.0 * f64::from(self.layers) * f64::from(self.d) * 2.0
-    }
-}
-
-impl Gpu {
-    /// The arithmetic intensity (FLOP/byte) where compute time equals memory time.
-    pub fn knee(&self) -> f64 {
-        self.peak_tflop_s * 1e12 / (self.bandwidth_gb_s * 1e9)
-    }
-}
-
-/// Which roof limits a step.
+/// Which roof limits a step on one GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
@@ -244,13 +105,16 @@ pub fn step(gpu: &Gpu, model: &Model, w: &Workload) -> Step {
     }
 }
 
-/// A draft/target pair on one GPU with a fixed overhead per step: what demos 4 and 5 vary.
+/// A draft/target pair with a fixed overhead per step: what demos 4 and 5 vary. The target runs
+/// on `deployment` (one GPU, many, or offloaded); the draft is small and runs data-parallel, a
+/// copy on every GPU with its share of the batch, never offloaded and without communication.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pair {
     pub gpu: Gpu,
     pub draft: Model,
     pub target: Model,
     pub overhead_ms: f64,
+    pub deployment: Deployment,
 }
 
 /// One cell of the demo-5 heat map.
@@ -263,23 +127,49 @@ pub struct Cell {
 }
 
 impl Pair {
-    fn time_ms(&self, model: &Model, batch: u32, context: u32, k: u32) -> f64 {
-        step(
+    /// The pair on one GPU, as the lecture's demos have it.
+    pub fn single(gpu: Gpu, draft: Model, target: Model, overhead_ms: f64) -> Pair {
+        Pair {
+            gpu,
+            draft,
+            target,
+            overhead_ms,
+            deployment: Deployment::SINGLE,
+        }
+    }
+
+    fn workload(&self, batch: u32, context: u32, k: u32) -> Workload {
+        Workload {
+            batch,
+            context,
+            k,
+            overhead_ms: self.overhead_ms,
+        }
+    }
+
+    /// One target step on the pair's deployment.
+    pub fn target_step(&self, batch: u32, context: u32, k: u32) -> Served {
+        step_on(
             &self.gpu,
-            model,
-            &Workload {
-                batch,
-                context,
-                k,
-                overhead_ms: self.overhead_ms,
-            },
+            &self.target,
+            &self.workload(batch, context, k),
+            &self.deployment,
         )
-        .time_ms
+    }
+
+    fn target_ms(&self, batch: u32, context: u32, k: u32) -> f64 {
+        self.target_step(batch, context, k).time_ms
+    }
+
+    /// One draft step: every GPU drafts for its share of the batch (all of it on one GPU).
+    fn draft_ms(&self, batch: u32, context: u32) -> f64 {
+        let share = batch.div_ceil(self.deployment.gpus());
+        step(&self.gpu, &self.draft, &self.workload(share, context, 1)).time_ms
     }
 
     /// c = draft step time / target step time, both one token per request (lecture demo 4).
     pub fn cost_ratio(&self, batch: u32, context: u32) -> f64 {
-        self.time_ms(&self.draft, batch, context, 1) / self.time_ms(&self.target, batch, context, 1)
+        self.draft_ms(batch, context) / self.target_ms(batch, context, 1)
     }
 
     /// Speedup with γ drafts under the time model: E tokens cost γ draft steps plus one target
@@ -288,9 +178,9 @@ impl Pair {
         if gamma == 0 {
             return 1.0;
         }
-        let plain = self.time_ms(&self.target, batch, context, 1);
-        let spec = f64::from(gamma) * self.time_ms(&self.draft, batch, context, 1)
-            + self.time_ms(&self.target, batch, context, gamma + 1);
+        let plain = self.target_ms(batch, context, 1);
+        let spec = f64::from(gamma) * self.draft_ms(batch, context)
+            + self.target_ms(batch, context, gamma + 1);
         theory::expected_tokens(alpha, gamma) * plain / spec
     }
 
@@ -385,12 +275,7 @@ mod tests {
     }
 
     fn pair(overhead_ms: f64) -> Pair {
-        Pair {
-            gpu: a100(),
-            draft: model("opt-125m").unwrap(),
-            target: opt13b(),
-            overhead_ms,
-        }
+        Pair::single(a100(), model("opt-125m").unwrap(), opt13b(), overhead_ms)
     }
 
     #[test]
