@@ -92,7 +92,8 @@ main.addEventListener('click', async (ev) => {
   }
 });
 
-// A live example mounts when it scrolls into view: the model widgets start workers and jobs.
+// A live example mounts when it comes within 600 px of the view: the model widgets start workers
+// and jobs, so not all at once; the first section's is on a first screen's reach.
 const seen = new IntersectionObserver((entries) => {
   for (const e of entries) {
     if (!e.isIntersecting) continue;
@@ -101,6 +102,6 @@ const seen = new IntersectionObserver((entries) => {
     el.setAttribute('kind', e.target.dataset.kind);
     e.target.append(el);
   }
-}, { rootMargin: '200px' });
+}, { rootMargin: '600px' });
 document.querySelectorAll('.live').forEach((d) => seen.observe(d));
 document.documentElement.dataset.ready = 'true';

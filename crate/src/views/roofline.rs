@@ -167,10 +167,11 @@ fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
         let m = d.micro_batches.min(w.batch);
         parts.push(l.pick(
             format!(
-                "{} GPUs: communication {:.2} ms of the step, pipeline bubble {:.0}% ({m} micro-batches)",
+                "{} GPUs: communication {:.2} ms of the step, pipeline bubble {:.0}% ({m} micro-batch{})",
                 s.gpus,
                 s.comm_ms,
-                s.bubble * 100.0
+                s.bubble * 100.0,
+                if m == 1 { "" } else { "es" }
             ),
             format!(
                 "{} 块 GPU：通信占每步 {:.2} ms，流水线气泡 {:.0}%（{m} 个微批）",
