@@ -37,6 +37,7 @@ pub mod lm;
 pub mod methods;
 pub mod modelfree;
 pub mod params;
+pub mod paths;
 pub mod speedup;
 
 pub use context::Lab;
