@@ -45,8 +45,8 @@ function resultHtml(v) {
   const rows = v.rows.map((x) => [x.batch, x.tokens_tree, x.tokens_paths, fmt(x.tree_us, 0), fmt(x.paths_us, 0), fmt(x.ratio, 2),
     x.identical ? tr('identical', '相同') : tr('DIFFERENT', '不同')]);
   return compareSentence(v)
-    + `<p class="numbers">${tr(`Tree ${escapeHtml(v.tree)}: <b>${v.nodes}</b> nodes computed once by tree-parallel decoding, <b>${v.path_tokens}</b> tokens over its ${v.paths} root-to-leaf paths by per-sequence decoding (the longest ${v.longest_path}); target ×${v.target_width} on ${escapeHtml(v.backend)}, each time the median of ${v.repeats} runs. `,
-      `树 ${escapeHtml(v.tree)}：树形并行解码把 <b>${v.nodes}</b> 个节点各算一次；按序列解码在 ${v.paths} 条从根到叶的路径上一共算 <b>${v.path_tokens}</b> 个 token（最长 ${v.longest_path}）；目标模型 ×${v.target_width}，在 ${escapeHtml(v.backend)} 上，每个时间是 ${v.repeats} 次运行的中位数。`)}`
+    + `<p class="numbers">${tr(`Tree ${escapeHtml(v.tree)}: <b>${v.nodes}</b> nodes computed once by tree-parallel decoding, <b>${v.path_tokens}</b> tokens over its ${v.paths} root-to-leaf paths by per-sequence decoding (the longest ${v.longest_path}); target ×${v.target_width} on ${escapeHtml(v.backend)}, each time the median of at least ${v.repeats} runs. `,
+      `树 ${escapeHtml(v.tree)}：树形并行解码把 <b>${v.nodes}</b> 个节点各算一次；按序列解码在 ${v.paths} 条从根到叶的路径上一共算 <b>${v.path_tokens}</b> 个 token（最长 ${v.longest_path}）；目标模型 ×${v.target_width}，在 ${escapeHtml(v.backend)} 上，每个时间是至少 ${v.repeats} 次运行的中位数。`)}`
     + (same
       ? tr(`Both ways gave every prompt the same verdict (greedy verification: ${fmt(v.accepted_mean, 2)} tokens accepted per prompt) and every node the same distribution (max |Δp| ${v.max_abs_diff.toExponential(1)}).</p>`,
         `两种方式给每个提示词的判定都相同（贪心验证：每个提示词接受 ${fmt(v.accepted_mean, 2)} 个 token），每个节点的分布也相同（最大 |Δp| ${v.max_abs_diff.toExponential(1)}）。</p>`)
@@ -78,8 +78,8 @@ export default {
   ],
   // Timing wants a quiet device: the widget waits for Measure, as the measured roofline does.
   asks: true,
-  cost: (s) => tr(`verifies the tree both ways on the ×${s.width} target (${targetSize(s.width)}) on ${s.backend} at batch sizes ${s.batches}, six times each: seconds on the trained target, minutes on a wide one`,
-    `在 ${s.backend} 上用 ×${s.width} 目标模型（${targetSize(s.width)}）按两种方式验证这棵树，批大小 ${s.batches}，每种六次：训练好的目标模型要几秒，加宽的要几分钟`),
+  cost: (s) => tr(`verifies the tree both ways on the ×${s.width} target (${targetSize(s.width)}) on ${s.backend} at batch sizes ${s.batches}, at least six times each: seconds on the trained target, minutes on a wide one`,
+    `在 ${s.backend} 上用 ×${s.width} 目标模型（${targetSize(s.width)}）按两种方式验证这棵树，批大小 ${s.batches}，每种至少六次：训练好的目标模型要几秒，加宽的要几分钟`),
   render() {
     return [`<div class="dec-run"><button type="button" class="tp-go">${tr('Measure', '测量')}</button>
       <p class="numbers tp-status" aria-live="polite"></p>

@@ -10,7 +10,9 @@
 //! call feeds every prompt's whole tree (batch rows) and (b) one call feeds every path of every
 //! prompt (batch × paths rows, each a copy of its prompt's cache, padded to the longest path).
 //! Each way is timed on the caller's clock, copy of the cache and read-back included, after a
-//! warm-up, as the median of [`REPEATS`] runs taken in alternating order. The two ways must agree:
+//! warm-up, as the median of at least [`REPEATS`] runs taken in alternating order (more, up to
+//! [`MAX_REPEATS`], while the batch's runs have taken less than [`TIMED_US`]: a call of a few
+//! hundred µs on a busy CPU needs many runs for a steady median). The two ways must agree:
 //! the target's distribution at every node within [`TOLERANCE`], and greedy verification
 //! (walking the tree; or taking the path whose prefix the target accepts furthest) must accept
 //! the same tokens and the same bonus token for every prompt.
@@ -28,8 +30,11 @@ use crate::sampling::Dist;
 use crate::tree::{parse_config, parse_paths, TokenTree};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
-/// Timed runs of each way per batch (after one warm-up run).
+/// Timed runs of each way per batch, at least (after one warm-up run)…
 pub const REPEATS: usize = 5;
+/// …and at most, while the batch's timed runs have taken less than [`TIMED_US`].
+pub const MAX_REPEATS: usize = 41;
+pub const TIMED_US: f64 = 300_000.0;
 /// The most a node's distribution may differ (max |Δp|) between the two ways.
 pub const TOLERANCE: f64 = 1e-4;
 /// The most nodes a tree of this experiment may have: every path of it is run again.
@@ -129,6 +134,7 @@ pub struct PathsReport {
     pub paths: usize,
     /// The per-sequence call's rows are padded to this many tokens.
     pub longest_path: usize,
+    /// Timed runs of each way, at the batch that had the fewest.
     pub repeats: usize,
     /// max |Δp| over every node, prompt and batch between the two ways.
     pub max_abs_diff: f64,
@@ -389,7 +395,7 @@ pub async fn tree_vs_paths(
     let deep = paths.iter().map(Vec::len).max().unwrap_or(0);
     let mut row_of = vec![0; tree.nodes().len()];
     order.iter().enumerate().for_each(|(r, &i)| row_of[i] = r);
-    let total = batches.len() * (REPEATS + 1);
+    let (total, mut fewest) = (batches.len(), MAX_REPEATS);
     let (mut rows, mut worst, mut accepted) = (vec![], 0.0f64, 0.0);
     for (bi, &b) in batches.iter().enumerate() {
         let ps: Vec<&[u32]> = (0..b).map(|i| pool[i % pool.len()].as_slice()).collect();
@@ -397,7 +403,10 @@ pub async fn tree_vs_paths(
         let prep = Prepared::new(&m.target, &m.device, &tree, &ps, &ts).await?;
         let (mut tree_us, mut paths_us) = (vec![], vec![]);
         let mut last = (vec![], vec![]);
-        for r in 0..=REPEATS {
+        let mut r = 0;
+        while r <= REPEATS
+            || (r <= MAX_REPEATS && tree_us.iter().chain(&paths_us).sum::<f64>() < TIMED_US)
+        {
             // Alternating which way goes first, so that neither always runs on a warmer cache.
             let (t, p) = if r % 2 == 0 {
                 let t = prep.tree_call(&lab).await?;
@@ -411,11 +420,13 @@ pub async fn tree_vs_paths(
                 paths_us.push(p.0);
             }
             last = (t.1, p.1);
-            progress(bi * (REPEATS + 1) + r + 1, total);
+            r += 1;
         }
+        fewest = fewest.min(tree_us.len());
+        progress(bi + 1, total);
         let v = last.0.len() / (b * n);
         let (mut same, mut acc) = (true, 0usize);
-        for i in 0..b {
+        for (i, (toks, root)) in ts.iter().zip(&prep.root).enumerate() {
             let node = |x: usize| {
                 let at = (i * n + row_of[x]) * v;
                 softmax(&last.0[at..at + v], 1.0)
@@ -424,7 +435,7 @@ pub async fn tree_vs_paths(
                 let at = ((i * np + p) * deep + k) * v;
                 softmax(&last.1[at..at + v], 1.0)
             };
-            let (walk, best, diff) = verdicts(&tree, ts[i], &prep.root[i], &node, &path);
+            let (walk, best, diff) = verdicts(&tree, toks, root, &node, &path);
             worst = worst.max(diff);
             same &= walk == best && diff <= TOLERANCE;
             acc += walk.len() - 1;
@@ -449,7 +460,7 @@ pub async fn tree_vs_paths(
         path_tokens: tree.path_tokens(),
         paths: np,
         longest_path: deep,
-        repeats: REPEATS,
+        repeats: fewest,
         max_abs_diff: worst,
         accepted_mean: accepted,
         rows,

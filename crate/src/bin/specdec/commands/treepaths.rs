@@ -63,7 +63,10 @@ pub fn tree_vs_paths(o: &mut Opts) -> Result<Report, Usage> {
     }
     rows.push(row(
         "max |Δp| between the ways",
-        format!("{:.1e} (median of {} runs each)", r.max_abs_diff, r.repeats),
+        format!(
+            "{:.1e} (each time the median of at least {} runs)",
+            r.max_abs_diff, r.repeats
+        ),
     ));
     Ok(Report {
         json: value(&r),
