@@ -33,8 +33,8 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 /// Timed runs of each way per batch, at least (after one warm-up run)…
 pub const REPEATS: usize = 5;
 /// …and at most, while the batch's timed runs have taken less than [`TIMED_US`].
-pub const MAX_REPEATS: usize = 41;
-pub const TIMED_US: f64 = 300_000.0;
+pub const MAX_REPEATS: usize = 61;
+pub const TIMED_US: f64 = 1_000_000.0;
 /// The most a node's distribution may differ (max |Δp|) between the two ways.
 pub const TOLERANCE: f64 = 1e-4;
 /// The most nodes a tree of this experiment may have: every path of it is run again.
