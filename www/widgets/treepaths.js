@@ -30,11 +30,13 @@ function compareSentence(v) {
     trend = tr(': the ratio stays about level with the batch — unlike SpecInfer’s Figure 11, where it rises (comparable at small batch, up to 1.8× at large batch).',
       '：比值几乎不随批大小变化——和 SpecInfer 的图 11 不同，那里它上升（小批时相当，大批时最多快 1.8 倍）。');
   }
+  const gpu = v.backend === 'wgpu';
+  const device = gpu ? tr('this WebGPU device', '这台 WebGPU 设备') : tr(`this CPU (${escapeHtml(v.backend)})`, `这颗 CPU（${escapeHtml(v.backend)}）`);
   const small = first.ratio > 1.15
-    ? tr(` Unlike Figure 11, the per-sequence way is already slower at batch ${first.batch}: on ${escapeHtml(v.backend)} a call’s time grows with the tokens it computes even when it is small, where a GPU’s idle lanes hide the extra tokens of a small batch.`,
-      ` 和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢：在 ${escapeHtml(v.backend)} 上，哪怕调用很小，它的时间也随计算的 token 数增长；而 GPU 在小批时有空闲的计算单元，把多出来的 token 藏起来了。`)
-    : tr(` At batch ${first.batch} the two are comparable, as in Figure 11: a call this small costs its fixed work, not its tokens.`,
-      ` 批 ${first.batch} 时两者相当，和图 11 一样：这么小的调用，花的是固定开销，而不是 token。`);
+    ? tr(` Unlike Figure 11, the per-sequence way is already slower at batch ${first.batch}: on ${device} a call’s time grows with the tokens it computes even when it is small, where Figure 11’s GPU has idle lanes that hide the extra tokens of a small batch.`,
+      ` 和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢：在${device}上，哪怕调用很小，它的时间也随计算的 token 数增长；而图 11 的 GPU 在小批时有空闲的计算单元，把多出来的 token 藏起来了。`)
+    : tr(` At batch ${first.batch} the two are comparable, as in Figure 11: a call this small costs reading the weights and its fixed work, not its tokens.`,
+      ` 批 ${first.batch} 时两者相当，和图 11 一样：这么小的调用，花的是读权重和固定开销，而不是 token。`);
   const tokens = tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${v.path_tokens} instead of ${v.nodes} per prompt), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
     ` 按序列验证要算 ${fmt(bound, 2)} 倍的 token（每个提示词 ${v.path_tokens} 个而不是 ${v.nodes} 个），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
   return `<p class="numbers">${here}${trend}${small}${tokens}</p>`;
