@@ -9,17 +9,26 @@ import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, targetSize, widthOptions } from '../engine.js';
 
-const us = (t) => (t >= 10_000 ? `${fmt(t / 1000, 1)} ms` : `${fmt(t, 0)} µs`);
+/** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
+const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
+const TREES = [...SHAPES.slice(0, 2), ['exercise-5', 'exercise 5 (three drafts)'], ['slides', 'the slides’ example'], ...SHAPES.slice(2)];
+const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', 'slides 的例子'], ...SHAPES.slice(2)];
+const BATCHES = ['1,2,4,8,16,32', '1,2,4,8', '1,4,16,64', '1', '8', '32'].map((b) => [b, b]);
 
 /** Figure 11 beside this run: does paths / tree rise with the batch, and where does this device differ? */
 function compareSentence(v) {
   const [first, last] = [v.rows[0], v.rows[v.rows.length - 1]];
   const bound = v.path_tokens / v.nodes;
-  const here = tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch} and <b>${fmt(last.ratio, 2)}×</b> at batch ${last.batch}`,
-    `在这里，树形并行验证在批 ${first.batch} 时是按序列验证的 <b>${fmt(first.ratio, 2)} 倍</b>快，批 ${last.batch} 时是 <b>${fmt(last.ratio, 2)} 倍</b>`);
+  const one = v.rows.length < 2;
+  const here = one
+    ? tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch}`,
+      `在这里，树形并行验证在批 ${first.batch} 时是按序列验证的 <b>${fmt(first.ratio, 2)} 倍</b>快`)
+    : tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch} and <b>${fmt(last.ratio, 2)}×</b> at batch ${last.batch}`,
+      `在这里，树形并行验证在批 ${first.batch} 时是按序列验证的 <b>${fmt(first.ratio, 2)} 倍</b>快，批 ${last.batch} 时是 <b>${fmt(last.ratio, 2)} 倍</b>`);
   let trend;
-  if (v.rows.length < 2) {
-    trend = tr('; measure several batch sizes to see the trend.', '；测几个批大小才能看出趋势。');
+  if (one) {
+    trend = tr('; measure several batch sizes to compare the trend with SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).',
+      '；测几个批大小，才能把趋势和 SpecInfer 的图 11 比较（小批时相当，大批时最多快 1.8 倍）。');
   } else if (last.ratio > first.ratio * 1.1) {
     trend = tr(': the ratio rises with the batch, as in SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).',
       '：比值随批大小上升，和 SpecInfer 的图 11 一样（小批时相当，大批时最多快 1.8 倍）。');
@@ -73,8 +82,10 @@ export default {
     { label: 'the slides’ example', label_zh: 'slides 的例子', values: { config: 'slides' }, note: '“learning” computed twice: 7 tokens instead of 6', note_zh: '“learning” 算两遍：7 个 token 而不是 6 个' },
   ],
   controls: [
-    { key: 'config', label: 'tree', label_zh: '树', type: 'text', value: '<2,2,1>' },
-    { key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'text', value: '1,2,4,8,16,32' },
+    // Choices, not text fields: the page writes every control into its URL, and its text fields
+    // together are already at the URL's budget (widget.js, TEXT_URL_MAX).
+    { key: 'config', label: 'tree', label_zh: '树', type: 'select', value: '<2,2,1>', options: TREES, options_zh: TREES_ZH },
+    { key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', value: '1,2,4,8,16,32', options: BATCHES },
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
   ],
