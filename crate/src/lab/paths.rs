@@ -34,6 +34,8 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 pub const REPEATS: usize = 5;
 /// …and at most, while the batch's timed runs have taken less than [`TIMED_US`].
 pub const MAX_REPEATS: usize = 61;
+/// The time, µs, a batch's timed runs (both ways together) take at least, unless
+/// [`MAX_REPEATS`] comes first.
 pub const TIMED_US: f64 = 1_000_000.0;
 /// The most a node's distribution may differ (max |Δp|) between the two ways.
 pub const TOLERANCE: f64 = 1e-4;
@@ -155,7 +157,8 @@ fn argmax(p: &[f64]) -> u32 {
     top_k(p, 1)[0]
 }
 
-/// The prompt's tokens after the root along the path to `node` (the root is the prompt's last).
+/// The nodes on the path from the root to `node`, the root excluded (it is the prompt's last
+/// token).
 fn path_to(tree: &TokenTree, node: usize) -> Vec<usize> {
     let mut path = vec![];
     let mut at = node;
@@ -195,8 +198,9 @@ async fn draft_tokens(
     Ok(tokens)
 }
 
-/// One batch, ready to time: the prompts' cache (slots 0 … longest − 1, row i's first
-/// `lens[i]` its own) and both calls' tokens, positions and masks, built before the clock starts.
+/// One batch, ready to time: the prompts' cache (slots 0 … longest − 1, of which prompt i's row
+/// owns its first `len(prompt i)`) and both calls' tokens, positions and masks, built before the
+/// clock starts.
 struct Prepared {
     cache: KvCache,
     /// The target's distribution after each prompt's root (from filling the cache).
