@@ -84,8 +84,9 @@ export default {
   controls: [
     // Choices, not text fields: the page writes every control into its URL, and its text fields
     // together are already at the URL's budget (widget.js, TEXT_URL_MAX).
-    { key: 'config', label: 'tree', label_zh: '树', type: 'select', value: '<2,2,1>', options: TREES, options_zh: TREES_ZH },
-    { key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', value: '1,2,4,8,16,32', options: BATCHES },
+    // The defaults are the core's (`presets`: the view's own defaults).
+    declare({ key: 'config', label: 'tree', label_zh: '树', type: 'select', options: TREES, options_zh: TREES_ZH }, { value: (d) => d.treepaths.defaults.config }),
+    declare({ key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', options: BATCHES }, { value: (d) => d.treepaths.defaults.batches }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
   ],

@@ -12,7 +12,7 @@ use crate::model::widen::WIDTH;
 use crate::model::Models;
 use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct TreePathsParams {
     pub backend: String,
