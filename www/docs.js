@@ -49,7 +49,7 @@ function rows(name, w) {
     ['compact', tr('no title or introduction (present or absent)', '不显示标题和介绍（有或没有）'), boolean, absent],
     ['lang', tr('the widget’s language: en, or zh (zh-CN, zh-Hans…)', '组件的语言：en，或 zh（zh-CN、zh-Hans……）'), '<code>en</code> <code>zh</code>',
       tr('the nearest <code>lang</code> (your page’s)', '最近的 <code>lang</code>（你网页的）')],
-    // A widget that runs models waits for Run unless told otherwise (the measured one always waits).
+    // A widget that runs models waits for Run unless told otherwise (the measured ones always wait).
     ...(w.cost && !w.asks ? [['autorun', tr('run at once, without waiting for Run', '立即运行，不等“运行”'), boolean, absent]] : []),
     ...w.controls.map((c) => [c.key, escapeHtml(t(c, 'label')), values(c), `<code>${escapeHtml(String(c.value))}</code>`]),
   ];

@@ -19,6 +19,8 @@
 //! - [`speedup`]: measured c and wall-clock speedup against the formula (the two lanes), and the
 //!   sweep over γ;
 //! - [`modelfree`]: drafting without a model on the three workloads (demos 05.1–05.3);
+//! - [`paths`]: a token tree verified per sequence (each path on its own copy of the cache) and
+//!   tree-parallel (one call, the tree mask), timed over the batch (lecture §4.3, Figure 11);
 //! - [`hidden`]: drafts on the target's own hidden states — Medusa's heads, EAGLE, EAGLE-2's
 //!   dynamic tree, EAGLE with the training-time test (lecture §5.1–5.2, §4.7);
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis;
@@ -37,6 +39,7 @@ pub mod lm;
 pub mod methods;
 pub mod modelfree;
 pub mod params;
+pub mod paths;
 pub mod speedup;
 
 pub use context::Lab;

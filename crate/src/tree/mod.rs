@@ -124,6 +124,31 @@ impl TokenTree {
             .sum()
     }
 
+    /// The root-to-leaf paths (the root excluded), leaves in depth-first order: the sequences
+    /// per-sequence decoding runs, each on its own copy of the cache (lecture §4.3). A merged
+    /// sequence that is a prefix of another ends at an inner node and is not a path of its own.
+    pub fn paths(&self) -> Vec<Vec<usize>> {
+        self.linearize_dfs()
+            .into_iter()
+            .filter(|&n| n != 0 && self.nodes[n].children.is_empty())
+            .map(|leaf| {
+                let mut path = vec![leaf];
+                while let Some(p) = self.nodes[*path.last().expect("non-empty")].parent {
+                    path.push(p);
+                }
+                path.pop(); // the root: the last verified token, already in the cache
+                path.reverse();
+                path
+            })
+            .collect()
+    }
+
+    /// Tokens per-sequence decoding computes: the sum of the root-to-leaf paths' lengths, where
+    /// tree-parallel decoding computes [`TokenTree::speculated`] (each node once).
+    pub fn path_tokens(&self) -> usize {
+        self.paths().iter().map(Vec::len).sum()
+    }
+
     /// Depth-first order, children in insertion order: every ancestor precedes its descendants.
     pub fn linearize_dfs(&self) -> Vec<usize> {
         let mut order = Vec::with_capacity(self.nodes.len());
@@ -283,6 +308,34 @@ mod tests {
         assert_eq!(
             tokens(&t221, &order)[..5],
             ["r", "1", "1.1", "1.1.1", "1.2"]
+        );
+    }
+
+    #[test]
+    fn tree_parallel_computes_each_node_once_per_sequence_computes_every_path() {
+        let merged = |t: &str, root: &str| TokenTree::merge(&parse_paths(t).unwrap(), root);
+        let expanded =
+            |s: &str| TokenTree::expand(&parse_config(s, DEFAULT_NODE_BUDGET).unwrap(), "r");
+        let count = |t: &TokenTree| (t.speculated(), t.path_tokens());
+        // Exercise 5's three drafts; the slides' example ("learning" twice); ⟨2,2,1⟩, ⟨2,2,2,2⟩.
+        assert_eq!(count(&merged("a b c|a b d e|f g", "r")), (7, 9));
+        let slides = "learning algorithm|learning system design|translation model";
+        assert_eq!(count(&merged(slides, "machine")), (6, 7));
+        assert_eq!(count(&expanded("<2,2,1>")), (10, 12));
+        assert_eq!(count(&expanded("<2,2,2,2>")), (30, 64));
+        // A draft that is a prefix of another is no leaf: per-sequence decoding runs a b c only.
+        let prefix = merged("a b|a b c", "r");
+        assert_eq!((count(&prefix), prefix.sequence_tokens()), ((3, 3), 5));
+        let t = merged("a b c|a b d e|f g", "r");
+        let names = |p: &Vec<usize>| p.iter().map(|&n| t.nodes()[n].token.as_str()).collect();
+        let paths: Vec<Vec<&str>> = t.paths().iter().map(names).collect();
+        assert_eq!(
+            paths,
+            [
+                vec!["a", "b", "c"],
+                vec!["a", "b", "d", "e"],
+                vec!["f", "g"]
+            ]
         );
     }
 

@@ -24,3 +24,4 @@ pub mod roofline;
 pub mod theory;
 pub mod training;
 pub mod tree;
+pub mod treepaths;

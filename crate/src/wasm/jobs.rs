@@ -1,5 +1,6 @@
 //! The asynchronous model jobs (run in a worker): LikesWorld's next-token view and latencies, the
-//! decoding widget's experiments, the measured roofline, drafting without a model. Each export is
+//! decoding widget's experiments, the measured roofline, drafting without a model, a tree verified
+//! per sequence and tree-parallel. Each export is
 //! a few lines over [`Job`], which does what they all do: read the page's language and the
 //! parameters, load the models of a backend once (widened when asked, with the note for a
 //! WebGPU job that ran on the CPU), hand the view the clock (`performance.now()`) and a progress
@@ -147,7 +148,8 @@ noted!(
     views::likesworld::LikesWorldView,
     views::decoding::DecodingView,
     views::measured::MeasuredView,
-    views::modelfree::ModelfreeView
+    views::modelfree::ModelfreeView,
+    views::treepaths::TreePathsView
 );
 
 thread_local! {
@@ -350,6 +352,23 @@ pub async fn roofline_measure(
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
     let view = views::measured::measured_view(&p, &m, &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// A token tree verified per sequence and tree-parallel (`views::treepaths`), timed at each batch
+/// size on `backend`, the target widened `target_width`×.
+#[wasm_bindgen]
+pub async fn tree_vs_paths(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let job = Job::new(&params, progress)?;
+    let p: views::treepaths::TreePathsParams = job.read(params)?;
+    p.check().map_err(|e| job.fail(e))?;
+    let (m, note) = job.models(&p.backend, p.target_width).await?;
+    let mut tell = job.every_percent(Some(m.backend.name()));
+    let clock = job.clock();
+    let view = views::treepaths::treepaths_view(&p, &m, &clock, &mut tell).await;
     job.output(view.map(|v| v.noted(note)))
 }
 

@@ -12,7 +12,7 @@ use crate::i18n::Lang;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
 use crate::model::widen;
-use crate::views::{exactness, modelfree, multidraft, roofline, theory, tree};
+use crate::views::{exactness, modelfree, multidraft, roofline, theory, tree, treepaths};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -110,6 +110,7 @@ struct Presets {
     multidraft: Widget<multidraft::MultiDraftParams>,
     modelfree: Widget<modelfree::ModelfreeParams>,
     tree: Widget<tree::TreeParams>,
+    treepaths: Widget<treepaths::TreePathsParams>,
     target_width: Range,
     widths: Vec<Width>,
     version: &'static str,
@@ -209,6 +210,13 @@ pub fn presets() -> Result<JsValue, JsError> {
             modelfree::ModelfreeParams::default(),
         ),
         tree: widget(&[("budget", tree::BUDGET)], tree::TreeParams::default()),
+        treepaths: widget(
+            &[
+                ("batch", params::BATCH),
+                ("prompts", crate::lab::paths::PROMPTS),
+            ],
+            treepaths::TreePathsParams::default(),
+        ),
         target_width: widen::WIDTH,
         widths: widen::WIDTHS
             .iter()

@@ -1,16 +1,17 @@
 //! `likesworld <experiment>`: the router of the LikesWorld commands, each routed once — the
 //! models' accuracy and the widened target's check ([`super::models`]), the decoding experiments
 //! ([`super::decoding`], [`super::speedup`]) and the drafts on the target's hidden states
-//! ([`super::hidden`]).
+//! ([`super::hidden`]), and per-sequence against tree-parallel verification
+//! ([`super::treepaths`]).
 
-use super::{decoding, hidden, models, speedup};
+use super::{decoding, hidden, models, speedup, treepaths};
 use crate::opts::{Opts, Report, Usage};
 
 /// A command: its options in, its report out.
 type Command = fn(&mut Opts) -> Result<Report, Usage>;
 
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, Command); 11] = [
+const COMMANDS: [(&str, Command); 12] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
@@ -22,6 +23,7 @@ const COMMANDS: [(&str, Command); 11] = [
     ("medusa", hidden::medusa),
     ("eagle", hidden::eagle),
     ("methods", hidden::methods),
+    ("tree-vs-paths", treepaths::tree_vs_paths),
 ];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {

@@ -23,3 +23,5 @@ pub mod sampling;
 pub mod speedup;
 pub mod theory;
 pub mod tree;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod treepaths;

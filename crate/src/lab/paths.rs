@@ -1,0 +1,472 @@
+//! Per-sequence against tree-parallel decoding, measured (lecture §4.3; SpecInfer §4.2 and its
+//! Figure 11). Existing systems verify a token tree by splitting it into its root-to-leaf paths,
+//! each run as a sequence of its own on its own copy of the prompt's KV cache, so a prefix that
+//! paths share is computed once per path; SpecInfer lays the tree out depth first and verifies it
+//! in one call under the topology-aware mask, on one cache, each node once.
+//!
+//! [`tree_vs_paths`] does both on the real models for a batch of prompts: the draft fills the
+//! tree's shape with its own top-ranked tokens (the j-th child of a node is the draft's j-th
+//! choice after that node's path), the target's prompt cache is filled once, and then (a) one
+//! call feeds every prompt's whole tree (batch rows) and (b) one call feeds every path of every
+//! prompt (batch × paths rows, each a copy of its prompt's cache, padded to the longest path).
+//! Each way is timed on the caller's clock, copy of the cache and read-back included, after a
+//! warm-up, as the median of at least [`REPEATS`] runs taken in alternating order (more, up to
+//! [`MAX_REPEATS`], while the batch's runs have taken less than [`TIMED_US`]: a call of a few
+//! hundred µs on a busy CPU needs many runs for a steady median). The two ways must agree:
+//! the target's distribution at every node within [`TOLERANCE`], and greedy verification
+//! (walking the tree; or taking the path whose prefix the target accepts furthest) must accept
+//! the same tokens and the same bonus token for every prompt.
+
+use crate::clock::Progress;
+use crate::decode::propose::top_k;
+use crate::error::{Error, Range, Text};
+use crate::lab::lm::{softmax, MAX_POSITIONS};
+use crate::lab::params::BATCH;
+use crate::lab::Lab;
+use crate::likesworld::sampling_prompts;
+use crate::model::measure::quartiles;
+use crate::model::{floats, Decoder, KvCache};
+use crate::sampling::Dist;
+use crate::tree::{parse_config, parse_paths, TokenTree};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+/// Timed runs of each way per batch, at least (after one warm-up run)…
+pub const REPEATS: usize = 5;
+/// …and at most, while the batch's timed runs have taken less than [`TIMED_US`].
+pub const MAX_REPEATS: usize = 61;
+/// The time, µs, a batch's timed runs (both ways together) take at least, unless
+/// [`MAX_REPEATS`] comes first.
+pub const TIMED_US: f64 = 1_000_000.0;
+/// The most a node's distribution may differ (max |Δp|) between the two ways.
+pub const TOLERANCE: f64 = 1e-4;
+/// The most nodes a tree of this experiment may have: every path of it is run again.
+pub const NODES: usize = 64;
+/// The deepest tree: the longest prompt (27 tokens) and the tree share the models' 64 positions.
+pub const DEPTH: Range = Range::new("tree depth", 1.0, 32.0);
+/// How many batch sizes one run measures.
+pub const BATCHES: Range = Range::new("number of batch sizes", 1.0, 8.0);
+/// The prompts the batches are drawn from (batch b takes prompts 0 … b − 1, cyclically).
+pub const PROMPTS: Range = Range::new("prompts", 1.0, 64.0);
+/// The batch sizes measured unless asked otherwise (Figure 11's kind of sweep).
+pub const DEFAULT_BATCHES: &str = "1,2,4,8,16,32";
+
+/// The trees by name: `exercise-5` (its three drafts a b c, a b d e, f g), `slides` (machine
+/// learning algorithm / system design, translation model), drafts as `a b c|a b d e|f g`, or an
+/// expansion configuration `<2,2,1>`.
+pub fn parse_tree(text: &str) -> Result<TokenTree, Error> {
+    let t = text.trim();
+    let tree = match t.to_lowercase().as_str() {
+        "exercise-5" | "exercise5" | "ex5" => {
+            TokenTree::merge(&parse_paths("a b c|a b d e|f g")?, "r")
+        }
+        "slides" => TokenTree::merge(
+            &parse_paths("learning algorithm|learning system design|translation model")?,
+            "machine",
+        ),
+        _ if t.contains('|') => TokenTree::merge(&parse_paths(t)?, "r"),
+        _ => TokenTree::expand(&parse_config(t, NODES)?, "r"),
+    };
+    if tree.speculated() > NODES {
+        return Err(Error::TooLarge {
+            what: Text::new("the tree", "这棵树"),
+            nodes: tree.speculated() as u64,
+            budget: NODES,
+        });
+    }
+    let depth = tree.nodes().iter().map(|n| n.depth).max().unwrap_or(0);
+    DEPTH.check(depth as f64)?;
+    Ok(tree)
+}
+
+/// Batch sizes as typed: `1,2,4,8`, each within [`BATCH`]; sorted, repeats dropped.
+pub fn parse_batches(text: &str) -> Result<Vec<usize>, Error> {
+    let bad = |en: String, zh: String| Error::Parse {
+        what: "batch sizes",
+        text: crate::error::shown(text),
+        why: Text::new(en, zh),
+    };
+    if text.trim().is_empty() {
+        return Err(bad("no batch size given".into(), "没有给出批大小".into()));
+    }
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let n: usize = part.trim().parse().map_err(|_| {
+            bad(
+                format!("“{}” is not a whole number", part.trim()),
+                format!("“{}”不是整数", part.trim()),
+            )
+        })?;
+        BATCH.check(n as f64)?;
+        out.push(n);
+    }
+    out.sort_unstable();
+    out.dedup();
+    BATCHES.check(out.len() as f64)?;
+    Ok(out)
+}
+
+/// One batch size, measured both ways.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PathsRow {
+    pub batch: usize,
+    /// Tokens the tree-parallel call computes: batch × the tree's nodes.
+    pub tokens_tree: usize,
+    /// Tokens the per-sequence call computes: batch × the sum of the paths' lengths (padding to
+    /// the longest path not counted).
+    pub tokens_paths: usize,
+    /// Median wall-clock time of each way's call, µs.
+    pub tree_us: f64,
+    pub paths_us: f64,
+    /// paths_us / tree_us: how much faster tree-parallel decoding is (Figure 11's y).
+    pub ratio: f64,
+    /// The same accepted tokens for every prompt, and every node's distribution within
+    /// [`TOLERANCE`].
+    pub identical: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PathsReport {
+    /// The tree as asked for.
+    pub tree: String,
+    pub backend: &'static str,
+    pub target_width: usize,
+    /// The tree's nodes and its root-to-leaf paths' tokens (per prompt).
+    pub nodes: usize,
+    pub path_tokens: usize,
+    pub paths: usize,
+    /// The per-sequence call's rows are padded to this many tokens.
+    pub longest_path: usize,
+    /// Timed runs of each way, at the batch that had the fewest.
+    pub repeats: usize,
+    /// max |Δp| over every node, prompt and batch between the two ways.
+    pub max_abs_diff: f64,
+    /// Tokens greedy verification accepted per prompt (bonus excluded), over the largest batch.
+    pub accepted_mean: f64,
+    pub rows: Vec<PathsRow>,
+}
+
+fn ints(values: Vec<i64>, shape: [usize; 2], device: &Device) -> Tensor<2, Int> {
+    Tensor::from_data(TensorData::new(values, shape), device)
+}
+
+fn bools(values: Vec<bool>, shape: [usize; 3], device: &Device) -> Tensor<3, Bool> {
+    Tensor::from_data(TensorData::new(values, shape), device)
+}
+
+fn argmax(p: &[f64]) -> u32 {
+    top_k(p, 1)[0]
+}
+
+/// The nodes on the path from the root to `node`, the root excluded (it is the prompt's last
+/// token).
+fn path_to(tree: &TokenTree, node: usize) -> Vec<usize> {
+    let mut path = vec![];
+    let mut at = node;
+    while let Some(p) = tree.nodes()[at].parent {
+        path.push(at);
+        at = p;
+    }
+    path.reverse();
+    path
+}
+
+/// The tree's tokens after `prompt`, indexed by node (node 0, the root, is the prompt's last
+/// token): each node's j-th child is the draft's j-th most likely token after the node's path.
+async fn draft_tokens(
+    draft: &Decoder,
+    device: &Device,
+    tree: &TokenTree,
+    prompt: &[u32],
+) -> Result<Vec<u32>, Error> {
+    let mut tokens = vec![0u32; tree.nodes().len()];
+    tokens[0] = *prompt.last().expect("a prompt has tokens");
+    for n in tree.linearize_dfs() {
+        let children = &tree.nodes()[n].children;
+        if children.is_empty() {
+            continue;
+        }
+        let mut ids: Vec<i64> = prompt.iter().map(|&t| i64::from(t)).collect();
+        ids.extend(path_to(tree, n).iter().map(|&i| i64::from(tokens[i])));
+        let len = ids.len();
+        let logits = floats(draft.forward_causal(ints(ids, [1, len], device))).await?;
+        let v = logits.len() / len;
+        let q = softmax(&logits[(len - 1) * v..], 1.0);
+        for (&c, t) in children.iter().zip(top_k(&q, children.len())) {
+            tokens[c] = t;
+        }
+    }
+    Ok(tokens)
+}
+
+/// One batch, ready to time: the prompts' cache (slots 0 … longest − 1, of which prompt i's row
+/// owns its first `len(prompt i)`) and both calls' tokens, positions and masks, built before the
+/// clock starts.
+struct Prepared {
+    cache: KvCache,
+    /// The target's distribution after each prompt's root (from filling the cache).
+    root: Vec<Dist>,
+    /// The tree call: [batch, nodes] tokens and positions, [batch, nodes, longest + nodes] mask.
+    tree: (Vec<i64>, Vec<i64>, Vec<bool>),
+    /// The paths call: [batch · paths, deepest] tokens and positions, its mask, and the prompt
+    /// whose cache each row copies.
+    paths: (Vec<i64>, Vec<i64>, Vec<bool>),
+    copies: Vec<usize>,
+    long: usize,
+}
+
+impl Prepared {
+    async fn new(
+        target: &Decoder,
+        device: &Device,
+        tree: &TokenTree,
+        prompts: &[&[u32]],
+        tokens: &[&[u32]],
+    ) -> Result<Prepared, Error> {
+        let (order, paths) = (tree.linearize_dfs()[1..].to_vec(), tree.paths());
+        let (b, n) = (prompts.len(), order.len());
+        let long = prompts.iter().map(|p| p.len()).max().unwrap_or(0);
+        let deep = paths.iter().map(Vec::len).max().unwrap_or(0);
+        let seen = |c: usize, len: usize| c < len;
+        // The prompts, padded to the longest; a row sees its own tokens causally.
+        let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
+        for p in prompts {
+            for j in 0..long {
+                ids.push(p.get(j).map_or(0, |&t| i64::from(t)));
+                pos.push(j.min(p.len() - 1) as i64);
+                mask.extend((0..long).map(|c| c <= j && seen(c, p.len())));
+            }
+        }
+        let mut cache = KvCache::new(target.n_layers());
+        let logits = target.forward(
+            ints(ids, [b, long], device),
+            ints(pos, [b, long], device),
+            bools(mask, [b, long, long], device),
+            &mut cache,
+        );
+        let flat = floats(logits).await?;
+        let v = flat.len() / (b * long);
+        let root = (0..b)
+            .map(|i| {
+                let at = (i * long + prompts[i].len() - 1) * v;
+                softmax(&flat[at..at + v], 1.0)
+            })
+            .collect();
+        // Tree-parallel: every node once, under the topology-aware mask, at depth positions.
+        let anc = tree.tree_mask(&order);
+        let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
+        for (i, p) in prompts.iter().enumerate() {
+            for (r, &node) in order.iter().enumerate() {
+                ids.push(i64::from(tokens[i][node]));
+                pos.push((p.len() - 1 + tree.nodes()[node].depth) as i64);
+                let row = (0..long + n)
+                    .map(|c| c.checked_sub(long).map_or(seen(c, p.len()), |c| anc[r][c]));
+                mask.extend(row);
+            }
+        }
+        let tree_call = (ids, pos, mask);
+        // Per-sequence: every path of every prompt as a plain causal sequence after its prompt.
+        let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
+        for (i, p) in prompts.iter().enumerate() {
+            for path in &paths {
+                for k in 0..deep {
+                    ids.push(path.get(k).map_or(0, |&node| i64::from(tokens[i][node])));
+                    pos.push((p.len() + k) as i64);
+                    let row = (0..long + deep)
+                        .map(|c| c.checked_sub(long).map_or(seen(c, p.len()), |c| c <= k));
+                    mask.extend(row);
+                }
+            }
+        }
+        Ok(Prepared {
+            cache,
+            root,
+            tree: tree_call,
+            paths: (ids, pos, mask),
+            copies: (0..b).flat_map(|i| vec![i; paths.len()]).collect(),
+            long,
+        })
+    }
+
+    /// The tree-parallel call on a copy of the prompts' cache: (µs, logits [batch, nodes, vocab]).
+    async fn tree_call(&self, lab: &Lab<'_>) -> Result<(f64, Vec<f32>), Error> {
+        let (target, device) = (&lab.models.target, &lab.models.device);
+        let (b, n) = (self.root.len(), self.tree.0.len() / self.root.len());
+        let t0 = (lab.clock)();
+        let mut cache = self.cache.clone();
+        let logits = target.forward(
+            ints(self.tree.0.clone(), [b, n], device),
+            ints(self.tree.1.clone(), [b, n], device),
+            bools(self.tree.2.clone(), [b, n, self.long + n], device),
+            &mut cache,
+        );
+        let flat = floats(logits).await?;
+        Ok(((lab.clock)() - t0, flat))
+    }
+
+    /// The per-sequence call: each row a copy of its prompt's cache, then its path:
+    /// (µs, logits [batch · paths, deepest, vocab]).
+    async fn paths_call(&self, lab: &Lab<'_>) -> Result<(f64, Vec<f32>), Error> {
+        let (target, device) = (&lab.models.target, &lab.models.device);
+        let (rows, d) = (self.copies.len(), self.paths.0.len() / self.copies.len());
+        let t0 = (lab.clock)();
+        let mut cache = self.cache.clone();
+        cache.select_rows(&self.copies);
+        let logits = target.forward(
+            ints(self.paths.0.clone(), [rows, d], device),
+            ints(self.paths.1.clone(), [rows, d], device),
+            bools(self.paths.2.clone(), [rows, d, self.long + d], device),
+            &mut cache,
+        );
+        let flat = floats(logits).await?;
+        Ok(((lab.clock)() - t0, flat))
+    }
+}
+
+/// Greedy verification of one prompt's tree both ways (lecture §4.4, Algorithm 2): walking the
+/// tree with the tree call's distributions; and, per sequence, taking the path whose prefix the
+/// target accepts furthest, with the paths call's. Returns both verdicts (accepted tokens, then
+/// the target's bonus token) and max |Δp| over the nodes.
+fn verdicts(
+    tree: &TokenTree,
+    tokens: &[u32],
+    root: &Dist,
+    at_node: &dyn Fn(usize) -> Dist,
+    at_path: &dyn Fn(usize, usize) -> Dist,
+) -> (Vec<u32>, Vec<u32>, f64) {
+    let mut walk = vec![];
+    let mut at = 0;
+    loop {
+        let here = if at == 0 { root.clone() } else { at_node(at) };
+        let a = argmax(&here);
+        walk.push(a);
+        match tree.nodes()[at].children.iter().find(|&&c| tokens[c] == a) {
+            Some(&c) => at = c,
+            None => break,
+        }
+    }
+    let (mut best, mut diff) = (vec![], 0.0f64);
+    for (p, path) in tree.paths().iter().enumerate() {
+        let dists: Vec<Dist> = (0..path.len()).map(|k| at_path(p, k)).collect();
+        for (k, &node) in path.iter().enumerate() {
+            let here = at_node(node);
+            let d = here.iter().zip(&dists[k]).map(|(x, y)| (x - y).abs());
+            diff = d.fold(diff, f64::max);
+        }
+        let mut verdict = vec![];
+        for (k, &node) in path.iter().enumerate() {
+            let before = if k == 0 { root } else { &dists[k - 1] };
+            if argmax(before) != tokens[node] {
+                break;
+            }
+            verdict.push(tokens[node]);
+        }
+        let last = verdict.len();
+        verdict.push(argmax(if last == 0 { root } else { &dists[last - 1] }));
+        if verdict.len() > best.len() {
+            best = verdict;
+        }
+    }
+    (walk, best, diff)
+}
+
+/// Verifies `tree` both ways for every batch size of `batches` (prompts drawn cyclically from
+/// the first `prompts` of the experiments' sampling prompts) and times each way.
+pub async fn tree_vs_paths(
+    lab: Lab<'_>,
+    config: &str,
+    batches: &[usize],
+    prompts: usize,
+    progress: Progress<'_>,
+) -> Result<PathsReport, Error> {
+    let tree = parse_tree(config)?;
+    PROMPTS.check(prompts as f64)?;
+    for &b in batches {
+        BATCH.check(b as f64)?;
+    }
+    BATCHES.check(batches.len() as f64)?;
+    let m = lab.models;
+    let pool = sampling_prompts(prompts);
+    // The longest prompt (27 tokens) and the deepest tree fit the models' positions.
+    debug_assert!(pool
+        .iter()
+        .all(|p| p.len() + DEPTH.max as usize <= MAX_POSITIONS));
+    let mut tokens = Vec::with_capacity(pool.len());
+    for p in &pool {
+        tokens.push(draft_tokens(&m.draft_a, &m.device, &tree, p).await?);
+    }
+    let (order, paths) = (tree.linearize_dfs()[1..].to_vec(), tree.paths());
+    let (n, np) = (order.len(), paths.len());
+    let deep = paths.iter().map(Vec::len).max().unwrap_or(0);
+    let mut row_of = vec![0; tree.nodes().len()];
+    order.iter().enumerate().for_each(|(r, &i)| row_of[i] = r);
+    let (total, mut fewest) = (batches.len(), MAX_REPEATS);
+    let (mut rows, mut worst, mut accepted) = (vec![], 0.0f64, 0.0);
+    for (bi, &b) in batches.iter().enumerate() {
+        let ps: Vec<&[u32]> = (0..b).map(|i| pool[i % pool.len()].as_slice()).collect();
+        let ts: Vec<&[u32]> = (0..b).map(|i| tokens[i % pool.len()].as_slice()).collect();
+        let prep = Prepared::new(&m.target, &m.device, &tree, &ps, &ts).await?;
+        let (mut tree_us, mut paths_us) = (vec![], vec![]);
+        let mut last = (vec![], vec![]);
+        let mut r = 0;
+        while r <= REPEATS
+            || (r <= MAX_REPEATS && tree_us.iter().chain(&paths_us).sum::<f64>() < TIMED_US)
+        {
+            // Alternating which way goes first, so that neither always runs on a warmer cache.
+            let (t, p) = if r % 2 == 0 {
+                let t = prep.tree_call(&lab).await?;
+                (t, prep.paths_call(&lab).await?)
+            } else {
+                let p = prep.paths_call(&lab).await?;
+                (prep.tree_call(&lab).await?, p)
+            };
+            if r > 0 {
+                tree_us.push(t.0);
+                paths_us.push(p.0);
+            }
+            last = (t.1, p.1);
+            r += 1;
+        }
+        fewest = fewest.min(tree_us.len());
+        progress(bi + 1, total);
+        let v = last.0.len() / (b * n);
+        let (mut same, mut acc) = (true, 0usize);
+        for (i, (toks, root)) in ts.iter().zip(&prep.root).enumerate() {
+            let node = |x: usize| {
+                let at = (i * n + row_of[x]) * v;
+                softmax(&last.0[at..at + v], 1.0)
+            };
+            let path = |p: usize, k: usize| {
+                let at = ((i * np + p) * deep + k) * v;
+                softmax(&last.1[at..at + v], 1.0)
+            };
+            let (walk, best, diff) = verdicts(&tree, toks, root, &node, &path);
+            worst = worst.max(diff);
+            same &= walk == best && diff <= TOLERANCE;
+            acc += walk.len() - 1;
+        }
+        accepted = acc as f64 / b as f64;
+        let (t, p) = (quartiles(tree_us)[1], quartiles(paths_us)[1]);
+        rows.push(PathsRow {
+            batch: b,
+            tokens_tree: b * tree.speculated(),
+            tokens_paths: b * tree.path_tokens(),
+            tree_us: t,
+            paths_us: p,
+            ratio: p / t,
+            identical: same,
+        });
+    }
+    Ok(PathsReport {
+        tree: config.trim().to_string(),
+        backend: m.backend.name(),
+        target_width: m.target_width(),
+        nodes: tree.speculated(),
+        path_tokens: tree.path_tokens(),
+        paths: np,
+        longest_path: deep,
+        repeats: fewest,
+        max_abs_diff: worst,
+        accepted_mean: accepted,
+        rows,
+    })
+}

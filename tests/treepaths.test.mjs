@@ -1,0 +1,128 @@
+// Browser tests of per-sequence against tree-parallel verification (§4.3, issue 34): a run shows
+// the lecture's exact token counts per batch, both times and their ratio, identical verdicts and
+// the comparison with SpecInfer's Figure 11, in English and in Chinese; at 390 px nothing makes
+// the page scroll sideways; bad values get one clear message and the widget keeps working; and
+// the same run on WebGPU (SwiftShader here).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { setControl, text, alertOf, rowsOf } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const W = '[data-widget="treepaths"]';
+const measured = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="treepaths"]')?.dataset.decoded || 0) >= k, n, { timeout: 240_000 });
+
+/** The table's rows after the header: [batch, tokens tree, tokens paths, tree µs, paths µs, ratio, verdict]. */
+async function rows(page) {
+  const all = await rowsOf(page, `${W} table.tp-rows`);
+  return all.slice(1).map((r) => r.split(' '));
+}
+
+test('tree vs paths: ⟨2,2,1⟩ at batch 1, 2, 4, 8 computes 10 vs 12 tokens a prompt, both timed, verdicts identical, beside Figure 11', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=1,2,4,8');
+  // Nothing runs until asked: it times this device.
+  assert.equal(await page.$(`${W} table.tp-rows`), null);
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => x.slice(0, 3)), [['1', '10', '12'], ['2', '20', '24'], ['4', '40', '48'], ['8', '80', '96']]);
+  for (const x of r) {
+    const [tree, paths, ratio] = [Number(x[3]), Number(x[4]), Number(x[5])];
+    assert.ok(tree > 0 && paths > 0, x.join(' '));
+    assert.ok(Math.abs(ratio - paths / tree) < 0.02 + 0.01 * ratio, x.join(' '));
+    assert.equal(x[6], 'identical');
+  }
+  const all = await text(page, `${W} .tp-result`);
+  assert.match(all, /Figure 11(, where it rises)? \(comparable at small batch, up to 1\.8× at large batch\)/);
+  assert.match(all, /Tree <2,2,1>: 10 nodes .* 12 tokens over its 4 root-to-leaf paths/);
+  assert.match(all, /Per sequence computes 1\.20× the tokens \(12 instead of 10 per prompt\)/);
+  assert.match(all, /Both ways gave every prompt the same verdict/);
+  assert.match(await text(page, `${W} .tp-status`), /Measured on flex/);
+  assert.match(await page.$eval(`${W} .tp-plot svg`, (s) => s.textContent), /10 nodes vs 12 path tokens/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('tree vs paths: exercise 5, ⟨2,2,2,2⟩ and the slides’ example give the lecture’s counts (7 vs 9, 30 vs 64)', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=8&treepaths.config=exercise-5');
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  assert.deepEqual((await rows(page)).map((x) => x.slice(0, 3)), [['8', '56', '72']]);
+  assert.match(await text(page, `${W} .tp-result`), /as fast at batch 8; measure several batch sizes to compare the trend with SpecInfer’s Figure 11/);
+  // After the first Measure every change measures again.
+  await setControl(page, 'treepaths', 'config', '<2,2,2,2>');
+  await measured(page, 2);
+  assert.deepEqual((await rows(page)).map((x) => [...x.slice(0, 3), x[6]]), [['8', '240', '512', 'identical']]);
+  await setControl(page, 'treepaths', 'config', 'slides');
+  await measured(page, 3);
+  assert.deepEqual((await rows(page)).map((x) => x.slice(0, 3)), [['8', '48', '56']]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('tree vs paths: bad values get one clear message and the widget keeps working', async () => {
+  const { page, errors } = await open(env, '?treepaths.config=%3C2,,1%3E&treepaths.batches=1');
+  assert.match(await alertOf(page, 'treepaths'), /tree: “<2,,1>” is not one of the choices; using <2,2,1>/);
+  // The engine's own checks, in the worker: a batch of 0, a malformed list, a bad tree, too many
+  // nodes, a width off the range.
+  const refused = await page.evaluate(async () => {
+    const { runJob } = await import('./engine.js');
+    const why = (p) => runJob('tree_vs_paths', p, null, 'tp-test').promise.then(() => 'ran', (e) => e.message);
+    return [await why({ batches: '0,4' }), await why({ batches: '1,x' }), await why({ config: '<2,,1>' }),
+      await why({ config: '<4,4,4>' }), await why({ target_width: 25 })];
+  });
+  assert.match(refused[0], /batch = 0 is out of range/, refused[0]);
+  assert.match(refused[1], /“x” is not a whole number/, refused[1]);
+  assert.match(refused[2], /tree config/, refused[2]);
+  assert.match(refused[3], /84 nodes, over the budget of 64/, refused[3]);
+  assert.match(refused[4], /width.*25/, refused[4]);
+  // The widget still measures, with the value it fell back on.
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  assert.deepEqual((await rows(page)).map((x) => x.slice(0, 3)), [['1', '10', '12']]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('tree vs paths in Chinese, at 390 px: the numbers, the Figure 11 sentence, and nothing wider than the phone', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=treepaths&lang=zh&batches=1,2,4,8', { width: 390, height: 844 });
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => [...x.slice(0, 3), x[6]]), [['1', '10', '12', '相同'], ['2', '20', '24', '相同'], ['4', '40', '48', '相同'], ['8', '80', '96', '相同']]);
+  const all = await text(page, `${W} .tp-result`);
+  assert.match(all, /SpecInfer 的图 11/);
+  assert.match(all, /两种方式给每个提示词的判定都相同/);
+  assert.doesNotMatch(all, /Figure|tokens|verdict/);
+  assert.match(await page.$eval(`${W} .tp-plot svg`, (s) => s.textContent), /树形并行/);
+  const wide = await page.evaluate(() => {
+    const out = [];
+    const root = document.querySelector('[data-widget="treepaths"]');
+    if (document.scrollingElement.scrollWidth > innerWidth) out.push(`page ${document.scrollingElement.scrollWidth}`);
+    const svg = root.querySelector('.tp-plot svg').getBoundingClientRect();
+    if (svg.right > innerWidth + 0.5) out.push(`figure ends at ${svg.right}`);
+    for (const p of root.querySelectorAll('p')) if (p.scrollWidth > p.clientWidth + 1) out.push(`a paragraph ${p.scrollWidth} > ${p.clientWidth}`);
+    return out;
+  });
+  assert.deepEqual(wide, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('tree vs paths on WebGPU (SwiftShader): the same counts and identical verdicts, or the note of a CPU run', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=1&treepaths.backend=wgpu');
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => [...x.slice(0, 3), x[6]]), [['1', '10', '12', 'identical']]);
+  const status = await text(page, `${W} .tp-status`);
+  const note = await page.$eval(`${W} .tp-note`, (n) => (n.hidden ? '' : n.textContent));
+  // Where the browser has no adapter the job runs on flex and says so.
+  if (note) assert.match(status, /Measured on flex/, note);
+  else assert.match(status, /Measured on wgpu/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
