@@ -17,7 +17,8 @@
 //!   sampling with its calibration test (03.3), naive vs MSS trees and the top-k distortion
 //!   (04.5);
 //! - [`speedup`]: measured c and wall-clock speedup against the formula (the two lanes), and the
-//!   sweep over γ;
+//!   sweep over γ; [`load`]: the sweep over the batch (speculation under load), beside the
+//!   published serving figures;
 //! - [`modelfree`]: drafting without a model on the three workloads (demos 05.1–05.3);
 //! - [`hidden`]: drafts on the target's own hidden states — Medusa's heads, EAGLE, EAGLE-2's
 //!   dynamic tree, EAGLE with the training-time test (lecture §5.1–5.2, §4.7);
@@ -34,6 +35,7 @@ pub mod experiment;
 pub mod generate;
 pub mod hidden;
 pub mod lm;
+pub mod load;
 pub mod methods;
 pub mod modelfree;
 pub mod params;

@@ -56,6 +56,10 @@ pub struct SpeedupReport {
     /// Mean draft call / mean one-token target call, measured in these runs.
     pub c: f64,
     pub tokens_per_call: f64,
+    /// Drafted tokens accepted per target call (τ less the target's own token).
+    pub accepted_per_call: f64,
+    /// Output tokens of the prompts (greedy: the same both ways).
+    pub tokens: usize,
     /// Draft calls per target call (γ for a chain, the depth for a tree).
     pub draft_calls_per_step: f64,
     /// A verification call over a one-token call, measured: T(n)/T(1).
@@ -278,6 +282,8 @@ pub async fn speedup(
         alpha,
         c,
         tokens_per_call,
+        accepted_per_call: fast.accepted_per_call(),
+        tokens: plain.tokens,
         draft_calls_per_step,
         verify_over_target,
         predicted_speedup: chain.then(|| theory::speedup(alpha, spec.gamma, c)),

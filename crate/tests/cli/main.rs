@@ -1,12 +1,14 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in four files: [`analytic`] (theory, roofline, sampling, trees, exercises, argument errors),
+//! in five files: [`analytic`] (theory, roofline, sampling, trees, exercises, argument errors),
 //! [`models`] (the LikesWorld models, speculative and model-free decoding, every size option),
 //! [`measured`] (the widened target, the measured roofline and the wall-clock speedups) and
-//! [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table).
+//! [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table); [`load`] holds the
+//! speedup against the batch (speculation under load).
 
 mod analytic;
 mod hidden;
+mod load;
 mod measured;
 mod models;
 
