@@ -152,8 +152,8 @@ const queue = [];
 
 // The jobs that time something (crate/src/wasm/jobs.rs): the measured roofline, LikesWorld's
 // per-call latencies, and the decoding experiments whose reports hold wall-clock times (speedup
-// and its γ sweep, the §6 table, and the hidden-state drafts' c).
-const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'methods', 'hidden'];
+// and its sweeps over γ and the batch, the §6 table, and the hidden-state drafts' c).
+const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'load', 'methods', 'hidden'];
 const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency'
   || (name === 'likesworld_decode' && TIMED_EXPERIMENTS.includes(params?.experiment));
 

@@ -5,8 +5,8 @@
 //! is "free" — so the speedup falls with the batch. Serving systems report exactly that, and
 //! [`PUBLISHED`] holds their figures (the EAGLE-3 paper's) to be set beside this device's.
 //!
-//! A row is the batch's [`SpeedupReport`] with its time per output token, plain and speculative
-//! (the wall time over every output token of the batch's prompts: the inverse of throughput).
+//! A row is the batch's [`SpeedupReport`], whose time per output token, plain and speculative, is
+//! the wall time over every output token of the batch's prompts (the inverse of throughput).
 
 use super::context::Lab;
 use super::params::{Load, Proposing};
@@ -60,16 +60,6 @@ impl Published {
     }
 }
 
-/// One batch of the sweep: its speedup report and its time per output token both ways.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct LoadRow {
-    #[serde(flatten)]
-    pub run: SpeedupReport,
-    /// Plain wall time over the output tokens, µs (every row of the batch counted).
-    pub plain_us_per_token: f64,
-    pub speculative_us_per_token: f64,
-}
-
 /// The speedup against the batch, beside the published serving figures.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LoadReport {
@@ -80,13 +70,13 @@ pub struct LoadReport {
     pub gamma: u32,
     pub target_width: usize,
     /// One row per batch, in increasing batch (without the lanes).
-    pub rows: Vec<LoadRow>,
+    pub rows: Vec<SpeedupReport>,
     pub published: &'static [Published],
 }
 
 impl LoadReport {
     /// The rows of the smallest and the largest batch.
-    pub fn ends(&self) -> (&LoadRow, &LoadRow) {
+    pub fn ends(&self) -> (&SpeedupReport, &SpeedupReport) {
         let first = self
             .rows
             .first()
@@ -119,14 +109,9 @@ pub async fn load(
         run.plain_lane.clear();
         run.speculative_lane.clear();
         done += n;
-        let tokens = run.tokens.max(1) as f64;
-        rows.push(LoadRow {
-            plain_us_per_token: run.plain_us / tokens,
-            speculative_us_per_token: run.speculative_us / tokens,
-            run,
-        });
+        rows.push(run);
     }
-    let first = &rows[0].run;
+    let first = &rows[0];
     Ok(LoadReport {
         method: first.method.clone(),
         backend: first.backend,

@@ -75,6 +75,10 @@ pub struct SpeedupReport {
     pub measured_speedup_iqr: f64,
     pub plain_us: f64,
     pub speculative_us: f64,
+    /// The wall time over the output tokens, µs, every row of a batch counted (the inverse of
+    /// throughput): plain and speculative.
+    pub plain_us_per_token: f64,
+    pub speculative_us_per_token: f64,
     pub target_call_us: f64,
     pub verify_call_us: f64,
     pub draft_call_us: f64,
@@ -297,6 +301,8 @@ pub async fn speedup(
         measured_speedup_iqr: measure::iqr(ratios),
         plain_us,
         speculative_us: fast_us,
+        plain_us_per_token: plain_us / plain.tokens.max(1) as f64,
+        speculative_us_per_token: fast_us / plain.tokens.max(1) as f64,
         target_call_us,
         verify_call_us,
         draft_call_us,

@@ -6,7 +6,8 @@
 //! with the batch here as it does in serving, and why, from the measured verification cost.
 
 use crate::i18n::Lang;
-use crate::lab::load::{LoadReport, LoadRow};
+use crate::lab::load::LoadReport;
+use crate::lab::speedup::SpeedupReport;
 use crate::plot::{colors, render, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
@@ -27,18 +28,18 @@ const PUBLISHED_COLORS: [RGBColor; 2] = [colors::TEAL, colors::PURPLE];
 /// The measured speedup against the batch (with its IQR bar), the prediction on the cost curve
 /// measured at each batch, and the published serving figures (a range drawn as a bar).
 pub fn load_svg(r: &LoadReport, l: Lang, w: u32) -> String {
-    let row = |f: fn(&LoadRow) -> f64| {
+    let row = |f: fn(&SpeedupReport) -> f64| {
         r.rows
             .iter()
-            .map(|x| (at(x.run.batch as f64), f(x)))
+            .map(|x| (at(x.batch as f64), f(x)))
             .collect::<Vec<_>>()
     };
-    let measured = row(|x| x.run.measured_speedup);
-    let curve = row(|x| x.run.predicted_speedup_curve);
+    let measured = row(|x| x.measured_speedup);
+    let curve = row(|x| x.predicted_speedup_curve);
     let top = r
         .rows
         .iter()
-        .map(|x| x.run.measured_speedup + x.run.measured_speedup_iqr / 2.0)
+        .map(|x| x.measured_speedup + x.measured_speedup_iqr / 2.0)
         .chain(curve.iter().map(|p| p.1))
         .chain(
             r.published
@@ -84,20 +85,25 @@ pub fn load_svg(r: &LoadReport, l: Lang, w: u32) -> String {
                 .map(|&(b, lo, hi)| (at(b), (lo + hi) / 2.0))
                 .collect();
             ch.polyline(&mid, color, 1);
+            // A figure is a dot; a quoted range ("≈ 1.3–1.4×") a bar from its low to its high.
             for &(b, lo, hi) in p.points {
                 let (x, y0) = ch.px(at(b), lo);
                 let (_, y1) = ch.px(at(b), hi);
-                cv.rect((x - 4, y1 - 1), (x + 4, y0 + 1), color, true);
+                if lo == hi {
+                    cv.circle((x, y0), 4, color, true);
+                } else {
+                    cv.rect((x - 4, y1), (x + 4, y0), color, true);
+                }
             }
             entries.push((name.as_str(), color));
         }
         ch.polyline(&curve, colors::ORANGE, 2);
         ch.dots(&curve, colors::ORANGE, 3);
         for x in &r.rows {
-            let half = x.run.measured_speedup_iqr / 2.0;
-            let b = at(x.run.batch as f64);
-            let lo = ch.px(b, (x.run.measured_speedup - half).max(0.0));
-            let hi = ch.px(b, (x.run.measured_speedup + half).min(top));
+            let half = x.measured_speedup_iqr / 2.0;
+            let b = at(x.batch as f64);
+            let lo = ch.px(b, (x.measured_speedup - half).max(0.0));
+            let hi = ch.px(b, (x.measured_speedup + half).min(top));
             cv.line(&[lo, hi], colors::BLUE, 1);
         }
         ch.polyline(&measured, colors::BLUE, 2);
@@ -132,9 +138,9 @@ fn x2(v: f64) -> String {
 /// beside the serving figures, and why, from the verification cost measured at each end.
 pub fn caption(r: &LoadReport, lang: Lang) -> String {
     let (a, z) = r.ends();
-    let (sa, sz) = (a.run.measured_speedup, z.run.measured_speedup);
-    let (ba, bz) = (a.run.batch, z.run.batch);
-    let (va, vz) = (a.run.verify_over_target, z.run.verify_over_target);
+    let (sa, sz) = (a.measured_speedup, z.measured_speedup);
+    let (ba, bz) = (a.batch, z.batch);
+    let (va, vz) = (a.verify_over_target, z.verify_over_target);
     let serving = lang.pick(
         "the EAGLE-3 paper reports 1.81× at batch 2 falling to ≈ 1.3–1.4× at batch 64 (SGLang on an H100, a chain of 3) and 1.75× to 1.01× at batch 56 (vLLM, a chain of 2)",
         "EAGLE-3 论文报告：批 2 时 1.81×，到批 64 降到 ≈ 1.3–1.4×（H100 上的 SGLang，长 3 的链）；批 2 时 1.75×，到批 56 降到 1.01×（vLLM，长 2 的链）",
@@ -171,8 +177,8 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
         ),
     };
     // The time model: a step costs T(n)/T(1) + d·c one-token calls and yields τ tokens.
-    let cost = |x: &LoadRow| x.run.verify_over_target + x.run.draft_calls_per_step * x.run.c;
-    let (ta, tz) = (a.run.tokens_per_call, z.run.tokens_per_call);
+    let cost = |x: &SpeedupReport| x.verify_over_target + x.draft_calls_per_step * x.c;
+    let (ta, tz) = (a.tokens_per_call, z.tokens_per_call);
     said.push_str(&match lang {
         Lang::En => format!(" Measured, a speculative step costs T(n)/T(1) + d·c = {va:.2} + {:.2} one-token calls at batch {ba} and {vz:.2} + {:.2} at batch {bz}, for τ = {ta:.2} and {tz:.2} tokens.", cost(a) - va, cost(z) - vz),
         Lang::Zh => format!(" 实测：一个推测步花 T(n)/T(1) + d·c = {va:.2} + {:.2} 次单 token 调用（批 {ba}），{vz:.2} + {:.2} 次（批 {bz}），分别得到 τ = {ta:.2} 和 {tz:.2} 个 token。", cost(a) - va, cost(z) - vz),
@@ -193,23 +199,23 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
     };
     said.push_str(why);
     // The device: a serving GPU at a small batch verifies almost for free; say what this one pays.
-    if va >= 1.0 + LEVEL {
+    if falls && va >= 1.0 + LEVEL {
         said.push_str(&match lang {
             Lang::En => format!(" On this device verifying costs {va:.2}× a one-token call already at batch {ba}, where a serving GPU's small batches are memory-bound and verify nearly free: the fall starts here at a smaller batch than in serving."),
             Lang::Zh => format!(" 在这台设备上，批 {ba} 时验证就已经是单 token 调用的 {va:.2} 倍，而服务用的 GPU 在小批量时受访存限制、验证几乎免费：所以这里的下降比服务系统开始得更早。"),
         });
     }
-    if let Some(slow) = r.rows.iter().find(|x| x.run.measured_speedup < 1.0) {
+    if let Some(slow) = r.rows.iter().find(|x| x.measured_speedup < 1.0) {
         said.push_str(&match lang {
             Lang::En => format!(
                 " From batch {} speculation is slower than plain decoding ({}).",
-                slow.run.batch,
-                x2(slow.run.measured_speedup)
+                slow.batch,
+                x2(slow.measured_speedup)
             ),
             Lang::Zh => format!(
                 " 从批 {} 起推测解码比普通解码还慢（{}）。",
-                slow.run.batch,
-                x2(slow.run.measured_speedup)
+                slow.batch,
+                x2(slow.measured_speedup)
             ),
         });
     }
@@ -221,7 +227,6 @@ mod tests {
     use super::*;
     use crate::lab::load::PUBLISHED;
     use crate::lab::params::Proposing;
-    use crate::lab::speedup::SpeedupReport;
     use crate::plot::figure_width;
     use crate::plot::tests::text_spans;
 
@@ -231,36 +236,34 @@ mod tests {
             .iter()
             .zip(speedups)
             .zip(verify)
-            .map(|((&batch, &s), &v)| LoadRow {
-                run: SpeedupReport {
-                    backend: "flex",
-                    method: "draft B chain of 3, greedy".into(),
-                    shape: Proposing::Chain,
-                    gamma: 3,
-                    prompts: batch.max(10),
-                    target_width: 16,
-                    batch,
-                    alpha: 0.8,
-                    c: 0.05,
-                    tokens_per_call: 3.0,
-                    accepted_per_call: 2.0,
-                    tokens: 400,
-                    draft_calls_per_step: 3.0,
-                    verify_over_target: v,
-                    predicted_speedup: Some(2.5),
-                    predicted_speedup_curve: s * 1.05,
-                    measured_speedup: s,
-                    measured_speedup_iqr: 0.1,
-                    plain_us: 4e5,
-                    speculative_us: 4e5 / s,
-                    target_call_us: 1000.0,
-                    verify_call_us: 1000.0 * v,
-                    draft_call_us: 50.0,
-                    plain_lane: Vec::new(),
-                    speculative_lane: Vec::new(),
-                },
+            .map(|((&batch, &s), &v)| SpeedupReport {
+                backend: "flex",
+                method: "draft B chain of 3, greedy".into(),
+                shape: Proposing::Chain,
+                gamma: 3,
+                prompts: batch.max(10),
+                target_width: 16,
+                batch,
+                alpha: 0.8,
+                c: 0.05,
+                tokens_per_call: 3.0,
+                accepted_per_call: 2.0,
+                tokens: 400,
+                draft_calls_per_step: 3.0,
+                verify_over_target: v,
+                predicted_speedup: Some(2.5),
+                predicted_speedup_curve: s * 1.05,
+                measured_speedup: s,
+                measured_speedup_iqr: 0.1,
+                plain_us: 4e5,
+                speculative_us: 4e5 / s,
                 plain_us_per_token: 1000.0,
                 speculative_us_per_token: 1000.0 / s,
+                target_call_us: 1000.0,
+                verify_call_us: 1000.0 * v,
+                draft_call_us: 50.0,
+                plain_lane: Vec::new(),
+                speculative_lane: Vec::new(),
             })
             .collect();
         LoadReport {
@@ -313,8 +316,10 @@ mod tests {
         assert!(!level.contains("what grew"), "{level}");
         assert!(!level.contains("already at batch"), "{level}");
         assert!(!level.contains("slower than plain"), "{level}");
-        let rising = caption(&report(&[1, 8], &[1.2, 1.6], &[1.0, 1.0]), Lang::En);
+        // A costly verification at batch 1 is no reason for a fall that did not happen.
+        let rising = caption(&report(&[1, 8], &[1.2, 1.6], &[1.5, 1.5]), Lang::En);
         assert!(rising.contains("it rises, unlike serving"), "{rising}");
+        assert!(!rising.contains("the fall starts"), "{rising}");
         let flat_cost = caption(&report(&[1, 8], &[1.6, 1.2], &[1.0, 1.0]), Lang::En);
         assert!(flat_cost.contains("hardly grew"), "{flat_cost}");
         let one = caption(&report(&[4], &[1.2], &[1.0]), Lang::Zh);

@@ -295,14 +295,13 @@ fn load_rows(r: &LoadReport) -> Vec<(String, String)> {
             widen::params(VOCAB, r.target_width)
         ),
     )];
-    for x in &r.rows {
-        let s = &x.run;
+    for s in &r.rows {
         rows.push(row(
             &format!("batch {}", s.batch),
             format!(
                 "plain {:.1} µs/token, speculative {:.1} µs/token: measured {:.3}× (IQR {:.3}); on the measured curve {:.3}×, formula {}; τ {:.2} ({:.2} accepted a step), α {:.3}, c {:.3}, T(n)/T(1) {:.2}; {} prompts",
-                x.plain_us_per_token,
-                x.speculative_us_per_token,
+                s.plain_us_per_token,
+                s.speculative_us_per_token,
                 s.measured_speedup,
                 s.measured_speedup_iqr,
                 s.predicted_speedup_curve,
