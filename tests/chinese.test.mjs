@@ -134,7 +134,7 @@ test('the Chinese page (?lang=zh) shows no English sentence: every widget, exper
   await setControl(page, 'decoding', 'backend', 'flex');
   const jobs = [
     ['greedy', { gamma: 2 }], ['sample', { gamma: 2, repeats: 1 }], ['tree', { config: '<2,1>' }], ['stochastic', { config: '<1,2>' }],
-    ['speedup', { gamma: 2, batch: '1' }], ['step', { stepkind: 'chain' }], ['step', { stepkind: 'tree', config: '<2,1>' }],
+    ['speedup', { gamma: 2, batch: '1' }], ['load', { gamma: 2, batches: '1,2', shape: 'chain' }], ['step', { stepkind: 'chain' }], ['step', { stepkind: 'tree', config: '<2,1>' }],
   ];
   for (const [experiment, values] of jobs) {
     const n = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded'));

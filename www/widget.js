@@ -47,7 +47,7 @@ function parseValue(c, raw) {
     const [label, shown] = [t(c, 'label'), String(raw).slice(0, 40)];
     return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${c.value}`, `${label}：“${shown}” 不是可选项之一；改用 ${c.value}`) };
   }
-  const r = capText(raw);
+  const r = capText(raw, c.cap);
   return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
 }
 
@@ -56,18 +56,19 @@ function parseValue(c, raw) {
 // most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
 // server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
 // so the thirteen text controls of the course page together stay under 6.5 KB, however they are typed.
+// A control whose text is short by nature sets its own smaller cap (`cap`: a list of batches).
 export const TEXT_MAX = 500;
 const TEXT_URL_MAX = 500;
 const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
 
-/** `raw` cut to the cap, never inside a character: { text, cut }. */
-export function capText(raw) {
+/** `raw` cut to the cap (`max` characters and URL bytes), never inside a character: { text, cut }. */
+export function capText(raw, max = TEXT_MAX) {
   let text = '';
   let bytes = 0;
   let n = 0;
   for (const ch of String(raw)) {
     bytes += urlBytes(ch);
-    if (n === TEXT_MAX || bytes > TEXT_URL_MAX) return { text, cut: true };
+    if (n === max || bytes > Math.min(max, TEXT_URL_MAX)) return { text, cut: true };
     text += ch;
     n += 1;
   }
@@ -77,8 +78,9 @@ export function capText(raw) {
 /** What a person is told when their text was cut (`label` names the field). */
 export function cutNote(c, text) {
   const n = [...text].length;
-  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${TEXT_MAX}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
-    `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${TEXT_MAX} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
+  const max = c.cap ?? TEXT_MAX;
+  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
+    `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
 
 /**
@@ -324,7 +326,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     let cut = '';
     if (c.type === 'text') {
       // Cut as it is typed (or pasted), so that what the field shows is what the URL keeps.
-      const r = capText(v);
+      const r = capText(v, c.cap);
       if (r.cut) {
         ev.target.value = r.text;
         cut = cutNote(c, r.text);

@@ -161,7 +161,7 @@ fn noun_zh(what: &str) -> &str {
     match what {
         "answers" => "答案",
         "batch" => "批大小",
-        "batch sizes" => "批大小列表",
+        "batch list" => "批大小列表",
         "backend" => "后端",
         "children sampler" => "子节点采样方式",
         "distribution" => "分布",

@@ -6,6 +6,7 @@ import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
+import { loadHtml } from './decoding-load.js';
 
 // The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
 // budget, depth and heads, and their defaults, are the core's (`presets`), read when the widget
@@ -18,6 +19,8 @@ const uses = (...names) => (s) => names.includes(s.experiment);
 // The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
 const timed = uses('speedup', 'sweep');
 const free = (s) => timed(s) && !['chain', 'tree'].includes(s.shape);
+// Speculation under load: one chain or tree at every batch of a list.
+const load = uses('load');
 // A step-through of a draft on the target's hidden states (no draft model, γ or tree to choose).
 const hiddenStep = (s) => s.experiment === 'step' && ['medusa', 'eagle-2'].includes(s.stepkind);
 
@@ -26,7 +29,7 @@ function params(s) {
   return {
     experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
-    children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas,
+    children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas, batches: s.batches,
     method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
   };
 }
@@ -38,7 +41,8 @@ function cost(s) {
   if (s.experiment === 'step') return tr(`steps through one prompt with ${target}`, `用 ${target}逐步解码一个提示词`);
   const samples = s.experiment === 'sample' && Number(s.repeats) > 1 ? tr(` × ${s.repeats} samples`, ` × ${s.repeats} 次采样`) : '';
   const gammas = s.gammas.split(',').filter((g) => g.trim()).length;
-  const each = { sweep: tr(`, for each of ${gammas} γ values`, `，${gammas} 个 γ 各一遍`), methods: tr(', for every method of the §6 table', '，§6 表里的每种方法各一遍') }[s.experiment] ?? '';
+  const batches = s.batches.split(/[,，]/).filter((b) => b.trim()).length;
+  const each = { sweep: tr(`, for each of ${gammas} γ values`, `，${gammas} 个 γ 各一遍`), load: tr(`, at each of ${batches} batches (at least one whole batch each)`, `，${batches} 个批大小各一遍（每个至少一整批）`), methods: tr(', for every method of the §6 table', '，§6 表里的每种方法各一遍') }[s.experiment] ?? '';
   return tr(`decodes ${s.prompts} prompts${samples}${each} with ${target}`, `用 ${target}解码 ${s.prompts} 个提示词${samples}${each}`);
 }
 
@@ -355,6 +359,9 @@ export default {
     { label: 'Demo 5, measured: the best γ on the ×16 target', label_zh: '演示 5，实测：×16 目标模型上最好的 γ',
       values: { experiment: 'sweep', target_width: '16', draft: 'b', gammas: '1,2,3,4,6', prompts: '10', batch: '1', shape: 'chain' },
       note: 'every γ timed against the target alone; the best measured γ beside the formula’s', note_zh: '每个 γ 都与目标模型单独解码对比计时；实测最好的 γ 与公式的并列' },
+    { label: 'Speculation under load: speedup against the batch (×16, chain of 3)', label_zh: '负载下的推测解码：加速比随批大小的变化（×16，长 3 的链）',
+      values: { experiment: 'load', target_width: '16', draft: 'b', gamma: 3, batches: '1,2,4,8,16,32', prompts: '10', shape: 'chain' },
+      note: 'the EAGLE-3 paper’s serving figures drawn beside it; each batch decodes at least one whole batch, so batch 32 decodes 32 prompts', note_zh: '旁边画出 EAGLE-3 论文的服务系统数据；每个批大小至少解码一整批，所以批 32 要解码 32 个提示词' },
     { label: 'Prompt Lookup on the ×16 target', label_zh: '×16 目标模型上的 Prompt Lookup',
       values: { experiment: 'speedup', target_width: '16', gamma: 4, prompts: '10', batch: '1', shape: 'prompt-lookup' },
       note: 'no draft model: the look-up costs microseconds (c ≈ 0)', note_zh: '没有草稿模型：查找只花几微秒（c ≈ 0）' },
@@ -373,15 +380,15 @@ export default {
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
       ['acceptance', 'acceptance by token kind (03.1)'], ['greedy', 'greedy chains over γ (03.2)'], ['sample', 'sampling and its test (03.3)'],
-      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['sweep', 'wall clock over γ: the best γ'], ['step', 'step through one run'],
+      ['tree', 'greedy trees (04.3)'], ['stochastic', 'naive vs MSS trees (04.5)'], ['speedup', 'wall clock: c and speedup'], ['sweep', 'wall clock over γ: the best γ'], ['load', 'wall clock over the batch: under load'], ['step', 'step through one run'],
       ['hidden', 'drafts on the target’s hidden states (§5)'], ['methods', 'every method on the wall clock (§6)']],
     options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
-      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['step', '逐步查看一次运行'],
+      ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['load', '不同批大小的墙钟：负载下'], ['step', '逐步查看一次运行'],
       ['hidden', '读目标模型隐藏状态的草稿（§5）'], ['methods', '墙钟上的每种方法（§6）']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
-    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (s.experiment === 'speedup' && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),
+    declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (uses('speedup', 'load')(s) && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
@@ -393,12 +400,14 @@ export default {
       options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩'], ['prompt-lookup', 'no model: Prompt Lookup (k = γ)'], ['suffix', 'no model: suffix index (γ nodes)'],
         ['jacobi', 'no model: Jacobi (window γ)'], ['lookahead', 'no model: Lookahead (γ nodes)']],
       options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩'], ['prompt-lookup', '无模型：Prompt Lookup（k = γ）'], ['suffix', '无模型：后缀索引（γ 个节点）'],
-        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: timed,
+        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: (s) => timed(s) || load(s),
       // A static tree has no γ to sweep; a drafter without a model follows one request (batch 1).
-      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || (Number(s.batch) > 1 && !['chain', 'tree'].includes(v)) },
+      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && !['chain', 'tree'].includes(v)) },
     { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', value: '1,2,3,4,6', showIf: uses('sweep') },
+    // A list of batches is short by nature: its own small cap keeps the page's URL short (widget.js).
+    declare({ key: 'batches', label: 'batches', label_zh: '批大小列表', type: 'text', cap: 40, showIf: load }, byDefault('batches')),
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed, optionOff: (v, s) => free(s) && v !== '1' },
-    { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (s.experiment === 'speedup' && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
+    { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (uses('speedup', 'load')(s) && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
     { key: 'method', label: 'draft on the hidden states', label_zh: '读隐藏状态的草稿', type: 'select', value: 'eagle-2',
       options: [['medusa', 'Medusa’s heads, static tree'], ['eagle', 'EAGLE, static sparse tree'], ['eagle-balanced', 'EAGLE, static balanced tree'],
@@ -451,7 +460,7 @@ export default {
         show();
       } else {
         result.innerHTML = {
-          acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml,
+          acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml, load: loadHtml,
           hidden: hiddenHtml, methods: methodsHtml,
         }[v.experiment](r);
       }

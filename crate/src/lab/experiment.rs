@@ -2,7 +2,8 @@
 //! the same call), with one progress callback for the whole of it; what it returns, an
 //! [`Outcome`], is what the view draws and the CLI prints. The sweeps the page shows are here:
 //! every γ of demo 03.2, every tree shape of demo 04.3, the three verifications of demo 04.5
-//! (the wall-clock sweep over γ is [`speedup::sweep`]). It sits above every experiment it runs.
+//! (the wall-clock sweep over γ is [`speedup::sweep`], over the batch [`load::load`]). It sits
+//! above every experiment it runs.
 
 use super::context::Lab;
 use super::decoding::{self, GreedyReport, SampleReport, StochasticReport};
@@ -13,7 +14,7 @@ use super::params::{
     tree_widths, Beside, Chain, Drafter, Experiment, HiddenMethod, HiddenRun, HiddenSpec, Step,
     Stochastic, StochasticTrees, Tree, GAMMAS, STEP_BUDGET, TREE_CONFIGS,
 };
-use super::{acceptance, speedup};
+use super::{acceptance, load, speedup};
 use crate::clock::{part, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
@@ -32,6 +33,7 @@ pub enum Outcome {
     Stochastic(Vec<StochasticReport>),
     Speedup(speedup::SpeedupReport),
     Sweep(speedup::SweepReport),
+    Load(load::LoadReport),
     Step {
         method: Method,
         /// A draft on the target's hidden states ran instead of `method`: it, and its description.
@@ -87,6 +89,10 @@ pub async fn run(
         }
         Experiment::Sweep(s) => {
             Outcome::Sweep(speedup::sweep(lab, s, &held_out(s.prompts), progress).await?)
+        }
+        Experiment::Load(l) => {
+            let prompts = held_out(l.prompts_needed()?);
+            Outcome::Load(load::load(lab, l, &prompts, progress).await?)
         }
         Experiment::Step(s) => step_through(lab, s, progress).await?,
     })

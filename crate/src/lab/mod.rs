@@ -17,7 +17,8 @@
 //!   sampling with its calibration test (03.3), naive vs MSS trees and the top-k distortion
 //!   (04.5);
 //! - [`speedup`]: measured c and wall-clock speedup against the formula (the two lanes), and the
-//!   sweep over γ;
+//!   sweep over γ; [`load`]: the sweep over the batch (speculation under load), beside the
+//!   published serving figures;
 //! - [`modelfree`]: drafting without a model on the three workloads (demos 05.1–05.3);
 //! - [`paths`]: a token tree verified per sequence (each path on its own copy of the cache) and
 //!   tree-parallel (one call, the tree mask), timed over the batch (lecture §4.3, Figure 11);
@@ -36,6 +37,7 @@ pub mod experiment;
 pub mod generate;
 pub mod hidden;
 pub mod lm;
+pub mod load;
 pub mod methods;
 pub mod modelfree;
 pub mod params;

@@ -21,7 +21,7 @@ use crate::clock::Progress;
 use crate::decode::propose::top_k;
 use crate::error::{Error, Range, Text};
 use crate::lab::lm::{softmax, MAX_POSITIONS};
-use crate::lab::params::BATCH;
+use crate::lab::params::{BATCH, LOAD_LENGTH};
 use crate::lab::Lab;
 use crate::likesworld::sampling_prompts;
 use crate::model::measure::quartiles;
@@ -43,12 +43,8 @@ pub const TOLERANCE: f64 = 1e-4;
 pub const NODES: usize = 64;
 /// The deepest tree: the longest prompt (27 tokens) and the tree share the models' 64 positions.
 pub const DEPTH: Range = Range::new("tree depth", 1.0, 32.0);
-/// How many batch sizes one run measures.
-pub const BATCHES: Range = Range::new("number of batch sizes", 1.0, 8.0);
 /// The prompts the batches are drawn from (batch b takes prompts 0 … b − 1, cyclically).
 pub const PROMPTS: Range = Range::new("prompts", 1.0, 64.0);
-/// The batch sizes measured unless asked otherwise (Figure 11's kind of sweep).
-pub const DEFAULT_BATCHES: &str = "1,2,4,8,16,32";
 
 /// The trees by name: `exercise-5` (its three drafts a b c, a b d e, f g), `slides` (machine
 /// learning algorithm / system design, translation model), drafts as `a b c|a b d e|f g`, or an
@@ -78,32 +74,8 @@ pub fn parse_tree(text: &str) -> Result<TokenTree, Error> {
     Ok(tree)
 }
 
-/// Batch sizes as typed: `1,2,4,8`, each within [`BATCH`]; sorted, repeats dropped.
-pub fn parse_batches(text: &str) -> Result<Vec<usize>, Error> {
-    let bad = |en: String, zh: String| Error::Parse {
-        what: "batch sizes",
-        text: crate::error::shown(text),
-        why: Text::new(en, zh),
-    };
-    if text.trim().is_empty() {
-        return Err(bad("no batch size given".into(), "没有给出批大小".into()));
-    }
-    let mut out = Vec::new();
-    for part in text.split(',') {
-        let n: usize = part.trim().parse().map_err(|_| {
-            bad(
-                format!("“{}” is not a whole number", part.trim()),
-                format!("“{}”不是整数", part.trim()),
-            )
-        })?;
-        BATCH.check(n as f64)?;
-        out.push(n);
-    }
-    out.sort_unstable();
-    out.dedup();
-    BATCHES.check(out.len() as f64)?;
-    Ok(out)
-}
+/// Batch sizes as typed (`1,2,4,8`): the list the speedup under load reads too.
+pub use crate::lab::params::{parse_batches, DEFAULT_BATCHES};
 
 /// One batch size, measured both ways.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -383,7 +355,7 @@ pub async fn tree_vs_paths(
     for &b in batches {
         BATCH.check(b as f64)?;
     }
-    BATCHES.check(batches.len() as f64)?;
+    LOAD_LENGTH.check(batches.len() as f64)?;
     let m = lab.models;
     let pool = sampling_prompts(prompts);
     // The longest prompt (27 tokens) and the deepest tree fit the models' positions.

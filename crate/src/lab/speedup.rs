@@ -56,6 +56,10 @@ pub struct SpeedupReport {
     /// Mean draft call / mean one-token target call, measured in these runs.
     pub c: f64,
     pub tokens_per_call: f64,
+    /// Drafted tokens accepted per target call (τ less the target's own token).
+    pub accepted_per_call: f64,
+    /// Output tokens of the prompts (greedy: the same both ways).
+    pub tokens: usize,
     /// Draft calls per target call (γ for a chain, the depth for a tree).
     pub draft_calls_per_step: f64,
     /// A verification call over a one-token call, measured: T(n)/T(1).
@@ -71,6 +75,10 @@ pub struct SpeedupReport {
     pub measured_speedup_iqr: f64,
     pub plain_us: f64,
     pub speculative_us: f64,
+    /// The wall time over the output tokens, µs, every row of a batch counted (the inverse of
+    /// throughput): plain and speculative.
+    pub plain_us_per_token: f64,
+    pub speculative_us_per_token: f64,
     pub target_call_us: f64,
     pub verify_call_us: f64,
     pub draft_call_us: f64,
@@ -278,6 +286,8 @@ pub async fn speedup(
         alpha,
         c,
         tokens_per_call,
+        accepted_per_call: fast.accepted_per_call(),
+        tokens: plain.tokens,
         draft_calls_per_step,
         verify_over_target,
         predicted_speedup: chain.then(|| theory::speedup(alpha, spec.gamma, c)),
@@ -291,6 +301,8 @@ pub async fn speedup(
         measured_speedup_iqr: measure::iqr(ratios),
         plain_us,
         speculative_us: fast_us,
+        plain_us_per_token: plain_us / plain.tokens.max(1) as f64,
+        speculative_us_per_token: fast_us / plain.tokens.max(1) as f64,
         target_call_us,
         verify_call_us,
         draft_call_us,

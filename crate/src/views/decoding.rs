@@ -7,6 +7,7 @@
 //! outcome into the report (as the CLI prints it with --json), the figure and the steps.
 
 use super::hidden::{hidden_svg, methods_svg};
+use super::load::{caption, load_svg};
 use crate::clock::{Clock, Progress};
 use crate::decode::engine::{ChainRule, Method};
 use crate::decode::stats::{Span, StepTrace};
@@ -86,6 +87,11 @@ pub async fn decoding_view(
         Outcome::Sweep(r) => {
             view.svg = sweep_svg(&r, lang, figure_width(560, room));
             view.report = json(&r);
+        }
+        Outcome::Load(r) => {
+            view.svg = load_svg(&r, lang, figure_width(560, room));
+            view.report = json(&r);
+            view.report["caption"] = caption(&r, lang).into();
         }
         Outcome::Hidden { report, trees } => {
             view.svg = hidden_svg(&trees, lang);

@@ -1,6 +1,7 @@
-//! One function per page widget: validated parameters in, numbers and SVG out. Two files hold
+//! One function per page widget: validated parameters in, numbers and SVG out. Three files hold
 //! figures only: [`hidden`] (the hidden-state drafts' and the §6 table's, for the decoding
-//! widget) and [`training`] (the loss curve `specdec train` writes).
+//! widget), [`load`] (the decoding widget's speedup against the batch, with its caption) and
+//! [`training`] (the loss curve `specdec train` writes).
 //!
 //! Parameters are plain serde structs with a default for every field, so a widget, an embed
 //! URL or a test can give only what it changes. Each `*_view` validates first (returning the
@@ -17,6 +18,7 @@ pub mod exactness;
 pub mod exercises;
 pub mod hidden;
 pub mod likesworld;
+pub mod load;
 pub mod measured;
 pub mod modelfree;
 pub mod multidraft;

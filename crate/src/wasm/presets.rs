@@ -47,6 +47,8 @@ struct Ranges {
 #[derive(Serialize)]
 struct Defaults {
     gamma: u32,
+    /// The batches of the sweep over the batch (speculation under load).
+    batches: &'static str,
     budget: usize,
     depth: usize,
     heads: usize,
@@ -151,6 +153,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             heads: params::HEADS,
             defaults: Defaults {
                 gamma: params::DEFAULT_GAMMA,
+                batches: params::DEFAULT_BATCHES,
                 budget: hidden.budget,
                 depth: hidden.depth,
                 heads: hidden.heads,

@@ -4,10 +4,12 @@
 //! [`models`] (the LikesWorld models, speculative and model-free decoding, every size option),
 //! [`measured`] (the widened target, the measured roofline and the wall-clock speedups) and
 //! [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table); [`treepaths`] holds
-//! per-sequence against tree-parallel verification (issue 34).
+//! per-sequence against tree-parallel verification (issue 34), [`load`] the speedup against the
+//! batch (speculation under load).
 
 mod analytic;
 mod hidden;
+mod load;
 mod measured;
 mod models;
 mod treepaths;

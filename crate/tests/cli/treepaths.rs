@@ -77,7 +77,7 @@ fn tree_vs_paths_refuses_bad_values_in_one_line() {
     );
     check_error(
         &cmd(&["--config", "<2,2,1>", "--batch", "1,,4"]),
-        "batch sizes",
+        "batch list",
     );
     check_error(
         &cmd(&["--config", "<2,2,1>", "--batch", "1;4"]),

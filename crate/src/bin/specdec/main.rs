@@ -54,6 +54,9 @@ and [--target-width R]: the target widened R×, its answers the trained target's
                         [--prompts N] [--batch B]         measured c and wall-clock speedup against the target alone
   likesworld speedup    --gamma 1,2,3,4,6 [--draft a|b | --drafter D] [--prompts N] [--batch B]
                                                           every γ measured: the best measured γ beside the formula's
+  likesworld speedup    --batch 1,2,4,8,16,32 [--draft a|b] [--gamma G | --config C] [--prompts N]
+                                                          speculation under load: the speedup at every batch, beside
+                                                          the published serving figures (EAGLE-3 paper)
   likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]
                         Medusa's heads on the target's hidden state (lecture §5.1), VerifyGreedy
   likesworld eagle      [--dynamic] [--budget N] [--depth D] [--ttt] [--verify greedy|mss|mss-top-k]

@@ -1,4 +1,4 @@
-//! The LikesWorld decoding experiments as types: an [`Experiment`] is one of the ten things the
+//! The LikesWorld decoding experiments as types: an [`Experiment`] is one of the eleven things the
 //! decoding widget (and the CLI's `likesworld` commands) runs, with exactly the parameters that
 //! experiment reads, tagged by its name (`{"experiment": "greedy", "draft": "b", "gamma": 4, …}`,
 //! the shape the page sends and the benchmark lists). Each checks its values against the ranges
@@ -10,7 +10,7 @@ use super::hidden::{HiddenRun, MethodsRun};
 use super::ranges::{
     tree_widths, DEFAULT_GAMMA, DEFAULT_PROMPTS, DEFAULT_TREE, GAMMA, PROMPTS, REPEATS,
 };
-use super::timed::{Speedup, Sweep};
+use super::timed::{Load, Speedup, Sweep};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::error::Error;
 use crate::sampling::multi::Children;
@@ -36,6 +36,9 @@ pub enum Experiment {
     /// Demo 5 answered by measurement: the speedup of every γ in a list, the best measured γ
     /// beside the formula's optimum.
     Sweep(Sweep),
+    /// Speculation under load: the speedup of one chain or tree at every batch of a list, beside
+    /// the published serving figures.
+    Load(Load),
     /// One seeded run, step by step: a sampling chain, a greedy tree, or a draft on the target's
     /// hidden states.
     Step(Step),
@@ -259,6 +262,7 @@ impl Experiment {
             Experiment::Stochastic(_) => "stochastic",
             Experiment::Speedup(_) => "speedup",
             Experiment::Sweep(_) => "sweep",
+            Experiment::Load(_) => "load",
             Experiment::Step(_) => "step",
             Experiment::Hidden(_) => "hidden",
             Experiment::Methods(_) => "methods",
@@ -273,6 +277,7 @@ impl Experiment {
             Experiment::Greedy(c) => c.check(),
             Experiment::Speedup(s) => s.check(),
             Experiment::Sweep(s) => s.check().map(|_| ()),
+            Experiment::Load(l) => l.check().map(|_| ()),
             Experiment::Sample(s) => s.check(),
             Experiment::Tree(t) => t.check().map(|_| ()),
             Experiment::Stochastic(s) => s.check().map(|_| ()),
@@ -291,6 +296,7 @@ impl Experiment {
             | Experiment::Greedy(Chain { prompts, .. })
             | Experiment::Speedup(Speedup { prompts, .. })
             | Experiment::Sweep(Sweep { prompts, .. })
+            | Experiment::Load(Load { prompts, .. })
             | Experiment::Sample(Sampling { prompts, .. })
             | Experiment::Tree(Tree { prompts, .. })
             | Experiment::Stochastic(StochasticTrees { prompts, .. })

@@ -1,8 +1,8 @@
 //! Every range and default a LikesWorld experiment reads, declared once: the CLI's options, the
 //! core's checks ([`super::Experiment::check`]) and the page's controls (through the `presets`
 //! export, which hands these very constants over) all read them, so that changing a bound here
-//! changes all three. Also the two texts a user types whose checks are ranges: a tree
-//! configuration within [`NODE_BUDGET`] and [`TREE_DEPTH`], and a list of γ.
+//! changes all three. Also the three texts a user types whose checks are ranges: a tree
+//! configuration within [`NODE_BUDGET`] and [`TREE_DEPTH`], a list of γ and a list of batches.
 
 use crate::error::{Error, Range, Text};
 use crate::model::medusa::MAX_HEADS;
@@ -46,6 +46,14 @@ pub const SWEEP_LENGTH: Range = Range::new("#γ", 1.0, SWEEP_GAMMAS as f64);
 /// The sweep's γ when none are given: demo 5's neighbourhood of the optimum.
 pub const DEFAULT_SWEEP: &str = "1,2,3,4,6";
 
+/// The batches a sweep over the batch may list, at most.
+pub const LOAD_BATCHES: usize = 8;
+/// How many batches a sweep over the batch lists.
+pub const LOAD_LENGTH: Range = Range::new("#batches", 1.0, LOAD_BATCHES as f64);
+/// The sweep over the batch's batches when none are given: the serving figures' range (EAGLE-3's
+/// batch 2 to 64), up to 32.
+pub const DEFAULT_BATCHES: &str = "1,2,4,8,16,32";
+
 /// Node budgets of a draft on the target's hidden states (the §4.7 comparison runs 4, 8, 16 and
 /// 32, the budgets the page offers: [`BUDGETS`]).
 pub const BUDGET: Range = Range::new("budget", 1.0, 64.0).after("nodes");
@@ -73,14 +81,32 @@ pub fn tree_widths(config: &str) -> Result<Vec<usize>, Error> {
 /// A list of γ such as `1,2,3,4,6` (spaces allowed; `，` as typed on a Chinese keyboard too):
 /// each a whole number within [`GAMMA`], 1 to [`SWEEP_GAMMAS`] of them; sorted, repeats dropped.
 pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
+    let list = parse_list(text, "γ list", &GAMMA, &SWEEP_LENGTH)?;
+    Ok(list.into_iter().map(|g| g as u32).collect())
+}
+
+/// A list of batches such as `1,2,4,8,16,32`, read as [`parse_gammas`] reads γ: each within
+/// [`BATCH`], 1 to [`LOAD_BATCHES`] of them; sorted, repeats dropped.
+pub fn parse_batches(text: &str) -> Result<Vec<usize>, Error> {
+    let list = parse_list(text, "batch list", &BATCH, &LOAD_LENGTH)?;
+    Ok(list.into_iter().map(|b| b as usize).collect())
+}
+
+/// Whole numbers separated by commas, each within `each`, as many as `length` allows.
+fn parse_list(
+    text: &str,
+    what: &'static str,
+    each: &Range,
+    length: &Range,
+) -> Result<Vec<u64>, Error> {
     let bad = |en: &str, zh: &str| Error::Parse {
-        what: "γ list",
+        what,
         text: text.chars().take(40).collect(),
         why: Text::new(en, zh),
     };
     let parts: Vec<&str> = text.split([',', '，']).collect();
-    SWEEP_LENGTH.check(parts.len() as f64)?;
-    let mut gammas = Vec::new();
+    length.check(parts.len() as f64)?;
+    let mut list = Vec::new();
     for part in parts {
         let part = part.trim();
         if part.is_empty() {
@@ -89,18 +115,18 @@ pub fn parse_gammas(text: &str) -> Result<Vec<u32>, Error> {
                 "应为用逗号分隔的整数，例如 1,2,4",
             ));
         }
-        let g: u32 = part.parse().map_err(|_| {
+        let v: u64 = part.parse().map_err(|_| {
             bad(
                 "every value must be a whole number, such as 1,2,4",
                 "每个值都必须是整数，例如 1,2,4",
             )
         })?;
-        GAMMA.check(f64::from(g))?;
-        gammas.push(g);
+        each.check(v as f64)?;
+        list.push(v);
     }
-    gammas.sort_unstable();
-    gammas.dedup();
-    Ok(gammas)
+    list.sort_unstable();
+    list.dedup();
+    Ok(list)
 }
 
 #[cfg(test)]
@@ -113,5 +139,29 @@ mod tests {
         assert!(BUDGETS.iter().all(|&b| BUDGET.check(b as f64).is_ok()));
         assert!(BUDGETS.contains(&DEFAULT_BUDGET));
         assert!(DEPTH.check(DEFAULT_DEPTH as f64).is_ok());
+    }
+
+    #[test]
+    fn a_batch_list_is_read_as_a_gamma_list_is_within_the_batchs_range() {
+        assert_eq!(
+            parse_batches(DEFAULT_BATCHES).unwrap(),
+            [1, 2, 4, 8, 16, 32]
+        );
+        assert_eq!(parse_batches(" 8，2,2 ").unwrap(), [2, 8]);
+        let e = |t: &str| parse_batches(t).unwrap_err().to_string();
+        assert_eq!(e("1,0"), "batch = 0 is out of range: 1 ≤ batch ≤ 64");
+        assert_eq!(e("2,65"), "batch = 65 is out of range: 1 ≤ batch ≤ 64");
+        assert!(e("1,,2").starts_with("bad batch list \"1,,2\": expected whole numbers"));
+        assert!(e("1,x").contains("every value must be a whole number"));
+        assert!(e("1,2,3,4,5,6,7,8,9").contains("#batches = 9"));
+        // The γ list keeps its own name and bounds.
+        assert!(parse_gammas("1,17")
+            .unwrap_err()
+            .to_string()
+            .contains("gamma = 17"));
+        assert!(parse_gammas("1,x")
+            .unwrap_err()
+            .to_string()
+            .starts_with("bad γ list"));
     }
 }

@@ -1,9 +1,11 @@
 //! The parameters of the wall-clock experiments (demo 04.6 and demo 5 measured): what proposes,
-//! its γ, the prompts and the batch, for one γ ([`Speedup`]) or a list ([`Sweep`]).
+//! its γ, the prompts and the batch, for one γ ([`Speedup`]), a list of γ ([`Sweep`]) or a list of
+//! batches (speculation under load: [`Load`]).
 
 use super::choices::{Draft, Proposing};
 use super::ranges::{
-    parse_gammas, tree_widths, BATCH, DEFAULT_GAMMA, DEFAULT_SWEEP, DEFAULT_TREE, GAMMA, PROMPTS,
+    parse_batches, parse_gammas, tree_widths, BATCH, DEFAULT_BATCHES, DEFAULT_GAMMA, DEFAULT_SWEEP,
+    DEFAULT_TREE, GAMMA, PROMPTS,
 };
 use crate::error::{Error, Text};
 
@@ -31,6 +33,23 @@ pub struct Sweep {
     pub prompts: usize,
     pub batch: usize,
     pub shape: Proposing,
+}
+
+/// Speculation under load (lecture §1.2; the EAGLE-3 paper's serving figures): one chain or
+/// static tree timed against the target alone at every batch of a list.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Load {
+    pub draft: Draft,
+    pub gamma: u32,
+    /// The batches, as typed: `1,2,4,8,16,32`.
+    pub batches: String,
+    /// Prompts decoded at each batch (at least one whole batch: [`Load::at`]).
+    pub prompts: usize,
+    /// A chain of γ or a greedy static tree of `config` (a drafter without a model follows one
+    /// request: it has no batch to sweep).
+    pub shape: Proposing,
+    pub config: String,
 }
 
 impl Default for Speedup {
@@ -121,5 +140,63 @@ impl Sweep {
             shape: self.shape,
             config: String::new(),
         }
+    }
+}
+
+impl Default for Load {
+    fn default() -> Self {
+        Load {
+            draft: Draft::B,
+            // EAGLE-3's SGLang figures are for a chain of 3.
+            gamma: 3,
+            batches: DEFAULT_BATCHES.into(),
+            prompts: 10,
+            shape: Proposing::Chain,
+            config: DEFAULT_TREE.into(),
+        }
+    }
+}
+
+impl Load {
+    /// The batches, checked: 1 to [`super::LOAD_BATCHES`] values, each within [`BATCH`], sorted
+    /// and without repeats; and the rest of the experiment as [`Speedup::check`] checks it.
+    pub fn check(&self) -> Result<Vec<usize>, Error> {
+        if self.shape.free().is_some() {
+            return Err(Error::Unavailable {
+                what: "drafting",
+                why: Text::new(
+                    format!(
+                        "drafting without a model ({}) follows one request at a time, so it has no batch to sweep: choose a chain or a tree",
+                        self.shape.name()
+                    ),
+                    format!(
+                        "无模型起草（{}）一次只跟随一个请求，没有批大小可扫描：请选链或树",
+                        self.shape.name()
+                    ),
+                ),
+            });
+        }
+        let batches = parse_batches(&self.batches)?;
+        self.at(batches[0]).check()?;
+        Ok(batches)
+    }
+
+    /// The speedup experiment of one batch of the sweep: at least `batch` prompts, so that every
+    /// batch decodes one whole batch at least.
+    pub fn at(&self, batch: usize) -> Speedup {
+        Speedup {
+            draft: self.draft,
+            gamma: self.gamma,
+            prompts: self.prompts.max(batch),
+            batch,
+            shape: self.shape,
+            config: self.config.clone(),
+        }
+    }
+
+    /// The held-out prompts the sweep reads: enough for its largest batch.
+    pub fn prompts_needed(&self) -> Result<usize, Error> {
+        let batches = self.check()?;
+        Ok(self.at(*batches.last().expect("a checked list")).prompts)
     }
 }

@@ -2,21 +2,28 @@
 //! One γ measures one proposer — a chain of draft A or B, a static tree (`--config`), or a
 //! drafter without a model (`--drafter`) — against the target alone; a list of γ (`--gamma
 //! 1,2,3,4,6`) measures each and sets the best measured γ beside the formula's optimum (demo 5,
-//! answered by measurement). Both print the same numbers the page shows.
+//! answered by measurement); a list of batches (`--batch 1,2,4,8,16,32`) measures one chain or
+//! tree at each batch beside the published serving figures (speculation under load). All print
+//! the same numbers the page shows.
 
 use super::options::{draft, models, prompts, run, value};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
+use specdec::i18n::Lang;
 use specdec::lab::experiment::Outcome;
-use specdec::lab::params::{parse_gammas, Experiment, Proposing, Speedup, Sweep, BATCH, GAMMA};
+use specdec::lab::load::LoadReport;
+use specdec::lab::params::{
+    parse_batches, parse_gammas, Experiment, Load, Proposing, Speedup, Sweep, BATCH, GAMMA,
+};
 use specdec::lab::speedup::SpeedupReport;
 use specdec::likesworld::VOCAB;
 use specdec::model::widen;
+use specdec::views::load::caption;
 
 /// `--draft a|b --gamma G` (a chain), `--config <…>` (a greedy tree of that draft) or
 /// `--drafter prompt-lookup|suffix|jacobi|lookahead` (γ tokens a step, no draft model);
-/// `--gamma 1,2,4` sweeps γ; `--batch B` prompts decoded together, on the target widened
-/// `--target-width`×.
+/// `--gamma 1,2,4` sweeps γ; `--batch B` prompts decoded together (`--batch 1,2,4` sweeps the
+/// batch), on the target widened `--target-width`×.
 pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     let config = o.take("config");
     let shape = match (o.take("drafter"), &config) {
@@ -30,6 +37,20 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         (None, Some(_)) => Proposing::Tree,
         (None, None) => Proposing::Chain,
     };
+    let listed = |o: &Opts, key| o.peek(key).is_some_and(|t| t.contains([',', '，']));
+    if listed(o, "gamma") && listed(o, "batch") {
+        return Err(Usage(format!(
+            "{}: --gamma and --batch are both lists: sweep γ or the batch, not both at once",
+            o.command
+        )));
+    }
+    // A list of batches is a sweep over the batch (read first, as a list of γ is below).
+    let batches = if listed(o, "batch") {
+        let t = o.take("batch").expect("peeked");
+        Some(parse_batches(&t).map(|_| t)?)
+    } else {
+        None
+    };
     // A list of γ is a sweep (read first, so that a bad list is named before anything else).
     let list = match o.peek("gamma") {
         Some(t) if t.contains([',', '，']) => {
@@ -42,6 +63,9 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     // the draft so that a bad γ is the error named.
     let g = if list.is_some() {
         4
+    } else if batches.is_some() {
+        // EAGLE-3's SGLang figures are for a chain of 3.
+        o.count(&GAMMA, Some(3))?
     } else {
         o.count(&GAMMA, (shape != Proposing::Chain).then_some(4))?
     };
@@ -56,8 +80,20 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
     }
     let d = draft(
         o,
-        (shape != Proposing::Chain || list.is_some()).then_some("b"),
+        (shape != Proposing::Chain || list.is_some() || batches.is_some()).then_some("b"),
     )?;
+    if let Some(batches) = batches {
+        let spec = Load {
+            draft: d,
+            gamma: g as u32,
+            batches,
+            prompts: prompts(o, Load::default().prompts)?,
+            shape,
+            config: config.unwrap_or_default(),
+        };
+        spec.check()?;
+        return load(o, &spec);
+    }
     let n = prompts(o, 20)?;
     let batch = o.count(&BATCH, Some(1))?;
     if let Some(gammas) = list {
@@ -229,4 +265,67 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
         rows,
         json: value(&r),
     })
+}
+
+/// Every batch of the sweep over the batch: a line each, the published serving figures, and what
+/// the measured rows say beside them.
+fn load(o: &mut Opts, spec: &Load) -> Result<Report, Usage> {
+    let m = models(o)?;
+    let Outcome::Load(r) = run(o, &Experiment::Load(spec.clone()), &m)? else {
+        unreachable!("a sweep over the batch reports its rows")
+    };
+    Ok(Report {
+        rows: load_rows(&r),
+        json: {
+            let mut json = value(&r);
+            json["caption"] = caption(&r, Lang::En).into();
+            json
+        },
+    })
+}
+
+fn load_rows(r: &LoadReport) -> Vec<(String, String)> {
+    let mut rows = vec![row(
+        "method",
+        format!(
+            "{}, batch swept, on {}, target ×{} ({} parameters)",
+            r.method,
+            r.backend,
+            r.target_width,
+            widen::params(VOCAB, r.target_width)
+        ),
+    )];
+    for s in &r.rows {
+        rows.push(row(
+            &format!("batch {}", s.batch),
+            format!(
+                "plain {:.1} µs/token, speculative {:.1} µs/token: measured {:.3}× (IQR {:.3}); on the measured curve {:.3}×, formula {}; τ {:.2} ({:.2} accepted a step), α {:.3}, c {:.3}, T(n)/T(1) {:.2}; {} prompts",
+                s.plain_us_per_token,
+                s.speculative_us_per_token,
+                s.measured_speedup,
+                s.measured_speedup_iqr,
+                s.predicted_speedup_curve,
+                s.predicted_speedup.map_or("—".into(), |f| format!("{f:.3}×")),
+                s.tokens_per_call,
+                s.accepted_per_call,
+                s.alpha,
+                s.c,
+                s.verify_over_target,
+                s.prompts
+            ),
+        ));
+    }
+    for p in r.published {
+        let points: Vec<String> = p
+            .points
+            .iter()
+            .map(|&(b, lo, hi)| match lo == hi {
+                true => format!("{lo}× at batch {b}"),
+                false => format!("≈ {lo}–{hi}× at batch {b}"),
+            })
+            .collect();
+        rows.push(row(&p.label(Lang::En), points.join(", ")));
+    }
+    rows.push(row("reading", caption(r, Lang::En)));
+    rows
 }

@@ -1,0 +1,32 @@
+// The decoding widget's speculation under load (issue 34, part 4): the report of its `load`
+// experiment — one chain or tree timed against the target alone at every batch of a list — as a
+// table, with the caption the core computed from the measured rows (`views::load::caption`) and
+// the published serving figures it is set beside. A module of its own so that decoding.js stays
+// one widget's controls and its other reports.
+import { fmt, table, escapeHtml } from '../html.js';
+import { tr } from '../i18n.js';
+
+const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
+const us = (v) => fmt(v, v >= 100 ? 0 : 1);
+
+/** One published serving system's figures, in words: "1.81× at batch 2, ≈ 1.3–1.4× at batch 64". */
+function publishedHtml(p) {
+  const on = p.gpu ? `${p.gpu}/${p.system}` : p.system;
+  const points = p.points.map(([b, lo, hi]) => (lo === hi ? `${lo}×` : `≈ ${lo}–${hi}×`) + tr(` at batch ${b}`, `（批 ${b}）`)).join(tr(', ', '，'));
+  return tr(`published (EAGLE-3 paper), ${on}, chain of ${p.chain}: ${points}`, `已发表（EAGLE-3 论文），${on}，长 ${p.chain} 的链：${points}`);
+}
+
+/** The sweep over the batch: a row per batch, what the rows say, and the published figures. */
+export function loadHtml(r) {
+  const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
+  const head = tr(['batch', 'prompts', 'plain µs / token', 'speculative µs / token', 'τ (accepted + 1)', 'T(n)/T(1)', 'c', 'predicted (measured costs)', 'measured'],
+    ['批大小', '提示词', '普通 µs / token', '推测 µs / token', 'τ（接受 + 1）', 'T(n)/T(1)', 'c', '预测（实测开销）', '实测']);
+  const rows = r.rows.map((w) => [w.batch, w.prompts, us(w.plain_us_per_token), us(w.speculative_us_per_token),
+    `${fmt(w.tokens_per_call, 2)} (${fmt(w.accepted_per_call, 2)})`, fmt(w.verify_over_target, 2), fmt(w.c, 3), x(w.predicted_speedup_curve),
+    `<b>${x(w.measured_speedup)}</b> ${tr(`(IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
+  const summary = tr(`<p class="numbers">${escapeHtml(r.method)} on <b>${r.backend}</b>, ${target}, timed against the target alone at every batch (each batch decodes its prompts that many at a time, at least one whole batch; the time per token counts every row of the batch).</p>`,
+    `<p class="numbers">${escapeHtml(r.method)}，<b>${r.backend}</b>，${target}，每个批大小都与目标模型单独解码对比计时（每个批大小把提示词按该批大小分组一起解码；每 token 时间计入批里的每一行）。</p>`);
+  return summary + table([head].concat(rows), 'dec-load')
+    + `<p class="numbers dec-load-caption">${escapeHtml(r.caption)}</p>`
+    + `<ul class="numbers dec-published">${r.published.map((p) => `<li>${publishedHtml(p)}</li>`).join('')}</ul>`;
+}
