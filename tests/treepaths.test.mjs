@@ -75,7 +75,7 @@ test('tree vs paths: bad values get one clear message and the widget keeps worki
       await why({ config: '<4,4,4>' }), await why({ target_width: 25 })];
   });
   assert.match(refused[0], /batch = 0 is out of range/, refused[0]);
-  assert.match(refused[1], /“x” is not a whole number/, refused[1]);
+  assert.match(refused[1], /bad batch list "1,x": every value must be a whole number/, refused[1]);
   assert.match(refused[2], /tree config/, refused[2]);
   assert.match(refused[3], /84 nodes, over the budget of 64/, refused[3]);
   assert.match(refused[4], /width.*25/, refused[4]);

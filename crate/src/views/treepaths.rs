@@ -229,7 +229,7 @@ mod tests {
             ..d()
         };
         assert!(bad(b("0")).contains("batch = 0 is out of range"));
-        assert!(bad(b("2,x")).contains("“x” is not a whole number"));
+        assert!(bad(b("2,x")).contains("every value must be a whole number"));
         let c = TreePathsParams {
             config: "<2,,1>".into(),
             ..d()
