@@ -77,7 +77,7 @@ test('every figure exports as SVG and PNG, every table as CSV', async () => {
   const svg = await take('roofline', 2, 'svg');
   assert.equal(svg.name, 'roofline-figure-2.svg');
   const text = svg.bytes.toString('utf8');
-  assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="560" height="346"/);
+  assert.match(text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="560" height="360"/);
   assert.equal((text.match(/<svg /g) ?? []).length, 3, 'the frame and both layers');
   // It is well-formed XML that the browser can draw: parse it there.
   const parsed = await page.evaluate((t) => {

@@ -23,20 +23,22 @@ test('§1.1 preset: LLaMA-2-70B on 4 A100s, its communication and 1.6% / 78.1% u
   const { page, errors } = await open(env, '');
   // One GPU (the default): no communication line, the utilisation of demo 1's step.
   assert.doesNotMatch(await deployed(page), /GPUs:/);
-  assert.match(await deployed(page), /^utilisation: compute 40\.3%, memory bandwidth 94\.4%; 39\.5 GB per GPU of 40 GB$/);
+  assert.match(await deployed(page), /^utilisation: compute 40\.3% of the datasheet peak \(at most 60% in this model\), memory bandwidth 94\.4%; 39\.5 GB per GPU, 40 GB each$/);
   await preset(page, '§1.1 · LLaMA-2-70B on 4 × A100 (tensor parallel)');
   assert.equal(await page.$eval('[data-widget="roofline"] [data-key="tp"]', (e) => e.value), '4');
-  assert.match(await deployed(page), /^4 GPUs: communication 4\.85 ms of the step, pipeline bubble 0% \(1 micro-batch\); utilisation: compute 1\.6%, memory bandwidth 78\.1%; 35\.2 GB per GPU of 40 GB$/);
+  assert.match(await deployed(page), /^4 GPUs: communication 4\.85 ms of the step; utilisation: compute 1\.6% of the datasheet peak \(at most 60% in this model\), memory bandwidth 78\.1%; 35\.2 GB per GPU, 40 GB each$/);
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^28\.97 ms per step, memory-bound/);
   assert.match(await heat(page), /LLaMA-2-70B on 4 × A100-40GB \(tp 4\)/);
+  // Batch 256 at 32k tokens would need 700 GB a GPU: the heat map marks the cells that cannot run.
+  assert.match(await heat(page), /orange: the weights and KV cache exceed the GPUs' memory/);
   // Without the other three GPUs the weights do not fit.
   await page.selectOption('[data-widget="roofline"] [data-key="tp"]', '1');
-  assert.match(await deployed(page), /does not fit 40 GB: add GPUs or offload the weights$/);
+  assert.match(await deployed(page), /^does not fit: 140\.7 GB per GPU, 40 GB each \(the weights alone are 138\.0 GB\): add GPUs or offload the weights; /);
   await preset(page, '§4.6 · two nodes: tp 4 × pp 2');
   assert.match(await deployed(page), /^8 GPUs: communication \d+\.\d\d ms of the step, pipeline bubble 33% \(2 micro-batches\)/);
   await preset(page, '§4.6 · offloading: OPT-30B on one A10');
   assert.equal(await page.$eval('[data-widget="roofline"] [data-key="tp"]', (e) => e.value), '1', 'a preset is a whole state');
-  assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^2401\.50 ms per step, transfer-bound; .* best γ here 16 → 4\.\d\d×/);
+  assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^2401\.50 ms per step, transfer-bound; .* best γ here 16 \(the largest searched\) → 4\.\d\d×/);
   assert.match(await deployed(page), /the weights cross PCIe in 2400\.0 ms a step/);
   assert.deepEqual(errors, []);
   await page.close();
@@ -49,7 +51,7 @@ test('in Chinese at 390 px: the deployment controls, line and figures are Chines
   assert.equal(await page.$eval('[data-widget="roofline"] label[for$="-weights"]', (e) => e.textContent), '权重');
   assert.deepEqual(await page.$$eval('[data-widget="roofline"] [data-key="weights"] option', (o) => o.map((x) => x.textContent)), ['在 GPU 上', '卸载到主机内存']);
   const line = await deployed(page);
-  assert.match(line, /^8 块 GPU：通信占每步 \d+\.\d\d ms，流水线气泡 33%（2 个微批）；利用率：算力 0\.5%，显存带宽 52\.9%；每块 GPU 17\.6 GB（共 40 GB）$/);
+  assert.match(line, /^8 块 GPU：通信占每步 \d+\.\d\d ms，流水线气泡 33%（2 个微批）；利用率：算力为标称峰值的 0\.5%（本模型最多 60%），显存带宽 52\.9%；每块 GPU 占用 17\.6 GB（每块 40 GB）$/);
   assert.doesNotMatch(line, /[a-z]{4,}/, 'no English word in the line');
   const svg = await page.$eval('[data-widget="roofline"] .plots svg', (e) => e.textContent);
   assert.match(svg, /通信/);

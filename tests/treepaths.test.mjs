@@ -37,7 +37,7 @@ test('tree vs paths: ⟨2,2,1⟩ at batch 1, 2, 4, 8 computes 10 vs 12 tokens a 
   }
   const all = await text(page, `${W} .tp-result`);
   assert.match(all, /Figure 11(, where it rises)? \(comparable at small batch, up to 1\.8× at large batch\)/);
-  assert.match(all, /Tree <2,2,1>: 10 nodes .* 12 tokens over its 4 root-to-leaf paths/);
+  assert.match(all, /Tree ⟨2,2,1⟩: 10 nodes .* 12 tokens over its 4 root-to-leaf paths/);
   assert.match(all, /Per sequence computes 1\.20× the tokens \(12 instead of 10 per prompt\)/);
   assert.match(all, /Both ways gave every prompt the same verdict/);
   assert.match(await text(page, `${W} .tp-status`), /Measured on flex/);

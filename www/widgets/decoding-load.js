@@ -19,8 +19,8 @@ function publishedHtml(p) {
 /** The sweep over the batch: a row per batch, what the rows say, and the published figures. */
 export function loadHtml(r) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
-  const head = tr(['batch', 'prompts', 'plain µs / token', 'speculative µs / token', 'τ (accepted + 1)', 'T(n)/T(1)', 'c', 'predicted (measured costs)', 'measured'],
-    ['批大小', '提示词', '普通 µs / token', '推测 µs / token', 'τ（接受 + 1）', 'T(n)/T(1)', 'c', '预测（实测开销）', '实测']);
+  const head = tr(['batch', 'prompts', 'plain µs / token', 'speculative µs / token', 'τ tokens a call (drafts accepted)', 'T(n)/T(1)', 'c', 'predicted (measured costs)', 'measured'],
+    ['批大小', '提示词', '普通 µs / token', '推测 µs / token', 'τ 每次调用的 token（接受的草稿）', 'T(n)/T(1)', 'c', '预测（实测开销）', '实测']);
   const rows = r.rows.map((w) => [w.batch, w.prompts, us(w.plain_us_per_token), us(w.speculative_us_per_token),
     `${fmt(w.tokens_per_call, 2)} (${fmt(w.accepted_per_call, 2)})`, fmt(w.verify_over_target, 2), fmt(w.c, 3), x(w.predicted_speedup_curve),
     `<b>${x(w.measured_speedup)}</b> ${tr(`(IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);

@@ -68,14 +68,15 @@ export default {
       tp: Number(s.tp), pp: Number(s.pp), micro_batches: Number(s.micro), offload: s.weights === 'host',
     });
     const st = v.served;
+    const capped = v.optimal.gamma === v.max_gamma; // the heat map and the optimum search γ ≤ max_gamma
     const bound = { memory: ['memory', '访存'], compute: ['compute', '算力'], communication: ['communication', '通信'], transfer: ['transfer', '搬运'] }[st.bound];
     return [
       tr(`<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${bound[0]}-bound</b>;
         intensity ${v.step.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
-        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`,
+        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma}${capped ? ' (the largest searched)' : ''} → ${v.optimal.speedup.toFixed(2)}×</p>`,
       `<p class="numbers">每步 <b>${st.time_ms.toFixed(2)} ms</b>，<b>${bound[1]}受限</b>；
         算术强度 ${v.step.intensity.toFixed(1)} FLOP/B（拐点 ${v.knee.toFixed(1)}）；
-        草稿模型 c = ${fmt(v.c)}；此处最优 γ ${v.optimal.gamma} → ${v.optimal.speedup.toFixed(2)}×</p>`),
+        草稿模型 c = ${fmt(v.c)}；此处最优 γ ${v.optimal.gamma}${capped ? '（搜索的上限）' : ''} → ${v.optimal.speedup.toFixed(2)}×</p>`),
       `<p class="numbers deployed">${escapeHtml(v.deployed)}</p>`,
       `<div class="plots">${v.svg}</div>`,
       [v.svg_heat, v.svg_heat_marker],

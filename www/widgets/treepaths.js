@@ -12,7 +12,7 @@ import { declare, targetSize, widthOptions } from '../engine.js';
 /** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
 const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
 const TREES = [...SHAPES.slice(0, 2), ['exercise-5', 'exercise 5 (three drafts)'], ['slides', 'the slides’ example'], ...SHAPES.slice(2)];
-const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', 'slides 的例子'], ...SHAPES.slice(2)];
+const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', '讲义幻灯片上的例子'], ...SHAPES.slice(2)];
 const BATCHES = ['1,2,4,8,16,32', '1,2,4,8', '1,4,16,64', '1', '8', '32'].map((b) => [b, b]);
 
 /** Figure 11 beside this run: does paths / tree rise with the batch, and where does this device differ? */
@@ -22,9 +22,9 @@ function compareSentence(v) {
   const one = v.rows.length < 2;
   const here = one
     ? tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch}`,
-      `在这里，树形并行验证在批 ${first.batch} 时是按序列验证的 <b>${fmt(first.ratio, 2)} 倍</b>快`)
+      `在这里，批 ${first.batch} 时按序列验证的耗时是树形并行验证的 <b>${fmt(first.ratio, 2)} 倍</b>`)
     : tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch} and <b>${fmt(last.ratio, 2)}×</b> at batch ${last.batch}`,
-      `在这里，树形并行验证在批 ${first.batch} 时是按序列验证的 <b>${fmt(first.ratio, 2)} 倍</b>快，批 ${last.batch} 时是 <b>${fmt(last.ratio, 2)} 倍</b>`);
+      `在这里，按序列验证的耗时在批 ${first.batch} 时是树形并行验证的 <b>${fmt(first.ratio, 2)} 倍</b>，批 ${last.batch} 时是 <b>${fmt(last.ratio, 2)} 倍</b>`);
   let trend;
   if (one) {
     trend = tr('; measure several batch sizes to compare the trend with SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).',
@@ -79,7 +79,7 @@ export default {
     { label: '⟨2,2,1⟩', label_zh: '⟨2,2,1⟩', values: { config: '<2,2,1>' }, note: '10 nodes, 12 path tokens (1.2×)', note_zh: '10 个节点，12 个路径 token（1.2 倍）' },
     { label: '⟨2,2,2,2⟩', label_zh: '⟨2,2,2,2⟩', values: { config: '<2,2,2,2>' }, note: '30 nodes, 64 path tokens', note_zh: '30 个节点，64 个路径 token' },
     { label: 'exercise 5', label_zh: '练习 5', values: { config: 'exercise-5' }, note: 'a b c, a b d e, f g: 7 nodes, 9 path tokens', note_zh: 'a b c、a b d e、f g：7 个节点，9 个路径 token' },
-    { label: 'the slides’ example', label_zh: 'slides 的例子', values: { config: 'slides' }, note: '“learning” computed twice: 7 tokens instead of 6', note_zh: '“learning” 算两遍：7 个 token 而不是 6 个' },
+    { label: 'the slides’ example', label_zh: '讲义幻灯片上的例子', values: { config: 'slides' }, note: '“learning” computed twice: 7 tokens instead of 6', note_zh: '“learning” 算两遍：7 个 token 而不是 6 个' },
   ],
   controls: [
     // Choices, not text fields: the page writes every control into its URL, and its text fields

@@ -32,6 +32,9 @@ pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0)
     .shown_as("overhead")
     .after("ms");
 
+/// The largest γ the optimum and the heat map search.
+pub const MAX_GAMMA: u32 = 16;
+
 /// The lecture's fixed overhead per step, in milliseconds.
 pub const DEFAULT_OVERHEAD_MS: f64 = 1.5;
 
@@ -124,6 +127,9 @@ pub struct Cell {
     pub context: u32,
     pub gamma: u32,
     pub speedup: f64,
+    /// Whether the target's weights and KV cache fit its GPUs' memory (the lecture's demo 5
+    /// does not ask; a step that does not fit could not run).
+    pub fits: bool,
 }
 
 impl Pair {
@@ -191,6 +197,7 @@ impl Pair {
             context,
             gamma: 0,
             speedup: 1.0,
+            fits: self.target_step(batch, context, 1).fits,
         };
         for gamma in 1..=max_gamma {
             let s = self.speculative_speedup(batch, context, alpha, gamma);
@@ -212,7 +219,7 @@ impl Pair {
             .map(|&b| {
                 contexts
                     .iter()
-                    .map(|&l| self.optimal_gamma(b, l, alpha, 16))
+                    .map(|&l| self.optimal_gamma(b, l, alpha, MAX_GAMMA))
                     .collect()
             })
             .collect()

@@ -6,13 +6,13 @@
 //! over the node's link. A ring all-reduce takes 2(t − 1) hops, each a latency and 1/t of the
 //! message: 2(t − 1)·latency + 2(t − 1)/t · bytes / bandwidth.
 //! **Pipeline parallelism** (across nodes): p stages of layers/p layers each; the batch is cut
-//! into m micro-batches (at most B) that follow each other through the stages, so a step takes
+//! into m micro-batches (at most B; one without a pipeline) that follow each other through the stages, so a step takes
 //! (m + p − 1) stage times plus p − 1 hand-overs of a micro-batch's activations over the network;
 //! the stages wait for (p − 1)/(m + p − 1) of the step (the bubble), and each stage reads its
 //! weights once per micro-batch.
 //! **Offloading**: the weights live in the host's memory and cross to each GPU every step over
-//! PCIe, overlapped with the computation layer by layer (FlexGen's schedule): the step takes the
-//! longer of the two.
+//! its own PCIe link, overlapped with the computation layer by layer (FlexGen's schedule): the
+//! step takes the longer of the two.
 //! A step: max(pipeline, transfer) + the fixed overhead. With t = p = m = 1 and nothing offloaded
 //! this is [`super::step`] exactly.
 
@@ -97,6 +97,17 @@ impl Deployment {
     pub fn gpus(&self) -> u32 {
         self.tp * self.pp
     }
+
+    /// The micro-batches a step of `batch` requests runs in: none without a pipeline (one stage
+    /// has nothing to overlap, so cutting the batch would only read the weights again), and at
+    /// most one request each.
+    pub fn micro_batches_used(&self, batch: u32) -> u32 {
+        if self.pp == 1 {
+            1
+        } else {
+            self.micro_batches.min(batch)
+        }
+    }
 }
 
 fn common_divisors(a: u32, b: u32) -> String {
@@ -153,6 +164,8 @@ pub struct Served {
     pub gpus: u32,
     /// What one GPU holds: its share of the weights (none offloaded) and of the KV cache.
     pub memory_per_gpu_gb: f64,
+    /// Of which the weights.
+    pub weights_per_gpu_gb: f64,
     pub fits: bool,
 }
 
@@ -168,7 +181,7 @@ pub fn all_reduce_ms(gpu: &Gpu, t: u32, bytes: f64) -> f64 {
 /// One step of `model` on `gpu`s deployed as `d` under `w` (the module doc has the formulas).
 pub fn step_on(gpu: &Gpu, model: &Model, w: &Workload, d: &Deployment) -> Served {
     let (t, p) = (f64::from(d.tp), f64::from(d.pp));
-    let m = d.micro_batches.min(w.batch);
+    let m = d.micro_batches_used(w.batch);
     let micro = Workload {
         batch: w.batch.div_ceil(m),
         ..*w
@@ -211,6 +224,11 @@ pub fn step_on(gpu: &Gpu, model: &Model, w: &Workload, d: &Deployment) -> Served
     };
     let held = if d.offload { 0.0 } else { weight_bytes } + kv_bytes;
     let memory_per_gpu_gb = held / shards / 1e9;
+    let weights_per_gpu_gb = if d.offload {
+        0.0
+    } else {
+        weight_bytes / shards / 1e9
+    };
     Served {
         flops: whole.flops,
         bytes,
@@ -225,6 +243,7 @@ pub fn step_on(gpu: &Gpu, model: &Model, w: &Workload, d: &Deployment) -> Served
         bound,
         gpus,
         memory_per_gpu_gb,
+        weights_per_gpu_gb,
         fits: memory_per_gpu_gb <= gpu.memory_gb,
     }
 }
@@ -331,6 +350,18 @@ mod tests {
             s.bytes,
             4.0 * 26e9 + step(&a100, &opt, &w(8, 512, 1)).bytes - 26e9
         );
+    }
+
+    #[test]
+    fn micro_batches_need_a_pipeline() {
+        let (a100, opt) = (gpu("a100-40gb").unwrap(), model("opt-13b").unwrap());
+        let one = step_on(&a100, &opt, &w(32, 512, 4), &Deployment::SINGLE);
+        let cut = Deployment::new(&opt, 1, 1, 8, false).unwrap();
+        assert_eq!(step_on(&a100, &opt, &w(32, 512, 4), &cut), one);
+        // With two stages, 8 micro-batches of 4, at batch 2 only 2 of one each.
+        let piped = Deployment::new(&opt, 1, 2, 8, false).unwrap();
+        assert_eq!(piped.micro_batches_used(32), 8);
+        assert_eq!(piped.micro_batches_used(2), 2);
     }
 
     #[test]

@@ -151,18 +151,30 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
             Lang::Zh => format!("只测了一个批大小：批 {ba} 时 {}。列出几个批大小（1,2,4,8）才能看到加速比随负载的变化；在服务系统中，{serving}。", x2(sa)),
         };
     }
-    let trend = if sz < sa * (1.0 - LEVEL) {
+    // A change smaller than the ends' own spread (their IQRs) is not a trend.
+    let spread = a.measured_speedup_iqr.max(z.measured_speedup_iqr);
+    let moved = (sz - sa).abs() > spread;
+    let trend = if sz < sa * (1.0 - LEVEL) && moved {
         lang.pick("falls, as it does in serving", "下降了，和服务系统一样")
-    } else if sz > sa * (1.0 + LEVEL) {
+            .to_string()
+    } else if sz > sa * (1.0 + LEVEL) && moved {
         lang.pick(
             "rises, unlike serving, where it falls",
             "上升了，和服务系统相反（那里是下降的）",
         )
+        .to_string()
+    } else if sz < sa * (1.0 - LEVEL) || sz > sa * (1.0 + LEVEL) {
+        lang.pick(
+            "moves less than the runs' own spread (IQR up to {spread}×), so no trend can be read from it; in serving it falls",
+            "变化小于这些运行自身的离散（IQR 最大 {spread}×），读不出趋势；服务系统里是下降的",
+        )
+        .replace("{spread}", &format!("{spread:.2}"))
     } else {
         lang.pick(
             "stays about level, where in serving it falls",
             "大致持平，而服务系统里是下降的",
         )
+        .to_string()
     };
     let mut said = match lang {
         Lang::En => format!(
@@ -309,6 +321,20 @@ mod tests {
             zh.ends_with("比普通解码还慢的批大小：32（0.80×）。"),
             "{zh}"
         );
+    }
+
+    #[test]
+    fn a_change_within_the_runs_spread_is_not_called_a_trend() {
+        let mut r = report(&[1, 8], &[1.3, 1.0], &[1.0, 1.1]);
+        r.rows[0].measured_speedup_iqr = 0.5;
+        let en = caption(&r, Lang::En);
+        assert!(
+            en.contains("moves less than the runs' own spread (IQR up to 0.50×)"),
+            "{en}"
+        );
+        assert!(!en.contains("falls, as it does"), "{en}");
+        let zh = caption(&r, Lang::Zh);
+        assert!(zh.contains("读不出趋势"), "{zh}");
     }
 
     #[test]

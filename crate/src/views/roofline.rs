@@ -8,7 +8,7 @@ use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
 use crate::plot::{colors, figure_width, render, render_overlay, Align, Chart, Labels, Scale};
-use crate::roofline::{self, Cell, Deployment, Limit, Pair, Served, Step, Workload};
+use crate::roofline::{self, Cell, Deployment, Limit, Pair, Served, Step, Workload, EFFICIENCY};
 
 /// The acceptance rate of the heat map.
 pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
@@ -71,8 +71,9 @@ pub struct RooflineView {
     pub knee: f64,
     /// c of the draft against the target at this batch and context (k = 1).
     pub c: f64,
-    /// The best γ for this batch and context at α.
+    /// The best γ for this batch and context at α, up to `max_gamma`.
     pub optimal: Cell,
+    pub max_gamma: u32,
     pub batches: Vec<u32>,
     pub contexts: Vec<u32>,
     pub heat: Vec<Vec<Cell>>,
@@ -112,7 +113,8 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
         deployed: deployed(&pair, &w, &served, params.lang),
         knee: gpu.knee(),
         c: pair.cost_ratio(w.batch, w.context),
-        optimal: pair.optimal_gamma(w.batch, w.context, alpha, 16),
+        optimal: pair.optimal_gamma(w.batch, w.context, alpha, roofline::MAX_GAMMA),
+        max_gamma: roofline::MAX_GAMMA,
         svg: time_against_k(
             &pair,
             &w,
@@ -127,18 +129,21 @@ pub fn roofline_view(params: &RooflineParams) -> Result<RooflineView, Error> {
     })
 }
 
-/// How `d` reads in a title: "4 × A100-40GB (tp 4)", "A10, weights offloaded".
-fn on_gpus(pair: &Pair, l: Lang) -> String {
-    let (d, g) = (pair.deployment, pair.gpu.label);
-    let mut on = match (d.tp, d.pp) {
+/// Where the target runs, as a title says it: "LLaMA-2-70B on 4 × A100-40GB (tp 4)",
+/// "OPT-30B on A10, weights offloaded" / "OPT-30B 在 A10 上（权重卸载到主机）".
+fn runs_on(pair: &Pair, l: Lang) -> String {
+    let (d, g, t) = (pair.deployment, pair.gpu.label, pair.target.label);
+    let on = match (d.tp, d.pp) {
         (1, 1) => g.to_string(),
-        (t, 1) => format!("{t} × {g} (tp {t})"),
-        (t, p) => format!("{} × {g} (tp {t} × pp {p})", t * p),
+        (n, 1) => format!("{n} × {g} (tp {n})"),
+        (n, p) => format!("{} × {g} (tp {n} × pp {p})", n * p),
     };
-    if d.offload {
-        on += l.pick(", weights offloaded", "，权重卸载到主机");
+    match (l, d.offload) {
+        (Lang::En, false) => format!("{t} on {on}"),
+        (Lang::En, true) => format!("{t} on {on}, weights offloaded"),
+        (Lang::Zh, false) => format!("{t} 在 {on} 上"),
+        (Lang::Zh, true) => format!("{t} 在 {on} 上（权重卸载到主机）"),
     }
-    on
 }
 
 /// The words for what limits a step.
@@ -154,7 +159,8 @@ pub fn limit_words(limit: Limit, l: Lang) -> &'static str {
     }
 }
 
-/// The deployment's line: GPUs, communication, transfer, bubble, utilisation, memory per GPU.
+/// The deployment's line: what does not fit, GPUs, communication, transfer, bubble,
+/// utilisation, memory per GPU.
 fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
     let d = pair.deployment;
     let (cu, bu) = (
@@ -162,24 +168,38 @@ fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
         s.bandwidth_utilisation * 100.0,
     );
     let (held, cap) = (s.memory_per_gpu_gb, pair.gpu.memory_gb);
+    let (weights, kv) = (s.weights_per_gpu_gb, held - s.weights_per_gpu_gb);
+    let (b, c) = (w.batch, w.context);
     let mut parts = Vec::new();
+    // What does not fit comes first: every number after it describes a step that cannot run.
+    if !s.fits {
+        parts.push(if weights > cap {
+            l.pick(
+                format!("does not fit: {held:.1} GB per GPU, {cap} GB each (the weights alone are {weights:.1} GB): add GPUs or offload the weights"),
+                format!("放不下：每块 GPU 要 {held:.1} GB，每块只有 {cap} GB（光权重就 {weights:.1} GB）：加 GPU，或把权重卸载到主机"),
+            )
+        } else {
+            l.pick(
+                format!("does not fit: {held:.1} GB per GPU, {cap} GB each, {kv:.1} GB of it the KV cache of {b} × {c} tokens: a smaller batch or context, or more GPUs"),
+                format!("放不下：每块 GPU 要 {held:.1} GB，每块只有 {cap} GB，其中 KV 缓存（{b} × {c} 个 token）占 {kv:.1} GB：减小批或上下文，或者加 GPU"),
+            )
+        });
+    }
     if d.tp > 1 || d.pp > 1 {
-        let m = d.micro_batches.min(w.batch);
-        parts.push(l.pick(
-            format!(
-                "{} GPUs: communication {:.2} ms of the step, pipeline bubble {:.0}% ({m} micro-batch{})",
-                s.gpus,
-                s.comm_ms,
-                s.bubble * 100.0,
-                if m == 1 { "" } else { "es" }
-            ),
-            format!(
-                "{} 块 GPU：通信占每步 {:.2} ms，流水线气泡 {:.0}%（{m} 个微批）",
-                s.gpus,
-                s.comm_ms,
-                s.bubble * 100.0
-            ),
-        ));
+        let comm = s.comm_ms;
+        parts.push(if d.pp > 1 {
+            let (m, bubble) = (d.micro_batches_used(b), s.bubble * 100.0);
+            let es = if m == 1 { "" } else { "es" };
+            l.pick(
+                format!("{} GPUs: communication {comm:.2} ms of the step, pipeline bubble {bubble:.0}% ({m} micro-batch{es})", s.gpus),
+                format!("{} 块 GPU：通信占每步 {comm:.2} ms，流水线气泡 {bubble:.0}%（{m} 个微批）", s.gpus),
+            )
+        } else {
+            l.pick(
+                format!("{} GPUs: communication {comm:.2} ms of the step", s.gpus),
+                format!("{} 块 GPU：通信占每步 {comm:.2} ms", s.gpus),
+            )
+        });
     }
     if d.offload {
         parts.push(l.pick(
@@ -187,21 +207,19 @@ fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
             format!("权重每步经 PCIe 搬运 {:.1} ms", s.transfer_ms),
         ));
     }
+    // The model's compute roof is EFFICIENCY of the datasheet peak; utilisation is measured
+    // against the datasheet, as a measurement would be.
+    let roof = EFFICIENCY * 100.0;
     parts.push(l.pick(
-        format!("utilisation: compute {cu:.1}%, memory bandwidth {bu:.1}%"),
-        format!("利用率：算力 {cu:.1}%，显存带宽 {bu:.1}%"),
+        format!("utilisation: compute {cu:.1}% of the datasheet peak (at most {roof:.0}% in this model), memory bandwidth {bu:.1}%"),
+        format!("利用率：算力为标称峰值的 {cu:.1}%（本模型最多 {roof:.0}%），显存带宽 {bu:.1}%"),
     ));
-    parts.push(if s.fits {
-        l.pick(
-            format!("{held:.1} GB per GPU of {cap} GB"),
-            format!("每块 GPU {held:.1} GB（共 {cap} GB）"),
-        )
-    } else {
-        l.pick(
-            format!("{held:.1} GB per GPU does not fit {cap} GB: add GPUs or offload the weights"),
-            format!("每块 GPU 要 {held:.1} GB，放不进 {cap} GB：加 GPU，或把权重卸载到主机"),
-        )
-    });
+    if s.fits {
+        parts.push(l.pick(
+            format!("{held:.1} GB per GPU, {cap} GB each"),
+            format!("每块 GPU 占用 {held:.1} GB（每块 {cap} GB）"),
+        ));
+    }
     parts.join(l.pick("; ", "；"))
 }
 
@@ -212,7 +230,7 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
         .collect();
     let d = pair.deployment;
     // The pipeline's stage rounds: the roofs are each GPU's, once per round.
-    let rounds = f64::from(d.micro_batches.min(w.batch) + d.pp - 1);
+    let rounds = f64::from(d.micro_batches_used(w.batch) + d.pp - 1);
     let line = |f: &dyn Fn(&Served) -> f64| -> Vec<(f64, f64)> {
         steps.iter().map(|(k, s)| (*k, f(s))).collect()
     };
@@ -224,15 +242,15 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
     let top = total.iter().map(|t| t.1).fold(0.0, f64::max) * 1.1;
     let now = pair.target_step(w.batch, w.context, w.k);
     let (t, b, c) = (pair.target.label, w.batch, w.context);
-    let g = on_gpus(pair, l);
+    let on = runs_on(pair, l);
     let label = l.pick(
         format!("Step time of {t} against k at batch {b}, context {c}"),
         format!("批 {b}、上下文 {c} 时 {t} 的每步时间随 k 的变化"),
     );
     render(width, 310, &label, |cv| {
         let title = l.pick(
-            format!("{t} on {g}: one step, batch {b}, context {c}"),
-            format!("{t} 在 {g} 上：一步，批 {b}，上下文 {c}"),
+            format!("{on}: one step, batch {b}, context {c}"),
+            format!("{on}：一步，批 {b}，上下文 {c}"),
         );
         let labels = Labels {
             title: &title,
@@ -291,8 +309,9 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
 }
 
 // Shared by the heat map and its marker overlay, which must line up cell for cell.
-// Room under the title for a second line (the deployment) above the column labels.
-const HEAT_SIZE: (u32, u32) = (560, 346);
+// Room under the title for a second line (the deployment) above the column labels, and under
+// the grid for two lines of key.
+const HEAT_SIZE: (u32, u32) = (560, 360);
 const HEAT_ORIGIN: (i32, i32) = (70, 60);
 const HEAT_CELL: (i32, i32) = (52, 30);
 
@@ -315,10 +334,9 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
     );
     render(HEAT_SIZE.0, HEAT_SIZE.1, &label, |cv| {
         if pair.deployment != Deployment::SINGLE {
-            let (t, on) = (pair.target.label, on_gpus(pair, l));
             cv.text(
                 (60, 32),
-                &l.pick(format!("{t} on {on}"), format!("{t} 在 {on} 上")),
+                &runs_on(pair, l),
                 11,
                 colors::AXIS,
                 Align::Start,
@@ -350,7 +368,9 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             } else {
                 0.0
             };
-            let fill = if cell.gamma == 0 {
+            let fill = if !cell.fits {
+                ramp(colors::ORANGE, 0.3)
+            } else if cell.gamma == 0 {
                 ramp(colors::GREY, 0.35)
             } else {
                 ramp(colors::TEAL, 0.15 + 0.75 * t)
@@ -373,6 +393,19 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             Align::Start,
             false,
         );
+        if heat.iter().flatten().any(|c| !c.fits) {
+            cv.text(
+                (70, 353),
+                l.pick(
+                    "orange: the weights and KV cache exceed the GPUs' memory (the step could not run)",
+                    "橙色：权重和 KV 缓存超出 GPU 显存（这一步跑不起来）",
+                ),
+                11,
+                colors::AXIS,
+                Align::Start,
+                false,
+            );
+        }
     })
 }
 
@@ -449,7 +482,8 @@ mod tests {
             v.deployed
         );
         assert!(
-            v.deployed.contains("compute 1.6%, memory bandwidth 78.1%"),
+            v.deployed
+                .contains("compute 1.6% of the datasheet peak (at most 60% in this model), memory bandwidth 78.1%"),
             "{}",
             v.deployed
         );
@@ -469,7 +503,8 @@ mod tests {
         // One A100-40GB cannot hold 138 GB; offloaded, it holds only the KV cache.
         let one = roofline_view(&RooflineParams { tp: 1, ..p.clone() }).unwrap();
         assert!(
-            !one.served.fits && one.deployed.contains("does not fit"),
+            !one.served.fits
+                && one.deployed.starts_with("does not fit: 140.7 GB per GPU, 40 GB each (the weights alone are 138.0 GB): add GPUs"),
             "{}",
             one.deployed
         );
@@ -485,6 +520,23 @@ mod tests {
             off.deployed
         );
         assert!(off.svg.contains("transfer-bound") && off.svg.contains("weights over PCIe"));
+        // What overflows here is the KV cache, and the line says so.
+        let long = roofline_view(&RooflineParams {
+            batch: 256,
+            context: 32768,
+            ..p.clone()
+        })
+        .unwrap();
+        assert!(
+            long.deployed
+                .contains("of it the KV cache of 256 × 32768 tokens: a smaller batch or context"),
+            "{}",
+            long.deployed
+        );
+        assert!(long
+            .svg_heat
+            .contains("orange: the weights and KV cache exceed"));
+        assert!(!long.heat[8][8].fits && long.heat[0][0].fits);
         let e = roofline_view(&RooflineParams { tp: 3, ..p }).unwrap_err();
         assert!(e.to_string().contains("1, 2, 4, 8"), "{e}");
     }

@@ -76,8 +76,22 @@ pub async fn treepaths_view(
     Ok(view_of(report, params.lang, params.figure_width))
 }
 
-/// The view of a report (pure: the drawing only).
-pub fn view_of(report: PathsReport, lang: Lang, room: Option<u32>) -> TreePathsView {
+/// A tree as the page names it: the menu's words for the lecture's trees, ⟨2,2,1⟩ for a
+/// configuration, the drafts as typed otherwise.
+pub fn tree_name(config: &str, l: Lang) -> String {
+    match config.trim().to_lowercase().as_str() {
+        "exercise-5" | "exercise5" | "ex5" => l
+            .pick("exercise 5's three drafts", "练习 5 的三个草稿")
+            .into(),
+        "slides" => l.pick("the slides' example", "讲义幻灯片上的例子").into(),
+        t if t.starts_with('<') => t.replace('<', "⟨").replace('>', "⟩"),
+        _ => config.trim().to_string(),
+    }
+}
+
+/// The view of a report (pure: the drawing only), the tree named as the page names it.
+pub fn view_of(mut report: PathsReport, lang: Lang, room: Option<u32>) -> TreePathsView {
+    report.tree = tree_name(&report.tree, lang);
     TreePathsView {
         svg: times_svg(&report, lang, figure_width(560, room)),
         report,

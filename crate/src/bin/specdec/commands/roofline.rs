@@ -67,8 +67,8 @@ pub fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
                     if s.gpus == 1 { "" } else { "s" },
                     d.tp,
                     d.pp,
-                    d.micro_batches.min(w.batch),
-                    if d.micro_batches.min(w.batch) == 1 {
+                    d.micro_batches_used(w.batch),
+                    if d.micro_batches_used(w.batch) == 1 {
                         ""
                     } else {
                         "es"
@@ -107,7 +107,7 @@ pub fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
             deployment: d,
             ..Pair::single(gpu, draft, model, w.overhead_ms)
         };
-        let best = pair.optimal_gamma(w.batch, w.context, alpha, 16);
+        let best = pair.optimal_gamma(w.batch, w.context, alpha, roofline::MAX_GAMMA);
         json["gamma"] = json!(best.gamma);
         json["speedup"] = json!(best.speedup);
         rows.push(row(
