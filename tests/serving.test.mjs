@@ -30,7 +30,7 @@ test('§1.1 preset: LLaMA-2-70B on 4 A100s, its communication and 1.6% / 78.1% u
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^28\.97 ms per step, memory-bound/);
   assert.match(await heat(page), /LLaMA-2-70B on 4 × A100-40GB \(tp 4\)/);
   // Batch 256 at 32k tokens would need 700 GB a GPU: the heat map marks the cells that cannot run.
-  assert.match(await heat(page), /orange: the weights and KV cache exceed the GPUs' memory/);
+  assert.match(await heat(page), /the weights and KV cache exceed the GPUs’ memory: the step could not run/);
   // Without the other three GPUs the weights do not fit.
   await page.selectOption('[data-widget="roofline"] [data-key="tp"]', '1');
   assert.match(await deployed(page), /^does not fit: 140\.7 GB per GPU, 40 GB each \(the weights alone are 138\.0 GB\): add GPUs or offload the weights; /);

@@ -368,9 +368,7 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             } else {
                 0.0
             };
-            let fill = if !cell.fits {
-                ramp(colors::ORANGE, 0.3)
-            } else if cell.gamma == 0 {
+            let fill = if cell.gamma == 0 {
                 ramp(colors::GREY, 0.35)
             } else {
                 ramp(colors::TEAL, 0.15 + 0.75 * t)
@@ -393,12 +391,26 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             Align::Start,
             false,
         );
+        // A dot in the corner of each cell whose step could not run: the colours stay the
+        // lecture's demo 5, which does not ask about memory.
+        for (r, row) in heat.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate().filter(|(_, cell)| !cell.fits) {
+                let x = HEAT_ORIGIN.0 + (c as i32 + 1) * HEAT_CELL.0 - 7;
+                let y = HEAT_ORIGIN.1 + r as i32 * HEAT_CELL.1 + 6;
+                debug_assert_eq!(
+                    (cell.batch, cell.context),
+                    (HEAT_BATCHES[r], HEAT_CONTEXTS[c])
+                );
+                cv.circle((x, y), 3, colors::ORANGE, true);
+            }
+        }
         if heat.iter().flatten().any(|c| !c.fits) {
+            cv.circle((74, 349), 3, colors::ORANGE, true);
             cv.text(
-                (70, 353),
+                (82, 353),
                 l.pick(
-                    "orange: the weights and KV cache exceed the GPUs' memory (the step could not run)",
-                    "橙色：权重和 KV 缓存超出 GPU 显存（这一步跑不起来）",
+                    "the weights and KV cache exceed the GPUs’ memory: the step could not run",
+                    "权重和 KV 缓存超出 GPU 显存：这一步跑不起来",
                 ),
                 11,
                 colors::AXIS,
@@ -535,7 +547,7 @@ mod tests {
         );
         assert!(long
             .svg_heat
-            .contains("orange: the weights and KV cache exceed"));
+            .contains("the weights and KV cache exceed the GPUs’ memory: the step could not run"));
         assert!(!long.heat[8][8].fits && long.heat[0][0].fits);
         let e = roofline_view(&RooflineParams { tp: 3, ..p }).unwrap_err();
         assert!(e.to_string().contains("1, 2, 4, 8"), "{e}");
