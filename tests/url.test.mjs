@@ -164,10 +164,14 @@ test('100,000 characters typed into text fields are cut to one cap: the URL stay
   // them, which the browser reports as failed requests. Let them finish first.
   await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((w) => w.getAttribute('aria-busy') !== 'true'), null, { timeout: 120_000 });
   await page.waitForTimeout(500);
+  assert.deepEqual(errors, []);
   const response = await page.reload();
   assert.equal(response.status(), 200);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
   assert.equal(await page.inputValue('[data-widget="tree"] [data-key="paths"]'), words.slice(0, 500), 'the cut text came back from the URL');
-  assert.deepEqual(errors, []);
+  // A worker still fetching its scripts when the page reloads has that request aborted by the
+  // reload (a busy machine): that is the browser leaving the page, not a fault of it. Any other
+  // error after the reload is one.
+  assert.deepEqual(errors.filter((e) => !/^request failed: .*\.(js|wasm|bpk)$/.test(e)), []);
   await page.close();
 });
