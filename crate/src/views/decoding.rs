@@ -16,11 +16,11 @@ use crate::i18n::Lang;
 use crate::lab::decoding::GreedyReport;
 use crate::lab::experiment::{self, Outcome};
 use crate::lab::params::Drafter;
-use crate::lab::speedup::SweepReport;
+use crate::lab::speedup::{SpeedupReport, SweepReport};
 use crate::lab::{describe, Experiment, Lab};
 use crate::likesworld;
 use crate::model::Models;
-use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Canvas, Chart, Labels, Scale};
 use crate::theory;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -191,30 +191,49 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang, w: u32) -> String {
     })
 }
 
+/// Measured speedups at `xs` (blue, with a bar as long as each one's IQR, clipped to `top`)
+/// and the prediction on the measured cost curve (orange): what the sweeps over γ and over the
+/// batch both draw.
+pub(crate) fn measured_and_curve(
+    cv: &Canvas,
+    ch: &Chart,
+    rows: &[SpeedupReport],
+    xs: &[f64],
+    top: f64,
+) {
+    let points = |f: fn(&SpeedupReport) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().zip(xs).map(|(x, &g)| (g, f(x))).collect()
+    };
+    let curve = points(|x| x.predicted_speedup_curve);
+    ch.polyline(&curve, colors::ORANGE, 2);
+    ch.dots(&curve, colors::ORANGE, 3);
+    for (x, &g) in rows.iter().zip(xs) {
+        let half = x.measured_speedup_iqr / 2.0;
+        let lo = ch.px(g, (x.measured_speedup - half).max(0.0));
+        let hi = ch.px(g, (x.measured_speedup + half).min(top));
+        cv.line(&[lo, hi], colors::BLUE, 1);
+    }
+    let measured = points(|x| x.measured_speedup);
+    ch.polyline(&measured, colors::BLUE, 2);
+    ch.dots(&measured, colors::BLUE, 4);
+}
+
 /// The wall-clock speedup against γ (total plain time over total speculative time, with a bar as
 /// long as the IQR of the per-group speedups centred on it) beside the measured-curve prediction
 /// and the lecture's formula (with the sweep's mean α and c); plain decoding is the line at 1.
 fn sweep_svg(r: &SweepReport, l: Lang, w: u32) -> String {
     let gammas: Vec<f64> = r.rows.iter().map(|x| f64::from(x.gamma)).collect();
     let max_g = gammas.iter().copied().fold(1.0, f64::max);
-    let points = |f: &dyn Fn(&crate::lab::speedup::SpeedupReport) -> Option<f64>| {
-        r.rows
-            .iter()
-            .zip(&gammas)
-            .filter_map(|(x, &g)| f(x).map(|y| (g, y)))
-            .collect::<Vec<_>>()
-    };
-    let measured = points(&|x| Some(x.measured_speedup));
-    let curve = points(&|x| Some(x.predicted_speedup_curve));
     let formula: Vec<(f64, f64)> = gammas.iter().copied().zip(r.formula_at.clone()).collect();
     let whiskers = r
         .rows
         .iter()
         .map(|x| x.measured_speedup + x.measured_speedup_iqr / 2.0);
-    let top = curve
+    let top = r
+        .rows
         .iter()
-        .chain(&formula)
-        .map(|p| p.1)
+        .map(|x| x.predicted_speedup_curve)
+        .chain(formula.iter().map(|p| p.1))
         .chain(whiskers)
         .fold(1.25f64, f64::max)
         .min(8.0);
@@ -241,16 +260,7 @@ fn sweep_svg(r: &SweepReport, l: Lang, w: u32) -> String {
             ch.polyline(&formula, colors::PURPLE, 2);
             ch.dots(&formula, colors::PURPLE, 3);
         }
-        ch.polyline(&curve, colors::ORANGE, 2);
-        ch.dots(&curve, colors::ORANGE, 3);
-        for (x, &g) in r.rows.iter().zip(&gammas) {
-            let half = x.measured_speedup_iqr / 2.0;
-            let lo = ch.px(g, (x.measured_speedup - half).max(0.0));
-            let hi = ch.px(g, (x.measured_speedup + half).min(top));
-            cv.line(&[lo, hi], colors::BLUE, 1);
-        }
-        ch.polyline(&measured, colors::BLUE, 2);
-        ch.dots(&measured, colors::BLUE, 4);
+        measured_and_curve(cv, &ch, &r.rows, &gammas, top);
         let mut entries = vec![
             (
                 l.pick(

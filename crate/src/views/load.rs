@@ -5,6 +5,7 @@
 //! caption whose every number is this run's or the paper's, saying whether the speedup falls
 //! with the batch here as it does in serving, and why, from the measured verification cost.
 
+use super::decoding::measured_and_curve;
 use crate::i18n::Lang;
 use crate::lab::load::LoadReport;
 use crate::lab::speedup::SpeedupReport;
@@ -28,19 +29,11 @@ const PUBLISHED_COLORS: [RGBColor; 2] = [colors::TEAL, colors::PURPLE];
 /// The measured speedup against the batch (with its IQR bar), the prediction on the cost curve
 /// measured at each batch, and the published serving figures (a range drawn as a bar).
 pub fn load_svg(r: &LoadReport, l: Lang, w: u32) -> String {
-    let row = |f: fn(&SpeedupReport) -> f64| {
-        r.rows
-            .iter()
-            .map(|x| (at(x.batch as f64), f(x)))
-            .collect::<Vec<_>>()
-    };
-    let measured = row(|x| x.measured_speedup);
-    let curve = row(|x| x.predicted_speedup_curve);
     let top = r
         .rows
         .iter()
         .map(|x| x.measured_speedup + x.measured_speedup_iqr / 2.0)
-        .chain(curve.iter().map(|p| p.1))
+        .chain(r.rows.iter().map(|x| x.predicted_speedup_curve))
         .chain(
             r.published
                 .iter()
@@ -97,17 +90,8 @@ pub fn load_svg(r: &LoadReport, l: Lang, w: u32) -> String {
             }
             entries.push((name.as_str(), color));
         }
-        ch.polyline(&curve, colors::ORANGE, 2);
-        ch.dots(&curve, colors::ORANGE, 3);
-        for x in &r.rows {
-            let half = x.measured_speedup_iqr / 2.0;
-            let b = at(x.batch as f64);
-            let lo = ch.px(b, (x.measured_speedup - half).max(0.0));
-            let hi = ch.px(b, (x.measured_speedup + half).min(top));
-            cv.line(&[lo, hi], colors::BLUE, 1);
-        }
-        ch.polyline(&measured, colors::BLUE, 2);
-        ch.dots(&measured, colors::BLUE, 4);
+        let xs: Vec<f64> = r.rows.iter().map(|x| at(x.batch as f64)).collect();
+        measured_and_curve(cv, &ch, &r.rows, &xs, top);
         let mut legend = vec![
             (
                 l.pick(

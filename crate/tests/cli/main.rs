@@ -1,11 +1,11 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in five files: [`analytic`] (theory, roofline, sampling, trees, exercises, argument errors),
-//! [`models`] (the LikesWorld models, speculative and model-free decoding, every size option),
-//! [`measured`] (the widened target, the measured roofline and the wall-clock speedups) and
-//! [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table); [`treepaths`] holds
-//! per-sequence against tree-parallel verification (issue 34), [`load`] the speedup against the
-//! batch (speculation under load).
+//! in six files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
+//! argument errors), [`models`] (the LikesWorld models, speculative and model-free decoding,
+//! every size option), [`measured`] (the widened target, the measured roofline and the
+//! wall-clock speedups), [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table),
+//! [`treepaths`] (per-sequence against tree-parallel verification, issue 34) and [`load`] (the
+//! speedup against the batch: speculation under load).
 
 mod analytic;
 mod hidden;
