@@ -7,7 +7,7 @@
 //! outcome into the report (as the CLI prints it with --json), the figure and the steps.
 
 use super::hidden::{hidden_svg, methods_svg};
-use super::load::{caption, load_svg};
+use super::load::{caption, load_svg, measured_and_curve};
 use crate::clock::{Clock, Progress};
 use crate::decode::engine::{ChainRule, Method};
 use crate::decode::stats::{Span, StepTrace};
@@ -16,11 +16,11 @@ use crate::i18n::Lang;
 use crate::lab::decoding::GreedyReport;
 use crate::lab::experiment::{self, Outcome};
 use crate::lab::params::Drafter;
-use crate::lab::speedup::{SpeedupReport, SweepReport};
+use crate::lab::speedup::SweepReport;
 use crate::lab::{describe, Experiment, Lab};
 use crate::likesworld;
 use crate::model::Models;
-use crate::plot::{colors, figure_width, render, Align, Canvas, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::theory;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -189,33 +189,6 @@ fn greedy_svg(reports: &[(usize, GreedyReport)], l: Lang, w: u32) -> String {
             ],
         );
     })
-}
-
-/// Measured speedups at `xs` (blue, with a bar as long as each one's IQR, clipped to `top`)
-/// and the prediction on the measured cost curve (orange): what the sweeps over γ and over the
-/// batch both draw.
-pub(crate) fn measured_and_curve(
-    cv: &Canvas,
-    ch: &Chart,
-    rows: &[SpeedupReport],
-    xs: &[f64],
-    top: f64,
-) {
-    let points = |f: fn(&SpeedupReport) -> f64| -> Vec<(f64, f64)> {
-        rows.iter().zip(xs).map(|(x, &g)| (g, f(x))).collect()
-    };
-    let curve = points(|x| x.predicted_speedup_curve);
-    ch.polyline(&curve, colors::ORANGE, 2);
-    ch.dots(&curve, colors::ORANGE, 3);
-    for (x, &g) in rows.iter().zip(xs) {
-        let half = x.measured_speedup_iqr / 2.0;
-        let lo = ch.px(g, (x.measured_speedup - half).max(0.0));
-        let hi = ch.px(g, (x.measured_speedup + half).min(top));
-        cv.line(&[lo, hi], colors::BLUE, 1);
-    }
-    let measured = points(|x| x.measured_speedup);
-    ch.polyline(&measured, colors::BLUE, 2);
-    ch.dots(&measured, colors::BLUE, 4);
 }
 
 /// The wall-clock speedup against γ (total plain time over total speculative time, with a bar as

@@ -5,11 +5,10 @@
 //! caption whose every number is this run's or the paper's, saying whether the speedup falls
 //! with the batch here as it does in serving, and why, from the measured verification cost.
 
-use super::decoding::measured_and_curve;
 use crate::i18n::Lang;
 use crate::lab::load::LoadReport;
 use crate::lab::speedup::SpeedupReport;
-use crate::plot::{colors, render, Chart, Labels, Scale};
+use crate::plot::{colors, render, Canvas, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
 /// The batch axis ends at the core's largest batch (64): 1, 2, 4, … 64, a category each.
@@ -25,6 +24,33 @@ const LEVEL: f64 = 0.1;
 
 /// The published serving systems' colours, in [`crate::lab::load::PUBLISHED`]'s order.
 const PUBLISHED_COLORS: [RGBColor; 2] = [colors::TEAL, colors::PURPLE];
+
+/// Measured speedups at `xs` (blue, with a bar as long as each one's IQR, clipped to `top`)
+/// and the prediction on the measured cost curve (orange): what the sweeps over γ (views::decoding)
+/// and over the batch both draw.
+pub(crate) fn measured_and_curve(
+    cv: &Canvas,
+    ch: &Chart,
+    rows: &[SpeedupReport],
+    xs: &[f64],
+    top: f64,
+) {
+    let points = |f: fn(&SpeedupReport) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().zip(xs).map(|(x, &g)| (g, f(x))).collect()
+    };
+    let curve = points(|x| x.predicted_speedup_curve);
+    ch.polyline(&curve, colors::ORANGE, 2);
+    ch.dots(&curve, colors::ORANGE, 3);
+    for (x, &g) in rows.iter().zip(xs) {
+        let half = x.measured_speedup_iqr / 2.0;
+        let lo = ch.px(g, (x.measured_speedup - half).max(0.0));
+        let hi = ch.px(g, (x.measured_speedup + half).min(top));
+        cv.line(&[lo, hi], colors::BLUE, 1);
+    }
+    let measured = points(|x| x.measured_speedup);
+    ch.polyline(&measured, colors::BLUE, 2);
+    ch.dots(&measured, colors::BLUE, 4);
+}
 
 /// The measured speedup against the batch (with its IQR bar), the prediction on the cost curve
 /// measured at each batch, and the published serving figures (a range drawn as a bar).
