@@ -99,7 +99,7 @@ export class LoadError extends Error {}
  * A job's status, as the worker reports it: numbers and names, never words. `phase` is one of
  * 'queued', 'waiting' (in the page's queue; `for`: the names of the jobs it waits for), 'started'
  * (the worker has the job), the core's steps (`Step` in
- * crate/src/wasm/mod.rs: 'loading', 'running', 'timing', 'widening', 'count' with done, total
+ * crate/src/wasm/mod.rs: 'loading', 'running', 'timing', 'widening', 'offloading', 'count' with done, total
  * and backend) and the worker's own ('gpu-download', 'device-lost'). The page words it
  * (`progressText`); as a string (a caption that interpolates it) it reads in the page's language.
  */
@@ -128,6 +128,7 @@ export function progressText(st) {
     case 'running': return tr(`running the models on ${b}`, `正在 ${b} 上运行模型`);
     case 'timing': return tr(`timing ${st.model} on ${b}`, `正在 ${b} 上为${MODEL_NAMES_ZH[st.model] ?? st.model}计时`);
     case 'widening': return tr(`widening the target ×${st.width}`, `正在把目标模型加宽 ×${st.width}`);
+    case 'offloading': return tr('copying the target’s weights to host memory', '正在把目标模型的权重复制到主机内存');
     case 'count': return b ? tr(`${st.done} of ${st.total} on ${b}`, `${st.done} / ${st.total}（${b}）`)
       : tr(`${st.done} of ${st.total}`, `${st.done} / ${st.total}`);
     case 'gpu-download': return tr('downloading the WebGPU engine', '正在下载 WebGPU 引擎');

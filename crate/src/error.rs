@@ -182,6 +182,7 @@ fn noun_zh(what: &str) -> &str {
         "LikesWorld target" => "LikesWorld 目标",
         "LikesWorld word" => "LikesWorld 词",
         "mode" => "模式",
+        "offloading" => "权重卸载",
         "model" => "模型",
         "model weights" => "模型权重",
         "ndarray backend" => "ndarray 后端",

@@ -3,13 +3,18 @@
 //! into the architecture and answer perfectly; the KV cache appends, truncates and keeps a tree
 //! path without changing a logit; one tree forward equals every root-to-node path run on its
 //! own; the CPU backends and the GPU agree; per-sequence and tree-parallel verification agree
-//! and compute the lecture's token counts (`models/treepaths.rs`).
+//! and compute the lecture's token counts (`models/treepaths.rs`); an offloaded target's weights
+//! cross before every forward and the forward reads them (`models/offload.rs`).
 #![cfg(not(target_arch = "wasm32"))]
 
 // Per-sequence against tree-parallel verification (issue 34), in this binary rather than one of
 // its own: each test binary links burn again.
 #[path = "models/treepaths.rs"]
 mod treepaths;
+
+// Offloading measured (issue 34, part 2): the weights cross before every forward.
+#[path = "models/offload.rs"]
+mod offload;
 
 use burn::tensor::{read_sync, Bool, Device, Int, Tensor, TensorData};
 use specdec::likesworld::{encode, worlds, Split, VOCAB};

@@ -7,6 +7,7 @@ import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, targetSize, widthOptions } from '../engine.js';
+import { crossingHtml, offloads, weightsControl } from './offload.js';
 
 /** µs in a table: one decimal below 100 µs, none above. */
 const num = (t) => t.toFixed(t >= 100 ? 0 : 1);
@@ -73,7 +74,7 @@ function resultHtml(v) {
     + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the calibration’s ridge point, where the roofline’s compute time equals its memory time (peak × bytes / (2 · params · bandwidth · batch)), ${modelKnee(v)} — not the red line, which is measured.`,
       `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；按校准算出的屋顶线转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)} ${floorSentence(v)}${busySentence(v)}</p>`
     + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
-    + `<p class="numbers">${clockSentence(v)}</p>`;
+    + crossingHtml(v.transfer, t1) + `<p class="numbers">${clockSentence(v)}</p>`;
 }
 
 export default {
@@ -88,12 +89,15 @@ export default {
     + '实测点下面是：访存下限（权重字节 / 这里实测的带宽）和算力斜线（2 · 参数 · k · 批 / 这里实测的峰值）。',
   presets: [
     { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call: memory-bound, so the first few extra tokens cost little', note_zh: '每次调用 76 MB：访存受限，所以头几个额外的 token 花费很少' },
+    { label: '§4.6 · ×16 on WebGPU, weights offloaded', label_zh: '§4.6 · WebGPU 上的 ×16，权重卸载', values: { width: '16', batch: '1', backend: 'wgpu', weights: 'host' },
+      note: 'every call first writes the 76 MB of weights into the GPU’s buffers: the crossing is a floor of its own, and T(k)/T(1) flattens', note_zh: '每次调用前先把 76 MB 权重写进 GPU 的缓冲区：传输成了自己的一条下限，T(k)/T(1) 变平' },
     { label: '×1 (the trained target: in cache)', label_zh: '×1（训练好的目标模型：在缓存里）', values: { width: '1', batch: '1' }, note: 'fixed costs, not bytes', note_zh: '固定开销，而不是字节' },
   ],
   controls: [
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    weightsControl(),
   ],
   // Timing wants a quiet device: the widget waits for Measure even on the course page; once
   // someone has measured, every change of a control measures again (runbar.js).
@@ -107,7 +111,7 @@ export default {
     '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<p class="numbers mr-during" hidden></p>', '<div class="plots mr-plot"></div>'];
   },
   after(s, ui, view) {
-    runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch) }, 'measure', (v) => {
+    runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch), offload: offloads(s) }, 'measure', (v) => {
       view.querySelector('.mr-plot').innerHTML = v.svg;
       view.querySelector('.mr-result').innerHTML = resultHtml(v);
       return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);

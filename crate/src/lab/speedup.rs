@@ -33,7 +33,7 @@ use crate::decode::stats::{Generation, Span, Stats};
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::likesworld::{EOS, MAX_LEN};
-use crate::model::measure;
+use crate::model::measure::{self, Transfer};
 use crate::model::Models;
 use crate::sampling::multi::Children;
 use crate::theory;
@@ -88,6 +88,10 @@ pub struct SpeedupReport {
     pub plain_lane: Vec<Span>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub speculative_lane: Vec<Span>,
+    /// With the target's weights offloaded: their crossing alone, measured after the runs
+    /// (every target call above paid one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<Transfer>,
 }
 
 /// What proposes: the engine's method with a draft model, or a drafter without a model (which
@@ -270,6 +274,8 @@ pub async fn speedup(
         let td = measure::time_call(draft, d, 1, batch, r, clock).await?;
         (t1.median_us, tn.median_us, td.median_us)
     };
+    let r = measure::clock_resolution(clock);
+    let transfer = measure::transfer(&models.target, r, clock).await?;
     let c = draft_call_us / target_call_us;
     let verify_over_target = verify_call_us / target_call_us;
     let alpha = fast.alpha();
@@ -308,6 +314,7 @@ pub async fn speedup(
         draft_call_us,
         plain_lane,
         speculative_lane,
+        transfer,
     })
 }
 

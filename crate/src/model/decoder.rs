@@ -9,10 +9,14 @@
 use super::activation::{gelu, softmax_last};
 use super::cache::KvCache;
 use super::matmul::linear;
+use crate::error::Error;
 use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{Embedding, EmbeddingConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Bool, Device, Int, Tensor};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 /// The three models of the lecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -75,6 +79,7 @@ impl DecoderConfig {
             norm: LayerNormConfig::new(self.d_model).init(device),
             head: LinearConfig::new(self.d_model, self.vocab).init(device),
             n_heads: self.n_heads,
+            host: None,
         }
     }
 
@@ -98,6 +103,24 @@ pub struct Decoder {
     pub(super) norm: LayerNorm,
     pub(super) head: Linear,
     pub(super) n_heads: usize,
+    /// With the weights offloaded (`model::offload`): their host copies, which cross into the
+    /// parameters' buffers before every forward.
+    #[module(skip)]
+    pub(super) host: Option<Arc<dyn HostWeights>>,
+}
+
+/// A model's weights kept in host memory, crossing to the device before every forward (lecture
+/// §4.6: offloading). `model::offload` holds them; the decoder only calls [`HostWeights::cross`].
+pub trait HostWeights: std::fmt::Debug + Send + Sync {
+    /// Writes every weight from host memory into its device buffer. Enqueued: the writes land
+    /// before the kernels submitted after them, which read what crossed.
+    fn cross(&self);
+    /// The bytes one crossing writes.
+    fn bytes(&self) -> usize;
+    /// Crossings so far.
+    fn crossings(&self) -> usize;
+    /// Waits until the device has done everything queued on it, the crossings included.
+    fn drain(&self) -> Pin<Box<dyn Future<Output = Result<(), Error>> + '_>>;
 }
 
 #[derive(Module, Debug)]
@@ -115,6 +138,18 @@ pub struct Block {
 pub(super) const MASKED: f32 = -1.0e9;
 
 impl Decoder {
+    /// The host copies of this model's weights, when they are offloaded (`model::offload`).
+    pub fn host_weights(&self) -> Option<&dyn HostWeights> {
+        self.host.as_deref()
+    }
+
+    /// This model with `host` as its weights' host copies, crossing before every forward.
+    pub(super) fn with_host_weights(&self, host: Arc<dyn HostWeights>) -> Decoder {
+        let mut out = self.clone();
+        out.host = Some(host);
+        out
+    }
+
     pub fn n_layers(&self) -> usize {
         self.blocks.len()
     }
@@ -161,6 +196,9 @@ impl Decoder {
         cache: &mut KvCache,
         features: bool,
     ) -> (Option<Tensor<3>>, Tensor<3>) {
+        if let Some(host) = &self.host {
+            host.cross();
+        }
         #[cfg(feature = "wgpu")]
         if let Some(out) = self.forward_gpu(&tokens, &positions, &mask, cache, features) {
             return out;

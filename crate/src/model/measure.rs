@@ -209,6 +209,44 @@ pub async fn time_call(
     })
 }
 
+/// Offloaded weights' crossing alone, measured: every weight written from host memory into the
+/// device's buffers, then the queue drained (lecture §4.6; `super::offload`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Transfer {
+    /// Weight bytes per crossing.
+    pub bytes: usize,
+    /// One crossing: median and interquartile range, µs.
+    pub crossing: Timing,
+    /// Bytes over the median crossing, GB/s.
+    pub gb_per_s: f64,
+}
+
+/// Times `model`'s crossing in blocks, as every measured call is timed ([`time_blocks`]);
+/// `None` when its weights are not offloaded.
+pub async fn transfer(
+    model: &Decoder,
+    resolution_us: f64,
+    clock: Clock<'_>,
+) -> Result<Option<Transfer>, Error> {
+    let Some(host) = model.host_weights() else {
+        return Ok(None);
+    };
+    let (crossing, _) = time_blocks(
+        async || {
+            host.cross();
+            host.drain().await
+        },
+        resolution_us,
+        clock,
+    )
+    .await?;
+    Ok(Some(Transfer {
+        bytes: host.bytes(),
+        crossing,
+        gb_per_s: host.bytes() as f64 / crossing.median_us.max(1e-9) / 1e3,
+    }))
+}
+
 /// Floats the bandwidth calibration reads: 64 MB, twice the largest last-level cache it meets.
 const STREAM_FLOATS: usize = 16 << 20;
 
@@ -301,6 +339,9 @@ pub struct Roofline {
     pub model_knee_k: f64,
     /// The measured knee ([`knee`]); `None` when T(k) stays within [`KNEE_RATIO`] of T(1).
     pub knee_k: Option<f64>,
+    /// With the weights offloaded: their crossing alone, which every measured call paid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<Transfer>,
 }
 
 /// Bytes of weights one call of `model` reads: every matrix of every block and the head (the
@@ -364,6 +405,7 @@ pub async fn roofline(
         );
         progress(i + 2, total);
     }
+    let transfer = transfer(model, calibration.clock_resolution_us, clock).await?;
     let bytes = weight_bytes(model);
     let params = burn::module::Module::num_params(model);
     let bandwidth = calibration.bandwidth_gbs * 1e3; // bytes per µs
@@ -380,6 +422,7 @@ pub async fn roofline(
         clock_resolution_us: calibration.clock_resolution_us,
         memory_floor_us: bytes as f64 / bandwidth,
         model_knee_k: peak * bytes as f64 / (2.0 * (bytes / 4) as f64 * bandwidth * batch as f64),
+        transfer,
     })
 }
 

@@ -25,6 +25,7 @@ pub(crate) mod gradcheck;
 pub mod matmul;
 pub mod measure;
 pub mod medusa;
+pub mod offload;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 pub mod tree_attention;
@@ -105,6 +106,26 @@ impl Models {
             trained: self.trained.clone(),
             width,
         })
+    }
+
+    /// These models with the target's weights offloaded ([`offload::offloaded`]): they cross to
+    /// the device before every target call; the drafts stay on the device (SpecInfer's
+    /// offloading keeps its small models on the GPU). Only on the wgpu backend.
+    pub async fn with_offload(&self) -> Result<Models, Error> {
+        Ok(Models {
+            backend: self.backend,
+            device: self.device.clone(),
+            target: offload::offloaded(&self.target).await?,
+            draft_a: self.draft_a.clone(),
+            draft_b: self.draft_b.clone(),
+            trained: self.trained.clone(),
+            width: self.width,
+        })
+    }
+
+    /// Whether the target's weights are offloaded ([`Models::with_offload`]).
+    pub fn offloaded(&self) -> bool {
+        self.target.host_weights().is_some()
     }
 
     /// The trained target (the one a widened target was widened from).

@@ -86,6 +86,7 @@ pub async fn widen(model: &Decoder, r: usize, device: &Device) -> Result<Decoder
         norm: norm(&model.norm, r, device).await?,
         head,
         n_heads: model.n_heads,
+        host: None,
     })
 }
 

@@ -22,6 +22,8 @@ pub struct MeasuredParams {
     pub ks: Vec<usize>,
     /// Sequences per call.
     pub batch: usize,
+    /// The weights cross to the GPU before every call (`crate::model::offload`): wgpu only.
+    pub offload: bool,
     pub lang: Lang,
 }
 
@@ -32,6 +34,7 @@ impl Default for MeasuredParams {
             width: 1,
             ks: measure::KS.to_vec(),
             batch: 1,
+            offload: false,
             lang: Lang::En,
         }
     }
@@ -123,12 +126,16 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
         .map(|p| (p.median_us - p.iqr_us / 2.0).max(p.median_us / 2.0));
     let highs = r.rows.iter().map(|p| p.median_us + p.iqr_us / 2.0);
     let floor = r.memory_floor_us;
+    // With the weights offloaded, every call pays their crossing first: its own floor.
+    let crossing = r.transfer.map(|t| t.crossing.median_us);
     let bottom = lows
         .chain([floor, compute_us(r, 1.0, batch)])
+        .chain(crossing)
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold(f64::INFINITY, f64::min);
     let top = highs
         .chain([floor, compute_us(r, kmax, batch)])
+        .chain(crossing)
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     let (bottom, top) = if bottom.is_finite() && top > 0.0 {
@@ -148,16 +155,32 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
     );
     let mb = r.weight_bytes as f64 / 1e6;
     render(560, 330, &label, |cv| {
-        let title = l.pick(
-            format!(
-                "Target ×{} on {}: {mb:.1} MB of weights a call, batch {batch}",
-                r.width, r.backend
+        let title = match r.transfer {
+            None => l.pick(
+                format!(
+                    "Target ×{} on {}: {mb:.1} MB of weights a call, batch {batch}",
+                    r.width, r.backend
+                ),
+                format!(
+                    "目标模型 ×{}，{}：每次调用读 {mb:.1} MB 权重，批 {batch}",
+                    r.width, r.backend
+                ),
             ),
-            format!(
-                "目标模型 ×{}，{}：每次调用读 {mb:.1} MB 权重，批 {batch}",
-                r.width, r.backend
+            Some(t) => l.pick(
+                format!(
+                    "Target ×{} on {}, offloaded: {:.1} MB cross before every call, batch {batch}",
+                    r.width,
+                    r.backend,
+                    t.bytes as f64 / 1e6
+                ),
+                format!(
+                    "目标模型 ×{}，{}，权重卸载：每次调用前传输 {:.1} MB，批 {batch}",
+                    r.width,
+                    r.backend,
+                    t.bytes as f64 / 1e6
+                ),
             ),
-        );
+        };
         let labels = Labels {
             title: &title,
             x: l.pick(
@@ -207,6 +230,22 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
             Align::Start,
             false,
         );
+        if let Some(t) = r.transfer {
+            let c = t.crossing.median_us;
+            ch.hline(c, colors::ORANGE);
+            let (cx, cy) = ch.px(kmax, c);
+            cv.text(
+                (cx - 4, cy - 8),
+                &l.pick(
+                    format!("weights cross: {} ({:.1} GB/s)", time(c), t.gb_per_s),
+                    format!("权重传输：{}（{:.1} GB/s）", time(c), t.gb_per_s),
+                ),
+                11,
+                colors::ORANGE,
+                Align::End,
+                false,
+            );
+        }
         match r.knee_k {
             Some(k) => {
                 // The measured knee has one name and one definition on the page (T(k) reaches
@@ -304,6 +343,7 @@ mod tests {
             memory_floor_us: 7600.0,
             model_knee_k: 1.0,
             knee_k: knee,
+            transfer: None,
         }
     }
 

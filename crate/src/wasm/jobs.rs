@@ -33,6 +33,8 @@ enum Step<'a> {
     Timing { model: &'a str, backend: &'a str },
     /// The trained target is being widened `width`×.
     Widening { width: usize },
+    /// The target's weights are being read back into host memory, to cross before every call.
+    Offloading,
     /// `done` of `total` units of work, on `backend` (none for work without models).
     Count {
         done: usize,
@@ -122,6 +124,17 @@ impl Job {
         Ok((m, note))
     }
 
+    /// `m` with the target's weights offloaded when `offload` asks (they cross to the GPU before
+    /// every target call; refused on the CPU, a WebGPU job that fell back to flex included).
+    async fn offloaded(&self, m: Rc<Models>, offload: bool) -> Result<Rc<Models>, JsError> {
+        if !offload {
+            return Ok(m);
+        }
+        self.report(&Step::Offloading);
+        let m = m.with_offload().await.map_err(|e| self.fail(e))?;
+        Ok(Rc::new(m))
+    }
+
     /// The view, or its error thrown in the job's language.
     fn output<V: Serialize>(&self, view: Result<V, crate::Error>) -> Result<JsValue, JsError> {
         output(&view.map_err(|e| self.fail(e))?, self.lang)
@@ -206,6 +219,8 @@ async fn widened(models: Rc<Models>, width: usize) -> Result<Rc<Models>, crate::
 struct OnBackend {
     backend: String,
     target_width: usize,
+    /// The target's weights cross to the GPU before every call (`model::offload`).
+    offload: bool,
     figure_width: Option<u32>,
 }
 
@@ -214,6 +229,7 @@ impl Default for OnBackend {
         OnBackend {
             backend: "flex".into(),
             target_width: 1,
+            offload: false,
             figure_width: None,
         }
     }
@@ -330,6 +346,7 @@ pub async fn likesworld_decode(
     let experiment: crate::lab::Experiment = job.read(with_experiment(params))?;
     experiment.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&on.backend, on.target_width).await?;
+    let m = job.offloaded(m, on.offload).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let (clock, lang) = (job.clock(), job.lang);
     let view =
@@ -349,6 +366,7 @@ pub async fn roofline_measure(
     let p: views::measured::MeasuredParams = job.read(params)?;
     p.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&p.backend, p.width).await?;
+    let m = job.offloaded(m, p.offload).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
     let view = views::measured::measured_view(&p, &m, &clock, &mut tell).await;

@@ -50,7 +50,8 @@ use burn_backend::TensorMetadata;
 use kernels::*;
 use linear::norm_then_linear;
 use std::cell::Cell;
-use tensors::{cube, empty, grid, param, tensor, UNITS};
+pub(in crate::model) use tensors::cube;
+use tensors::{empty, grid, param, tensor, UNITS};
 use wide::layer_norm;
 
 std::thread_local! {

@@ -19,7 +19,7 @@ pub(super) const UNITS: u32 = 64;
 
 /// A float, int or bool tensor's cubecl primitive, if it lives on a cubecl device outside
 /// autodiff.
-pub(super) fn cube<const D: usize, K>(t: Tensor<D, K>) -> Option<CubeTensor>
+pub(in crate::model) fn cube<const D: usize, K>(t: Tensor<D, K>) -> Option<CubeTensor>
 where
     K: burn::tensor::kind::Basic,
 {

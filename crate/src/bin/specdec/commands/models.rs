@@ -1,7 +1,7 @@
 //! The LikesWorld model commands: `train`, `likesworld accuracy`, `tree-attention`,
 //! `model-bench`, `roofline-measure` and `likesworld widen-check` (native only).
 
-use super::options::{backend, models, prompts, width};
+use super::options::{backend, models, offload, prompts, width};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::module::Module;
 use burn::tensor::read_sync;
@@ -340,8 +340,14 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
         }
     }
     let backend = backend(o)?;
+    let offload = offload(o, backend)?;
     let models = read_sync(specdec::model::Models::load(backend))?;
     let m = read_sync(models.with_target_width(width))?;
+    let m = if offload {
+        read_sync(m.with_offload())?
+    } else {
+        m
+    };
     let clock = specdec::clock::native_clock();
     let r = read_sync(measure::roofline(
         measure::Subject {
@@ -382,6 +388,21 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
         ),
         row("k × batch", "median µs   IQR µs   T(k)/T(1)   vs floor"),
     ];
+    if let Some(t) = r.transfer {
+        rows.insert(
+            rows.len() - 1,
+            row(
+                "offloaded",
+                format!(
+                    "{:.1} MB cross before every call: {:.1} µs a crossing (IQR {:.1}), {:.2} GB/s",
+                    t.bytes as f64 / 1e6,
+                    t.crossing.median_us,
+                    t.crossing.iqr_us,
+                    t.gb_per_s
+                ),
+            ),
+        );
+    }
     for p in &r.rows {
         rows.push(row(
             &format!("{} × {}", p.k, p.batch),

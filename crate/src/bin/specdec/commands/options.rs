@@ -22,11 +22,34 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
     Ok(Backend::parse(&name)?)
 }
 
-/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
+/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one),
+/// its weights offloaded with `--offload` (they cross to the GPU before every target call: wgpu
+/// only, refused on the CPU backends before any model loads).
 pub fn models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
-    let m = read_sync(Models::load(backend(o)?))?;
-    Ok(read_sync(m.with_target_width(width))?)
+    let backend = backend(o)?;
+    let offload = offload(o, backend)?;
+    let m = read_sync(Models::load(backend))?;
+    let m = read_sync(m.with_target_width(width))?;
+    Ok(if offload {
+        read_sync(m.with_offload())?
+    } else {
+        m
+    })
+}
+
+/// `--offload`: the target's weights cross to the GPU before every call (lecture §4.6), refused
+/// before any model loads unless `backend` is wgpu.
+pub fn offload(o: &mut Opts, backend: Backend) -> Result<bool, Usage> {
+    let offload = o.flag("offload");
+    if offload && backend != Backend::Wgpu {
+        return Err(Usage(format!(
+            "{}: --offload needs --backend wgpu (on {} the weights already live in host memory)",
+            o.command,
+            backend.name()
+        )));
+    }
+    Ok(offload)
 }
 
 /// A target width (`--target-width` or `--width`), checked before any model loads.
