@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The page's download budget, gzipped (what a visitor fetches): checked in CI after the build.
-#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.68 MB
-#   CPU module ≤ 1.13 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.098 MB
+#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.69 MB
+#   CPU module ≤ 1.14 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.100 MB
 #   (raised on 2026-12-02 from 1.50, 1.00 and 0.06 MB, which the modules and scripts had reached
 #   at 1.494, 0.987 and 0.0598 MB: cross-origin embedding, the phone layout, the Chinese page made
 #   complete and the γ sweep add scripts and text; the budget still catches a dependency or a
@@ -18,7 +18,10 @@
 #   per-sequence against tree-parallel verification timed, the serving model's many GPUs and
 #   offloading) to 1.68, 1.13, 0.098 and 2.62 MB, which it took to 1.670, 1.126, 0.0969 and
 #   2.601 MB (the GPU module as CI builds it): two timed experiments with their figures and
-#   bilingual captions, a widget, the roofline's deployment controls and presets)
+#   bilingual captions, a widget, the roofline's deployment controls and presets); raised again
+#   for issue 34's measured offloading to 1.69, 1.14 and 0.100 MB, which it took to 1.676,
+#   1.130 and 0.0982 MB (the crossing timed and drawn in the measured roofline, its reports and
+#   error texts in both languages, the weights control and its sentences in the page)
 #   GPU module (fetched only when someone picks WebGPU) ≤ 2.62 MB (2.48 MB: wgpu alone, no CPU
 #   backend, built for size throughout)
 #   the drafts on the target's hidden states (Medusa, EAGLE, EAGLE + training-time test), fetched
@@ -40,10 +43,10 @@ check() { # name bytes budget
   printf '  %-44s %9d bytes gzip   budget %9d   %s\n' "$1" "$2" "$3" "$verdict"
 }
 echo "Download size budget:"
-check "first visit (page + CPU module + weights)" "$first" 1680000
-check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1130000
+check "first visit (page + CPU module + weights)" "$first" 1690000
+check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1140000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
-check "page: HTML, CSS, scripts" "$page" 98000
+check "page: HTML, CSS, scripts" "$page" 100000
 check "GPU module, on demand (pkg/gpu/)" "$gpu" 2620000
 check "hidden-state drafts, on demand (pkg/weights/hidden/)" "$hidden" 500000
 exit "$status"

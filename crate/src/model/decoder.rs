@@ -144,6 +144,7 @@ impl Decoder {
     }
 
     /// This model with `host` as its weights' host copies, crossing before every forward.
+    #[cfg(feature = "wgpu")]
     pub(super) fn with_host_weights(&self, host: Arc<dyn HostWeights>) -> Decoder {
         let mut out = self.clone();
         out.host = Some(host);

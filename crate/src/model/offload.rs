@@ -16,72 +16,8 @@
 //! parameter written, then the queue drained): the bandwidth the roofline model's PCIe link
 //! stands for on this device.
 
-use super::decoder::{Decoder, HostWeights};
+use super::decoder::Decoder;
 use crate::error::{Error, Text};
-#[cfg(feature = "wgpu")]
-use burn::module::{Module, ModuleVisitor, Param};
-#[cfg(feature = "wgpu")]
-use burn::tensor::Tensor;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-
-/// A model's weights in host memory, and the device buffers they cross into before each forward.
-pub struct Offload {
-    /// Each parameter's device primitive and its bytes in host memory (shared: a crossing hands
-    /// the queue a reference, not a copy).
-    #[cfg(feature = "wgpu")]
-    params: Vec<(burn_cubecl::tensor::CubeTensor, HostBytes)>,
-    bytes: usize,
-    crossings: AtomicUsize,
-}
-
-#[cfg(feature = "wgpu")]
-type HostBytes = burn_cubecl::cubecl::bytes::Bytes;
-
-impl std::fmt::Debug for Offload {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Offload")
-            .field("bytes", &self.bytes)
-            .field("crossings", &self.crossings.load(Ordering::Relaxed))
-            .finish()
-    }
-}
-
-impl HostWeights for Offload {
-    fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    fn crossings(&self) -> usize {
-        self.crossings.load(Ordering::Relaxed)
-    }
-
-    fn cross(&self) {
-        #[cfg(feature = "wgpu")]
-        for (t, host) in &self.params {
-            t.client.write(&t.handle, host.clone());
-        }
-        self.crossings.fetch_add(1, Ordering::Relaxed);
-    }
-
-    fn drain(&self) -> Pin<Box<dyn Future<Output = Result<(), Error>> + '_>> {
-        Box::pin(async move {
-            #[cfg(feature = "wgpu")]
-            if let Some((t, _)) = self.params.first() {
-                t.client.sync().await.map_err(|e| Error::Unavailable {
-                    what: "offloading",
-                    why: Text::new(
-                        format!("the device failed: {e:?}"),
-                        format!("设备出错：{e:?}"),
-                    ),
-                })?;
-            }
-            Ok(())
-        })
-    }
-}
 
 /// Why a model cannot be offloaded on the CPU backends.
 fn on_the_cpu() -> Error {
@@ -95,7 +31,7 @@ fn on_the_cpu() -> Error {
 }
 
 /// `model` with its weights offloaded: the same parameters on the same device, whose host copies
-/// ([`Offload`]) cross into them before every forward.
+/// cross into them before every forward.
 pub async fn offloaded(model: &Decoder) -> Result<Decoder, Error> {
     offloaded_from(model, model).await
 }
@@ -105,7 +41,80 @@ pub async fn offloaded(model: &Decoder) -> Result<Decoder, Error> {
 #[doc(hidden)]
 pub async fn offloaded_from(model: &Decoder, host: &Decoder) -> Result<Decoder, Error> {
     #[cfg(feature = "wgpu")]
+    return gpu::offloaded_from(model, host).await;
+    #[cfg(not(feature = "wgpu"))]
     {
+        let _ = (model, host);
+        Err(on_the_cpu())
+    }
+}
+
+/// The host copy and its crossing, on a cubecl device (wgpu).
+#[cfg(feature = "wgpu")]
+mod gpu {
+    use crate::model::decoder::{Decoder, HostWeights};
+    use super::on_the_cpu;
+    use crate::error::{Error, Text};
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::tensor::Tensor;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A model's weights in host memory, and the device buffers they cross into before each forward.
+    pub struct Offload {
+        /// Each parameter's device primitive and its bytes in host memory (shared: a crossing hands
+        /// the queue a reference, not a copy).
+        params: Vec<(burn_cubecl::tensor::CubeTensor, HostBytes)>,
+        bytes: usize,
+        crossings: AtomicUsize,
+    }
+
+    type HostBytes = burn_cubecl::cubecl::bytes::Bytes;
+
+    impl std::fmt::Debug for Offload {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Offload")
+                .field("bytes", &self.bytes)
+                .field("crossings", &self.crossings.load(Ordering::Relaxed))
+                .finish()
+        }
+    }
+
+    impl HostWeights for Offload {
+        fn bytes(&self) -> usize {
+            self.bytes
+        }
+
+        fn crossings(&self) -> usize {
+            self.crossings.load(Ordering::Relaxed)
+        }
+
+        fn cross(&self) {
+            for (t, host) in &self.params {
+                t.client.write(&t.handle, host.clone());
+            }
+            self.crossings.fetch_add(1, Ordering::Relaxed);
+        }
+
+        fn drain(&self) -> Pin<Box<dyn Future<Output = Result<(), Error>> + '_>> {
+            Box::pin(async move {
+                if let Some((t, _)) = self.params.first() {
+                    t.client.sync().await.map_err(|e| Error::Unavailable {
+                        what: "offloading",
+                        why: Text::new(
+                            format!("the device failed: {e:?}"),
+                            format!("设备出错：{e:?}"),
+                        ),
+                    })?;
+                }
+                Ok(())
+            })
+        }
+    }
+
+    pub(super) async fn offloaded_from(model: &Decoder, host: &Decoder) -> Result<Decoder, Error> {
         let buffers = primitives(model).ok_or_else(on_the_cpu)?;
         let sources = flat_params(host);
         if sources.len() != buffers.len() {
@@ -132,7 +141,7 @@ pub async fn offloaded_from(model: &Decoder, host: &Decoder) -> Result<Decoder, 
             if source.dims()[0] != n {
                 return Err(mismatch("its parameters have other shapes", "参数形状不同"));
             }
-            let host = HostBytes::from_elems(super::floats(source).await?).shared();
+            let host = HostBytes::from_elems(crate::model::floats(source).await?).shared();
             bytes += host.len();
             params.push((t, host));
         }
@@ -142,51 +151,43 @@ pub async fn offloaded_from(model: &Decoder, host: &Decoder) -> Result<Decoder, 
             crossings: AtomicUsize::new(0),
         })))
     }
-    #[cfg(not(feature = "wgpu"))]
-    {
-        let _ = (model, host);
-        Err(on_the_cpu())
-    }
-}
 
-#[cfg(feature = "wgpu")]
-fn mismatch(en: &str, zh: &str) -> Error {
-    Error::Unavailable {
-        what: "offloading",
-        why: Text::new(
-            format!("the host copy does not fit the model on the device: {en}"),
-            format!("主机上的副本与设备上的模型不匹配：{zh}"),
-        ),
-    }
-}
-
-/// Every parameter of `model` as its cubecl primitive, in the module's order; `None` when the
-/// model is not on a cubecl device.
-#[cfg(feature = "wgpu")]
-fn primitives(model: &Decoder) -> Option<Vec<burn_cubecl::tensor::CubeTensor>> {
-    struct Collect(Vec<Option<burn_cubecl::tensor::CubeTensor>>);
-    impl ModuleVisitor for Collect {
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            self.0.push(super::gpu::cube(param.val()));
+    fn mismatch(en: &str, zh: &str) -> Error {
+        Error::Unavailable {
+            what: "offloading",
+            why: Text::new(
+                format!("the host copy does not fit the model on the device: {en}"),
+                format!("主机上的副本与设备上的模型不匹配：{zh}"),
+            ),
         }
     }
-    let mut c = Collect(Vec::new());
-    model.visit(&mut c);
-    c.0.into_iter().collect()
-}
 
-/// Every parameter of `model` flattened, in the module's order.
-#[cfg(feature = "wgpu")]
-fn flat_params(model: &Decoder) -> Vec<Tensor<1>> {
-    struct Collect(Vec<Tensor<1>>);
-    impl ModuleVisitor for Collect {
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            let t = param.val();
-            let n = t.shape().num_elements();
-            self.0.push(t.reshape([n]));
+    /// Every parameter of `model` as its cubecl primitive, in the module's order; `None` when the
+    /// model is not on a cubecl device.
+    fn primitives(model: &Decoder) -> Option<Vec<burn_cubecl::tensor::CubeTensor>> {
+        struct Collect(Vec<Option<burn_cubecl::tensor::CubeTensor>>);
+        impl ModuleVisitor for Collect {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                self.0.push(crate::model::gpu::cube(param.val()));
+            }
         }
+        let mut c = Collect(Vec::new());
+        model.visit(&mut c);
+        c.0.into_iter().collect()
     }
-    let mut c = Collect(Vec::new());
-    model.visit(&mut c);
-    c.0
+
+    /// Every parameter of `model` flattened, in the module's order.
+    fn flat_params(model: &Decoder) -> Vec<Tensor<1>> {
+        struct Collect(Vec<Tensor<1>>);
+        impl ModuleVisitor for Collect {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                let t = param.val();
+                let n = t.shape().num_elements();
+                self.0.push(t.reshape([n]));
+            }
+        }
+        let mut c = Collect(Vec::new());
+        model.visit(&mut c);
+        c.0
+    }
 }

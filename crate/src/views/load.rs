@@ -288,6 +288,7 @@ mod tests {
                 draft_call_us: 50.0,
                 plain_lane: Vec::new(),
                 speculative_lane: Vec::new(),
+                transfer: None,
             })
             .collect();
         LoadReport {

@@ -361,6 +361,33 @@ mod tests {
     }
 
     #[test]
+    fn an_offloaded_measurement_draws_the_crossing_as_a_floor_of_its_own() {
+        use crate::model::measure::{Timing, Transfer};
+        let mut r = sample(Some(5.3));
+        assert!(!view_of(r.clone(), Lang::En).svg.contains("weights cross"));
+        r.transfer = Some(Transfer {
+            bytes: 76_200_000,
+            crossing: Timing {
+                median_us: 22_500.0,
+                iqr_us: 900.0,
+            },
+            gb_per_s: 3.387,
+        });
+        let en = view_of(r.clone(), Lang::En).svg;
+        assert!(
+            en.contains("offloaded: 76.2 MB cross before every call"),
+            "{en}"
+        );
+        assert!(en.contains("weights cross: 22.5 ms (3.4 GB/s)"), "{en}");
+        let zh = view_of(r, Lang::Zh).svg;
+        assert!(
+            zh.contains("权重卸载：每次调用前传输 76.2 MB")
+                && zh.contains("权重传输：22.5 ms（3.4 GB/s）")
+        );
+        assert!(!zh.contains("weights cross"));
+    }
+
+    #[test]
     fn bad_values_are_rejected_before_measuring() {
         let bad = |p: MeasuredParams| p.check().unwrap_err().to_string();
         let d = MeasuredParams::default;

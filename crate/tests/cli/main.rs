@@ -1,17 +1,19 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in six files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
+//! in seven files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
 //! argument errors), [`models`] (the LikesWorld models, speculative and model-free decoding,
 //! every size option), [`measured`] (the widened target, the measured roofline and the
 //! wall-clock speedups), [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table),
-//! [`treepaths`] (per-sequence against tree-parallel verification, issue 34) and [`load`] (the
-//! speedup against the batch: speculation under load).
+//! [`treepaths`] (per-sequence against tree-parallel verification, issue 34), [`load`] (the
+//! speedup against the batch: speculation under load) and [`offload`] (the target's weights
+//! crossing to the GPU before every call).
 
 mod analytic;
 mod hidden;
 mod load;
 mod measured;
 mod models;
+mod offload;
 mod treepaths;
 
 use serde_json::Value;

@@ -1,0 +1,90 @@
+//! Offloading on the command line (issue 34, part 2): `--offload` keeps the target's weights in
+//! host memory and writes them into the GPU's buffers before every target call, on wgpu
+//! (natively: lavapipe). The speedup reports the crossing beside the wall clock and its outputs
+//! stay the target's; the measured roofline reports it beside T(k); the CPU backends refuse it.
+
+use super::{check_error, f, json, run};
+
+#[test]
+fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "likesworld",
+            "speedup",
+            "--backend",
+            "wgpu",
+            "--draft",
+            "b",
+            "--gamma",
+            "2",
+            "--prompts",
+            "3",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let on = json(&args(&["--offload"]));
+    let off = json(&args(&[]));
+    // The trained target's 84,584 parameters, as f32, cross every call.
+    let t = &on["transfer"];
+    assert_eq!(t["bytes"].as_u64(), Some(4 * 84_584), "{on}");
+    assert!(
+        f(&t["crossing"], "median_us") > 0.0 && f(t, "gb_per_s") > 0.0,
+        "{on}"
+    );
+    assert!(
+        off.get("transfer").is_none(),
+        "no crossing without --offload: {off}"
+    );
+    // The same prompts decode to the same tokens at the same acceptance either way (greedy: the
+    // weights that crossed are the target's).
+    for key in ["tokens", "alpha", "tokens_per_call"] {
+        assert_eq!(on[key], off[key], "{key}");
+    }
+    let (code, stdout, _) = run(&[
+        "roofline-measure",
+        "--backend",
+        "wgpu",
+        "--k",
+        "1,4",
+        "--offload",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("offloaded      0.3 MB cross before every call: "),
+        "{stdout}"
+    );
+    let r = json(&[
+        "roofline-measure",
+        "--backend",
+        "wgpu",
+        "--k",
+        "1",
+        "--offload",
+    ]);
+    assert_eq!(
+        r["transfer"]["bytes"],
+        4 * r["params"].as_u64().unwrap(),
+        "{r}"
+    );
+    for backend in ["flex", "ndarray"] {
+        check_error(
+            &[
+                "likesworld",
+                "speedup",
+                "--draft",
+                "b",
+                "--gamma",
+                "2",
+                "--backend",
+                backend,
+                "--offload",
+            ],
+            &format!("--offload needs --backend wgpu (on {backend} the weights already live in host memory)"),
+        );
+    }
+    check_error(
+        &["roofline-measure", "--offload"],
+        "roofline-measure: --offload needs --backend wgpu",
+    );
+}
