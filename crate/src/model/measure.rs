@@ -8,6 +8,9 @@
 //! cross-origin isolated, and a call of the trained target takes 20–300 µs. So calls are timed in
 //! blocks of at least [`BLOCK_US`] (and at least 20 ticks of the measured clock), and every time
 //! is the median over [`BLOCKS`] blocks with its interquartile range.
+//!
+//! With the target's weights offloaded (`super::offload`), every call pays their crossing first;
+//! [`transfer`] times the crossing alone, and the roofline reports it beside T(k).
 
 use super::{floats, Decoder, KvCache};
 use crate::clock::Clock;

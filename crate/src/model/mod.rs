@@ -7,7 +7,8 @@
 //! [`medusa`] and [`eagle`] are the drafts that read the target's features (lecture §5.1–5.2);
 //! [`train`] trains a model or such a draft with burn's autodiff (natively only); [`weights`]
 //! saves the trained weights and provides them (embedded natively, handed over by the page in
-//! wasm); [`device`] is the one place that chooses a device. No decoding loop lives here:
+//! wasm); [`offload`] keeps a model's weights in host memory, crossing to the GPU before every
+//! forward (lecture §4.6); [`device`] is the one place that chooses a device. No decoding loop lives here:
 //! putting a decoder and its KV cache behind the engine's `LanguageModel` trait is `lab::lm`'s
 //! job.
 

@@ -52,9 +52,9 @@ pub async fn offloaded_from(model: &Decoder, host: &Decoder) -> Result<Decoder, 
 /// The host copy and its crossing, on a cubecl device (wgpu).
 #[cfg(feature = "wgpu")]
 mod gpu {
-    use crate::model::decoder::{Decoder, HostWeights};
     use super::on_the_cpu;
     use crate::error::{Error, Text};
+    use crate::model::decoder::{Decoder, HostWeights};
     use burn::module::{Module, ModuleVisitor, Param};
     use burn::tensor::Tensor;
     use std::future::Future;
