@@ -51,7 +51,8 @@ fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
     ]);
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("offloaded      0.3 MB cross before every call: "),
+        stdout.contains("offloaded      0.3 MB cross before every call: ")
+            && stdout.contains(" µs a crossing (IQR "),
         "{stdout}"
     );
     let r = json(&[

@@ -389,19 +389,7 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
         row("k × batch", "median µs   IQR µs   T(k)/T(1)   vs floor"),
     ];
     if let Some(t) = r.transfer {
-        rows.insert(
-            rows.len() - 1,
-            row(
-                "offloaded",
-                format!(
-                    "{:.1} MB cross before every call: {:.1} µs a crossing (IQR {:.1}), {:.2} GB/s",
-                    t.bytes as f64 / 1e6,
-                    t.crossing.median_us,
-                    t.crossing.iqr_us,
-                    t.gb_per_s
-                ),
-            ),
-        );
+        rows.insert(rows.len() - 1, row("offloaded", t.summary()));
     }
     for p in &r.rows {
         rows.push(row(

@@ -161,7 +161,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
         Some(s) => format!("{s:.3}×"),
         None => "— (the formula is for chains)".into(),
     };
-    vec![
+    let mut rows = vec![
         row(
             "method",
             format!(
@@ -208,7 +208,11 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
                 r.speculative_us / 1e3
             ),
         ),
-    ]
+    ];
+    if let Some(t) = &r.transfer {
+        rows.push(row("offloaded weights", t.summary()));
+    }
+    rows
 }
 
 /// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
