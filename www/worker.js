@@ -240,6 +240,8 @@ self.onmessage = async ({ data }) => {
       message = recorded || tr(`the engine stopped (${message}): most likely this device ran out of memory for the model; a narrower target width needs less`,
         `引擎停止了（${message}）：很可能是这台设备的内存不够装下这个模型；窄一些的目标模型宽度需要的内存更少`);
     }
+    // A WebGPU job sent to the CPU that then failed: why WebGPU could not run it comes first.
+    if (!panic && job?.note && !message.includes(job.note)) message = `${job.note} ${message}`;
     self.postMessage({ id, kind: 'error', message, panic });
   }
 };

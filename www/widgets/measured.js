@@ -34,6 +34,10 @@ function kneeSentence(v) {
 function floorSentence(v) {
   const t1 = v.rows.find((p) => p.k === 1)?.median_us;
   if (t1 == null) return '';
+  if (v.transfer) {
+    return tr(`With the weights offloaded, every call first pays their crossing (below); the memory floor and the column “× memory floor” count only reading the weights already on the device.`,
+      '权重卸载时，每次调用都要先付一次传输（见下）；访存下限和“× 访存下限”这一列只算读取已经在设备上的权重。');
+  }
   const over = t1 / v.memory_floor_us;
   if (over > 3) {
     return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: at ${fmt(v.weight_bytes / 1e6, 2)} MB these weights stay in the CPU’s caches, so what a call costs is its fixed work (small kernels, the read-back), not reading the weights. Widen the target to see the floor.`,

@@ -233,9 +233,12 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
         if let Some(t) = r.transfer {
             let c = t.crossing.median_us;
             ch.hline(c, colors::ORANGE);
+            // Its label at the right end, on the side away from the memory floor's line (the two
+            // may lie close: on a GPU emulated on the CPU both are host memory).
             let (cx, cy) = ch.px(kmax, c);
+            let below = c < floor;
             cv.text(
-                (cx - 4, cy - 8),
+                (cx - 4, if below { cy + 14 } else { cy - 8 }),
                 &l.pick(
                     format!("weights cross: {} ({:.1} GB/s)", time(c), t.gb_per_s),
                     format!("权重传输：{}（{:.1} GB/s）", time(c), t.gb_per_s),

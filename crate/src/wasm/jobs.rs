@@ -125,10 +125,25 @@ impl Job {
     }
 
     /// `m` with the target's weights offloaded when `offload` asks (they cross to the GPU before
-    /// every target call; refused on the CPU, a WebGPU job that fell back to flex included).
-    async fn offloaded(&self, m: Rc<Models>, offload: bool) -> Result<Rc<Models>, JsError> {
+    /// every target call; refused on the CPU). A WebGPU job that fell back to flex (`note` says
+    /// why) is refused with that reason first, so the student learns that WebGPU failed.
+    async fn offloaded(
+        &self,
+        m: Rc<Models>,
+        offload: bool,
+        note: Option<&str>,
+    ) -> Result<Rc<Models>, JsError> {
         if !offload {
             return Ok(m);
+        }
+        if let (Some(note), true) = (note, m.backend != Backend::Wgpu) {
+            return Err(self.fail(crate::Error::Unavailable {
+                what: "offloading",
+                why: crate::error::Text::new(
+                    format!("{note} Offloading needs the GPU: put the target’s weights back on the GPU to run this on the CPU."),
+                    format!("{note}权重卸载需要 GPU：把目标模型的权重放回 GPU，就能在 CPU 上运行。"),
+                ),
+            }));
         }
         self.report(&Step::Offloading);
         let m = m.with_offload().await.map_err(|e| self.fail(e))?;
@@ -346,7 +361,7 @@ pub async fn likesworld_decode(
     let experiment: crate::lab::Experiment = job.read(with_experiment(params))?;
     experiment.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&on.backend, on.target_width).await?;
-    let m = job.offloaded(m, on.offload).await?;
+    let m = job.offloaded(m, on.offload, note.as_deref()).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let (clock, lang) = (job.clock(), job.lang);
     let view =
@@ -366,7 +381,7 @@ pub async fn roofline_measure(
     let p: views::measured::MeasuredParams = job.read(params)?;
     p.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&p.backend, p.width).await?;
-    let m = job.offloaded(m, p.offload).await?;
+    let m = job.offloaded(m, p.offload, note.as_deref()).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
     let view = views::measured::measured_view(&p, &m, &clock, &mut tell).await;

@@ -68,6 +68,40 @@ fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
         4 * r["params"].as_u64().unwrap(),
         "{r}"
     );
+    // The γ sweep's table says what crossed too.
+    let (code, stdout, stderr) = run(&[
+        "likesworld",
+        "speedup",
+        "--backend",
+        "wgpu",
+        "--draft",
+        "b",
+        "--gamma",
+        "1,2",
+        "--prompts",
+        "2",
+        "--offload",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("offloaded weights") && stdout.contains("0.3 MB cross before every call"),
+        "{stdout}"
+    );
+    // Only the commands that report the crossing take --offload.
+    check_error(
+        &[
+            "likesworld",
+            "greedy",
+            "--backend",
+            "flex",
+            "--draft",
+            "b",
+            "--gamma",
+            "2",
+            "--offload",
+        ],
+        "unknown option --offload",
+    );
     for backend in ["flex", "ndarray"] {
         check_error(
             &[

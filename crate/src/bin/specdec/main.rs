@@ -40,7 +40,8 @@ LikesWorld models (native):
   tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
   model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
   roofline-measure    [--width R] [--k 1,2,4,8,16,32,64] [--batch B] [--backend flex|ndarray|wgpu] [--matmul few-rows|burn]
-                      time per target call against tokens per call, beside this device's bandwidth and peak
+                      [--offload]   time per target call against tokens per call, beside this device's bandwidth
+                      and peak (--offload, wgpu only: the weights cross to the GPU before every call, timed alone too)
   likesworld widen-check --width R [--prompts N]   the target widened R× (1 ≤ R ≤ 24) against the trained one
 
 Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]
@@ -57,6 +58,8 @@ and [--target-width R]: the target widened R×, its answers the trained target's
   likesworld speedup    --batch 1,2,4,8,16,32 [--draft a|b] [--gamma G | --config C] [--prompts N]
                                                           speculation under load: the speedup at every batch, beside
                                                           the published serving figures (EAGLE-3 paper)
+                        every speedup also takes [--offload] (wgpu only): the target's weights stay in host memory
+                        and cross to the GPU before every target call (lecture §4.6); the crossing is timed alone
   likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]
                         Medusa's heads on the target's hidden state (lecture §5.1), VerifyGreedy
   likesworld eagle      [--dynamic] [--budget N] [--depth D] [--ttt] [--verify greedy|mss|mss-top-k]

@@ -22,10 +22,17 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
     Ok(Backend::parse(&name)?)
 }
 
-/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one),
-/// its weights offloaded with `--offload` (they cross to the GPU before every target call: wgpu
-/// only, refused on the CPU backends before any model loads).
+/// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
 pub fn models(o: &mut Opts) -> Result<Models, Usage> {
+    let width = width(o, "target-width")?;
+    let m = read_sync(Models::load(backend(o)?))?;
+    Ok(read_sync(m.with_target_width(width))?)
+}
+
+/// [`models`] for the wall-clock commands, which report what crossed: with `--offload` the
+/// target's weights cross to the GPU before every target call (wgpu only, refused on the CPU
+/// backends before any model loads).
+pub fn timed_models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
     let backend = backend(o)?;
     let offload = offload(o, backend)?;

@@ -6,7 +6,7 @@
 //! tree at each batch beside the published serving figures (speculation under load). All print
 //! the same numbers the page shows.
 
-use super::options::{draft, models, prompts, run, value};
+use super::options::{draft, prompts, run, timed_models, value};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
 use specdec::i18n::Lang;
@@ -122,7 +122,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         config: config.unwrap_or_default(),
     };
     spec.check()?;
-    let m = models(o)?;
+    let m = timed_models(o)?;
     let Outcome::Speedup(r) = run(o, &Experiment::Speedup(spec), &m)? else {
         unreachable!("a speedup experiment reports its speedup")
     };
@@ -209,15 +209,21 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
             ),
         ),
     ];
-    if let Some(t) = &r.transfer {
-        rows.push(row("offloaded weights", t.summary()));
-    }
+    rows.extend(crossed(r));
     rows
+}
+
+/// The row that says what crossed before every target call, when the weights were offloaded
+/// (timed after the first run of a sweep; every run's calls paid it).
+fn crossed(r: &SpeedupReport) -> Option<(String, String)> {
+    r.transfer
+        .as_ref()
+        .map(|t| row("offloaded weights", t.summary()))
 }
 
 /// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
 fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
-    let m = models(o)?;
+    let m = timed_models(o)?;
     let Outcome::Sweep(r) = run(o, &Experiment::Sweep(spec.clone()), &m)? else {
         unreachable!("a sweep reports its sweep")
     };
@@ -246,6 +252,7 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
             ),
         ));
     }
+    rows.extend(crossed(&r.rows[0]));
     rows.push(row(
         "best measured γ",
         format!("γ {} at {:.3}×", r.best_gamma, r.best_speedup),
@@ -274,7 +281,7 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
 /// Every batch of the sweep over the batch: a line each, the published serving figures, and what
 /// the measured rows say beside them.
 fn load(o: &mut Opts, spec: &Load) -> Result<Report, Usage> {
-    let m = models(o)?;
+    let m = timed_models(o)?;
     let Outcome::Load(r) = run(o, &Experiment::Load(spec.clone()), &m)? else {
         unreachable!("a sweep over the batch reports its rows")
     };
@@ -330,6 +337,7 @@ fn load_rows(r: &LoadReport) -> Vec<(String, String)> {
             .collect();
         rows.push(row(&p.label(Lang::En), points.join(", ")));
     }
+    rows.extend(crossed(&r.rows[0]));
     rows.push(row("reading", caption(r, Lang::En)));
     rows
 }
