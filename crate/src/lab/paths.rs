@@ -484,12 +484,46 @@ pub async fn tree_vs_paths(
         }
         TreeSource::Eagle2 { budget } => eagle2_trees(m, *budget, &pool).await?,
     };
-    let counts: Vec<TreeCounts> = drafted.iter().map(|d| TreeCounts::of(&d.tree)).collect();
+    let per_prompt = matches!(source, TreeSource::Eagle2 { .. });
+    let trees = Drafted {
+        name: config.trim(),
+        pool: &pool,
+        trees: &drafted,
+        per_prompt,
+    };
+    both_ways(lab, trees, batches, progress).await
+}
+
+/// Trees ready to verify: the tree as asked for, the prompts, each prompt's drafted tree, and
+/// whether the trees are one per prompt (their counts reported per prompt).
+pub struct Drafted<'a> {
+    pub name: &'a str,
+    pub pool: &'a [Vec<u32>],
+    pub trees: &'a [PromptTree],
+    pub per_prompt: bool,
+}
+
+/// Verifies `drafted`'s trees both ways at every batch size of `batches` (batch b: prompts and
+/// trees 0 … b − 1, cyclically) and times each way: [`tree_vs_paths`] after its trees are drafted
+/// (tests: any trees, one per prompt).
+pub async fn both_ways(
+    lab: Lab<'_>,
+    drafted: Drafted<'_>,
+    batches: &[usize],
+    progress: Progress<'_>,
+) -> Result<PathsReport, Error> {
+    let (m, pool) = (lab.models, drafted.pool);
+    assert_eq!(pool.len(), drafted.trees.len(), "a tree per prompt");
+    let drafted_trees = drafted.trees;
+    let counts: Vec<TreeCounts> = drafted_trees
+        .iter()
+        .map(|d| TreeCounts::of(&d.tree))
+        .collect();
     let (total, mut fewest) = (batches.len(), MAX_REPEATS);
     let (mut rows, mut worst, mut accepted) = (vec![], 0.0f64, 0.0);
     for (bi, &b) in batches.iter().enumerate() {
         let ps: Vec<&[u32]> = (0..b).map(|i| pool[i % pool.len()].as_slice()).collect();
-        let ds: Vec<&PromptTree> = (0..b).map(|i| &drafted[i % pool.len()]).collect();
+        let ds: Vec<&PromptTree> = (0..b).map(|i| &drafted_trees[i % pool.len()]).collect();
         let prep = Prepared::new(&m.target, &m.device, &ps, &ds).await?;
         let (mut tree_us, mut paths_us) = (vec![], vec![]);
         let mut last = (vec![], vec![]);
@@ -555,14 +589,14 @@ pub async fn tree_vs_paths(
         (sum as f64 / counts.len() as f64).round() as usize
     };
     Ok(PathsReport {
-        tree: config.trim().to_string(),
+        tree: drafted.name.to_string(),
         backend: m.backend.name(),
         target_width: m.target_width(),
         nodes: mean(|c| c.nodes),
         path_tokens: mean(|c| c.path_tokens),
         paths: mean(|c| c.paths),
         longest_path: counts.iter().map(|c| c.longest_path).max().unwrap_or(0),
-        prompt_trees: matches!(source, TreeSource::Eagle2 { .. }).then_some(counts),
+        prompt_trees: drafted.per_prompt.then_some(counts),
         repeats: fewest,
         max_abs_diff: worst,
         accepted_mean: accepted,

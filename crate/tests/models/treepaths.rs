@@ -9,8 +9,8 @@ use burn::tensor::read_sync;
 use specdec::i18n::Lang;
 use specdec::lab::hidden::trees::{eagle2_trees, PromptTree};
 use specdec::lab::paths::{
-    parse_batches, parse_source, parse_tree, tree_vs_paths, PathsReport, TreeCounts, TreeSource,
-    TOLERANCE,
+    both_ways, parse_batches, parse_source, parse_tree, tree_vs_paths, Drafted, PathsReport,
+    TreeCounts, TreeSource, TOLERANCE,
 };
 use specdec::lab::Lab;
 use specdec::likesworld::sampling_prompts;
@@ -122,6 +122,37 @@ fn eagle2_grows_a_tree_per_prompt_and_both_ways_count_each_prompts_own_tokens() 
         let last = r.rows.last().unwrap();
         assert!(last.tokens_paths > last.tokens_tree, "{r:?}");
     }
+}
+
+#[test]
+fn trees_of_different_sizes_pad_the_tree_call_and_both_ways_still_agree() {
+    let m = read_sync(Models::load(Backend::Flex)).unwrap();
+    let pool = sampling_prompts(3);
+    let mut trees = vec![];
+    for (p, budget) in pool.iter().zip([4, 16, 9]) {
+        let one = read_sync(eagle2_trees(&m, budget, std::slice::from_ref(p))).unwrap();
+        trees.extend(one);
+    }
+    let counts: Vec<(usize, usize)> = trees.iter().map(counted).collect();
+    assert_eq!(counts.iter().map(|c| c.0).collect::<Vec<_>>(), [4, 16, 9]);
+    let clock = specdec::clock::native_clock();
+    let lab = Lab::new(&m, Lang::En, &clock);
+    let drafted = Drafted {
+        name: "mixed",
+        pool: &pool,
+        trees: &trees,
+        per_prompt: true,
+    };
+    let r = read_sync(both_ways(lab, drafted, &[1, 2, 5], &mut |_, _| {})).unwrap();
+    for row in &r.rows {
+        let b = row.batch;
+        assert!(row.identical, "batch {b}: {r:?}");
+        let (nodes, paths): (Vec<usize>, Vec<usize>) = (0..b).map(|i| counts[i % 3]).unzip();
+        let want = (nodes.iter().sum(), paths.iter().sum());
+        assert_eq!((row.tokens_tree, row.tokens_paths), want, "batch {b}");
+    }
+    assert!(r.max_abs_diff <= TOLERANCE, "{r:?}");
+    assert_eq!((r.nodes, r.tree.as_str()), (10, "mixed")); // (4 + 16 + 9) / 3, rounded
 }
 
 #[test]
