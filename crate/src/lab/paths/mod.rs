@@ -15,6 +15,7 @@
 //! (padding rows see nothing and nothing sees them; `MASKED` is finite, so they stay finite),
 //! the paths call holds each prompt's own paths, padded to the deepest path of the batch, and
 //! the counts add each prompt's own nodes and path tokens.
+//! Which trees, by name, is [`source`]'s ([`parse_source`]).
 //! Each way is timed on the caller's clock, copy of the cache and read-back included, after a
 //! warm-up, as the median of at least [`REPEATS`] runs taken in alternating order (more, up to
 //! [`MAX_REPEATS`], while the batch's runs have taken less than [`TIMED_US`]: a call of a few
@@ -25,17 +26,21 @@
 
 use crate::clock::Progress;
 use crate::decode::propose::top_k;
-use crate::error::{Error, Range, Text};
+use crate::error::{Error, Range};
 use crate::lab::hidden::trees::{eagle2_trees, PromptTree};
 use crate::lab::lm::{softmax, MAX_POSITIONS};
-use crate::lab::params::{BATCH, DEFAULT_BUDGET, LOAD_LENGTH};
+use crate::lab::params::{BATCH, LOAD_LENGTH};
 use crate::lab::Lab;
 use crate::likesworld::sampling_prompts;
 use crate::model::measure::quartiles;
 use crate::model::{floats, Decoder, KvCache};
 use crate::sampling::Dist;
-use crate::tree::{parse_config, parse_paths, TokenTree};
+use crate::tree::TokenTree;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+mod source;
+
+pub use source::{parse_source, parse_tree, TreeSource, DEPTH, NODES};
 
 /// Timed runs of each way per batch, at least (after one warm-up run)…
 pub const REPEATS: usize = 5;
@@ -46,85 +51,8 @@ pub const MAX_REPEATS: usize = 61;
 pub const TIMED_US: f64 = 1_000_000.0;
 /// The most a node's distribution may differ (max |Δp|) between the two ways.
 pub const TOLERANCE: f64 = 1e-4;
-/// The most nodes a tree of this experiment may have: every path of it is run again.
-pub const NODES: usize = 64;
-/// The deepest tree: the longest prompt (27 tokens) and the tree share the models' 64 positions.
-pub const DEPTH: Range = Range::new("tree depth", 1.0, 32.0);
 /// The prompts the batches are drawn from (batch b takes prompts 0 … b − 1, cyclically).
 pub const PROMPTS: Range = Range::new("prompts", 1.0, 64.0);
-
-/// The trees by name: `exercise-5` (its three drafts a b c, a b d e, f g), `slides` (machine
-/// learning algorithm / system design, translation model), drafts as `a b c|a b d e|f g`, or an
-/// expansion configuration `<2,2,1>`.
-pub fn parse_tree(text: &str) -> Result<TokenTree, Error> {
-    let t = text.trim();
-    let tree = match t.to_lowercase().as_str() {
-        "exercise-5" | "exercise5" | "ex5" => {
-            TokenTree::merge(&parse_paths("a b c|a b d e|f g")?, "r")
-        }
-        "slides" => TokenTree::merge(
-            &parse_paths("learning algorithm|learning system design|translation model")?,
-            "machine",
-        ),
-        _ if t.contains('|') => TokenTree::merge(&parse_paths(t)?, "r"),
-        _ => TokenTree::expand(&parse_config(t, NODES)?, "r"),
-    };
-    if tree.speculated() > NODES {
-        return Err(Error::TooLarge {
-            what: Text::new("the tree", "这棵树"),
-            nodes: tree.speculated() as u64,
-            budget: NODES,
-        });
-    }
-    let depth = tree.nodes().iter().map(|n| n.depth).max().unwrap_or(0);
-    DEPTH.check(depth as f64)?;
-    Ok(tree)
-}
-
-/// Where the experiment's trees come from: one shape filled by the draft for every prompt, or
-/// EAGLE-2's dynamic tree of at most `budget` nodes grown after each prompt.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TreeSource {
-    Static(TokenTree),
-    Eagle2 { budget: usize },
-}
-
-/// A tree as typed: `eagle-2` (EAGLE-2's dynamic tree at the hidden experiments' budget,
-/// [`DEFAULT_BUDGET`] nodes), `eagle-2:N` (at most N nodes, 1 … [`NODES`]), or any tree
-/// [`parse_tree`] reads.
-pub fn parse_source(text: &str) -> Result<TreeSource, Error> {
-    let t = text.trim();
-    let lower = t.to_lowercase();
-    if !lower.starts_with("eagle") {
-        return parse_tree(t).map(TreeSource::Static);
-    }
-    let bad = |en: String, zh: String| Error::Parse {
-        what: "tree",
-        text: t.to_string(),
-        why: Text::new(en, zh),
-    };
-    let budget = match lower.strip_prefix("eagle-2") {
-        Some("") => DEFAULT_BUDGET,
-        Some(rest) => match rest.strip_prefix(':').map(|n| n.trim().parse::<usize>()) {
-            Some(Ok(n)) if (1..=NODES).contains(&n) => n,
-            _ => {
-                return Err(bad(
-                    format!(
-                    "EAGLE-2's node budget N in eagle-2:N must be a whole number from 1 to {NODES}"
-                ),
-                    format!("eagle-2:N 中 EAGLE-2 的节点预算 N 必须是 1 到 {NODES} 的整数"),
-                ))
-            }
-        },
-        None => {
-            return Err(bad(
-                "the dynamic tree is eagle-2 or eagle-2:N (EAGLE-2's, at most N nodes)".into(),
-                "动态树写作 eagle-2 或 eagle-2:N（EAGLE-2 的树，至多 N 个节点）".into(),
-            ))
-        }
-    };
-    Ok(TreeSource::Eagle2 { budget })
-}
 
 /// Batch sizes as typed (`1,2,4,8`): the list the speedup under load reads too.
 pub use crate::lab::params::{parse_batches, DEFAULT_BATCHES};
