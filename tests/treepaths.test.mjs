@@ -174,3 +174,14 @@ test('tree vs paths on WebGPU (SwiftShader): the same counts and identical verdi
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('tree vs paths: EAGLE-2’s dynamic tree on WebGPU (SwiftShader) too: the hidden drafts reach the GPU module, verdicts identical', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=1&treepaths.backend=wgpu&treepaths.config=eagle-2');
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const [t] = perPrompt(await text(page, `${W} .tp-result`));
+  assert.deepEqual((await rows(page)).map((x) => [x[0], Number(x[1]), Number(x[2]), x[6]]), [['1', t[0], t[1], 'identical']]);
+  assert.match(await text(page, `${W} .tp-status`), /Measured on (wgpu|flex)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
