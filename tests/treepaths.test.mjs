@@ -1,8 +1,9 @@
 // Browser tests of per-sequence against tree-parallel verification (§4.3, issue 34): a run shows
 // the lecture's exact token counts per batch, both times and their ratio, identical verdicts and
 // the comparison with SpecInfer's Figure 11, in English and in Chinese; at 390 px nothing makes
-// the page scroll sideways; bad values get one clear message and the widget keeps working; and
-// the same run on WebGPU (SwiftShader here).
+// the page scroll sideways; bad values get one clear message and the widget keeps working;
+// EAGLE-2's dynamic tree, one per prompt, with each prompt's own counts; and the same run on
+// WebGPU (SwiftShader here).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
@@ -63,6 +64,51 @@ test('tree vs paths: exercise 5, ⟨2,2,2,2⟩ and the slides’ example give th
   await page.close();
 });
 
+/** The per-prompt counts the result states: [[nodes, path tokens], …] in the prompts' order. */
+function perPrompt(all) {
+  const m = all.match(/(?:nodes \/ path tokens|节点数 \/ 路径 token 数)：?:? ?([\d/, ，]+)/);
+  assert.ok(m, all);
+  return m[1].split(/[,，]\s*/).filter(Boolean).map((x) => x.trim().split('/').map(Number));
+}
+
+test('tree vs paths: EAGLE-2’s dynamic tree on flex grows a tree per prompt, counts each prompt’s own tokens, and the verdicts agree (English and Chinese)', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=1,2,4,8&treepaths.config=eagle-2');
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => x[0]), ['1', '2', '4', '8']);
+  const all = await text(page, `${W} .tp-result`);
+  assert.match(all, /EAGLE-2 grew a tree of its own after each of the 8 prompts, on the target’s features/);
+  const trees = perPrompt(all);
+  assert.equal(trees.length, 8, all);
+  // The trees differ between prompts, and each row adds its prompts' own counts.
+  assert.ok(new Set(trees.map((t) => t.join('/'))).size >= 2, all);
+  for (const x of r) {
+    const b = Number(x[0]);
+    const sum = (k) => trees.slice(0, b).reduce((s, t) => s + t[k], 0);
+    assert.deepEqual([Number(x[1]), Number(x[2])], [sum(0), sum(1)], x.join(' '));
+    assert.ok(Number(x[3]) > 0 && Number(x[4]) > 0, x.join(' '));
+    assert.equal(x[6], 'identical');
+  }
+  assert.match(all, /Tree EAGLE-2's dynamic tree per prompt \(16 nodes at most\)/);
+  assert.match(all, /a tree per prompt\)/);
+  assert.match(all, /Both ways gave every prompt the same verdict/);
+  assert.match(await text(page, `${W} .tp-status`), /Measured on flex/);
+  assert.deepEqual(errors, []);
+  await page.close();
+  const zh = await open(env, 'embed.html?widget=treepaths&lang=zh&batches=8&config=eagle-2', { width: 390, height: 844 });
+  await zh.page.click(`${W} .tp-go`);
+  await measured(zh.page, 1);
+  const zr = await rows(zh.page);
+  const zall = await text(zh.page, `${W} .tp-result`);
+  assert.match(zall, /EAGLE-2 在目标模型的特征上，为 8 个提示词各长出一棵树/);
+  const zsum = (k) => perPrompt(zall).reduce((s, t) => s + t[k], 0);
+  assert.deepEqual(zr.map((x) => [x[0], Number(x[1]), Number(x[2]), x[6]]), [['8', zsum(0), zsum(1), '相同']]);
+  assert.doesNotMatch(zall, /tokens|verdict|grew/);
+  assert.deepEqual(zh.errors, []);
+  await zh.page.close();
+});
+
 test('tree vs paths: bad values get one clear message and the widget keeps working', async () => {
   const { page, errors } = await open(env, '?treepaths.config=%3C2,,1%3E&treepaths.batches=1');
   assert.match(await alertOf(page, 'treepaths'), /tree: “<2,,1>” is not one of the choices; using <2,2,1>/);
@@ -72,13 +118,15 @@ test('tree vs paths: bad values get one clear message and the widget keeps worki
     const { runJob } = await import('./engine.js');
     const why = (p) => runJob('tree_vs_paths', p, null, 'tp-test').promise.then(() => 'ran', (e) => e.message);
     return [await why({ batches: '0,4' }), await why({ batches: '1,x' }), await why({ config: '<2,,1>' }),
-      await why({ config: '<4,4,4>' }), await why({ target_width: 25 })];
+      await why({ config: '<4,4,4>' }), await why({ target_width: 25 }), await why({ config: 'eagle-2:0' }), await why({ config: 'eagle-3' })];
   });
   assert.match(refused[0], /batch = 0 is out of range/, refused[0]);
   assert.match(refused[1], /bad batch list "1,x": every value must be a whole number/, refused[1]);
   assert.match(refused[2], /tree config/, refused[2]);
   assert.match(refused[3], /84 nodes, over the budget of 64/, refused[3]);
   assert.match(refused[4], /width.*25/, refused[4]);
+  assert.match(refused[5], /bad tree "eagle-2:0": EAGLE-2’s node budget|bad tree "eagle-2:0": EAGLE-2's node budget/, refused[5]);
+  assert.match(refused[6], /bad tree "eagle-3"/, refused[6]);
   // The widget still measures, with the value it fell back on.
   await page.click(`${W} .tp-go`);
   await measured(page, 1);
@@ -123,6 +171,17 @@ test('tree vs paths on WebGPU (SwiftShader): the same counts and identical verdi
   // Where the browser has no adapter the job runs on flex and says so.
   if (note) assert.match(status, /Measured on flex/, note);
   else assert.match(status, /Measured on wgpu/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('tree vs paths: EAGLE-2’s dynamic tree on WebGPU (SwiftShader) too: the hidden drafts reach the GPU module, verdicts identical', async () => {
+  const { page, errors } = await open(env, '?treepaths.batches=1&treepaths.backend=wgpu&treepaths.config=eagle-2');
+  await page.click(`${W} .tp-go`);
+  await measured(page, 1);
+  const [t] = perPrompt(await text(page, `${W} .tp-result`));
+  assert.deepEqual((await rows(page)).map((x) => [x[0], Number(x[1]), Number(x[2]), x[6]]), [['1', t[0], t[1], 'identical']]);
+  assert.match(await text(page, `${W} .tp-status`), /Measured on (wgpu|flex)/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -45,10 +45,12 @@ export function provideHidden(engine, ws) {
 
 /**
  * Whether a job runs the hidden-state drafts (so that its worker fetches them first): the §5 and
- * §6 experiments, and a step-through of any kind but the draft models' chain and tree (the
- * core's `StepKind`).
+ * §6 experiments, a step-through of any kind but the draft models' chain and tree (the core's
+ * `StepKind`), and per-sequence vs tree-parallel verification of EAGLE-2's dynamic trees
+ * (`eagle-2`, `eagle-2:N`; the core's `lab::paths::parse_source`).
  */
 export function needsHidden(name, params) {
+  if (name === 'tree_vs_paths') return /^\s*eagle/i.test(params?.config ?? '');
   const step = params?.experiment === 'step' && !['chain', 'tree', undefined].includes(params.stepkind);
   return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || step);
 }

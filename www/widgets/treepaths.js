@@ -11,14 +11,17 @@ import { declare, targetSize, widthOptions } from '../engine.js';
 
 /** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
 const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
-const TREES = [...SHAPES.slice(0, 2), ['exercise-5', 'exercise 5 (three drafts)'], ['slides', 'the slides’ example'], ...SHAPES.slice(2)];
-const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', '讲义幻灯片上的例子'], ...SHAPES.slice(2)];
+const TREES = [...SHAPES.slice(0, 2), ['exercise-5', 'exercise 5 (three drafts)'], ['slides', 'the slides’ example'], ...SHAPES.slice(2),
+  ['eagle-2', 'EAGLE-2, dynamic (16 nodes)'], ['eagle-2:32', 'EAGLE-2, dynamic (32 nodes)']];
+const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', '讲义幻灯片上的例子'], ...SHAPES.slice(2),
+  ['eagle-2', 'EAGLE-2，动态树（16 个节点）'], ['eagle-2:32', 'EAGLE-2，动态树（32 个节点）']];
 const BATCHES = ['1,2,4,8,16,32', '1,2,4,8', '1,4,16,64', '1', '8', '32'].map((b) => [b, b]);
 
 /** Figure 11 beside this run: does paths / tree rise with the batch, and where does this device differ? */
 function compareSentence(v) {
   const [first, last] = [v.rows[0], v.rows[v.rows.length - 1]];
-  const bound = v.path_tokens / v.nodes;
+  // A tree per prompt (EAGLE-2): the largest batch's own counts, exact, instead of one tree's.
+  const bound = last.tokens_paths / last.tokens_tree;
   const one = v.rows.length < 2;
   const here = one
     ? tr(`Here tree-parallel verification is <b>${fmt(first.ratio, 2)}×</b> as fast at batch ${first.batch}`,
@@ -46,9 +49,20 @@ function compareSentence(v) {
       ` 和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢：在${device}上，哪怕调用很小，它的时间也随计算的 token 数增长；而图 11 的 GPU 在小批时有空闲的计算单元，把多出来的 token 藏起来了。`)
     : tr(` At batch ${first.batch} the two are comparable, as in Figure 11: a call this small costs reading the weights and its fixed work, not its tokens.`,
       ` 批 ${first.batch} 时两者相当，和图 11 一样：这么小的调用，花的是读权重和固定开销，而不是 token。`);
-  const tokens = tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${v.path_tokens} instead of ${v.nodes} per prompt), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
-    ` 按序列验证要算 ${fmt(bound, 2)} 倍的 token（每个提示词 ${v.path_tokens} 个而不是 ${v.nodes} 个），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
+  const counts = v.prompt_trees
+    ? tr(`${last.tokens_paths} instead of ${last.tokens_tree} at batch ${last.batch}, a tree per prompt`, `批 ${last.batch} 时 ${last.tokens_paths} 个而不是 ${last.tokens_tree} 个，每个提示词一棵树`)
+    : tr(`${v.path_tokens} instead of ${v.nodes} per prompt`, `每个提示词 ${v.path_tokens} 个而不是 ${v.nodes} 个`);
+  const tokens = tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${counts}), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
+    ` 按序列验证要算 ${fmt(bound, 2)} 倍的 token（${counts}），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
   return `<p class="numbers">${here}${trend}${small}${tokens}</p>`;
+}
+
+/** EAGLE-2's trees, one per prompt: each prompt's nodes and path tokens, and what the means say. */
+function perPrompt(v) {
+  if (!v.prompt_trees) return '';
+  const each = v.prompt_trees.map((t) => `${t.nodes}/${t.path_tokens}`).join(', ');
+  return tr(`EAGLE-2 grew a tree of its own after each of the ${v.prompt_trees.length} prompts, on the target’s features (nodes / path tokens: ${each}); the counts below are their means, the table’s are exact. `,
+    `EAGLE-2 在目标模型的特征上，为 ${v.prompt_trees.length} 个提示词各长出一棵树（节点数 / 路径 token 数：${each}）；下面的数是它们的平均，表里的数是精确的。`);
 }
 
 function resultHtml(v) {
@@ -56,7 +70,7 @@ function resultHtml(v) {
   const rows = v.rows.map((x) => [x.batch, x.tokens_tree, x.tokens_paths, fmt(x.tree_us, 0), fmt(x.paths_us, 0), fmt(x.ratio, 2),
     x.identical ? tr('identical', '相同') : tr('DIFFERENT', '不同')]);
   return compareSentence(v)
-    + `<p class="numbers">${tr(`Tree ${escapeHtml(v.tree)}: <b>${v.nodes}</b> nodes computed once by tree-parallel decoding, <b>${v.path_tokens}</b> tokens over its ${v.paths} root-to-leaf paths by per-sequence decoding (the longest ${v.longest_path}); target ×${v.target_width} on ${escapeHtml(v.backend)}, each time the median of at least ${v.repeats} runs. `,
+    + `<p class="numbers">${perPrompt(v)}${tr(`Tree ${escapeHtml(v.tree)}: <b>${v.nodes}</b> nodes computed once by tree-parallel decoding, <b>${v.path_tokens}</b> tokens over its ${v.paths} root-to-leaf paths by per-sequence decoding (the longest ${v.longest_path}); target ×${v.target_width} on ${escapeHtml(v.backend)}, each time the median of at least ${v.repeats} runs. `,
       `树 ${escapeHtml(v.tree)}：树形并行解码把 <b>${v.nodes}</b> 个节点各算一次；按序列解码在 ${v.paths} 条从根到叶的路径上一共算 <b>${v.path_tokens}</b> 个 token（最长 ${v.longest_path}）；目标模型 ×${v.target_width}，在 ${escapeHtml(v.backend)} 上，每个时间是至少 ${v.repeats} 次运行的中位数。`)}`
     + (same
       ? tr(`Both ways gave every prompt the same verdict (greedy verification: ${fmt(v.accepted_mean, 2)} tokens accepted per prompt) and every node the same distribution (max |Δp| ${v.max_abs_diff.toExponential(1)}).</p>`,
@@ -71,14 +85,15 @@ export default {
   name: 'treepaths',
   title: 'Per-sequence or tree-parallel verification, measured',
   intro: 'Existing systems verify a token tree as separate sequences, one per root-to-leaf path, each with its own copy of the KV cache, so shared prefixes are computed again; SpecInfer verifies the whole tree in one call under the tree mask, with one cache. '
-    + 'Here the target verifies one tree (filled with the draft’s top choices) both ways for a batch of prompts; the table gives the tokens each way computes, both times, and checks that the verdicts are the same.',
+    + 'Here the target verifies one tree (filled with the draft’s top choices; or EAGLE-2’s dynamic tree, grown after each prompt) both ways for a batch of prompts; the table gives the tokens each way computes, both times, and checks that the verdicts are the same.',
   title_zh: '按序列验证还是树形并行验证：实测',
   intro_zh: '现有系统把令牌树拆成若干条序列来验证，每条从根到叶的路径一条，各有一份 KV 缓存，所以共享的前缀要重复计算；SpecInfer 在一次调用里用树掩码验证整棵树，只用一份缓存。'
-    + '这里目标模型用两种方式为一批提示词验证同一棵树（树上填的是草稿模型的前几名候选）；表里给出每种方式计算的 token 数、两种方式的时间，并检查两者的判定是否相同。',
+    + '这里目标模型用两种方式为一批提示词验证同一棵树（树上填的是草稿模型的前几名候选；或者 EAGLE-2 的动态树，每个提示词各长一棵）；表里给出每种方式计算的 token 数、两种方式的时间，并检查两者的判定是否相同。',
   presets: [
     { label: '⟨2,2,1⟩', label_zh: '⟨2,2,1⟩', values: { config: '<2,2,1>' }, note: '10 nodes, 12 path tokens (1.2×)', note_zh: '10 个节点，12 个路径 token（1.2 倍）' },
     { label: '⟨2,2,2,2⟩', label_zh: '⟨2,2,2,2⟩', values: { config: '<2,2,2,2>' }, note: '30 nodes, 64 path tokens', note_zh: '30 个节点，64 个路径 token' },
     { label: 'exercise 5', label_zh: '练习 5', values: { config: 'exercise-5' }, note: 'a b c, a b d e, f g: 7 nodes, 9 path tokens', note_zh: 'a b c、a b d e、f g：7 个节点，9 个路径 token' },
+    { label: 'EAGLE-2, dynamic', label_zh: 'EAGLE-2 动态树', values: { config: 'eagle-2' }, note: 'a tree per prompt, grown on the target’s features', note_zh: '每个提示词一棵树，在目标模型的特征上长出' },
     { label: 'the slides’ example', label_zh: '讲义幻灯片上的例子', values: { config: 'slides' }, note: '“learning” computed twice: 7 tokens instead of 6', note_zh: '“learning” 算两遍：7 个 token 而不是 6 个' },
   ],
   controls: [

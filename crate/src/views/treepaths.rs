@@ -6,7 +6,9 @@
 use crate::clock::{Clock, Progress};
 use crate::error::Error;
 use crate::i18n::Lang;
-use crate::lab::paths::{self, parse_batches, parse_tree, PathsReport, DEFAULT_BATCHES, PROMPTS};
+use crate::lab::paths::{
+    self, parse_batches, parse_source, PathsReport, TreeSource, DEFAULT_BATCHES, PROMPTS,
+};
 use crate::lab::Lab;
 use crate::model::widen::WIDTH;
 use crate::model::Models;
@@ -17,7 +19,8 @@ use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 pub struct TreePathsParams {
     pub backend: String,
     pub target_width: usize,
-    /// The tree: `exercise-5`, `slides`, drafts `a b|a c`, or `<2,2,1>`.
+    /// The tree: `exercise-5`, `slides`, drafts `a b|a c`, `<2,2,1>`, or EAGLE-2's dynamic tree
+    /// per prompt, `eagle-2` or `eagle-2:N` (N nodes).
     pub config: String,
     /// Batch sizes, `1,2,4`.
     pub batches: String,
@@ -46,7 +49,7 @@ impl TreePathsParams {
     /// Every value checked before any model loads: the batch sizes and the prompts.
     pub fn check(&self) -> Result<(Vec<usize>, usize), Error> {
         WIDTH.check(self.target_width as f64)?;
-        parse_tree(&self.config)?;
+        parse_source(&self.config)?;
         let batches = parse_batches(&self.batches)?;
         let largest = *batches.last().expect("at least one batch size");
         let prompts = self.prompts.unwrap_or(largest.min(PROMPTS.max as usize));
@@ -76,9 +79,15 @@ pub async fn treepaths_view(
     Ok(view_of(report, params.lang, params.figure_width))
 }
 
-/// A tree as the page names it: the menu's words for the lecture's trees, ⟨2,2,1⟩ for a
-/// configuration, the drafts as typed otherwise.
+/// A tree as the page names it: the menu's words for the lecture's trees and EAGLE-2's, ⟨2,2,1⟩
+/// for a configuration, the drafts as typed otherwise.
 pub fn tree_name(config: &str, l: Lang) -> String {
+    if let Ok(TreeSource::Eagle2 { budget }) = parse_source(config) {
+        return l.pick(
+            format!("EAGLE-2's dynamic tree per prompt ({budget} nodes at most)"),
+            format!("每个提示词各自的 EAGLE-2 动态树（至多 {budget} 个节点）"),
+        );
+    }
     match config.trim().to_lowercase().as_str() {
         "exercise-5" | "exercise5" | "ex5" => l
             .pick("exercise 5's three drafts", "练习 5 的三个草稿")
@@ -211,6 +220,7 @@ mod tests {
             path_tokens: 12,
             paths: 4,
             longest_path: 3,
+            prompt_trees: None,
             repeats: 5,
             max_abs_diff: 1e-7,
             accepted_mean: 1.0,
@@ -254,6 +264,17 @@ mod tests {
             ..d()
         };
         assert!(bad(w).contains("width"));
+        let e = |c: &str| TreePathsParams {
+            config: c.into(),
+            ..d()
+        };
+        assert!(bad(e("eagle-2:0")).contains("bad tree \"eagle-2:0\""));
+        assert!(bad(e("eagle-3")).contains("bad tree \"eagle-3\""));
+        assert!(e("eagle-2").check().is_ok() && e("EAGLE-2:32").check().is_ok());
+        assert_eq!(
+            tree_name("eagle-2:8", Lang::En),
+            "EAGLE-2's dynamic tree per prompt (8 nodes at most)"
+        );
         assert_eq!(d().check().unwrap(), (vec![1, 2, 4, 8, 16, 32], 32));
     }
 }

@@ -69,8 +69,9 @@ and [--target-width R]: the target widened R×, its answers the trained target's
   likesworld methods    [--budget N] [--prompts P]       lecture §6's table measured: chains, a tree, the
                         suffix index, Medusa, EAGLE, EAGLE-2, EAGLE-2 + training-time test
   likesworld tree-vs-paths --config C [--batch 1,2,4,8,16,32] [--prompts P]
-                        a tree (exercise-5, slides, \"a b|c d\", \"<2,2,1>\") verified per sequence and
-                        tree-parallel (lecture §4.3): tokens computed, time, paths/tree, verdicts
+                        a tree (exercise-5, slides, \"a b|c d\", \"<2,2,1>\"; eagle-2[:N]: EAGLE-2's
+                        dynamic tree of N nodes, 16 unless told, one per prompt) verified per sequence
+                        and tree-parallel (lecture §4.3): tokens computed, time, paths/tree, verdicts
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 

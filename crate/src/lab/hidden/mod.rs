@@ -16,7 +16,8 @@
 //! - [`medusa`] and [`eagle`]: each draft's proposal (EAGLE's three trees);
 //! - [`decode`]: a run ready to go ([`decode::Ready`]), the proposer of one generation, the
 //!   decoding loop and the step-through;
-//! - [`report`]: what a drafter did over some prompts; [`picture`]: one proposal drawn.
+//! - [`report`]: what a drafter did over some prompts; [`picture`]: one proposal drawn;
+//!   [`trees`]: EAGLE-2's tree after each of several prompts, as token trees (`lab::paths`).
 //!
 //! The §6 table that compares them with the other methods is `lab::methods`.
 
@@ -27,6 +28,7 @@ pub mod medusa;
 pub mod picture;
 pub mod report;
 pub mod shapes;
+pub mod trees;
 
 pub use decode::{decode, step_through, Ready};
 pub use drafts::Drafts;

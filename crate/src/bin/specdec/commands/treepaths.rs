@@ -1,4 +1,4 @@
-//! `likesworld tree-vs-paths`: a token tree verified per sequence (each root-to-leaf path its own
+//! `likesworld tree-vs-paths`: a token tree (or EAGLE-2's dynamic tree, one per prompt) verified per sequence (each root-to-leaf path its own
 //! sequence on its own copy of the prompt's cache) and tree-parallel (one call, the tree mask,
 //! one cache), at several batch sizes, timed (lecture §4.3; SpecInfer's Figure 11). The numbers
 //! are `lab::paths::tree_vs_paths`'s, the page's.
@@ -8,14 +8,14 @@ use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
 use specdec::i18n::Lang;
-use specdec::lab::paths::{self, parse_batches, parse_tree, DEFAULT_BATCHES, PROMPTS};
+use specdec::lab::paths::{self, parse_batches, parse_source, DEFAULT_BATCHES, PROMPTS};
 use specdec::lab::Lab;
 
 /// `--config C --batch 1,2,4,8,16,32 [--prompts P]` on `--backend`, `--target-width`.
 pub fn tree_vs_paths(o: &mut Opts) -> Result<Report, Usage> {
     let config = o.required("config")?;
     // The tree and the batch list are checked before any model loads.
-    parse_tree(&config)?;
+    parse_source(&config)?;
     let batches = parse_batches(&o.take("batch").unwrap_or_else(|| DEFAULT_BATCHES.into()))?;
     let largest = batches.last().copied().unwrap_or(1);
     let prompts = o.count(&PROMPTS, Some(largest.min(PROMPTS.max as usize)))?;
@@ -34,8 +34,19 @@ pub fn tree_vs_paths(o: &mut Opts) -> Result<Report, Usage> {
         row(
             "tree",
             format!(
-                "{}: {} nodes, {} paths of {} tokens in all (longest {}); target ×{} on {}",
-                r.tree, r.nodes, r.paths, r.path_tokens, r.longest_path, r.target_width, r.backend
+                "{}: {} nodes, {} paths of {} tokens in all (longest {}){}; target ×{} on {}",
+                r.tree,
+                r.nodes,
+                r.paths,
+                r.path_tokens,
+                r.longest_path,
+                if r.prompt_trees.is_some() {
+                    ", a tree per prompt: means over the prompts"
+                } else {
+                    ""
+                },
+                r.target_width,
+                r.backend
             ),
         ),
         row(

@@ -9,6 +9,13 @@
 //! choice after that node's path), the target's prompt cache is filled once, and then (a) one
 //! call feeds every prompt's whole tree (batch rows) and (b) one call feeds every path of every
 //! prompt (batch × paths rows, each a copy of its prompt's cache, padded to the longest path).
+//! The tree is one shape for every prompt (the lecture's, a configuration), or EAGLE-2's dynamic
+//! tree grown after each prompt on the target's features (`eagle-2`, `eagle-2:N` at N nodes;
+//! `lab::hidden::trees`), one tree per prompt: then the tree call is padded to the largest tree
+//! (padding rows see nothing and nothing sees them; `MASKED` is finite, so they stay finite),
+//! the paths call holds each prompt's own paths, padded to the deepest path of the batch, and
+//! the counts add each prompt's own nodes and path tokens.
+//! Which trees, by name, is [`source`]'s ([`parse_source`]).
 //! Each way is timed on the caller's clock, copy of the cache and read-back included, after a
 //! warm-up, as the median of at least [`REPEATS`] runs taken in alternating order (more, up to
 //! [`MAX_REPEATS`], while the batch's runs have taken less than [`TIMED_US`]: a call of a few
@@ -19,7 +26,8 @@
 
 use crate::clock::Progress;
 use crate::decode::propose::top_k;
-use crate::error::{Error, Range, Text};
+use crate::error::{Error, Range};
+use crate::lab::hidden::trees::{eagle2_trees, PromptTree};
 use crate::lab::lm::{softmax, MAX_POSITIONS};
 use crate::lab::params::{BATCH, LOAD_LENGTH};
 use crate::lab::Lab;
@@ -27,8 +35,12 @@ use crate::likesworld::sampling_prompts;
 use crate::model::measure::quartiles;
 use crate::model::{floats, Decoder, KvCache};
 use crate::sampling::Dist;
-use crate::tree::{parse_config, parse_paths, TokenTree};
+use crate::tree::TokenTree;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+mod source;
+
+pub use source::{parse_source, parse_tree, TreeSource, DEPTH, NODES};
 
 /// Timed runs of each way per batch, at least (after one warm-up run)…
 pub const REPEATS: usize = 5;
@@ -39,40 +51,8 @@ pub const MAX_REPEATS: usize = 61;
 pub const TIMED_US: f64 = 1_000_000.0;
 /// The most a node's distribution may differ (max |Δp|) between the two ways.
 pub const TOLERANCE: f64 = 1e-4;
-/// The most nodes a tree of this experiment may have: every path of it is run again.
-pub const NODES: usize = 64;
-/// The deepest tree: the longest prompt (27 tokens) and the tree share the models' 64 positions.
-pub const DEPTH: Range = Range::new("tree depth", 1.0, 32.0);
 /// The prompts the batches are drawn from (batch b takes prompts 0 … b − 1, cyclically).
 pub const PROMPTS: Range = Range::new("prompts", 1.0, 64.0);
-
-/// The trees by name: `exercise-5` (its three drafts a b c, a b d e, f g), `slides` (machine
-/// learning algorithm / system design, translation model), drafts as `a b c|a b d e|f g`, or an
-/// expansion configuration `<2,2,1>`.
-pub fn parse_tree(text: &str) -> Result<TokenTree, Error> {
-    let t = text.trim();
-    let tree = match t.to_lowercase().as_str() {
-        "exercise-5" | "exercise5" | "ex5" => {
-            TokenTree::merge(&parse_paths("a b c|a b d e|f g")?, "r")
-        }
-        "slides" => TokenTree::merge(
-            &parse_paths("learning algorithm|learning system design|translation model")?,
-            "machine",
-        ),
-        _ if t.contains('|') => TokenTree::merge(&parse_paths(t)?, "r"),
-        _ => TokenTree::expand(&parse_config(t, NODES)?, "r"),
-    };
-    if tree.speculated() > NODES {
-        return Err(Error::TooLarge {
-            what: Text::new("the tree", "这棵树"),
-            nodes: tree.speculated() as u64,
-            budget: NODES,
-        });
-    }
-    let depth = tree.nodes().iter().map(|n| n.depth).max().unwrap_or(0);
-    DEPTH.check(depth as f64)?;
-    Ok(tree)
-}
 
 /// Batch sizes as typed (`1,2,4,8`): the list the speedup under load reads too.
 pub use crate::lab::params::{parse_batches, DEFAULT_BATCHES};
@@ -81,10 +61,11 @@ pub use crate::lab::params::{parse_batches, DEFAULT_BATCHES};
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PathsRow {
     pub batch: usize,
-    /// Tokens the tree-parallel call computes: batch × the tree's nodes.
+    /// Tokens the tree-parallel call computes: the sum of the batch's prompts' tree nodes (a
+    /// static tree: batch × its nodes; padding to the largest tree not counted).
     pub tokens_tree: usize,
-    /// Tokens the per-sequence call computes: batch × the sum of the paths' lengths (padding to
-    /// the longest path not counted).
+    /// Tokens the per-sequence call computes: the sum of the lengths of the batch's prompts'
+    /// paths (a static tree: batch × its path tokens; padding to the longest path not counted).
     pub tokens_paths: usize,
     /// Median wall-clock time of each way's call, µs.
     pub tree_us: f64,
@@ -102,12 +83,19 @@ pub struct PathsReport {
     pub tree: String,
     pub backend: &'static str,
     pub target_width: usize,
-    /// The tree's nodes and its root-to-leaf paths' tokens (per prompt).
+    /// The tree's nodes, its root-to-leaf paths' tokens and its paths (per prompt); a tree per
+    /// prompt (EAGLE-2): their means over the prompts drawn, rounded (each prompt's own are in
+    /// `prompt_trees`, and the rows' token counts are exact).
     pub nodes: usize,
     pub path_tokens: usize,
     pub paths: usize,
-    /// The per-sequence call's rows are padded to this many tokens.
+    /// The longest root-to-leaf path (a tree per prompt: over every prompt's): the per-sequence
+    /// call's rows are padded to at most this many tokens.
     pub longest_path: usize,
+    /// A tree per prompt (EAGLE-2): each prompt's own counts, in the order the batches draw the
+    /// prompts; absent for a static tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_trees: Option<Vec<TreeCounts>>,
     /// Timed runs of each way, at the batch that had the fewest.
     pub repeats: usize,
     /// max |Δp| over every node, prompt and batch between the two ways.
@@ -115,6 +103,27 @@ pub struct PathsReport {
     /// Tokens greedy verification accepted per prompt (bonus excluded), over the largest batch.
     pub accepted_mean: f64,
     pub rows: Vec<PathsRow>,
+}
+
+/// One prompt's tree counted: nodes, path tokens, root-to-leaf paths and the longest path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TreeCounts {
+    pub nodes: usize,
+    pub path_tokens: usize,
+    pub paths: usize,
+    pub longest_path: usize,
+}
+
+impl TreeCounts {
+    fn of(tree: &TokenTree) -> TreeCounts {
+        let paths = tree.paths();
+        TreeCounts {
+            nodes: tree.speculated(),
+            path_tokens: tree.path_tokens(),
+            paths: paths.len(),
+            longest_path: paths.iter().map(Vec::len).max().unwrap_or(0),
+        }
+    }
 }
 
 fn ints(values: Vec<i64>, shape: [usize; 2], device: &Device) -> Tensor<2, Int> {
@@ -177,12 +186,15 @@ struct Prepared {
     cache: KvCache,
     /// The target's distribution after each prompt's root (from filling the cache).
     root: Vec<Dist>,
-    /// The tree call: [batch, nodes] tokens and positions, [batch, nodes, longest + nodes] mask.
+    /// The tree call: [batch, nodes] tokens and positions, [batch, nodes, longest + nodes] mask
+    /// (nodes: the largest tree's; a smaller tree's rows padded with rows that see nothing).
     tree: (Vec<i64>, Vec<i64>, Vec<bool>),
-    /// The paths call: [batch · paths, deepest] tokens and positions, its mask, and the prompt
-    /// whose cache each row copies.
+    /// The paths call: [Σ paths, deepest] tokens and positions, its mask, and the prompt whose
+    /// cache each row copies (each prompt's paths in a run of rows).
     paths: (Vec<i64>, Vec<i64>, Vec<bool>),
     copies: Vec<usize>,
+    /// The paths call's row of each prompt's first path.
+    first_path: Vec<usize>,
     long: usize,
 }
 
@@ -190,14 +202,20 @@ impl Prepared {
     async fn new(
         target: &Decoder,
         device: &Device,
-        tree: &TokenTree,
         prompts: &[&[u32]],
-        tokens: &[&[u32]],
+        drafted: &[&PromptTree],
     ) -> Result<Prepared, Error> {
-        let (order, paths) = (tree.linearize_dfs()[1..].to_vec(), tree.paths());
-        let (b, n) = (prompts.len(), order.len());
+        let orders: Vec<Vec<usize>> = drafted
+            .iter()
+            .map(|d| d.tree.linearize_dfs()[1..].to_vec())
+            .collect();
+        let paths: Vec<Vec<Vec<usize>>> = drafted.iter().map(|d| d.tree.paths()).collect();
+        let (b, n) = (
+            prompts.len(),
+            orders.iter().map(Vec::len).max().unwrap_or(0),
+        );
         let long = prompts.iter().map(|p| p.len()).max().unwrap_or(0);
-        let deep = paths.iter().map(Vec::len).max().unwrap_or(0);
+        let deep = paths.iter().flatten().map(Vec::len).max().unwrap_or(0);
         let seen = |c: usize, len: usize| c < len;
         // The prompts, padded to the longest; a row sees its own tokens causally.
         let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
@@ -223,25 +241,35 @@ impl Prepared {
                 softmax(&flat[at..at + v], 1.0)
             })
             .collect();
-        // Tree-parallel: every node once, under the topology-aware mask, at depth positions.
-        let anc = tree.tree_mask(&order);
+        // Tree-parallel: every node once, under the topology-aware mask, at depth positions; a
+        // smaller tree's padding rows see nothing, and no node sees them.
         let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
         for (i, p) in prompts.iter().enumerate() {
+            let (tree, order) = (&drafted[i].tree, &orders[i]);
+            let anc = tree.tree_mask(order);
             for (r, &node) in order.iter().enumerate() {
-                ids.push(i64::from(tokens[i][node]));
+                ids.push(i64::from(drafted[i].tokens[node]));
                 pos.push((p.len() - 1 + tree.nodes()[node].depth) as i64);
-                let row = (0..long + n)
-                    .map(|c| c.checked_sub(long).map_or(seen(c, p.len()), |c| anc[r][c]));
+                let row = (0..long + n).map(|c| {
+                    c.checked_sub(long)
+                        .map_or(seen(c, p.len()), |c| c < order.len() && anc[r][c])
+                });
                 mask.extend(row);
+            }
+            for _ in order.len()..n {
+                ids.push(0);
+                pos.push((p.len() - 1) as i64);
+                mask.extend(std::iter::repeat_n(false, long + n));
             }
         }
         let tree_call = (ids, pos, mask);
         // Per-sequence: every path of every prompt as a plain causal sequence after its prompt.
         let (mut ids, mut pos, mut mask) = (vec![], vec![], vec![]);
         for (i, p) in prompts.iter().enumerate() {
-            for path in &paths {
+            for path in &paths[i] {
                 for k in 0..deep {
-                    ids.push(path.get(k).map_or(0, |&node| i64::from(tokens[i][node])));
+                    let token = |&node: &usize| i64::from(drafted[i].tokens[node]);
+                    ids.push(path.get(k).map_or(0, token));
                     pos.push((p.len() + k) as i64);
                     let row = (0..long + deep)
                         .map(|c| c.checked_sub(long).map_or(seen(c, p.len()), |c| c <= k));
@@ -254,7 +282,14 @@ impl Prepared {
             root,
             tree: tree_call,
             paths: (ids, pos, mask),
-            copies: (0..b).flat_map(|i| vec![i; paths.len()]).collect(),
+            copies: (0..b).flat_map(|i| vec![i; paths[i].len()]).collect(),
+            first_path: paths
+                .iter()
+                .scan(0, |at, p| {
+                    *at += p.len();
+                    Some(*at - p.len())
+                })
+                .collect(),
             long,
         })
     }
@@ -341,8 +376,9 @@ fn verdicts(
     (walk, best, diff)
 }
 
-/// Verifies `tree` both ways for every batch size of `batches` (prompts drawn cyclically from
-/// the first `prompts` of the experiments' sampling prompts) and times each way.
+/// Verifies the tree `config` names ([`parse_source`]) both ways for every batch size of
+/// `batches` (prompts drawn cyclically from the first `prompts` of the experiments' sampling
+/// prompts) and times each way.
 pub async fn tree_vs_paths(
     lab: Lab<'_>,
     config: &str,
@@ -350,7 +386,7 @@ pub async fn tree_vs_paths(
     prompts: usize,
     progress: Progress<'_>,
 ) -> Result<PathsReport, Error> {
-    let tree = parse_tree(config)?;
+    let source = parse_source(config)?;
     PROMPTS.check(prompts as f64)?;
     for &b in batches {
         BATCH.check(b as f64)?;
@@ -362,21 +398,61 @@ pub async fn tree_vs_paths(
     debug_assert!(pool
         .iter()
         .all(|p| p.len() + DEPTH.max as usize <= MAX_POSITIONS));
-    let mut tokens = Vec::with_capacity(pool.len());
-    for p in &pool {
-        tokens.push(draft_tokens(&m.draft_a, &m.device, &tree, p).await?);
-    }
-    let (order, paths) = (tree.linearize_dfs()[1..].to_vec(), tree.paths());
-    let (n, np) = (order.len(), paths.len());
-    let deep = paths.iter().map(Vec::len).max().unwrap_or(0);
-    let mut row_of = vec![0; tree.nodes().len()];
-    order.iter().enumerate().for_each(|(r, &i)| row_of[i] = r);
+    let drafted = match &source {
+        TreeSource::Static(tree) => {
+            let mut drafted = Vec::with_capacity(pool.len());
+            for p in &pool {
+                let tokens = draft_tokens(&m.draft_a, &m.device, tree, p).await?;
+                drafted.push(PromptTree {
+                    tree: tree.clone(),
+                    tokens,
+                });
+            }
+            drafted
+        }
+        TreeSource::Eagle2 { budget } => eagle2_trees(m, *budget, &pool).await?,
+    };
+    let per_prompt = matches!(source, TreeSource::Eagle2 { .. });
+    let trees = Drafted {
+        name: config.trim(),
+        pool: &pool,
+        trees: &drafted,
+        per_prompt,
+    };
+    both_ways(lab, trees, batches, progress).await
+}
+
+/// Trees ready to verify: the tree as asked for, the prompts, each prompt's drafted tree, and
+/// whether the trees are one per prompt (their counts reported per prompt).
+pub struct Drafted<'a> {
+    pub name: &'a str,
+    pub pool: &'a [Vec<u32>],
+    pub trees: &'a [PromptTree],
+    pub per_prompt: bool,
+}
+
+/// Verifies `drafted`'s trees both ways at every batch size of `batches` (batch b: prompts and
+/// trees 0 … b − 1, cyclically) and times each way: [`tree_vs_paths`] after its trees are drafted
+/// (tests: any trees, one per prompt).
+pub async fn both_ways(
+    lab: Lab<'_>,
+    drafted: Drafted<'_>,
+    batches: &[usize],
+    progress: Progress<'_>,
+) -> Result<PathsReport, Error> {
+    let (m, pool) = (lab.models, drafted.pool);
+    assert_eq!(pool.len(), drafted.trees.len(), "a tree per prompt");
+    let drafted_trees = drafted.trees;
+    let counts: Vec<TreeCounts> = drafted_trees
+        .iter()
+        .map(|d| TreeCounts::of(&d.tree))
+        .collect();
     let (total, mut fewest) = (batches.len(), MAX_REPEATS);
     let (mut rows, mut worst, mut accepted) = (vec![], 0.0f64, 0.0);
     for (bi, &b) in batches.iter().enumerate() {
         let ps: Vec<&[u32]> = (0..b).map(|i| pool[i % pool.len()].as_slice()).collect();
-        let ts: Vec<&[u32]> = (0..b).map(|i| tokens[i % pool.len()].as_slice()).collect();
-        let prep = Prepared::new(&m.target, &m.device, &tree, &ps, &ts).await?;
+        let ds: Vec<&PromptTree> = (0..b).map(|i| &drafted_trees[i % pool.len()]).collect();
+        let prep = Prepared::new(&m.target, &m.device, &ps, &ds).await?;
         let (mut tree_us, mut paths_us) = (vec![], vec![]);
         let mut last = (vec![], vec![]);
         let mut r = 0;
@@ -400,42 +476,55 @@ pub async fn tree_vs_paths(
         }
         fewest = fewest.min(tree_us.len());
         progress(bi + 1, total);
+        let (n, deep) = (
+            prep.tree.0.len() / b,
+            prep.paths.0.len() / prep.copies.len(),
+        );
         let v = last.0.len() / (b * n);
         let (mut same, mut acc) = (true, 0usize);
-        for (i, (toks, root)) in ts.iter().zip(&prep.root).enumerate() {
+        for (i, (d, root)) in ds.iter().zip(&prep.root).enumerate() {
+            let mut row_of = vec![0; d.tree.nodes().len()];
+            let order = &d.tree.linearize_dfs()[1..];
+            order.iter().enumerate().for_each(|(r, &x)| row_of[x] = r);
             let node = |x: usize| {
                 let at = (i * n + row_of[x]) * v;
                 softmax(&last.0[at..at + v], 1.0)
             };
             let path = |p: usize, k: usize| {
-                let at = ((i * np + p) * deep + k) * v;
+                let at = ((prep.first_path[i] + p) * deep + k) * v;
                 softmax(&last.1[at..at + v], 1.0)
             };
-            let (walk, best, diff) = verdicts(&tree, toks, root, &node, &path);
+            let (walk, best, diff) = verdicts(&d.tree, &d.tokens, root, &node, &path);
             worst = worst.max(diff);
             same &= walk == best && diff <= TOLERANCE;
             acc += walk.len() - 1;
         }
         accepted = acc as f64 / b as f64;
         let (t, p) = (quartiles(tree_us)[1], quartiles(paths_us)[1]);
+        let at = |i: usize| counts[i % pool.len()];
         rows.push(PathsRow {
             batch: b,
-            tokens_tree: b * tree.speculated(),
-            tokens_paths: b * tree.path_tokens(),
+            tokens_tree: (0..b).map(|i| at(i).nodes).sum(),
+            tokens_paths: (0..b).map(|i| at(i).path_tokens).sum(),
             tree_us: t,
             paths_us: p,
             ratio: p / t,
             identical: same,
         });
     }
+    let mean = |f: fn(&TreeCounts) -> usize| {
+        let sum: usize = counts.iter().map(f).sum();
+        (sum as f64 / counts.len() as f64).round() as usize
+    };
     Ok(PathsReport {
-        tree: config.trim().to_string(),
+        tree: drafted.name.to_string(),
         backend: m.backend.name(),
         target_width: m.target_width(),
-        nodes: tree.speculated(),
-        path_tokens: tree.path_tokens(),
-        paths: np,
-        longest_path: deep,
+        nodes: mean(|c| c.nodes),
+        path_tokens: mean(|c| c.path_tokens),
+        paths: mean(|c| c.paths),
+        longest_path: counts.iter().map(|c| c.longest_path).max().unwrap_or(0),
+        prompt_trees: drafted.per_prompt.then_some(counts),
         repeats: fewest,
         max_abs_diff: worst,
         accepted_mean: accepted,
