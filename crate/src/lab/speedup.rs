@@ -274,8 +274,11 @@ pub async fn speedup(
         let td = measure::time_call(draft, d, 1, batch, r, clock).await?;
         (t1.median_us, tn.median_us, td.median_us)
     };
-    let r = measure::clock_resolution(clock);
-    let transfer = measure::transfer(&models.target, r, clock).await?;
+    // With the weights offloaded, their crossing alone (every call above paid it).
+    let transfer = match models.offloaded() {
+        true => measure::transfer(&models.target, measure::clock_resolution(clock), clock).await?,
+        false => None,
+    };
     let c = draft_call_us / target_call_us;
     let verify_over_target = verify_call_us / target_call_us;
     let alpha = fast.alpha();

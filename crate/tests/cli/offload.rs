@@ -7,7 +7,8 @@ use super::{check_error, f, json, run};
 
 #[test]
 fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
-    let args = |extra: &[&'static str]| {
+    // The speedup of draft B on wgpu at `gamma` (one γ or a list) over `prompts`, then `extra`.
+    let speedup = |gamma: &'static str, prompts: &'static str, extra: &[&'static str]| {
         let mut a = vec![
             "likesworld",
             "speedup",
@@ -16,15 +17,15 @@ fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
             "--draft",
             "b",
             "--gamma",
-            "2",
+            gamma,
             "--prompts",
-            "3",
+            prompts,
         ];
         a.extend_from_slice(extra);
         a
     };
-    let on = json(&args(&["--offload"]));
-    let off = json(&args(&[]));
+    let on = json(&speedup("2", "3", &["--offload"]));
+    let off = json(&speedup("2", "3", &[]));
     // The trained target's 84,584 parameters, as f32, cross every call.
     let t = &on["transfer"];
     assert_eq!(t["bytes"].as_u64(), Some(4 * 84_584), "{on}");
@@ -69,19 +70,7 @@ fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
         "{r}"
     );
     // The γ sweep's table says what crossed too.
-    let (code, stdout, stderr) = run(&[
-        "likesworld",
-        "speedup",
-        "--backend",
-        "wgpu",
-        "--draft",
-        "b",
-        "--gamma",
-        "1,2",
-        "--prompts",
-        "2",
-        "--offload",
-    ]);
+    let (code, stdout, stderr) = run(&speedup("1,2", "2", &["--offload"]));
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("offloaded weights") && stdout.contains("0.3 MB cross before every call"),

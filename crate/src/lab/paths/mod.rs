@@ -296,32 +296,37 @@ impl Prepared {
 
     /// The tree-parallel call on a copy of the prompts' cache: (µs, logits [batch, nodes, vocab]).
     async fn tree_call(&self, lab: &Lab<'_>) -> Result<(f64, Vec<f32>), Error> {
-        let (target, device) = (&lab.models.target, &lab.models.device);
-        let (b, n) = (self.root.len(), self.tree.0.len() / self.root.len());
-        let t0 = (lab.clock)();
-        let mut cache = self.cache.clone();
-        let logits = target.forward(
-            ints(self.tree.0.clone(), [b, n], device),
-            ints(self.tree.1.clone(), [b, n], device),
-            bools(self.tree.2.clone(), [b, n, self.long + n], device),
-            &mut cache,
-        );
-        let flat = floats(logits).await?;
-        Ok(((lab.clock)() - t0, flat))
+        self.timed(lab, &self.tree, self.root.len(), None).await
     }
 
     /// The per-sequence call: each row a copy of its prompt's cache, then its path:
     /// (µs, logits [batch · paths, deepest, vocab]).
     async fn paths_call(&self, lab: &Lab<'_>) -> Result<(f64, Vec<f32>), Error> {
+        self.timed(lab, &self.paths, self.copies.len(), Some(&self.copies))
+            .await
+    }
+
+    /// One call of `rows` rows (tokens, positions, mask) on a copy of the prompts' cache, its
+    /// rows first copied as `copies` names them: the clock runs from the cache's copy to the
+    /// logits' read-back.
+    async fn timed(
+        &self,
+        lab: &Lab<'_>,
+        (ids, pos, mask): &(Vec<i64>, Vec<i64>, Vec<bool>),
+        rows: usize,
+        copies: Option<&[usize]>,
+    ) -> Result<(f64, Vec<f32>), Error> {
         let (target, device) = (&lab.models.target, &lab.models.device);
-        let (rows, d) = (self.copies.len(), self.paths.0.len() / self.copies.len());
+        let n = ids.len() / rows;
         let t0 = (lab.clock)();
         let mut cache = self.cache.clone();
-        cache.select_rows(&self.copies);
+        if let Some(copies) = copies {
+            cache.select_rows(copies);
+        }
         let logits = target.forward(
-            ints(self.paths.0.clone(), [rows, d], device),
-            ints(self.paths.1.clone(), [rows, d], device),
-            bools(self.paths.2.clone(), [rows, d, self.long + d], device),
+            ints(ids.clone(), [rows, n], device),
+            ints(pos.clone(), [rows, n], device),
+            bools(mask.clone(), [rows, n, self.long + n], device),
             &mut cache,
         );
         let flat = floats(logits).await?;
