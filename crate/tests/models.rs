@@ -4,7 +4,9 @@
 //! path without changing a logit; one tree forward equals every root-to-node path run on its
 //! own; the CPU backends and the GPU agree; per-sequence and tree-parallel verification agree
 //! and compute the lecture's token counts (`models/treepaths.rs`); an offloaded target's weights
-//! cross before every forward and the forward reads them (`models/offload.rs`).
+//! cross before every forward and the forward reads them (`models/offload.rs`); a distilled draft
+//! is reproducible and reads back from its file, and a pool's merged tree is the union of its
+//! members' chains (`models/learned.rs`).
 #![cfg(not(target_arch = "wasm32"))]
 
 // Per-sequence against tree-parallel verification (issue 34), in this binary rather than one of
@@ -15,6 +17,10 @@ mod treepaths;
 // Offloading measured (issue 34, part 2): the weights cross before every forward.
 #[path = "models/offload.rs"]
 mod offload;
+
+// Learned speculators (issue 33): distilled drafts, their files, the boost-tuned pools.
+#[path = "models/learned.rs"]
+mod learned;
 
 use burn::tensor::{read_sync, Bool, Device, Int, Tensor, TensorData};
 use specdec::likesworld::{encode, worlds, Split, VOCAB};

@@ -24,6 +24,8 @@
 //!   tree-parallel (one call, the tree mask), timed over the batch (lecture §4.3, Figure 11);
 //! - [`hidden`]: drafts on the target's own hidden states — Medusa's heads, EAGLE, EAGLE-2's
 //!   dynamic tree, EAGLE with the training-time test (lecture §5.1–5.2, §4.7);
+//! - [`learned`]: learned speculators (lecture §4.2) — a trained draft's chain, a boost-tuned
+//!   pool's merged tree, coverage and wall clock; natively the corpus a draft distils from;
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis;
 //! - [`experiment`]: [`experiment::run`], one call per experiment — the CLI's and the page's —
 //!   and the sweeps the page shows.
@@ -36,6 +38,7 @@ pub mod decoding;
 pub mod experiment;
 pub mod generate;
 pub mod hidden;
+pub mod learned;
 pub mod lm;
 pub mod load;
 pub mod methods;

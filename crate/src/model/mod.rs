@@ -5,7 +5,9 @@
 //! boolean mask) and [`cache`] its KV cache (append, narrow, gather the kept slots);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
 //! [`medusa`] and [`eagle`] are the drafts that read the target's features (lecture §5.1–5.2);
-//! [`train`] trains a model or such a draft with burn's autodiff (natively only); [`weights`]
+//! [`train`] trains a model or such a draft with burn's autodiff (natively only), [`distill`] a
+//! draft of any shape from the target and a boost-tuned pool of them (lecture §4.2), which
+//! [`draft_file`] saves and reads back; [`weights`]
 //! saves the trained weights and provides them (embedded natively, handed over by the page in
 //! wasm); [`offload`] keeps a model's weights in host memory, crossing to the GPU before every
 //! forward (lecture §4.6); [`device`] is the one place that chooses a device. No decoding loop lives here:
@@ -17,6 +19,9 @@ pub mod bench;
 pub mod cache;
 pub mod decoder;
 pub mod device;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod distill;
+pub mod draft_file;
 pub mod eagle;
 pub mod eval;
 #[cfg(feature = "wgpu")]
@@ -127,6 +132,32 @@ impl Models {
     /// Whether the target's weights are offloaded ([`Models::with_offload`]).
     pub fn offloaded(&self) -> bool {
         self.target.host_weights().is_some()
+    }
+
+    /// These models with `draft` (a trained draft of any shape: [`draft_file`]) in the place of
+    /// draft A (`DraftA`) or draft B (`DraftB`).
+    pub fn with_draft(&self, slot: ModelKind, draft: Decoder) -> Result<Models, Error> {
+        let mut m = Models {
+            backend: self.backend,
+            device: self.device.clone(),
+            target: self.target.clone(),
+            draft_a: self.draft_a.clone(),
+            draft_b: self.draft_b.clone(),
+            trained: self.trained.clone(),
+            width: self.width,
+        };
+        match slot {
+            ModelKind::DraftA => m.draft_a = draft,
+            ModelKind::DraftB => m.draft_b = draft,
+            ModelKind::Target => {
+                return Err(Error::Unknown {
+                    what: "draft",
+                    name: "target".into(),
+                    known: crate::error::Text::new("a, b", "a、b"),
+                })
+            }
+        }
+        Ok(m)
     }
 
     /// The trained target (the one a widened target was widened from).

@@ -97,7 +97,7 @@ pub fn train(
 }
 
 /// Linear warm-up over 5% of the run, then cosine decay to 10%.
-fn rate(peak: f64, step: usize, steps: usize) -> f64 {
+pub(super) fn rate(peak: f64, step: usize, steps: usize) -> f64 {
     let t = step as f64 / steps as f64;
     peak * if t < 0.05 {
         t / 0.05

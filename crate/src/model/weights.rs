@@ -144,15 +144,21 @@ fn keep(_: ModelKind, _: &'static [u8]) {}
 
 /// What a Burnpack file for `kind` must hold: every parameter of the model, by burn's name, with
 /// its shape ([`DecoderConfig`]; a test checks this against a model's own parameters).
+#[cfg(test)]
 fn parameters(kind: ModelKind) -> BTreeMap<String, Vec<usize>> {
-    let DecoderConfig {
+    parameters_of(&kind.config())
+}
+
+/// [`parameters`] of a decoder of any shape (a trained draft's file: [`super::draft_file`]).
+pub(super) fn parameters_of(config: &DecoderConfig) -> BTreeMap<String, Vec<usize>> {
+    let &DecoderConfig {
         vocab,
         d_model: d,
         n_layers,
         d_ff,
         max_positions,
         ..
-    } = kind.config();
+    } = config;
     let mut p = BTreeMap::new();
     let mut linear = |name: String, d_in: usize, d_out: usize| {
         p.insert(format!("{name}.weight"), vec![d_in, d_out]);
@@ -186,54 +192,58 @@ fn parameters(kind: ModelKind) -> BTreeMap<String, Vec<usize>> {
 /// names, shapes, f32 data of the right length. No tensor is built, so no device is needed.
 fn check(kind: ModelKind, bytes: &'static [u8]) -> Result<(), Error> {
     let mut store = BurnpackStore::from_static(bytes);
+    check_store(&mut store, &kind.config(), kind.name(), |why| {
+        bad(kind, why)
+    })
+}
+
+/// [`check`] on any store, against the parameters of `config`; `name` names the model in the
+/// message, `bad` makes the error.
+pub(super) fn check_store(
+    store: &mut BurnpackStore,
+    config: &DecoderConfig,
+    name_of_model: &str,
+    bad: impl Fn(Text) -> Error,
+) -> Result<(), Error> {
     let found = store
         .get_all_tensors()
-        .map_err(|e| bad(kind, e.to_string()))?;
-    let expected = parameters(kind);
+        .map_err(|e| bad(e.to_string().into()))?;
+    let expected = parameters_of(config);
     for (name, shape) in &expected {
         let Some(t) = found.get(name) else {
-            return Err(bad(
-                kind,
-                Text::new(
-                    format!("the tensor {name} is missing"),
-                    format!("缺少张量 {name}"),
-                ),
-            ));
+            return Err(bad(Text::new(
+                format!("the tensor {name} is missing"),
+                format!("缺少张量 {name}"),
+            )));
         };
         let n: usize = shape.iter().product();
         if t.shape.as_slice() != shape.as_slice()
             || t.dtype != burn::tensor::DType::F32
             || t.byte_len() != 4 * n
         {
-            return Err(bad(
-                kind,
-                Text::new(
-                    format!(
-                        "{name} is {:?} {:?} ({} bytes), expected F32 {shape:?} ({} bytes)",
-                        t.dtype,
-                        t.shape.as_slice(),
-                        t.byte_len(),
-                        4 * n
-                    ),
-                    format!(
-                        "{name} 是 {:?} {:?}（{} 字节），应为 F32 {shape:?}（{} 字节）",
-                        t.dtype,
-                        t.shape.as_slice(),
-                        t.byte_len(),
-                        4 * n
-                    ),
+            return Err(bad(Text::new(
+                format!(
+                    "{name} is {:?} {:?} ({} bytes), expected F32 {shape:?} ({} bytes)",
+                    t.dtype,
+                    t.shape.as_slice(),
+                    t.byte_len(),
+                    4 * n
                 ),
-            ));
+                format!(
+                    "{name} 是 {:?} {:?}（{} 字节），应为 F32 {shape:?}（{} 字节）",
+                    t.dtype,
+                    t.shape.as_slice(),
+                    t.byte_len(),
+                    4 * n
+                ),
+            )));
         }
     }
     if let Some(extra) = found.keys().find(|name| !expected.contains_key(*name)) {
-        return Err(bad(
-            kind,
-            Text::new(
-                format!("the tensor {extra} is not a parameter of {}", kind.name()),
-                format!("张量 {extra} 不是 {} 的参数", kind.name()),
-            ),
-        ));
+        return Err(bad(Text::new(
+            format!("the tensor {extra} is not a parameter of {name_of_model}"),
+            format!("张量 {extra} 不是 {name_of_model} 的参数"),
+        )));
     }
     Ok(())
 }

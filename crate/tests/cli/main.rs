@@ -1,15 +1,16 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in seven files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
+//! in eight files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
 //! argument errors), [`models`] (the LikesWorld models, speculative and model-free decoding,
 //! every size option), [`measured`] (the widened target, the measured roofline and the
 //! wall-clock speedups), [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table),
 //! [`treepaths`] (per-sequence against tree-parallel verification, issue 34), [`load`] (the
-//! speedup against the batch: speculation under load) and [`offload`] (the target's weights
-//! crossing to the GPU before every call).
+//! speedup against the batch: speculation under load), [`offload`] (the target's weights
+//! crossing to the GPU before every call) and [`learned`] (distilled drafts, the boost-tuned pool).
 
 mod analytic;
 mod hidden;
+mod learned;
 mod load;
 mod measured;
 mod models;

@@ -8,7 +8,13 @@ use specdec::error::Range;
 use std::collections::BTreeMap;
 
 /// Options that take no value.
-const FLAGS: [&str; 4] = ["--no-cache", "--dynamic", "--ttt", "--offload"];
+const FLAGS: [&str; 5] = [
+    "--no-cache",
+    "--dynamic",
+    "--ttt",
+    "--offload",
+    "--no-filter",
+];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.
 pub struct Usage(pub String);

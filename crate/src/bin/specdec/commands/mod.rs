@@ -10,6 +10,8 @@ pub mod exercises;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hidden;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod learned;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod likesworld;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod modelfree;

@@ -14,7 +14,7 @@ use specdec::lab::params::{Draft, Experiment, PROMPTS};
 use specdec::lab::Lab;
 use specdec::model::device::Backend;
 use specdec::model::widen::WIDTH;
-use specdec::model::Models;
+use specdec::model::{ModelKind, Models};
 
 /// `--backend flex|ndarray|wgpu` (default flex).
 pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
@@ -26,7 +26,26 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
 pub fn models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
     let m = read_sync(Models::load(backend(o)?))?;
+    let m = draft_file(o, m)?;
     Ok(read_sync(m.with_target_width(width))?)
+}
+
+/// `--draft-file FILE`: a draft trained by `specdec train --model draft` in the place of the
+/// draft that `--draft` names (draft A unless told); a file that is not such a draft is refused
+/// before anything runs.
+fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
+    let Some(path) = o.take("draft-file") else {
+        return Ok(models);
+    };
+    let slot = match Draft::parse(o.peek("draft").unwrap_or("a")) {
+        Ok(Draft::B) => ModelKind::DraftB,
+        _ => ModelKind::DraftA,
+    };
+    let bytes = std::fs::read(&path)
+        .map_err(|e| Usage(format!("{}: --draft-file {path}: {e}", o.command)))?;
+    let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.device)
+        .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
+    Ok(models.with_draft(slot, draft)?)
 }
 
 /// [`models`] for the wall-clock commands, which report what crossed: with `--offload` the
@@ -37,6 +56,7 @@ pub fn timed_models(o: &mut Opts) -> Result<Models, Usage> {
     let backend = backend(o)?;
     let offload = offload(o, backend)?;
     let m = read_sync(Models::load(backend))?;
+    let m = draft_file(o, m)?;
     let m = read_sync(m.with_target_width(width))?;
     Ok(if offload {
         read_sync(m.with_offload())?
@@ -66,8 +86,10 @@ pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
     Ok(r)
 }
 
-/// `--draft a|b`, required unless a default is given.
+/// `--draft a|b`, required unless a default is given or `--draft-file` brings the draft (then
+/// it takes draft A's place unless `--draft b` says otherwise).
 pub fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
+    let default = default.or(o.peek("draft-file").map(|_| "a"));
     let name = match default {
         Some(d) => o.take("draft").unwrap_or_else(|| d.into()),
         None => o.required("draft")?,

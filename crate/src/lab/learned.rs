@@ -1,0 +1,233 @@
+//! Learned speculators and collective boost-tuning (lecture §4.2), measured: a pool of small
+//! models, each proposing a greedy chain of γ, their chains merged into one token tree (shared
+//! prefixes once) and verified in one target call with VerifyGreedy; what each member matches
+//! of the target's output alone and the pool together (coverage); tokens per call, tree size,
+//! greedy identity, and the wall-clock speedup over the target alone. A pool of one is a trained
+//! draft's plain chain: how `specdec train --model draft` reports the draft it trained.
+//!
+//! Natively this room also makes the training corpus ([`corpus`]: the target's greedy outputs
+//! on training worlds, or their text) that `model::distill` trains on.
+
+use super::context::Lab;
+use super::lm::{Batch, Cached};
+use crate::clock::Progress;
+use crate::decode::batch::{generate_all, Job};
+use crate::decode::chance::Seeded;
+use crate::decode::engine::{generate, Config, Method, TreeRule};
+use crate::error::Error;
+use crate::likesworld::{self, EOS};
+use crate::model::eval::distributions_many;
+use crate::model::Decoder;
+use crate::sampling::argmax;
+
+/// What a pool does on the experiments' prompts.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PoolReport {
+    pub pool: usize,
+    /// Trained with the filter (boost-tuning) or without (the control); `None`: not a pool.
+    pub boosted: Option<bool>,
+    pub gamma: usize,
+    pub prompts: usize,
+    pub target_width: usize,
+    /// Outputs identical to the target's own greedy output.
+    pub identical: usize,
+    pub tokens_per_call: f64,
+    /// Speculated nodes verified per target call (the merged tree's size).
+    pub tree_nodes: f64,
+    /// Drafted tokens tested, and the fraction accepted.
+    pub alpha: f64,
+    /// Per member: the fraction of the target's output tokens it predicts (teacher-forced
+    /// argmax), alone and the pool up to it together.
+    pub coverage: Vec<Coverage>,
+    /// Target alone over the pool's speculation, wall clock, one prompt at a time.
+    pub measured_speedup: f64,
+    pub target_ms: f64,
+    pub speculative_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Coverage {
+    pub alone: f64,
+    pub pool: f64,
+}
+
+/// `pool`'s merged chains of `gamma` on `prompts` held-out prompts, greedy, on the lab's target.
+pub async fn pool_report(
+    lab: &Lab<'_>,
+    pool: &[Decoder],
+    boosted: Option<bool>,
+    gamma: usize,
+    prompts: usize,
+    progress: Progress<'_>,
+) -> Result<PoolReport, Error> {
+    let m = lab.models;
+    let d = &m.device;
+    let prompts: Vec<Vec<u32>> = likesworld::prompts(prompts)
+        .iter()
+        .map(|w| w.prompt())
+        .collect();
+    let config = |method| Config {
+        method,
+        max_len: likesworld::MAX_LEN,
+        eos: Some(EOS),
+        trace: false,
+    };
+    let jobs = |p: &[Vec<u32>]| {
+        p.iter()
+            .map(|p| Job {
+                prompt: p.clone(),
+                chance: Seeded::new(0),
+            })
+            .collect::<Vec<_>>()
+    };
+    let n = prompts.len() * 2;
+    let mut done = 0;
+    let reference = generate_all(
+        vec![Batch::new(&m.target, d, 1.0, 16)],
+        jobs(&prompts),
+        &config(Method::Target { greedy: true }),
+        super::generate::BATCH_ROWS,
+        lab.clock,
+        &mut |_, _| {},
+    )
+    .await?;
+    done += prompts.len();
+    progress(done, n);
+    let merge = Method::Merge {
+        gamma,
+        rule: TreeRule::Greedy,
+    };
+    let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
+    batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
+    let speculative = generate_all(
+        batches,
+        jobs(&prompts),
+        &config(merge.clone()),
+        super::generate::BATCH_ROWS,
+        lab.clock,
+        &mut |_, _| {},
+    )
+    .await?;
+    let identical = reference
+        .iter()
+        .zip(&speculative)
+        .filter(|(r, s)| r.output == s.output)
+        .count();
+    let mut stats = crate::decode::stats::Stats::default();
+    for g in &speculative {
+        stats.add(&g.stats);
+    }
+    // Coverage on the target's own outputs.
+    let rows: Vec<Vec<u32>> = prompts
+        .iter()
+        .zip(&reference)
+        .map(|(p, r)| p.iter().chain(&r.output).copied().collect())
+        .collect();
+    let mut covered: Vec<Vec<bool>> = Vec::new();
+    let mut coverage = Vec::with_capacity(pool.len());
+    let total: usize = reference.iter().map(|r| r.output.len()).sum();
+    for member in pool {
+        let dists = distributions_many(member, &rows, d).await?;
+        let hit: Vec<Vec<bool>> = rows
+            .iter()
+            .zip(&prompts)
+            .zip(&dists)
+            .map(|((row, p), dist)| {
+                (p.len()..row.len())
+                    .map(|t| argmax(&dist[t - 1]) == row[t] as usize)
+                    .collect()
+            })
+            .collect();
+        if covered.is_empty() {
+            covered = hit.iter().map(|h| vec![false; h.len()]).collect();
+        }
+        for (c, h) in covered.iter_mut().zip(&hit) {
+            for (c, h) in c.iter_mut().zip(h) {
+                *c |= *h;
+            }
+        }
+        let count = |v: &[Vec<bool>]| v.iter().flatten().filter(|&&b| b).count() as f64;
+        coverage.push(Coverage {
+            alone: count(&hit) / total.max(1) as f64,
+            pool: count(&covered) / total.max(1) as f64,
+        });
+    }
+    // The wall clock: one prompt at a time, the target alone, then the pool.
+    let mut target_us = 0.0;
+    let mut spec_us = 0.0;
+    for p in &prompts {
+        let mut t = Cached::new(&m.target, d, 1.0);
+        let start = (lab.clock)();
+        generate(
+            &mut t,
+            &mut [],
+            p,
+            &config(Method::Target { greedy: true }),
+            &mut Seeded::new(0),
+            lab.clock,
+        )
+        .await?;
+        target_us += (lab.clock)() - start;
+        let mut t = Cached::new(&m.target, d, 1.0);
+        let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
+        let start = (lab.clock)();
+        generate(
+            &mut t,
+            &mut drafts,
+            p,
+            &config(merge.clone()),
+            &mut Seeded::new(0),
+            lab.clock,
+        )
+        .await?;
+        spec_us += (lab.clock)() - start;
+        done += 1;
+        progress(done, n);
+    }
+    Ok(PoolReport {
+        pool: pool.len(),
+        boosted,
+        gamma,
+        prompts: prompts.len(),
+        target_width: m.target_width(),
+        identical,
+        tokens_per_call: stats.tokens as f64 / stats.target_calls.max(1) as f64,
+        tree_nodes: stats.verified_nodes as f64 / stats.target_calls.max(1) as f64,
+        alpha: stats.passed as f64 / stats.tested.max(1) as f64,
+        coverage,
+        measured_speedup: target_us / spec_us.max(1e-9),
+        target_ms: target_us / 1e3,
+        speculative_ms: spec_us / 1e3,
+    })
+}
+
+/// The corpus a draft distils from (natively): `n` training worlds; for the target's teachers
+/// their prompts continued by the target's greedy decoding, for the text teacher their text;
+/// learned from the end of the prompt on.
+#[cfg(not(target_arch = "wasm32"))]
+pub async fn corpus(
+    lab: &Lab<'_>,
+    teacher: crate::model::distill::Teacher,
+    n: usize,
+    seed: u64,
+) -> Result<crate::model::distill::Corpus, Error> {
+    use crate::likesworld::{worlds, Split};
+    use crate::model::distill::{Corpus, Teacher};
+    let worlds = worlds(Split::Train, seed, n);
+    let prompts: Vec<Vec<u32>> = worlds.iter().map(|w| w.prompt()).collect();
+    let from: Vec<usize> = prompts.iter().map(Vec::len).collect();
+    let rows = match teacher {
+        Teacher::Text => worlds.iter().map(|w| w.tokens()).collect(),
+        Teacher::Greedy | Teacher::Kl => {
+            let outputs =
+                super::generate::target_greedy(lab.models, &prompts, lab.clock, &mut |_, _| {})
+                    .await?;
+            prompts
+                .iter()
+                .zip(outputs)
+                .map(|(p, g)| p.iter().copied().chain(g.output).collect())
+                .collect()
+        }
+    };
+    Ok(Corpus::new(rows, &from))
+}

@@ -1,0 +1,245 @@
+//! Learned speculators (issue 33; lecture §4.2): a distilled draft is seeded and reproducible
+//! bit for bit; saved and read back it is the same draft (the same α), and a corrupt or foreign
+//! file is refused naming what is wrong; every pool size of the shipped pools, boost-tuned and
+//! not, gives the target's own greedy output, and each step's merged tree is exactly the union
+//! of the members' greedy chains, shared prefixes once.
+
+use burn::tensor::{read_sync, Device, Int, Tensor, TensorData};
+use specdec::clock::native_clock;
+use specdec::decode::chance::Seeded;
+use specdec::decode::engine::{generate, Config, Method, TreeRule};
+use specdec::i18n::Lang;
+use specdec::lab::learned::pool_report;
+use specdec::lab::lm::Cached;
+use specdec::lab::Lab;
+use specdec::likesworld::{self, worlds, Split, EOS, MAX_LEN};
+use specdec::model::device::Backend;
+use specdec::model::distill::{distill, Corpus, DistillConfig, Teacher};
+use specdec::model::draft_file::{self, from_bytes, shape, to_bytes, POOL};
+use specdec::model::{weights, Decoder, ModelKind, Models};
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+fn flex() -> &'static Models {
+    static M: OnceLock<Models> = OnceLock::new();
+    M.get_or_init(|| read_sync(Models::load(Backend::Flex)).unwrap())
+}
+
+/// The text of `n` training worlds, learned after each prompt.
+fn text_corpus(n: usize) -> Corpus {
+    let w = worlds(Split::Train, 3, n);
+    let from: Vec<usize> = w.iter().map(|w| w.prompt().len()).collect();
+    Corpus::new(w.iter().map(|w| w.tokens()).collect(), &from)
+}
+
+/// flex draws every random number from one global generator: the tests that initialise a model
+/// hold this, so that a seeded run is not interleaved with another test's draws.
+static RANDOM: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A tiny draft trained for `steps` on the text with the KL teacher (the target in the loop).
+fn tiny_draft(seed: u64, steps: usize) -> (Decoder, Vec<f64>) {
+    let _one_at_a_time = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
+    let m = flex();
+    let mut config = DistillConfig::new(shape("16,1,2,32").unwrap(), Teacher::Kl, seed, steps);
+    config.batch = 4;
+    config.eval_every = 0;
+    let (d, curve) = distill(
+        &config,
+        &text_corpus(32),
+        &m.target,
+        None,
+        &m.device,
+        |_| {},
+    )
+    .unwrap();
+    (d, curve.iter().map(|p| p.loss).collect())
+}
+
+fn logit_bits(model: &Decoder, device: &Device) -> Vec<u32> {
+    let probe =
+        Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 7, 3, 20, 4], [1, 5]), device);
+    model
+        .forward_causal(probe)
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
+}
+
+#[test]
+fn a_seeded_distillation_is_reproducible_bit_for_bit() {
+    let d = &flex().device;
+    let (a, la) = tiny_draft(7, 3);
+    let (b, lb) = tiny_draft(7, 3);
+    assert_eq!(la.len(), 3);
+    assert!(la.iter().all(|l| l.is_finite() && *l > 0.0), "{la:?}");
+    assert_eq!(la, lb, "the same seed, the same losses");
+    assert!(
+        logit_bits(&a, d) == logit_bits(&b, d),
+        "the same seed, the same weights"
+    );
+    let (_, lc) = tiny_draft(8, 3);
+    assert_ne!(la, lc, "another seed, another run");
+}
+
+#[test]
+fn a_saved_draft_reads_back_as_the_same_draft_and_bad_files_are_refused() {
+    let m = flex();
+    let d = &m.device;
+    let (draft, _) = tiny_draft(5, 20);
+    let config = shape("16,1,2,32").unwrap();
+    let bytes = to_bytes(&draft, &config).unwrap();
+    let (back, read) = from_bytes(&bytes, "mine.bpk", d).unwrap();
+    assert_eq!(draft_file::shape_name(&read), "16,1,2,32");
+    assert!(logit_bits(&draft, d) == logit_bits(&back, d));
+    let clock = native_clock();
+    let lab = Lab::new(m, Lang::En, &clock);
+    let alpha = |x: &Decoder| {
+        read_sync(pool_report(
+            &lab,
+            std::slice::from_ref(x),
+            None,
+            3,
+            8,
+            &mut |_, _| {},
+        ))
+        .unwrap()
+    };
+    let (before, after) = (alpha(&draft), alpha(&back));
+    assert_eq!(before.alpha, after.alpha);
+    assert_eq!(before.tokens_per_call, after.tokens_per_call);
+    assert_eq!(after.identical, 8, "greedy identity with a trained draft");
+    let refused = |b: &[u8]| match from_bytes(b, "bad.bpk", d) {
+        Ok(_) => panic!("a bad file was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(refused(b"not a burnpack file").contains("not a Burnpack file"));
+    assert!(refused(&bytes[..bytes.len() / 2]).contains("bad.bpk"));
+    let mut flipped = bytes.clone();
+    flipped[0] ^= 0xff;
+    assert!(refused(&flipped).contains("bad.bpk"));
+    // The shipped target's file is Burnpack, but not a draft written by `specdec train`.
+    let target = std::fs::read(weights::asset_path(ModelKind::Target)).unwrap();
+    assert!(
+        refused(&target).contains("no specdec mark"),
+        "{}",
+        refused(&target)
+    );
+    // A draft of another vocabulary is not a LikesWorld draft.
+    let other = specdec::model::DecoderConfig::new(12, 8, 1, 2, 8);
+    let foreign = {
+        let _one_at_a_time = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
+        to_bytes(&other.init(d), &other).unwrap()
+    };
+    assert!(
+        refused(&foreign).contains("not a LikesWorld draft"),
+        "{}",
+        refused(&foreign)
+    );
+}
+
+/// The root-to-node paths of a tree, one per node.
+fn paths(tokens: &[u32], parents: &[Option<usize>]) -> BTreeSet<Vec<u32>> {
+    (0..tokens.len())
+        .map(|mut i| {
+            let mut p = vec![tokens[i]];
+            while let Some(up) = parents[i] {
+                p.push(tokens[up]);
+                i = up;
+            }
+            p.reverse();
+            p
+        })
+        .collect()
+}
+
+#[test]
+fn every_shipped_pool_gives_the_targets_output_and_merges_its_chains_once() {
+    let m = flex();
+    let d = &m.device;
+    let clock = native_clock();
+    let lab = Lab::new(m, Lang::En, &clock);
+    let gamma = 3;
+    for boosted in [true, false] {
+        for n in 1..=POOL.max as usize {
+            let pool = draft_file::shipped_pool(boosted, n, d).unwrap();
+            let r = read_sync(pool_report(
+                &lab,
+                &pool,
+                Some(boosted),
+                gamma,
+                12,
+                &mut |_, _| {},
+            ))
+            .unwrap();
+            assert_eq!(r.identical, 12, "pool of {n}, boosted {boosted}: {r:?}");
+            assert_eq!(r.coverage.len(), n);
+            assert!(
+                r.coverage.windows(2).all(|w| w[1].pool >= w[0].pool),
+                "{r:?}"
+            );
+        }
+    }
+    // Each step's tree against the members' own greedy chains from the same context.
+    let pool = draft_file::shipped_pool(true, 4, d).unwrap();
+    let config = |method, max_len, trace| Config {
+        method,
+        max_len,
+        eos: Some(EOS),
+        trace,
+    };
+    let mut steps = 0;
+    for w in likesworld::prompts(3) {
+        let prompt = w.prompt();
+        let mut target = Cached::new(&m.target, d, 1.0);
+        let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
+        let merge = Method::Merge {
+            gamma,
+            rule: TreeRule::Greedy,
+        };
+        let g = read_sync(generate(
+            &mut target,
+            &mut drafts,
+            &prompt,
+            &config(merge, MAX_LEN, true),
+            &mut Seeded::new(0),
+            &clock,
+        ))
+        .unwrap();
+        for step in &g.trace {
+            let ctx: Vec<u32> = prompt
+                .iter()
+                .chain(&g.output[..step.before])
+                .copied()
+                .collect();
+            if ctx.len() + gamma + 1 > MAX_LEN {
+                continue;
+            }
+            let mut union = BTreeSet::new();
+            for p in &pool {
+                let mut alone = Cached::new(p, d, 1.0);
+                let chain = read_sync(generate(
+                    &mut alone,
+                    &mut [],
+                    &ctx,
+                    &config(Method::Target { greedy: true }, ctx.len() + gamma, false),
+                    &mut Seeded::new(0),
+                    &clock,
+                ))
+                .unwrap()
+                .output;
+                for k in 1..=chain.len() {
+                    union.insert(chain[..k].to_vec());
+                }
+            }
+            let tree = paths(&step.tree.tokens, &step.tree.parents);
+            assert_eq!(tree.len(), step.tree.tokens.len(), "no node twice");
+            assert_eq!(tree, union, "the merged tree is the union of the chains");
+            steps += 1;
+        }
+    }
+    assert!(steps > 10, "{steps} steps checked");
+}
