@@ -152,35 +152,18 @@ pub async fn pool_report(
             pool: count(&covered) / total.max(1) as f64,
         });
     }
-    // The wall clock: one prompt at a time, the target alone, then the pool.
+    // The wall clock: one prompt at a time, the target alone, then the pool; the first prompt
+    // once untimed before (the first calls pay for allocations and warm caches).
+    let alone = Method::Target { greedy: true };
+    if let Some(p) = prompts.first() {
+        timed(lab, &[], p, &config(alone.clone())).await?;
+        timed(lab, pool, p, &config(merge.clone())).await?;
+    }
     let mut target_us = 0.0;
     let mut spec_us = 0.0;
     for p in &prompts {
-        let mut t = Cached::new(&m.target, d, 1.0);
-        let start = (lab.clock)();
-        generate(
-            &mut t,
-            &mut [],
-            p,
-            &config(Method::Target { greedy: true }),
-            &mut Seeded::new(0),
-            lab.clock,
-        )
-        .await?;
-        target_us += (lab.clock)() - start;
-        let mut t = Cached::new(&m.target, d, 1.0);
-        let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
-        let start = (lab.clock)();
-        generate(
-            &mut t,
-            &mut drafts,
-            p,
-            &config(merge.clone()),
-            &mut Seeded::new(0),
-            lab.clock,
-        )
-        .await?;
-        spec_us += (lab.clock)() - start;
+        target_us += timed(lab, &[], p, &config(alone.clone())).await?;
+        spec_us += timed(lab, pool, p, &config(merge.clone())).await?;
         done += 1;
         progress(done, n);
     }
@@ -199,6 +182,30 @@ pub async fn pool_report(
         target_ms: target_us / 1e3,
         speculative_ms: spec_us / 1e3,
     })
+}
+
+/// One generation of `prompt` by the lab's target with `pool`'s members as its drafts (none: the
+/// target alone), fresh caches; its wall time in µs.
+async fn timed(
+    lab: &Lab<'_>,
+    pool: &[Decoder],
+    prompt: &[u32],
+    config: &Config,
+) -> Result<f64, Error> {
+    let d = &lab.models.device;
+    let mut target = Cached::new(&lab.models.target, d, 1.0);
+    let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
+    let start = (lab.clock)();
+    generate(
+        &mut target,
+        &mut drafts,
+        prompt,
+        config,
+        &mut Seeded::new(0),
+        lab.clock,
+    )
+    .await?;
+    Ok((lab.clock)() - start)
 }
 
 /// The corpus a draft distils from (natively): `n` training worlds; for the target's teachers

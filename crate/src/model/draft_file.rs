@@ -12,12 +12,17 @@ use burn::store::burn_pack::{Bytes, Reader};
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use burn::tensor::Device;
 
-/// The widths, depths and head counts a trained draft may have: up to ≈ 1.1 M parameters
-/// (4.4 MB; training keeps a few copies of it, well within a browser tab).
+/// The widths, depths and head counts a trained draft may have: up to ≈ 3.2 M parameters
+/// (12.8 MB as a file, under the 16 MiB a weights file may have; training keeps a few copies of
+/// it, within a browser tab).
 pub const D_MODEL: Range = Range::new("d", 4.0, 256.0);
 pub const LAYERS: Range = Range::new("layers", 1.0, 4.0);
 pub const HEADS: Range = Range::new("heads", 1.0, 16.0);
 pub const D_FF: Range = Range::new("d_ff", 4.0, 1024.0);
+
+/// The largest weight a draft file may hold (trained ones stay within a few units): with every
+/// weight within it, LayerNorm keeps the activations and so the logits finite.
+const MAX_WEIGHT: f32 = 1e4;
 
 /// The metadata key that marks a draft file and the one that holds its head count.
 const MARK: (&str, &str) = ("specdec", "likesworld-draft");
@@ -52,12 +57,20 @@ pub fn shape(text: &str) -> Result<DecoderConfig, Error> {
         (heads, &HEADS),
         (d_ff, &D_FF),
     ]) {
-        let n: usize = s.parse().map_err(|_| {
-            bad(Text::new(
-                format!("{} {s:?} is not a whole number", range.name),
-                format!("{} {s:?} 不是整数", range.name),
-            ))
-        })?;
+        let digits = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let n: usize = match s.parse() {
+            Ok(n) => n,
+            // All digits but too long for a number: out of the range, said as such.
+            Err(_) if digits => {
+                return Err(range.check(s.parse().unwrap_or(f64::INFINITY)).unwrap_err())
+            }
+            Err(_) => {
+                return Err(bad(Text::new(
+                    format!("{} {s:?} is not a whole number", range.name),
+                    format!("{} {s:?} 不是整数", range.name),
+                )))
+            }
+        };
         range.check(n as f64)?;
         *v = n;
     }
@@ -185,6 +198,27 @@ fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
             format!("词表 {}、{} 个位置：不是 LikesWorld 草稿（词表 {VOCAB}、至少 {MAX_LEN} 个位置）", token[0], position[0]),
         )));
     }
+    // A trained draft's weights are small numbers; non-finite or huge ones would make its
+    // distributions NaN, which no verification rule should be handed.
+    for t in &tensors {
+        let bytes = t.to_bytes().map_err(|e| bad(e.to_string().into()))?;
+        let wild = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .find(|w| !w.is_finite() || w.abs() > MAX_WEIGHT);
+        if let Some(w) = wild {
+            return Err(bad(Text::new(
+                format!(
+                    "{} holds {w}: a trained draft's weights are finite and within ±{MAX_WEIGHT}",
+                    t.name
+                ),
+                format!(
+                    "{} 里有 {w}：训练出的草稿权重应是有限值，且在 ±{MAX_WEIGHT} 以内",
+                    t.name
+                ),
+            )));
+        }
+    }
     let text = format!("{},{layers},{heads},{}", token[1], up[1]);
     let mut config = shape(&text).map_err(|e| bad(e.to_string().into()))?;
     config.max_positions = position[0];
@@ -240,6 +274,72 @@ pub fn shipped_pool(boosted: bool, n: usize, device: &Device) -> Result<Vec<Deco
         .iter()
         .enumerate()
         .map(|(i, bytes)| from_bytes(bytes, &pool_file(boosted, i), device).map(|(m, _)| m))
+        .collect()
+}
+
+/// The file a page hands over for member `i` of a pool (`pool/boost-1` …, as
+/// `pkg/weights/pool/` holds them): which pool and which member, or `None` for another name.
+pub fn pool_member(name: &str) -> Option<(bool, usize)> {
+    let file = name.strip_prefix("pool/")?;
+    (0..POOL.max as usize)
+        .flat_map(|i| [(true, i), (false, i)])
+        .find(|&(b, i)| pool_file(b, i).strip_suffix(".bpk") == Some(file))
+}
+
+/// The pools' files handed over by the page (wasm: downloaded from `pkg/weights/pool/` only for
+/// the experiment that runs them).
+#[cfg(target_arch = "wasm32")]
+static PROVIDED_POOL: [[std::sync::OnceLock<Vec<u8>>; 4]; 2] =
+    [const { [const { std::sync::OnceLock::new() }; 4] }; 2];
+
+/// Hands this module member `i` of a pool; checked (a draft file of a shape [`shape`] accepts)
+/// before it is kept, and a second call must bring the same bytes. Natively the pools are
+/// embedded: the bytes must be those.
+pub fn provide_pool(boosted: bool, i: usize, bytes: &[u8]) -> Result<(), Error> {
+    let name = pool_file(boosted, i);
+    #[cfg(target_arch = "wasm32")]
+    let kept = PROVIDED_POOL[usize::from(boosted)][i]
+        .get()
+        .map(Vec::as_slice);
+    #[cfg(not(target_arch = "wasm32"))]
+    let kept = Some(SHIPPED_POOLS[usize::from(boosted)][i]);
+    if let Some(kept) = kept {
+        return if kept == bytes {
+            Ok(())
+        } else {
+            Err(file_bad(
+                &name,
+                Text::new(
+                    "differ from the weights this module already has for it",
+                    "与这个模块已有的权重不同",
+                ),
+            ))
+        };
+    }
+    read_shape(bytes, &name)?;
+    #[cfg(target_arch = "wasm32")]
+    let _ = PROVIDED_POOL[usize::from(boosted)][i].set(bytes.to_vec());
+    Ok(())
+}
+
+/// The first `n` members of the shipped pool (wasm: as the page handed them over).
+#[cfg(target_arch = "wasm32")]
+pub fn shipped_pool(boosted: bool, n: usize, device: &Device) -> Result<Vec<Decoder>, Error> {
+    POOL.check(n as f64)?;
+    (0..n)
+        .map(|i| {
+            let name = pool_file(boosted, i);
+            let bytes = PROVIDED_POOL[usize::from(boosted)][i].get().ok_or_else(|| {
+                Error::Unavailable {
+                    what: "model weights",
+                    why: Text::new(
+                        format!("{name} was not handed to this module yet (the page downloads it from pkg/weights/pool/)"),
+                        format!("{name} 还没有交给这个模块（页面从 pkg/weights/pool/ 下载它）"),
+                    ),
+                }
+            })?;
+            from_bytes(bytes, &name, device).map(|(m, _)| m)
+        })
         .collect()
 }
 

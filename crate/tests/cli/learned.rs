@@ -82,6 +82,45 @@ fn a_trained_draft_is_written_reported_and_decodes_through_draft_file() {
         ],
         "/no/such/file.bpk",
     );
+    // Where no draft model runs, the file is refused rather than ignored.
+    check_error(
+        &[
+            "likesworld",
+            "medusa",
+            "--draft-file",
+            out,
+            "--prompts",
+            "2",
+        ],
+        "runs no draft model",
+    );
+    check_error(
+        &["likesworld", "boost", "--draft-file", out, "--prompts", "2"],
+        "runs no draft model",
+    );
+    // A directory is not a file (refused before it is read).
+    let d = dir.to_str().unwrap();
+    check_error(
+        &["likesworld", "greedy", "--draft-file", d, "--gamma", "2"],
+        "not a regular file",
+    );
+    // --out is checked before a minute of training.
+    check_error(
+        &[
+            "train",
+            "--model",
+            "draft",
+            "--shape",
+            "a",
+            "--out",
+            "/no/such/dir/x.bpk",
+        ],
+        "its directory does not exist",
+    );
+    check_error(
+        &["train", "--model", "draft", "--shape", "a", "--out", d],
+        "not a file name",
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

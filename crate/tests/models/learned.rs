@@ -4,6 +4,7 @@
 //! not, gives the target's own greedy output, and each step's merged tree is exactly the union
 //! of the members' greedy chains, shared prefixes once.
 
+use burn::module::Module;
 use burn::tensor::{read_sync, Device, Int, Tensor, TensorData};
 use specdec::clock::native_clock;
 use specdec::decode::chance::Seeded;
@@ -139,6 +140,29 @@ fn a_saved_draft_reads_back_as_the_same_draft_and_bad_files_are_refused() {
         "{}",
         refused(&foreign)
     );
+    // Weights that are not numbers (or absurdly large) would make the draft's distributions NaN.
+    for poison in [f32::NAN, f32::INFINITY, 1e30] {
+        let bad = draft.clone().map(&mut Scale(poison));
+        let file = to_bytes(&bad, &config).unwrap();
+        assert!(
+            refused(&file).contains("a trained draft's weights are finite"),
+            "{poison}: {}",
+            refused(&file)
+        );
+    }
+}
+
+/// Multiplies every parameter by a number (a poisoned file's weights).
+struct Scale(f32);
+
+impl burn::module::ModuleMapper for Scale {
+    fn map_float<const D: usize>(
+        &mut self,
+        param: burn::module::Param<Tensor<D>>,
+    ) -> burn::module::Param<Tensor<D>> {
+        let (id, t, _) = param.consume();
+        burn::module::Param::initialized(id, t.mul_scalar(self.0))
+    }
 }
 
 /// The root-to-node paths of a tree, one per node.

@@ -37,10 +37,12 @@ LikesWorld models (native):
   train               --model medusa [--heads K] | eagle | eagle-ttt [--rollout R] --seed S [--steps N] [--batch B]
                       a draft on the shipped target's features (Medusa heads, EAGLE, EAGLE + training-time test)
   train               --model draft --shape a|b|d,layers,heads,d_ff [--teacher greedy|kl|text] [--steps N] [--seed S]
-                      [--corpus W] [--out FILE]   a draft distilled from the target (lecture §4.2), written to FILE
-                      (draft.bpk unless told; the shipped weights stay as they are), then checked: α, tokens per call
-  train               --model pool [--pool 1-4] [--no-filter] [--steps N] [--seed S] [--out-dir DIR]
-                      collective boost-tuning: each next small model trained only where the earlier ones miss
+                      [--batch B] [--corpus W] [--out FILE] [--gamma G] [--prompts P] [--backend flex|ndarray]
+                      a draft distilled from the target (lecture §4.2), written to FILE (draft.bpk unless told;
+                      the shipped weights stay as they are), then checked: α, tokens per call of its chain of γ
+  train               --model pool [--pool 1|2|3|4] [--no-filter] [--shape S] [--steps N] [--seed S] [--batch B]
+                      [--corpus W] [--out-dir DIR]   collective boost-tuning: each next small model trained only
+                      where the earlier ones miss (rewrites the shipped pool in crate/assets/pool/ unless --out-dir)
   likesworld accuracy --model M [--worlds N] [--seed S] [--backend flex|ndarray|wgpu]
   tree-attention      --config \"<2,2,1>\" [--prompts N] [--model M] [--backend flex|ndarray|wgpu] [--no-cache]
   model-bench         [--backend flex|ndarray|wgpu] [--runs N]   (per-call latency; c = draft/target)
@@ -51,7 +53,8 @@ LikesWorld models (native):
 
 Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]
 and [--target-width R]: the target widened R×, its answers the trained target's; and
-[--draft-file FILE]: a draft trained by `train --model draft` in the place of the one --draft names):
+[--draft-file FILE]: a draft trained by `train --model draft` in the place of both shipped drafts,
+refused by the experiments that run no draft model):
   likesworld acceptance [--prompts N]                    acceptance by token kind, drafts A and B
   likesworld greedy     --draft a|b --gamma G [--prompts N] [--seed S]   (greedy is deterministic: the seed changes nothing)
   likesworld sample     --draft a|b --gamma G [--prompts N] [--repeats R] [--seed S] [--variant V]
@@ -66,7 +69,7 @@ and [--target-width R]: the target widened R×, its answers the trained target's
                                                           the published serving figures (EAGLE-3 paper)
                         every speedup also takes [--offload] (wgpu only): the target's weights stay in host memory
                         and cross to the GPU before every target call (lecture §4.6); the crossing is timed alone
-  likesworld boost      [--pool 1|2|3|4] [--no-filter] [--gamma G] [--prompts P]
+  likesworld boost      [--pool 1|2|3|4] [--no-filter] [--gamma G] [--prompts P] [--pool-dir DIR]
                         the shipped boost-tuned pool (or the control trained without the filter): the members'
                         chains merged into one tree (lecture §4.2), VerifyGreedy; coverage, tokens per call, speedup
   likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]

@@ -2,7 +2,7 @@
 //! §5.2, §4.7) and the §6 table measured. Each reads its options into one `specdec::lab`
 //! experiment, runs it as the page does (`options::run`), and prints its report.
 
-use super::options::{models, prompts, run, value};
+use super::options::{models, models_without_draft, prompts, run, value};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
 use specdec::i18n::Lang;
@@ -107,7 +107,7 @@ fn report(
         prompts: n,
         seed,
     });
-    let m = models(o)?;
+    let m = models_without_draft(o, "a draft on the target's hidden states")?;
     let Outcome::Hidden { report: r, .. } = run(o, &experiment, &m)? else {
         unreachable!("a hidden-state experiment reports its draft")
     };

@@ -3,7 +3,7 @@
 //! use; `train --model pool` boost-tunes a pool (the shipped one, or a file per member with
 //! `--out-dir`); `likesworld boost` measures the shipped pool's merged tree (native only).
 
-use super::options::{backend, models, prompts};
+use super::options::{backend, models_without_draft, prompts};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use serde_json::json;
@@ -71,6 +71,7 @@ fn train_draft(o: &mut Opts) -> Result<Report, Usage> {
     let gamma = o.count(&GAMMA, Some(CHECK_GAMMA))?;
     let n = prompts(o, CHECK_PROMPTS)?;
     let out = PathBuf::from(o.take("out").unwrap_or_else(|| "draft.bpk".into()));
+    writable_file(&out)?;
     let models = read_sync(Models::load(backend(o)?))?;
     o.finish()?;
     let clock = native_clock();
@@ -122,6 +123,24 @@ fn train_draft(o: &mut Opts) -> Result<Report, Usage> {
     })
 }
 
+/// Where `--out` will write, checked before a minute of training: a file name in a directory
+/// that exists.
+fn writable_file(out: &std::path::Path) -> Result<(), Usage> {
+    let bad = |why: &str| {
+        Err(Usage(format!(
+            "train: --out {:?}: {why}",
+            out.display().to_string()
+        )))
+    };
+    if out.as_os_str().is_empty() || out.is_dir() {
+        return bad("not a file name");
+    }
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => bad("its directory does not exist"),
+        _ => Ok(()),
+    }
+}
+
 fn check_row(r: &PoolReport) -> (String, String) {
     row(
         &format!("greedy γ {}, {} prompts", r.gamma, r.prompts),
@@ -151,6 +170,12 @@ fn train_pool(o: &mut Opts) -> Result<Report, Usage> {
         .take("out-dir")
         .map(PathBuf::from)
         .unwrap_or_else(draft_file::pool_dir);
+    if dir.as_os_str().is_empty() || dir.is_file() {
+        return Err(Usage(format!(
+            "train: --out-dir {:?} is not a directory",
+            dir.display().to_string()
+        )));
+    }
     let models = read_sync(Models::load(backend(o)?))?;
     o.finish()?;
     let clock = native_clock();
@@ -183,7 +208,7 @@ fn train_pool(o: &mut Opts) -> Result<Report, Usage> {
         rows.push(row(
             &format!("member {}", i + 1),
             format!(
-                "trained on {} samples, covers {:.1}% alone, the pool {:.1}%: {}",
+                "trained on {} samples; of the training corpus it covers {:.1}% alone, the pool {:.1}%: {}",
                 m.samples,
                 100.0 * m.coverage,
                 100.0 * m.pool_coverage,
@@ -210,7 +235,7 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
     let gamma = o.count(&GAMMA, Some(CHECK_GAMMA))?;
     let n = prompts(o, 100)?;
     let dir = o.take("pool-dir").map(PathBuf::from);
-    let models = models(o)?;
+    let models = models_without_draft(o, "a pool (its members are the drafts)")?;
     o.finish()?;
     let members = match &dir {
         Some(dir) => draft_file::read_pool(dir, filter, pool, &models.device)?,

@@ -1,7 +1,7 @@
 //! The LikesWorld model commands: `train`, `likesworld accuracy`, `tree-attention`,
 //! `model-bench`, `roofline-measure` and `likesworld widen-check` (native only).
 
-use super::options::{backend, models, offload, prompts, width};
+use super::options::{backend, models_without_draft, offload, prompts, width};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::module::Module;
 use burn::tensor::read_sync;
@@ -132,7 +132,11 @@ pub fn train(o: &mut Opts) -> Result<Report, Usage> {
     if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == name) {
         return train_hidden(o, kind);
     }
-    let kind = ModelKind::parse(&name)?;
+    let kind = ModelKind::parse(&name).map_err(|_| {
+        Usage(format!(
+            "train: unknown model {name:?} (known: target, draft-a, draft-b, medusa, eagle, eagle-ttt, draft, pool)"
+        ))
+    })?;
     let mut config = TrainConfig::new(kind, o.number("seed", None)?);
     config.steps = o.count(&STEPS, Some(config.steps))?;
     config.batch = o.count(&TRAIN_BATCH, Some(config.batch))?;
@@ -424,7 +428,7 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
 pub fn widen_check(o: &mut Opts) -> Result<Report, Usage> {
     let r = width(o, "width")?;
     let n = prompts(o, 64)?;
-    let m = models(o)?;
+    let m = models_without_draft(o, "the widening check")?;
     let wide = read_sync(m.with_target_width(r))?;
     let seqs: Vec<Vec<u32>> = held_out(n).iter().map(|w| w.tokens()).collect();
     let a = read_sync(widen::agreement(&m.target, &wide.target, &seqs, &m.device))?;

@@ -30,28 +30,53 @@ pub fn models(o: &mut Opts) -> Result<Models, Usage> {
     Ok(read_sync(m.with_target_width(width))?)
 }
 
-/// `--draft-file FILE`: a draft trained by `specdec train --model draft` in the place of the
-/// draft that `--draft` names (draft A unless told); a file that is not such a draft is refused
-/// before anything runs.
+/// `--draft-file FILE`: a draft trained by `specdec train --model draft` in the place of both
+/// shipped drafts, so that whichever draft model the experiment runs is this one; a file that is
+/// not such a draft is refused before anything runs.
 fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
     let Some(path) = o.take("draft-file") else {
         return Ok(models);
     };
-    let slot = match Draft::parse(o.peek("draft").unwrap_or("a")) {
-        Ok(Draft::B) => ModelKind::DraftB,
-        _ => ModelKind::DraftA,
-    };
-    let bytes = std::fs::read(&path)
-        .map_err(|e| Usage(format!("{}: --draft-file {path}: {e}", o.command)))?;
+    let fail = |why: String| Usage(format!("{}: --draft-file {path:?}: {why}", o.command));
+    // Its size before its bytes: a device or a huge file is refused without being read.
+    let meta = std::fs::metadata(&path).map_err(|e| fail(e.to_string()))?;
+    let limit = specdec::model::weights::MAX_WEIGHTS_BYTES as u64;
+    if !meta.is_file() || meta.len() > limit {
+        return Err(fail(format!(
+            "not a regular file of at most {limit} bytes (a draft's file is far smaller)"
+        )));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| fail(e.to_string()))?;
     let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.device)
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
-    Ok(models.with_draft(slot, draft)?)
+    let m = models.with_draft(ModelKind::DraftA, draft.clone())?;
+    Ok(m.with_draft(ModelKind::DraftB, draft)?)
+}
+
+fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
+    match o.peek("draft-file") {
+        Some(_) => Err(Usage(format!(
+            "{}: --draft-file: {what} runs no draft model, so a trained draft has no place here",
+            o.command
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// [`models`] for an experiment that runs no draft model (Medusa, EAGLE, a pool, a drafter without
+/// a model): `--draft-file` is refused, naming why, rather than ignored.
+pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
+    return_if_draft_file(o, what)?;
+    models(o)
 }
 
 /// [`models`] for the wall-clock commands, which report what crossed: with `--offload` the
 /// target's weights cross to the GPU before every target call (wgpu only, refused on the CPU
 /// backends before any model loads).
 pub fn timed_models(o: &mut Opts) -> Result<Models, Usage> {
+    if o.peek("drafter").is_some() {
+        return_if_draft_file(o, "a drafter without a model")?;
+    }
     let width = width(o, "target-width")?;
     let backend = backend(o)?;
     let offload = offload(o, backend)?;
@@ -86,8 +111,8 @@ pub fn width(o: &mut Opts, option: &str) -> Result<usize, Usage> {
     Ok(r)
 }
 
-/// `--draft a|b`, required unless a default is given or `--draft-file` brings the draft (then
-/// it takes draft A's place unless `--draft b` says otherwise).
+/// `--draft a|b`, required unless a default is given or `--draft-file` brings the draft (which
+/// takes both drafts' places).
 pub fn draft(o: &mut Opts, default: Option<&str>) -> Result<Draft, Usage> {
     let default = default.or(o.peek("draft-file").map(|_| "a"));
     let name = match default {
