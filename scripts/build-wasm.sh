@@ -31,6 +31,9 @@ cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg
 # The drafts on the target's hidden states: downloaded only by the experiments that run them.
 mkdir -p pkg/weights/hidden
 cp crate/assets/medusa.bpk crate/assets/eagle.bpk crate/assets/eagle-ttt.bpk pkg/weights/hidden/
+# The boost-tuned pools and their control (lecture §4.2): downloaded only by the widget that runs them.
+mkdir -p pkg/weights/pool
+cp crate/assets/pool/*.bpk pkg/weights/pool/
 if [ "$which" != gpu ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
   cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray

@@ -19,6 +19,16 @@ export async function setControl(page, widget, key, value) {
 export const text = (page, sel) => page.$eval(sel, (el) => el.textContent.replace(/\s+/g, ' ').trim());
 export const alertOf = (page, w) => text(page, `[data-widget="${w}"] [role="alert"]`);
 export const rowsOf = (page, sel) => page.$$eval(`${sel} tr`, (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent.trim()).join(' ')));
+/** What of widget `w` is wider than the window (a phone's): the page, its figure `figure`, a paragraph. */
+export const tooWide = (page, w, figure) => page.evaluate(([name, sel]) => {
+  const out = [];
+  const root = document.querySelector(`[data-widget="${name}"]`);
+  if (document.scrollingElement.scrollWidth > innerWidth) out.push(`page ${document.scrollingElement.scrollWidth}`);
+  const svg = root.querySelector(sel).getBoundingClientRect();
+  if (svg.right > innerWidth + 0.5) out.push(`figure ends at ${svg.right}`);
+  for (const p of root.querySelectorAll('p')) if (p.scrollWidth > p.clientWidth + 1) out.push(`a paragraph ${p.scrollWidth} > ${p.clientWidth}`);
+  return out;
+}, [w, figure]);
 export const alertShown = (page, w) => page.$eval(`[data-widget="${w}"] [role="alert"]`, (el) => el.classList.contains('shown'));
 
 /** Waits until the decoding (resp. model-free) widget has finished `n` worker jobs in all. */

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
-import { setControl, text, alertOf, rowsOf } from './helpers.mjs';
+import { setControl, text, alertOf, rowsOf, tooWide } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -146,16 +146,7 @@ test('tree vs paths in Chinese, at 390 px: the numbers, the Figure 11 sentence, 
   assert.match(all, /两种方式给每个提示词的判定都相同/);
   assert.doesNotMatch(all, /Figure|tokens|verdict/);
   assert.match(await page.$eval(`${W} .tp-plot svg`, (s) => s.textContent), /树形并行/);
-  const wide = await page.evaluate(() => {
-    const out = [];
-    const root = document.querySelector('[data-widget="treepaths"]');
-    if (document.scrollingElement.scrollWidth > innerWidth) out.push(`page ${document.scrollingElement.scrollWidth}`);
-    const svg = root.querySelector('.tp-plot svg').getBoundingClientRect();
-    if (svg.right > innerWidth + 0.5) out.push(`figure ends at ${svg.right}`);
-    for (const p of root.querySelectorAll('p')) if (p.scrollWidth > p.clientWidth + 1) out.push(`a paragraph ${p.scrollWidth} > ${p.clientWidth}`);
-    return out;
-  });
-  assert.deepEqual(wide, []);
+  assert.deepEqual(await tooWide(page, 'treepaths', '.tp-plot svg'), []);
   assert.deepEqual(errors, []);
   await page.close();
 });

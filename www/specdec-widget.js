@@ -3,7 +3,7 @@
 //   <script type="module" src="…/specdec-widget.js"></script>
 //   <specdec-widget kind="theory" alpha="0.8" gamma="5" hide="gamma"></specdec-widget>
 //
-// kind: which widget (roofline, measured, theory, exactness, multidraft, tree, treepaths, likesworld,
+// kind: which widget (roofline, measured, theory, exactness, multidraft, tree, boost, treepaths, likesworld,
 // decoding, modelfree, exercises; docs.html lists each one's attributes). Every other attribute named like one of its controls sets that control, validated
 // as a URL value is (out of range: clamped, with a message in the widget); changing one at run
 // time redraws. hide="c,gamma" hides those controls; compact drops the title and introduction.
@@ -11,7 +11,7 @@
 // ancestor's lang, usually the host page's <html lang>, so each element on a page may speak its
 // own; a language it does not have reads as English, with a note for its own lang attribute.
 // Changing a lang, the element's or an ancestor's, draws it again in the new language.
-// Model widgets (decoding, likesworld, modelfree; measured and treepaths always) wait for their Run button,
+// Model widgets (decoding, likesworld, modelfree; measured, boost and treepaths always) wait for their Run button,
 // which says what a run will cost, so that opening the notes computes nothing; `autorun` runs
 // them at once. After the first Run, every change runs again by itself. Share makes a link to
 // embed.html that keeps the state and all of these (hide, compact, lang, autorun).

@@ -1,20 +1,24 @@
 // The trained models' weights, which neither wasm module embeds: the three models' Burnpack
 // files, which the page downloads once (engine.js) and hands to every module instance it starts,
 // in the page and in its workers (`provide_weights`); and the three drafts on the target's hidden
-// states, which a worker fetches from `hidden/` only for the jobs that run them.
+// states, which a worker fetches from `hidden/` only for the jobs that run them; and the pools of
+// small models of lecture §4.2, from `pool/`, likewise.
 import { tr } from './i18n.js';
 
 const MODELS = ['target', 'draft-a', 'draft-b'];
 
-/** Fetches the three files under `base` (a URL ending in /); resolves to { model: ArrayBuffer }. */
-export async function fetchWeights(base) {
-  const files = await Promise.all(MODELS.map(async (m) => {
+/** Fetches `names` (paths under `base` without .bpk); resolves to { name: ArrayBuffer }. */
+async function fetchAll(base, names) {
+  const files = await Promise.all(names.map(async (m) => {
     const r = await fetch(new URL(`${m}.bpk`, base));
     if (!r.ok) throw new Error(tr(`the weights of ${m} could not be downloaded (HTTP ${r.status})`, `${m} 的权重无法下载（HTTP ${r.status}）`));
     return r.arrayBuffer();
   }));
-  return Object.fromEntries(MODELS.map((m, i) => [m, files[i]]));
+  return Object.fromEntries(names.map((m, i) => [m, files[i]]));
 }
+
+/** Fetches the three files under `base` (a URL ending in /); resolves to { model: ArrayBuffer }. */
+export const fetchWeights = (base) => fetchAll(base, MODELS);
 
 /** Hands the weights `ws` (as fetchWeights resolves) to a module instance; returns the instance. */
 export function provideWeights(engine, ws) {
@@ -29,12 +33,8 @@ const HIDDEN = ['medusa', 'eagle', 'eagle-ttt'];
 
 /** Fetches the hidden-state drafts under `base`/hidden/; resolves to { draft: ArrayBuffer }. */
 export async function fetchHidden(base) {
-  const files = await Promise.all(HIDDEN.map(async (m) => {
-    const r = await fetch(new URL(`hidden/${m}.bpk`, base));
-    if (!r.ok) throw new Error(tr(`the weights of ${m} could not be downloaded (HTTP ${r.status})`, `${m} 的权重无法下载（HTTP ${r.status}）`));
-    return r.arrayBuffer();
-  }));
-  return Object.fromEntries(HIDDEN.map((m, i) => [m, files[i]]));
+  const ws = await fetchAll(base, HIDDEN.map((m) => `hidden/${m}`));
+  return Object.fromEntries(HIDDEN.map((m) => [m, ws[`hidden/${m}`]]));
 }
 
 /** Hands the hidden-state drafts' weights to a module instance (a repeat is a no-op). */
@@ -54,3 +54,19 @@ export function needsHidden(name, params) {
   const step = params?.experiment === 'step' && !['chain', 'tree', undefined].includes(params.stepkind);
   return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || step);
 }
+
+// The pools of small models boost-tuned as SpecInfer's (and the control, trained without the
+// filter), four of each: fetched from `pool/` only for the learned-speculators widget's job.
+const POOL = ['boost', 'plain'].flatMap((k) => [1, 2, 3, 4].map((i) => `pool/${k}-${i}`));
+
+/** Fetches the pools' files under `base`/pool/; resolves to { 'pool/boost-1': ArrayBuffer, … }. */
+export const fetchPool = (base) => fetchAll(base, POOL);
+
+/** Hands the pools' weights to a module instance (a repeat is a no-op). */
+export function providePool(engine, ws) {
+  for (const m of POOL) engine.provide_weights(m, new Uint8Array(ws[m]));
+  return engine;
+}
+
+/** Whether a job runs the boost-tuned pools (so that its worker fetches them first). */
+export const needsPool = (name) => name === 'boost_pools';

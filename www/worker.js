@@ -19,7 +19,7 @@
 // why. Neither module embeds the models' weights: the page downloads them once and passes them
 // in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
-import { fetchHidden, fetchWeights, needsHidden, provideHidden, provideWeights } from './weights.js';
+import { fetchHidden, fetchPool, fetchWeights, needsHidden, needsPool, provideHidden, providePool, provideWeights } from './weights.js';
 
 let cpuReady = null;
 let gpuReady = null;
@@ -45,6 +45,14 @@ function hiddenReady() {
   hidden ??= fetchHidden(new URL('./pkg/weights/', import.meta.url))
     .catch((e) => { hidden = null; throw e; });
   return hidden;
+}
+
+let pool = null; // likewise the boost-tuned pools' weights
+
+function poolReady() {
+  pool ??= fetchPool(new URL('./pkg/weights/', import.meta.url))
+    .catch((e) => { pool = null; throw e; });
+  return pool;
 }
 
 function cpuEngine(module) {
@@ -218,6 +226,11 @@ self.onmessage = async ({ data }) => {
       provideHidden(job.engine, hs);
       // A WebGPU job that loses its device runs again on the CPU module.
       if (job.gpu) provideHidden(await cpuEngine(), hs);
+    }
+    if (needsPool(name)) {
+      const ps = await poolReady();
+      providePool(job.engine, ps);
+      if (job.gpu) providePool(await cpuEngine(), ps);
     }
   } catch (e) {
     // The CPU module or the weights could not be had (the network, a host without CORS).

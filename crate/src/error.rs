@@ -190,6 +190,7 @@ fn noun_zh(what: &str) -> &str {
         "ndarray backend" => "ndarray 后端",
         "parallelism" => "并行方式",
         "paths" => "路径",
+        "pool sizes" => "池大小",
         "step-through" => "逐步查看方式",
         "stochastic verification" => "随机验证方式",
         "teacher" => "教师信号",

@@ -13,6 +13,7 @@
 //! others call the core modules directly; the view then turns the result into the numbers the
 //! widget shows and the figures, in the page's language.
 
+pub mod boost;
 pub mod decoding;
 pub mod exactness;
 pub mod exercises;

@@ -1,6 +1,6 @@
 //! The asynchronous model jobs (run in a worker): LikesWorld's next-token view and latencies, the
 //! decoding widget's experiments, the measured roofline, drafting without a model, a tree verified
-//! per sequence and tree-parallel. Each export is
+//! per sequence and tree-parallel, the boost-tuned pools. Each export is
 //! a few lines over [`Job`], which does what they all do: read the page's language and the
 //! parameters, load the models of a backend once (widened when asked, with the note for a
 //! WebGPU job that ran on the CPU), hand the view the clock (`performance.now()`) and a progress
@@ -402,6 +402,23 @@ pub async fn tree_vs_paths(
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
     let view = views::treepaths::treepaths_view(&p, &m, &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// The shipped boost-tuned pools and their control at each pool size (`views::boost`), on
+/// `backend`, the target widened `target_width`× (the page hands over the pools' files first).
+#[wasm_bindgen]
+pub async fn boost_pools(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let job = Job::new(&params, progress)?;
+    let p: views::boost::BoostParams = job.read(params)?;
+    p.check().map_err(|e| job.fail(e))?;
+    let (m, note) = job.models(&p.backend, p.target_width).await?;
+    let mut tell = job.every_percent(Some(m.backend.name()));
+    let clock = job.clock();
+    let view = views::boost::boost_view(&p, &m, &clock, &mut tell).await;
     job.output(view.map(|v| v.noted(note)))
 }
 

@@ -12,7 +12,7 @@ use crate::i18n::Lang;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
 use crate::model::widen;
-use crate::views::{exactness, modelfree, multidraft, roofline, theory, tree, treepaths};
+use crate::views::{boost, exactness, modelfree, multidraft, roofline, theory, tree, treepaths};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -113,6 +113,7 @@ struct Presets {
     modelfree: Widget<modelfree::ModelfreeParams>,
     tree: Widget<tree::TreeParams>,
     treepaths: Widget<treepaths::TreePathsParams>,
+    boost: Widget<boost::BoostParams>,
     target_width: Range,
     widths: Vec<Width>,
     version: &'static str,
@@ -219,6 +220,14 @@ pub fn presets() -> Result<JsValue, JsError> {
                 ("prompts", crate::lab::paths::PROMPTS),
             ],
             treepaths::TreePathsParams::default(),
+        ),
+        boost: widget(
+            &[
+                ("gamma", params::GAMMA),
+                ("prompts", params::PROMPTS),
+                ("pool", crate::model::draft_file::POOL),
+            ],
+            boost::BoostParams::default(),
         ),
         target_width: widen::WIDTH,
         widths: widen::WIDTHS

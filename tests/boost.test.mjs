@@ -1,0 +1,84 @@
+// Browser tests of the boost-tuned pools (lecture §4.2, issue 33): a run downloads the pools once
+// and shows, per pool size, the boost-tuned pool and the control — tokens per call, tree size,
+// coverage, greedy identity, speedup — with the slides' figure worded from the numbers, in
+// English and in Chinese; at 390 px nothing makes the page scroll sideways; bad values get one
+// clear message and the widget keeps working.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { text, alertOf, rowsOf, tooWide } from './helpers.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+const W = '[data-widget="boost"]';
+const measured = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="boost"]')?.dataset.decoded || 0) >= k, n, { timeout: 240_000 });
+
+/** The table's rows after the header: [models, trained, tokens/call, nodes/call, covers, identical, speedup]. */
+async function rows(page) {
+  const all = await rowsOf(page, `${W} table.bt-rows`);
+  return all.slice(1).map((r) => r.split(' '));
+}
+
+test('boost: pools of 1, 2 and 4 — tokens per call rise with the pool, boost-tuned beats the control, every output the target’s', async () => {
+  const { page, errors } = await open(env, '?boost.prompts=10');
+  const pools = [];
+  page.on('request', (r) => { if (r.url().includes('/pool/')) pools.push(r.url()); });
+  // Nothing runs (or downloads) until asked: it times this device.
+  assert.equal(await page.$(`${W} table.bt-rows`), null);
+  await page.click(`${W} .bt-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => [x[0], x[1]]), [['1', 'boost-tuned'], ['1', 'no'], ['2', 'boost-tuned'], ['2', 'no'], ['4', 'boost-tuned'], ['4', 'no']].map(([n, t]) => [n, t]));
+  const tokens = (i) => Number(r[i][r[i][1] === 'no' ? 3 : 2]);
+  // A pool of one is the same model either way.
+  assert.equal(tokens(0), tokens(1));
+  assert.ok(tokens(2) > tokens(0) && tokens(4) > tokens(2), r.map((x) => x.join(' ')).join('\n'));
+  assert.ok(tokens(4) > tokens(5), 'the boost-tuned pool of 4 beats the control');
+  for (const x of r) assert.equal(x[x.length - 2], '10/10', x.join(' '));
+  const all = await text(page, `${W} .bt-result`);
+  assert.match(all, /as in the slides’ figure, where 1 → 2 → 4 small models verify more tokens per step/);
+  assert.match(all, /Every output is identical to the target’s own greedy output \(6 runs of 10 prompts\)/);
+  assert.match(await text(page, `${W} .bt-status`), /Measured on flex/);
+  assert.match(await page.$eval(`${W} .bt-plot svg`, (s) => s.textContent), /boost-tuned/);
+  assert.equal(pools.length, 8, pools.join('\n'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('boost in Chinese, at 390 px, embedded: the numbers, the sentence, nothing wider than the phone', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=boost&lang=zh&pools=1,2&prompts=10', { width: 390, height: 844 });
+  await page.click(`${W} .bt-go`);
+  await measured(page, 1);
+  const r = await rows(page);
+  assert.deepEqual(r.map((x) => [x[0], x[1], x[x.length - 2]]), [['1', 'boost-tuning', '10/10'], ['1', '不过滤', '10/10'], ['2', 'boost-tuning', '10/10'], ['2', '不过滤', '10/10']]);
+  const all = await text(page, `${W} .bt-result`);
+  assert.match(all, /和讲义的图一样/);
+  assert.match(all, /每个输出都和目标模型自己的贪心输出相同/);
+  assert.doesNotMatch(all, /tokens|identical|pool covers/);
+  assert.deepEqual(await tooWide(page, 'boost', '.bt-plot svg'), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('boost: bad values get one clear message and the widget keeps working', async () => {
+  const { page, errors } = await open(env, '?boost.pools=1,9&boost.prompts=10');
+  assert.match(await alertOf(page, 'boost'), /pool sizes: “1,9” is not one of the choices; using 1,2,4/);
+  // The engine's own checks, in the worker.
+  const refused = await page.evaluate(async () => {
+    const { runJob } = await import('./engine.js');
+    const why = (p) => runJob('boost_pools', p, null, 'bt-test').promise.then(() => 'ran', (e) => e.message);
+    return [await why({ pools: '2,1' }), await why({ pools: '0' }), await why({ pools: '5' }), await why({ gamma: 0 }), await why({ prompts: 0 })];
+  });
+  assert.match(refused[0], /bad pool sizes "2,1": the sizes must rise/, refused[0]);
+  assert.match(refused[1], /pool = 0 is out of range/, refused[1]);
+  assert.match(refused[2], /pool = 5 is out of range/, refused[2]);
+  assert.match(refused[3], /gamma = 0 is out of range: 1 ≤ γ ≤ 16/, refused[3]);
+  assert.match(refused[4], /prompts = 0 is out of range/, refused[4]);
+  await page.click(`${W} .bt-go`);
+  await measured(page, 1);
+  assert.equal((await rows(page)).length, 6);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
