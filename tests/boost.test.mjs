@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
-import { text, alertOf, rowsOf, tooWide } from './helpers.mjs';
+import { text, alertOf, tooWide } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -15,11 +15,8 @@ after(async () => { await env?.close(); });
 const W = '[data-widget="boost"]';
 const measured = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="boost"]')?.dataset.decoded || 0) >= k, n, { timeout: 240_000 });
 
-/** The table's rows after the header: [models, trained, tokens/call, nodes/call, covers, identical, speedup]. */
-async function rows(page) {
-  const all = await rowsOf(page, `${W} table.bt-rows`);
-  return all.slice(1).map((r) => r.split(' '));
-}
+/** The table's rows after the header, cell by cell: [models, trained, tokens/call, nodes/call, covers, identical, speedup]. */
+const rows = (page) => page.$$eval(`${W} table.bt-rows tr`, (trs) => trs.slice(1).map((r) => [...r.cells].map((c) => c.textContent.trim())));
 
 test('boost: pools of 1, 2 and 4 — tokens per call rise with the pool, boost-tuned beats the control, every output the target’s', async () => {
   const { page, errors } = await open(env, '?boost.prompts=10');
@@ -30,16 +27,16 @@ test('boost: pools of 1, 2 and 4 — tokens per call rise with the pool, boost-t
   await page.click(`${W} .bt-go`);
   await measured(page, 1);
   const r = await rows(page);
-  assert.deepEqual(r.map((x) => [x[0], x[1]]), [['1', 'boost-tuned'], ['1', 'no'], ['2', 'boost-tuned'], ['2', 'no'], ['4', 'boost-tuned'], ['4', 'no']].map(([n, t]) => [n, t]));
-  const tokens = (i) => Number(r[i][r[i][1] === 'no' ? 3 : 2]);
-  // A pool of one is the same model either way.
-  assert.equal(tokens(0), tokens(1));
-  assert.ok(tokens(2) > tokens(0) && tokens(4) > tokens(2), r.map((x) => x.join(' ')).join('\n'));
-  assert.ok(tokens(4) > tokens(5), 'the boost-tuned pool of 4 beats the control');
-  for (const x of r) assert.equal(x[x.length - 2], '10/10', x.join(' '));
+  // A pool of one is the same model either way: one row.
+  assert.deepEqual(r.map((x) => [x[0], x[1]]), [['1', 'either (one model)'], ['2', 'boost-tuned'], ['2', 'no filter'], ['4', 'boost-tuned'], ['4', 'no filter']]);
+  const tokens = (i) => Number(r[i][2]);
+  assert.ok(tokens(1) > tokens(0) && tokens(3) > tokens(1), r.map((x) => x.join(' ')).join('\n'));
+  assert.ok(tokens(3) > tokens(4), 'the boost-tuned pool of 4 beats the control');
+  for (const x of r) assert.equal(x[5], '10/10', x.join(' '));
   const all = await text(page, `${W} .bt-result`);
   assert.match(all, /as in the slides’ figure, where 1 → 2 → 4 small models verify more tokens per step/);
-  assert.match(all, /Every output is identical to the target’s own greedy output \(6 runs of 10 prompts\)/);
+  assert.match(all, /Every output is identical to the target’s own greedy output \(5 pools × 10 prompts\)/);
+  assert.match(all, /boost-tuning gives \d\.\d\d× the control’s tokens per call/);
   assert.match(await text(page, `${W} .bt-status`), /Measured on flex/);
   assert.match(await page.$eval(`${W} .bt-plot svg`, (s) => s.textContent), /boost-tuned/);
   assert.equal(pools.length, 8, pools.join('\n'));
@@ -52,7 +49,7 @@ test('boost in Chinese, at 390 px, embedded: the numbers, the sentence, nothing 
   await page.click(`${W} .bt-go`);
   await measured(page, 1);
   const r = await rows(page);
-  assert.deepEqual(r.map((x) => [x[0], x[1], x[x.length - 2]]), [['1', 'boost-tuning', '10/10'], ['1', '不过滤', '10/10'], ['2', 'boost-tuning', '10/10'], ['2', '不过滤', '10/10']]);
+  assert.deepEqual(r.map((x) => [x[0], x[1], x[5]]), [['1', '两者相同（一个模型）', '10/10'], ['2', 'boost-tuning', '10/10'], ['2', '不过滤', '10/10']]);
   const all = await text(page, `${W} .bt-result`);
   assert.match(all, /和讲义的图一样/);
   assert.match(all, /每个输出都和目标模型自己的贪心输出相同/);
@@ -78,7 +75,21 @@ test('boost: bad values get one clear message and the widget keeps working', asy
   assert.match(refused[4], /prompts = 0 is out of range/, refused[4]);
   await page.click(`${W} .bt-go`);
   await measured(page, 1);
-  assert.equal((await rows(page)).length, 6);
+  assert.equal((await rows(page)).length, 5);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('boost: the pools’ weights that cannot be downloaded give a message and Retry; Retry then measures', async () => {
+  const { page } = await open(env, '?boost.pools=1,2&boost.prompts=10');
+  let fail = true;
+  await page.route('**/pool/**', (route) => (fail ? route.fulfill({ status: 404, body: 'gone' }) : route.fallback()));
+  await page.click(`${W} .bt-go`);
+  await page.waitForFunction(() => Number(document.querySelector('[data-widget="boost"]')?.dataset.failed || 0) >= 1, null, { timeout: 120_000 });
+  assert.match(await text(page, `${W} .bt-status`), /could not be downloaded \(HTTP 404\)/);
+  fail = false;
+  await page.click(`${W} .bt-retry`);
+  await measured(page, 1);
+  assert.equal((await rows(page)).length, 3);
   await page.close();
 });

@@ -100,7 +100,7 @@ export class LoadError extends Error {}
  * 'queued', 'waiting' (in the page's queue; `for`: the names of the jobs it waits for), 'started'
  * (the worker has the job), the core's steps (`Step` in
  * crate/src/wasm/mod.rs: 'loading', 'running', 'timing', 'widening', 'offloading', 'count' with done, total
- * and backend) and the worker's own ('gpu-download', 'device-lost'). The page words it
+ * and backend) and the worker's own ('gpu-download', 'weights-download', 'device-lost'). The page words it
  * (`progressText`); as a string (a caption that interpolates it) it reads in the page's language.
  */
 export class JobStatus {
@@ -132,6 +132,7 @@ export function progressText(st) {
     case 'count': return b ? tr(`${st.done} of ${st.total} on ${b}`, `${st.done} / ${st.total}（${b}）`)
       : tr(`${st.done} of ${st.total}`, `${st.done} / ${st.total}`);
     case 'gpu-download': return tr('downloading the WebGPU engine', '正在下载 WebGPU 引擎');
+    case 'weights-download': return tr('downloading the drafts’ weights', '正在下载草稿模型的权重');
     case 'device-lost': return tr('the WebGPU device was lost: running again on the CPU (flex)', 'WebGPU 设备丢失：在 CPU（flex）上重新运行');
     default: return String(st.phase ?? '');
   }
@@ -152,11 +153,12 @@ let nextId = 0;
 const queue = [];
 
 // The jobs that time something (crate/src/wasm/jobs.rs): the measured roofline, LikesWorld's
-// per-call latencies, a tree verified per sequence and tree-parallel, and the decoding experiments
+// per-call latencies, a tree verified per sequence and tree-parallel, the boost-tuned pools' wall
+// clock, and the decoding experiments
 // whose reports hold wall-clock times (speedup and its sweeps over γ and the batch, the §6 table,
 // and the hidden-state drafts' c).
 const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'load', 'methods', 'hidden'];
-const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency' || name === 'tree_vs_paths'
+const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency' || name === 'tree_vs_paths' || name === 'boost_pools'
   || (name === 'likesworld_decode' && TIMED_EXPERIMENTS.includes(params?.experiment));
 
 let measuring = null; // the timed job running now, if any

@@ -139,6 +139,9 @@ function startRun(ui, view, cls, name, params, channel, done) {
         duringLine.textContent = v.during ? duringText(v.during) : '';
       }
       status.textContent = done(v);
+      // An error this run bar showed belongs to an earlier run: this one succeeded.
+      if (p.shownError) ui.alert('');
+      p.shownError = false;
       count('decoded');
     }), ui.inLang((e) => {
       if (!current()) return;
@@ -156,6 +159,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
       }
       status.textContent = tr('The experiment could not run.', '实验无法运行。');
       ui.alert(e.message);
+      p.shownError = true;
     })).finally(() => { if (current()) busy(false); });
   }), 250);
 }

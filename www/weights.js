@@ -10,7 +10,9 @@ const MODELS = ['target', 'draft-a', 'draft-b'];
 /** Fetches `names` (paths under `base` without .bpk); resolves to { name: ArrayBuffer }. */
 async function fetchAll(base, names) {
   const files = await Promise.all(names.map(async (m) => {
-    const r = await fetch(new URL(`${m}.bpk`, base));
+    const r = await fetch(new URL(`${m}.bpk`, base)).catch((e) => {
+      throw new Error(tr(`the weights of ${m} could not be downloaded (${e.message}): check the connection, then Retry`, `${m} 的权重无法下载（${e.message}）：请检查网络连接，然后重试`));
+    });
     if (!r.ok) throw new Error(tr(`the weights of ${m} could not be downloaded (HTTP ${r.status})`, `${m} 的权重无法下载（HTTP ${r.status}）`));
     return r.arrayBuffer();
   }));

@@ -5,7 +5,7 @@
 //   worker → page  { id, kind: 'loading' }       the job was received
 //                  { id, kind: 'progress', progress }  what a long (async) job is doing now, as
 //                        data: { phase, … } (the core's `Step`: { phase: 'count', done, total,
-//                        backend } and the like, or this worker's 'gpu-download', 'device-lost');
+//                        backend } and the like, or this worker's 'gpu-download', 'weights-download', 'device-lost');
 //                        the page words it in its language (engine.js `progressText`)
 //                  { id, kind: 'done', result }  or { id, kind: 'error', message, panic, load }
 //                        (load: the engine itself could not be loaded here, worth a retry)
@@ -222,12 +222,14 @@ self.onmessage = async ({ data }) => {
   try {
     job = await engineFor(params, progress);
     if (needsHidden(name, params)) {
+      if (!hidden) progress({ phase: 'weights-download' });
       const hs = await hiddenReady();
       provideHidden(job.engine, hs);
       // A WebGPU job that loses its device runs again on the CPU module.
       if (job.gpu) provideHidden(await cpuEngine(), hs);
     }
     if (needsPool(name)) {
+      if (!pool) progress({ phase: 'weights-download' });
       const ps = await poolReady();
       providePool(job.engine, ps);
       if (job.gpu) providePool(await cpuEngine(), ps);

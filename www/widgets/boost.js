@@ -14,34 +14,55 @@ const POOLS = ['1,2,4', '1,2,3,4', '1,2', '4'].map((p) => [p, p]);
 const GAMMAS = ['2', '3', '4', '6'].map((g) => [g, g]);
 const PROMPTS = ['10', '30', '100'].map((p) => [p, p]);
 
-/** The slides' figure beside this run: do the tokens rise with the pool, and does boosting pay? */
+/** The slides' figure beside this run: do the tokens rise with the pool, does boosting pay, and the clock? */
 function sentence(v) {
-  const boost = v.rows.filter((r) => r.boosted);
-  const plain = v.rows.filter((r) => !r.boosted);
+  // A pool of one (boosted: null) is the same model either way: it starts both series.
+  const boost = v.rows.filter((r) => r.boosted !== false);
+  const plain = v.rows.filter((r) => r.boosted !== true);
   const [first, last] = [boost[0], boost[boost.length - 1]];
   const control = plain[plain.length - 1];
+  const tau = (rows) => rows.map((r) => fmt(r.tokens_per_call, 2)).join(' → ');
+  const sizes = boost.map((r) => r.pool).join(tr(', ', '、'));
+  const rises = boost.every((r, i) => i === 0 || r.tokens_per_call > boost[i - 1].tokens_per_call);
   const rise = (last.tokens_per_call / first.tokens_per_call - 1) * 100;
-  const each = boost.map((r) => fmt(r.tokens_per_call, 2)).join(' → ');
-  const ctrl = plain.map((r) => fmt(r.tokens_per_call, 2)).join(' → ');
-  const same = v.rows.every((r) => r.identical === r.prompts);
   const head = boost.length < 2
-    ? tr(`One pool size: choose several to see the trend of the slides’ figure. `, `只选了一种池大小：多选几种，才能看到讲义图中的趋势。`)
-    : tr(`Tokens per target call with boost-tuned pools of ${boost.map((r) => r.pool).join(', ')} small models: <b>${each}</b> (${rise >= 0 ? '+' : ''}${fmt(rise, 0)}%), as in the slides’ figure, where 1 → 2 → 4 small models verify more tokens per step each time. `,
-      `boost-tuning 训练的 ${boost.map((r) => r.pool).join('、')} 个小模型的池，每次目标调用得到 <b>${each}</b> 个 token（${rise >= 0 ? '+' : ''}${fmt(rise, 0)}%），和讲义的图一样：1 → 2 → 4 个小模型，每步验证的 token 一次比一次多。`);
-  const versus = last.pool > 1
-    ? tr(`The same pool trained without the filter (every model on every sample): ${ctrl}; with ${last.pool} models boost-tuning gives <b>${fmt(last.tokens_per_call / control.tokens_per_call, 2)}×</b> its tokens per call, since each next model learned where the earlier ones miss (the pool covers ${fmt(100 * last.coverage[last.coverage.length - 1].pool, 0)}% of the target’s tokens, against ${fmt(100 * control.coverage[control.coverage.length - 1].pool, 0)}%). `,
-      `同样的池不过滤地训练（每个模型都在全部样本上训练）：${ctrl}；${last.pool} 个模型时，boost-tuning 得到的每次调用 token 数是它的 <b>${fmt(last.tokens_per_call / control.tokens_per_call, 2)} 倍</b>，因为下一个模型学的正是前面的模型没命中的地方（池覆盖目标模型 ${fmt(100 * last.coverage[last.coverage.length - 1].pool, 0)}% 的 token，对照只有 ${fmt(100 * control.coverage[control.coverage.length - 1].pool, 0)}%）。`)
+    ? tr('One pool size: choose several to see the trend of the slides’ figure. ', '只选了一种池大小：多选几种，才能看到讲义图中的趋势。')
+    : rises
+      ? tr(`Tokens per target call with boost-tuned pools of ${sizes} small models: <b>${tau(boost)}</b> (+${fmt(rise, 0)}%), as in the slides’ figure, where 1 → 2 → 4 small models verify more tokens per step each time. `,
+        `boost-tuning 训练的 ${sizes} 个小模型的池，每次目标调用得到 <b>${tau(boost)}</b> 个 token（+${fmt(rise, 0)}%），和讲义的图一样：1 → 2 → 4 个小模型，每步验证的 token 一次比一次多。`)
+      : tr(`Tokens per target call with boost-tuned pools of ${sizes} small models: <b>${tau(boost)}</b> — unlike the slides’ figure, they do not rise at every step here. `,
+        `boost-tuning 训练的 ${sizes} 个小模型的池，每次目标调用得到 <b>${tau(boost)}</b> 个 token——和讲义的图不同，这里并不是每一步都上升。`);
+  const ratio = last.tokens_per_call / control.tokens_per_call;
+  const cover = (r) => fmt(100 * r.coverage[r.coverage.length - 1].pool, 0);
+  let versus = '';
+  if (last.pool > 1 && ratio > 1.02) {
+    versus = tr(`The same pool trained without the filter (every model on every sample): ${tau(plain)}; with ${last.pool} models boost-tuning gives <b>${fmt(ratio, 2)}×</b> the control’s tokens per call, since each next model learned where the earlier ones miss (the pool covers ${cover(last)}% of the target’s tokens, the control ${cover(control)}%). `,
+      `同样的池不过滤地训练（每个模型都在全部样本上训练）：${tau(plain)}；${last.pool} 个模型时，boost-tuning 每次调用得到的 token 数是对照的 <b>${fmt(ratio, 2)} 倍</b>，因为下一个模型学的正是前面的模型没命中的地方（池覆盖目标模型 ${cover(last)}% 的 token，对照 ${cover(control)}%）。`);
+  } else if (last.pool > 1) {
+    versus = tr(`The same pool trained without the filter: ${tau(plain)}; with these settings boost-tuning gives no more tokens per call than the control (${fmt(ratio, 2)}×). `,
+      `同样的池不过滤地训练：${tau(plain)}；在这组设置下，boost-tuning 每次调用得到的 token 并不比对照多（${fmt(ratio, 2)} 倍）。`);
+  }
+  const speedups = boost.map((r) => tr(`${fmt(r.measured_speedup, 2)}×`, `${fmt(r.measured_speedup, 2)} 倍`)).join(tr(', ', '、'));
+  const clock = boost.every((r) => r.measured_speedup < 1)
+    ? tr(`On the wall clock every pool is slower than the target alone here (${speedups}): a call of this target is so cheap that the drafts’ calls cost more than they save; a wider target (the ×16 preset) makes each step memory-bound, where speculation pays. `,
+      `从墙钟时间看，这里每个池都比目标模型单独解码慢（${speedups}）：这个目标模型的一次调用太便宜，草稿调用花的时间比省下的多；更宽的目标模型（×16 预设）让每一步都受内存带宽限制，推测才划算。`)
+    : tr(`On the wall clock, over the target alone: ${speedups}. `, `从墙钟时间看，相对目标模型单独解码：${speedups}。`);
+  const members = tr('Here the members draft one after another, so each adds its own draft calls; SpecInfer runs them in parallel on separate GPUs, with no extra drafting latency (the larger tree still costs its verification).',
+    '这里池里的模型一个接一个地起草，每个都加上自己的草稿调用；SpecInfer 把它们并行放在不同的 GPU 上，起草不增加延迟（更大的树在验证时仍要花时间）。');
+  const faster = last.pool > 1 && control.measured_speedup > last.measured_speedup * 1.05
+    ? tr(` The control is faster on the wall clock here (${fmt(control.measured_speedup, 2)}× against ${fmt(last.measured_speedup, 2)}×): its tree is smaller (${fmt(control.tree_nodes, 1)} nodes a call against ${fmt(last.tree_nodes, 1)}).`,
+      `这里对照在墙钟时间上更快（${fmt(control.measured_speedup, 2)} 倍对 ${fmt(last.measured_speedup, 2)} 倍）：它的树更小（每次调用 ${fmt(control.tree_nodes, 1)} 个节点对 ${fmt(last.tree_nodes, 1)} 个）。`)
     : '';
-  const clock = tr(`On this device the members draft one after another, so the tree grows and the wall clock gains less than the tokens do (${boost.map((r) => `${fmt(r.measured_speedup, 2)}×`).join(', ')} over the target alone); SpecInfer runs them in parallel on separate GPUs, where more members cost no extra latency.`,
-    `在这台设备上，池里的模型一个接一个地起草，所以树变大了，墙钟时间的收益比 token 数的少（相对目标模型单独解码：${boost.map((r) => `${fmt(r.measured_speedup, 2)} 倍`).join('、')}）；SpecInfer 把它们并行放在不同的 GPU 上，多用几个并不增加延迟。`);
+  const same = v.rows.every((r) => r.identical === r.prompts);
   const check = same
-    ? tr(` Every output is identical to the target’s own greedy output (${v.rows.length} runs of ${first.prompts} prompts).`, ` 每个输出都和目标模型自己的贪心输出相同（${v.rows.length} 组，每组 ${first.prompts} 个提示词）。`)
-    : tr(' <b>Some output differs from the target’s greedy output</b>: a bug, please report it.', ' <b>有输出和目标模型的贪心输出不同</b>：这是 bug，请报告。');
-  return `<p class="numbers">${head}${versus}${clock}${check}</p>`;
+    ? tr(` Every output is identical to the target’s own greedy output (${v.rows.length} pools × ${first.prompts} prompts).`, `每个输出都和目标模型自己的贪心输出相同（${v.rows.length} 个池 × ${first.prompts} 个提示词）。`)
+    : tr(' <b>Some output differs from the target’s greedy output</b>: a bug, please report it.', '<b>有输出和目标模型的贪心输出不同</b>：这是 bug，请报告。');
+  return `<p class="numbers">${head}${versus}${clock}${members}${faster}${check}</p>`;
 }
 
 function resultHtml(v) {
-  const rows = v.rows.map((r) => [r.pool, r.boosted ? tr('boost-tuned', 'boost-tuning') : tr('no filter', '不过滤'),
+  const way = (r) => (r.boosted === null ? tr('either (one model)', '两者相同（一个模型）') : r.boosted ? tr('boost-tuned', 'boost-tuning') : tr('no filter', '不过滤'));
+  const rows = v.rows.map((r) => [r.pool, way(r),
     fmt(r.tokens_per_call, 3), fmt(r.tree_nodes, 2), `${fmt(100 * r.coverage[r.coverage.length - 1].pool, 1)}%`,
     `${r.identical}/${r.prompts}`, `${fmt(r.measured_speedup, 2)}×`]);
   return sentence(v) + table([tr(['models', 'trained', 'tokens / call', 'tree nodes / call', 'pool covers', 'identical', 'speedup'],
@@ -51,7 +72,7 @@ function resultHtml(v) {
 export default {
   name: 'boost',
   title: 'Learned speculators: a pool of small models, boost-tuned',
-  intro: 'SpecInfer’s small models are learned from the LLM: collective boost-tuning fine-tunes one small model as well as it goes, drops the samples on which it agrees with the LLM, fine-tunes the next one on the rest, and so on, so that the pool together covers as much of the LLM’s output as possible; their proposals are merged into one token tree and verified in one call (lecture §4.2). '
+  intro: 'SpecInfer’s small models are learned from the LLM: collective boost-tuning fine-tunes one small model as well as it can, drops the samples on which it agrees with the LLM, fine-tunes the next one on the rest, and so on, so that the pool together covers as much of the LLM’s output as possible; their proposals are merged into one token tree and verified in one call (lecture §4.2). '
     + 'Here pools of up to four small models of draft A’s shape, trained that way on the target’s outputs and shipped with the page, each propose a greedy chain; the target verifies the merged tree. The control is the same pool trained without the filter.',
   title_zh: '学习型推测器：用 boost-tuning 训练的小模型池',
   intro_zh: 'SpecInfer 的小模型是从大模型学来的：集体 boost-tuning 先把一个小模型微调到最好，去掉它和大模型一致的样本，用剩下的微调下一个，依此类推，让一池小模型合起来尽可能覆盖大模型的输出；它们的提议合并成一棵令牌树，一次调用验证（讲义 §4.2）。'
@@ -68,12 +89,16 @@ export default {
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
   ],
   asks: true,
-  cost: (s) => tr(`decodes ${s.prompts} prompts with each pool (${s.pools}, boost-tuned and not) and with the ×${s.width} target (${targetSize(s.width)}) alone on ${s.backend}, and downloads the pools (0.45 MB) once: seconds on the trained target, minutes on a wide one`,
-    `在 ${s.backend} 上用每个池（${s.pools}，boost-tuning 和不过滤各一组）和 ×${s.width} 目标模型（${targetSize(s.width)}）单独解码 ${s.prompts} 个提示词，并下载一次小模型池（0.45 MB）：训练好的目标模型要几秒，加宽的要几分钟`),
+  cost: (s) => {
+    const on = { flex: 'CPU (flex)', ndarray: 'CPU (ndarray)', wgpu: 'WebGPU' }[s.backend] ?? s.backend;
+    return tr(`decodes ${s.prompts} prompts with each pool (sizes ${s.pools}; boost-tuned and the control) and with the ×${s.width} target (${targetSize(s.width)}) alone on ${on}, after downloading the pools (0.40 MB) once: seconds on the trained target, about a minute on a wide one`,
+      `在 ${on} 上用每个池（大小 ${s.pools}；boost-tuning 和对照各一组）和 ×${s.width} 目标模型（${targetSize(s.width)}）单独解码 ${s.prompts} 个提示词，之前先下载一次小模型池（0.40 MB）：训练好的目标模型要几秒，加宽的约一分钟`);
+  },
   render() {
     return [`<div class="dec-run"><button type="button" class="bt-go">${tr('Measure', '测量')}</button>
       <p class="numbers bt-status" aria-live="polite"></p>
-      <progress class="bt-progress" max="1" value="0" hidden></progress> <button type="button" class="bt-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
+      <progress class="bt-progress" max="1" value="0" hidden></progress> <button type="button" class="bt-cancel" hidden>${tr('Cancel', '取消')}</button>
+      <button type="button" class="bt-retry" hidden>${tr('Retry', '重试')}</button></div>`,
     '<p class="note bt-note" hidden></p>', '<div class="bt-result"></div>', '<p class="numbers bt-during" hidden></p>', '<div class="plots bt-plot"></div>'];
   },
   after(s, ui, view) {

@@ -82,7 +82,8 @@ pub fn parse_pools(text: &str) -> Result<Vec<usize>, Error> {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BoostView {
-    /// Per pool size, the boost-tuned pool, then the control.
+    /// Per pool size, the boost-tuned pool, then the control; a pool of one once (`boosted:
+    /// None`: its one model is the same either way).
     pub rows: Vec<PoolReport>,
     pub backend: &'static str,
     pub note: Option<String>,
@@ -106,25 +107,20 @@ pub async fn boost_view(
 ) -> Result<BoostView, Error> {
     let sizes = params.check()?;
     let lab = Lab::new(models, params.lang, clock);
-    let total = 2 * sizes.len();
+    // A pool of one is the same model either way: run once.
+    let runs: Vec<(usize, Option<bool>)> = sizes
+        .iter()
+        .flat_map(|&n| match n {
+            1 => vec![(1, None)],
+            _ => vec![(n, Some(true)), (n, Some(false))],
+        })
+        .collect();
+    let total = runs.len();
     let mut rows = Vec::with_capacity(total);
-    for &n in &sizes {
-        for boosted in [true, false] {
-            let pool = shipped_pool(boosted, n, &models.device)?;
-            let k = rows.len();
-            let mut part = |done: usize, all: usize| progress(k * all + done, total * all.max(1));
-            rows.push(
-                pool_report(
-                    &lab,
-                    &pool,
-                    Some(boosted),
-                    params.gamma,
-                    params.prompts,
-                    &mut part,
-                )
-                .await?,
-            );
-        }
+    for (k, &(n, way)) in runs.iter().enumerate() {
+        let pool = shipped_pool(way.unwrap_or(true), n, &models.device)?;
+        let mut part = |done: usize, all: usize| progress(k * all + done, total * all.max(1));
+        rows.push(pool_report(&lab, &pool, way, params.gamma, params.prompts, &mut part).await?);
     }
     let svg = figure(&rows, params.lang, figure_width(560, params.figure_width));
     Ok(BoostView {
@@ -139,7 +135,7 @@ pub async fn boost_view(
 fn figure(rows: &[PoolReport], l: Lang, width: u32) -> String {
     let series = |boosted: bool| -> Vec<(f64, f64)> {
         rows.iter()
-            .filter(|r| r.boosted == Some(boosted))
+            .filter(|r| r.boosted.is_none_or(|b| b == boosted))
             .map(|r| (r.pool as f64, r.tokens_per_call))
             .collect()
     };
