@@ -47,6 +47,10 @@ fn a_trained_draft_is_written_reported_and_decodes_through_draft_file() {
         "4",
     ]);
     assert_eq!(g["identical"], 4, "{g}");
+    assert!(
+        g["draft_file"].as_str().is_some_and(|f| f.starts_with(out)),
+        "the report names the file: {g}"
+    );
     // The same draft in the chain as in the training run's check: the same α.
     let s = json(&[
         "likesworld",

@@ -190,5 +190,12 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         }
     };
     o.finish()?;
+    let mut report = report;
+    for (key, value) in std::mem::take(&mut o.beside) {
+        if let Some(json) = report.json.as_object_mut() {
+            json.insert(key.into(), value.clone().into());
+        }
+        report.rows.push((key.replace('_', " "), value));
+    }
     Ok(report)
 }

@@ -36,6 +36,9 @@ pub struct Opts {
     /// Options given without a value (`--no-cache`).
     flags: Vec<String>,
     pub json: bool,
+    /// Added to the report by the dispatcher, as a JSON key and a row: what an option changed
+    /// that the report's own words do not say (`--draft-file`: the reports still say "draft A").
+    pub beside: Vec<(&'static str, String)>,
 }
 
 impl Opts {
@@ -81,6 +84,7 @@ impl Opts {
             words,
             flags,
             json,
+            beside: Vec::new(),
         })
     }
 

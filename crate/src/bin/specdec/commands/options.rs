@@ -50,6 +50,10 @@ fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
     let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.device)
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
     let m = models.with_draft(ModelKind::DraftA, draft.clone())?;
+    o.beside.push((
+        "draft_file",
+        format!("{path} (in the place of drafts A and B)"),
+    ));
     Ok(m.with_draft(ModelKind::DraftB, draft)?)
 }
 
