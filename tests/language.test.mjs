@@ -138,7 +138,10 @@ test('?lang=zh links the Chinese page and ?lang=en the English one, whatever thi
   assert.equal(await h1(), 'Speculative decoding, exactly');
   // The footer links the Chinese page.
   assert.equal(await page.$eval('footer [data-lang="en"] a[hreflang="zh-CN"]', (a) => new URL(a.href).searchParams.get('lang')), 'zh');
-  assert.deepEqual(errors, []);
+  // A navigation can still cut short a script a model widget's run had just asked for (its run
+  // starts a moment after the drawing, which may fall after the network went idle): not an error
+  // a reader sees, as in url.test.mjs.
+  assert.deepEqual(errors.filter((e) => !/^request failed: .*\.(js|wasm|bpk)$/.test(e)), []);
   await page.close();
 });
 
