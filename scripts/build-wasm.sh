@@ -4,6 +4,8 @@
 #   pkg/gpu/      the GPU module (burn's wgpu backend alone; a WebGPU job it cannot run goes to
 #                 the CPU module): a worker loads it only when someone picks WebGPU, since wgpu
 #                 and cubecl make it several times larger
+#   pkg/train/    the training module (flex with burn's autodiff and optimizers): only the training
+#                 widget's worker loads it, so that no other visitor downloads autodiff
 #   pkg/weights/  the trained models' weights, which neither module embeds: the page downloads
 #                 them once and hands them to every module it starts
 # (No wasm-pack: it would try to download wasm-bindgen and wasm-opt, which fails here.)
@@ -11,10 +13,10 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-# Which modules: cpu, gpu, or all (the default; the CPU module first: the page needs it, the GPU
-# module only when someone picks WebGPU).
+# Which modules: cpu, gpu, train, or all (the default; the CPU module first: the page needs it,
+# the GPU module only when someone picks WebGPU, the training module only when someone trains).
 which="${1:-all}"
-case "$which" in cpu|gpu|all) ;; *) echo "build-wasm.sh: expected cpu, gpu or all, got $which" >&2; exit 2 ;; esac
+case "$which" in cpu|gpu|train|all) ;; *) echo "build-wasm.sh: expected cpu, gpu, train or all, got $which" >&2; exit 2 ;; esac
 
 # name: the function-name section (8 MB in the GPU module); panics carry their own message.
 # No wasm-opt: binaryen's -Os/-Oz cut the CPU module by a fifth but made it 7% larger gzipped (what
@@ -34,12 +36,12 @@ cp crate/assets/medusa.bpk crate/assets/eagle.bpk crate/assets/eagle-ttt.bpk pkg
 # The boost-tuned pools and their control (lecture §4.2): downloaded only by the widget that runs them.
 mkdir -p pkg/weights/pool
 cp crate/assets/pool/*.bpk pkg/weights/pool/
-if [ "$which" != gpu ]; then
+if [ "$which" = cpu ] || [ "$which" = all ]; then
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
   cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray
   generate wasm pkg
 fi
-if [ "$which" != cpu ]; then
+if [ "$which" = gpu ] || [ "$which" = all ]; then
   # Built beside the page into a temporary folder and moved in whole, so that a half-written
   # module is never served.
   rm -rf pkg/gpu pkg/gpu.partial
@@ -48,4 +50,10 @@ if [ "$which" != cpu ]; then
   cargo build --profile wasm-gpu --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu
   generate wasm-gpu pkg/gpu.partial
   mv pkg/gpu.partial pkg/gpu
+fi
+if [ "$which" = train ] || [ "$which" = all ]; then
+  rm -rf pkg/train pkg/train.partial
+  cargo build --profile wasm-train --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,train
+  generate wasm-train pkg/train.partial
+  mv pkg/train.partial pkg/train
 fi

@@ -9,8 +9,10 @@ source "$repo/scripts/setup.sh"
 ensure_rust
 bash "$repo/scripts/build-wasm.sh" cpu
 log="${TMPDIR:-/tmp}/specdec-gpu-build.log"
-bash "$repo/scripts/build-wasm.sh" gpu > "$log" 2>&1 &
+# The WebGPU module, then the training module, in the background: until each exists, choosing
+# WebGPU runs on the CPU and says so, and the training widget says its module is being built.
+(bash "$repo/scripts/build-wasm.sh" gpu && bash "$repo/scripts/build-wasm.sh" train) > "$log" 2>&1 &
 gpu=$!
 trap 'kill "$gpu" 2>/dev/null || true' EXIT
-echo "specdec-playground: building the WebGPU module in the background (log: $log)"
+echo "specdec-playground: building the WebGPU and training modules in the background (log: $log)"
 node "$repo/scripts/serve.mjs"

@@ -51,7 +51,7 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
     state: el.dataset.state,
     content: el.querySelector('.view')?.children.length ?? 0,
   })));
-  assert.equal(widgets.length, 14, JSON.stringify(widgets));
+  assert.equal(widgets.length, 15, JSON.stringify(widgets));
   for (const w of widgets) {
     assert.ok(w.renders >= 1 && w.content > 0, `${w.name} drew: ${JSON.stringify(w)}`);
     assert.equal(w.state, 'ok', `${w.name} shows no error`);

@@ -170,21 +170,21 @@ const NOTICEABLE = 0.01;
 const MAIN_THREAD = () => tr('this page’s own drawing (its main thread)', '本页自己的绘图（主线程）');
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
-let workerShim = null; // the blob URL of the module that imports worker.js from another origin
+const shims = new Map(); // worker URL → the blob URL of the module that imports it from another origin
 
 /**
- * A worker running worker.js. A browser refuses `new Worker(url)` for a script of another origin
+ * A worker running worker.js (or `url`: the training widget's). A browser refuses `new Worker(url)` for a script of another origin
  * (a page on another site that loads specdec-widget.js from us: a SecurityError), so there the
  * worker is a same-origin blob module whose one line imports the real one by its absolute URL
  * (for which the host must send Access-Control-Allow-Origin); worker.js then finds the module and
  * the weights from its own URL. Throws LoadError when the browser refuses even that (a page
  * whose Content-Security-Policy allows no blob: workers).
  */
-function startWorker() {
+export function startWorker(url = WORKER_URL) {
   try {
-    if (WORKER_URL.origin === location.origin) return new Worker(WORKER_URL, { type: 'module' });
-    workerShim ??= URL.createObjectURL(new Blob([`import ${JSON.stringify(WORKER_URL.href)};\n`], { type: 'text/javascript' }));
-    return new Worker(workerShim, { type: 'module' });
+    if (url.origin === location.origin) return new Worker(url, { type: 'module' });
+    if (!shims.has(url.href)) shims.set(url.href, URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' })));
+    return new Worker(shims.get(url.href), { type: 'module' });
   } catch (e) {
     throw new LoadError(tr(`the browser refused to start its worker (${e?.message ?? e})`,
       `浏览器拒绝启动它的后台线程（${e?.message ?? e}）`));

@@ -3,7 +3,7 @@
 //   <script type="module" src="…/specdec-widget.js"></script>
 //   <specdec-widget kind="theory" alpha="0.8" gamma="5" hide="gamma"></specdec-widget>
 //
-// kind: which widget (roofline, measured, theory, exactness, multidraft, tree, boost, treepaths, likesworld,
+// kind: which widget (roofline, measured, theory, exactness, multidraft, tree, train, boost, treepaths, likesworld,
 // decoding, modelfree, exercises; docs.html lists each one's attributes). Every other attribute named like one of its controls sets that control, validated
 // as a URL value is (out of range: clamped, with a message in the widget); changing one at run
 // time redraws. hide="c,gamma" hides those controls; compact drops the title and introduction.

@@ -20,6 +20,7 @@
 // in, and each instance gets them before its first job.
 import init, * as cpu from './pkg/specdec.js';
 import { fetchHidden, fetchPool, fetchWeights, needsHidden, needsPool, provideHidden, providePool, provideWeights } from './weights.js';
+import { loadTrained } from './trained.js';
 
 let cpuReady = null;
 let gpuReady = null;
@@ -227,6 +228,13 @@ self.onmessage = async ({ data }) => {
       provideHidden(job.engine, hs);
       // A WebGPU job that loses its device runs again on the CPU module.
       if (job.gpu) provideHidden(await cpuEngine(), hs);
+    }
+    if (params?.trained_draft) {
+      // The draft trained in the page (the training widget keeps it in the browser's storage).
+      // Forgotten since: null, which the module forgets too (the job then says there is none).
+      const bytes = (await loadTrained())?.bytes ?? null;
+      job.engine.provide_trained_draft({ bytes, lang: params.lang });
+      if (job.gpu) (await cpuEngine()).provide_trained_draft({ bytes, lang: params.lang });
     }
     if (needsPool(name)) {
       if (!pool) progress({ phase: 'weights-download' });

@@ -195,6 +195,7 @@ fn noun_zh(what: &str) -> &str {
         "stochastic verification" => "随机验证方式",
         "teacher" => "教师信号",
         "tensor read-back" => "张量回读",
+        "trained draft" => "训练的草稿",
         "training" => "训练",
         "tree" => "树",
         "tree config" => "树配置",

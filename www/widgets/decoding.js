@@ -30,7 +30,7 @@ const hiddenStep = (s) => s.experiment === 'step' && ['medusa', 'eagle-2'].inclu
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
   return {
-    experiment: s.experiment, backend: s.backend, draft: s.draft, gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
+    experiment: s.experiment, backend: s.backend, draft: s.draft === 'yours' ? 'a' : s.draft, trained_draft: s.draft === 'yours', gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas, batches: s.batches,
     method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
@@ -395,7 +395,7 @@ export default {
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     weightsControl(clocked),
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
+    { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)'], ['yours', 'yours (trained here)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）'], ['yours', '你的（在这里训练的）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (uses('speedup', 'load')(s) && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.

@@ -5,6 +5,7 @@ import theory from './theory.js';
 import exactness from './exactness.js';
 import multidraft from './multidraft.js';
 import tree from './tree.js';
+import train from './train.js';
 import boost from './boost.js';
 import treepaths from './treepaths.js';
 import likesworld from './likesworld.js';
@@ -12,4 +13,4 @@ import decoding from './decoding.js';
 import modelfree from './modelfree.js';
 import exercises from './exercises.js';
 
-export const WIDGETS = { roofline, measured, theory, exactness, multidraft, tree, boost, treepaths, likesworld, decoding, modelfree, exercises };
+export const WIDGETS = { roofline, measured, theory, exactness, multidraft, tree, train, boost, treepaths, likesworld, decoding, modelfree, exercises };

@@ -8,13 +8,15 @@
 //! Natively this room also makes the training corpus ([`corpus`]: the target's greedy outputs
 //! on training worlds, or their text) that `model::distill` trains on.
 
+use super::acceptance::{alpha_by_kind, KindAlpha};
 use super::context::Lab;
 use super::lm::{Batch, Cached};
 use crate::clock::Progress;
 use crate::decode::batch::{generate_all, Job};
 use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, Config, Method, TreeRule};
-use crate::error::Error;
+use crate::decode::stats::{Generation, Stats};
+use crate::error::{Error, Range};
 use crate::likesworld::{self, EOS};
 use crate::model::eval::distributions_many;
 use crate::model::Decoder;
@@ -62,61 +64,15 @@ pub async fn pool_report(
 ) -> Result<PoolReport, Error> {
     let m = lab.models;
     let d = &m.device;
-    let prompts: Vec<Vec<u32>> = likesworld::prompts(prompts)
-        .iter()
-        .map(|w| w.prompt())
-        .collect();
-    let config = |method| Config {
-        method,
-        max_len: likesworld::MAX_LEN,
-        eos: Some(EOS),
-        trace: false,
-    };
-    let jobs = |p: &[Vec<u32>]| {
-        p.iter()
-            .map(|p| Job {
-                prompt: p.clone(),
-                chance: Seeded::new(0),
-            })
-            .collect::<Vec<_>>()
-    };
+    let (prompts, reference, speculative) = speculate(lab, pool, gamma, prompts).await?;
     let n = prompts.len() * 2;
-    let mut done = 0;
-    let reference = generate_all(
-        vec![Batch::new(&m.target, d, 1.0, 16)],
-        jobs(&prompts),
-        &config(Method::Target { greedy: true }),
-        super::generate::BATCH_ROWS,
-        lab.clock,
-        &mut |_, _| {},
-    )
-    .await?;
-    done += prompts.len();
+    let mut done = prompts.len();
     progress(done, n);
     let merge = Method::Merge {
         gamma,
         rule: TreeRule::Greedy,
     };
-    let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
-    batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
-    let speculative = generate_all(
-        batches,
-        jobs(&prompts),
-        &config(merge.clone()),
-        super::generate::BATCH_ROWS,
-        lab.clock,
-        &mut |_, _| {},
-    )
-    .await?;
-    let identical = reference
-        .iter()
-        .zip(&speculative)
-        .filter(|(r, s)| r.output == s.output)
-        .count();
-    let mut stats = crate::decode::stats::Stats::default();
-    for g in &speculative {
-        stats.add(&g.stats);
-    }
+    let (identical, stats) = tally(&reference, &speculative);
     // Coverage on the target's own outputs.
     let rows: Vec<Vec<u32>> = prompts
         .iter()
@@ -152,6 +108,7 @@ pub async fn pool_report(
             pool: count(&covered) / total.max(1) as f64,
         });
     }
+    let config = greedy_config;
     // The wall clock: one prompt at a time, the target alone, then the pool; the first prompt
     // once untimed before (the first calls pay for allocations and warm caches).
     let alone = Method::Target { greedy: true };
@@ -184,6 +141,114 @@ pub async fn pool_report(
     })
 }
 
+/// A greedy decoding of LikesWorld to its end.
+fn greedy_config(method: Method) -> Config {
+    Config {
+        method,
+        max_len: likesworld::MAX_LEN,
+        eos: Some(EOS),
+        trace: false,
+    }
+}
+
+/// `prompts` held-out prompts; the target's own greedy outputs of them, and the pool's merged
+/// chains of `gamma` verified greedily (batched: no wall clock).
+async fn speculate(
+    lab: &Lab<'_>,
+    pool: &[Decoder],
+    gamma: usize,
+    prompts: usize,
+) -> Result<(Vec<Vec<u32>>, Vec<Generation>, Vec<Generation>), Error> {
+    let m = lab.models;
+    let d = &m.device;
+    let prompts: Vec<Vec<u32>> = likesworld::prompts(prompts)
+        .iter()
+        .map(|w| w.prompt())
+        .collect();
+    let jobs = |p: &[Vec<u32>]| {
+        p.iter()
+            .map(|p| Job {
+                prompt: p.clone(),
+                chance: Seeded::new(0),
+            })
+            .collect::<Vec<_>>()
+    };
+    let reference = generate_all(
+        vec![Batch::new(&m.target, d, 1.0, 16)],
+        jobs(&prompts),
+        &greedy_config(Method::Target { greedy: true }),
+        super::generate::BATCH_ROWS,
+        lab.clock,
+        &mut |_, _| {},
+    )
+    .await?;
+    let merge = Method::Merge {
+        gamma,
+        rule: TreeRule::Greedy,
+    };
+    let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
+    batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
+    let speculative = generate_all(
+        batches,
+        jobs(&prompts),
+        &greedy_config(merge),
+        super::generate::BATCH_ROWS,
+        lab.clock,
+        &mut |_, _| {},
+    )
+    .await?;
+    Ok((prompts, reference, speculative))
+}
+
+/// Outputs identical to the target's own, and the speculative runs' statistics summed.
+fn tally(reference: &[Generation], speculative: &[Generation]) -> (usize, Stats) {
+    let identical = reference
+        .iter()
+        .zip(speculative)
+        .filter(|(r, s)| r.output == s.output)
+        .count();
+    let mut stats = Stats::default();
+    for g in speculative {
+        stats.add(&g.stats);
+    }
+    (identical, stats)
+}
+
+/// A trained draft checked as a draft in use (the training widget's quick check, every few
+/// steps): its greedy chain of γ on held-out prompts, batched.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DraftCheck {
+    pub gamma: usize,
+    pub prompts: usize,
+    /// Outputs identical to the target's own greedy output.
+    pub identical: usize,
+    pub tokens_per_call: f64,
+    pub alpha: f64,
+    /// α by the kind of the token tested.
+    pub by_kind: Vec<KindAlpha>,
+}
+
+/// [`DraftCheck`] of `draft` on the lab's target.
+pub async fn check(
+    lab: &Lab<'_>,
+    draft: &Decoder,
+    gamma: usize,
+    prompts: usize,
+) -> Result<DraftCheck, Error> {
+    let pool = std::slice::from_ref(draft);
+    let (prompts, reference, speculative) = speculate(lab, pool, gamma, prompts).await?;
+    let (identical, stats) = tally(&reference, &speculative);
+    let runs: Vec<(Vec<u32>, Generation)> = prompts.iter().cloned().zip(speculative).collect();
+    Ok(DraftCheck {
+        gamma,
+        prompts: prompts.len(),
+        identical,
+        tokens_per_call: stats.tokens as f64 / stats.target_calls.max(1) as f64,
+        alpha: stats.passed as f64 / stats.tested.max(1) as f64,
+        by_kind: alpha_by_kind(&runs),
+    })
+}
+
 /// One generation of `prompt` by the lab's target with `pool`'s members as its drafts (none: the
 /// target alone), fresh caches; its wall time in µs.
 async fn timed(
@@ -211,12 +276,13 @@ async fn timed(
 /// The corpus a draft distils from (natively): `n` training worlds; for the target's teachers
 /// their prompts continued by the target's greedy decoding, for the text teacher their text;
 /// learned from the end of the prompt on.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 pub async fn corpus(
     lab: &Lab<'_>,
     teacher: crate::model::distill::Teacher,
     n: usize,
     seed: u64,
+    progress: Progress<'_>,
 ) -> Result<crate::model::distill::Corpus, Error> {
     use crate::likesworld::{worlds, Split};
     use crate::model::distill::{Corpus, Teacher};
@@ -227,8 +293,7 @@ pub async fn corpus(
         Teacher::Text => worlds.iter().map(|w| w.tokens()).collect(),
         Teacher::Greedy | Teacher::Kl => {
             let outputs =
-                super::generate::target_greedy(lab.models, &prompts, lab.clock, &mut |_, _| {})
-                    .await?;
+                super::generate::target_greedy(lab.models, &prompts, lab.clock, progress).await?;
             prompts
                 .iter()
                 .zip(outputs)
@@ -237,4 +302,67 @@ pub async fn corpus(
         }
     };
     Ok(Corpus::new(rows, &from))
+}
+
+/// The page's training run (the training module's parameters; natively `specdec train` reads
+/// the same from its options, with wider bounds): a draft of `shape` distilled from `teacher`
+/// for `steps` steps of `batch` rows drawn from `corpus` training worlds, seeded; checked with
+/// greedy chains of `gamma` on `prompts` held-out prompts.
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct TrainParams {
+    pub shape: String,
+    pub teacher: String,
+    pub seed: u64,
+    pub steps: usize,
+    pub batch: usize,
+    pub corpus: usize,
+    pub gamma: usize,
+    pub prompts: usize,
+}
+
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+impl Default for TrainParams {
+    fn default() -> Self {
+        TrainParams {
+            shape: "a".into(),
+            teacher: "greedy".into(),
+            seed: 1,
+            steps: 1000,
+            batch: 64,
+            corpus: 1024,
+            gamma: 4,
+            prompts: 50,
+        }
+    }
+}
+
+/// The page's bounds: what a browser tab trains in minutes and holds in its memory.
+pub const TRAIN_STEPS: Range = Range::new("steps", 1.0, 20_000.0);
+pub const TRAIN_BATCH: Range = Range::new("batch", 1.0, 256.0);
+pub const TRAIN_CORPUS: Range = Range::new("corpus", 16.0, 4096.0);
+pub const CHECK_GAMMA: Range = Range::new("gamma", 1.0, 8.0).shown_as("γ");
+pub const CHECK_PROMPTS: Range = Range::new("prompts", 1.0, 500.0);
+
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+impl TrainParams {
+    /// The run these parameters ask for, every value checked (the first bad one named).
+    pub fn config(&self) -> Result<crate::model::distill::DistillConfig, Error> {
+        use crate::error::Named;
+        use crate::model::distill::{DistillConfig, Teacher};
+        let shape = crate::model::draft_file::shape(&self.shape)?;
+        let teacher = Teacher::parse(&self.teacher)?;
+        TRAIN_STEPS.check(self.steps as f64)?;
+        TRAIN_BATCH.check(self.batch as f64)?;
+        TRAIN_CORPUS.check(self.corpus as f64)?;
+        CHECK_GAMMA.check(self.gamma as f64)?;
+        CHECK_PROMPTS.check(self.prompts as f64)?;
+        let mut config = DistillConfig::new(shape, teacher, self.seed, self.steps);
+        config.batch = self.batch;
+        // The held-out accuracy reads tensors back synchronously: the page's check is the
+        // decoding one (`check`), asynchronous.
+        config.eval_every = 0;
+        Ok(config)
+    }
 }

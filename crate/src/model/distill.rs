@@ -198,6 +198,111 @@ fn learnable(corpus: &Corpus) -> Vec<usize> {
         .collect()
 }
 
+/// A distillation run, one step at a time (the page trains a few steps per call, so that it can
+/// draw the curve and stop when asked; [`distill`] runs it to the end). Owns what a run needs:
+/// the corpus, the frozen target (the KL teacher), the model and its optimizer, the batch stream.
+pub struct Distiller {
+    config: DistillConfig,
+    corpus: Corpus,
+    rows: Vec<usize>,
+    device: Device,
+    ad: Device,
+    frozen: Decoder,
+    model: Decoder,
+    optim: burn::optim::ModuleOptimizer,
+    rng: StdRng,
+    held_out: Vec<crate::likesworld::World>,
+    step: usize,
+}
+
+impl Distiller {
+    /// A run of `config` on `corpus`, from scratch or from `start`, on a CPU `device`; `target`
+    /// is the KL teacher. Seeds the device's generator (the fresh model's initialisation).
+    pub fn new(
+        config: &DistillConfig,
+        corpus: Corpus,
+        target: &Decoder,
+        start: Option<&Decoder>,
+        device: &Device,
+    ) -> Result<Distiller, Error> {
+        let rows = learnable(&corpus);
+        if rows.is_empty() {
+            return Err(Error::Unavailable {
+                what: "training",
+                why: crate::error::Text::new(
+                    "the corpus has no position to learn",
+                    "语料里没有要学习的位置",
+                ),
+            });
+        }
+        device.seed(config.seed);
+        let ad = device.clone().autodiff();
+        let frozen = target.clone().fork(&ad).no_grad();
+        let model = match start {
+            Some(m) => m.clone().fork(&ad).train(),
+            None => config.shape.init(&ad),
+        };
+        Ok(Distiller {
+            config: config.clone(),
+            corpus,
+            rows,
+            device: device.clone(),
+            ad,
+            frozen,
+            model,
+            optim: AdamWConfig::new().with_weight_decay(0.01).init(),
+            rng: StdRng::seed_from_u64(config.seed),
+            held_out: worlds(Split::HeldOut, config.seed, 500),
+            step: 0,
+        })
+    }
+
+    /// Steps taken so far.
+    pub fn steps_done(&self) -> usize {
+        self.step
+    }
+
+    /// Whether every step of the run has been taken.
+    pub fn finished(&self) -> bool {
+        self.step >= self.config.steps
+    }
+
+    /// One optimizer step on a fresh batch (none past the run's last step).
+    pub fn step(&mut self) -> Option<Point> {
+        if self.finished() {
+            return None;
+        }
+        self.step += 1;
+        let (config, step) = (&self.config, self.step);
+        let picks: Vec<usize> = (0..config.batch)
+            .map(|_| self.rows[self.rng.random_range(0..self.rows.len())])
+            .collect();
+        let l = loss(
+            &self.model,
+            &self.frozen,
+            config.teacher,
+            batch_of(&self.corpus, &picks, &self.ad),
+        );
+        let value = f64::from(l.clone().into_scalar::<f32>());
+        let grads = GradientsParams::from_grads(l.backward(), &self.model);
+        let rate = rate(config.learning_rate, step, config.steps);
+        self.model = self.optim.step(rate, self.model.clone(), grads);
+        let evaluate =
+            config.eval_every > 0 && (step % config.eval_every == 0 || step == config.steps);
+        Some(Point {
+            step,
+            loss: value,
+            held_out: evaluate
+                .then(|| super::eval::accuracy(&self.model.valid(), &self.held_out, &self.device)),
+        })
+    }
+
+    /// The draft as it is now, without autodiff.
+    pub fn model(&self) -> Decoder {
+        self.model.valid()
+    }
+}
+
 /// Trains a draft of `config.shape` on `corpus` (from scratch, or from `start`) on a CPU
 /// `device`; `target` is the KL teacher. `progress` gets every step's point.
 pub fn distill(
@@ -208,51 +313,13 @@ pub fn distill(
     device: &Device,
     mut progress: impl FnMut(&Point),
 ) -> Result<(Decoder, Vec<Point>), Error> {
-    let rows = learnable(corpus);
-    if rows.is_empty() {
-        return Err(Error::Unavailable {
-            what: "training",
-            why: crate::error::Text::new(
-                "the corpus has no position to learn",
-                "语料里没有要学习的位置",
-            ),
-        });
-    }
-    device.seed(config.seed);
-    let ad = device.clone().autodiff();
-    let frozen = target.clone().fork(&ad).no_grad();
-    let mut model = match start {
-        Some(m) => m.clone().fork(&ad).train(),
-        None => config.shape.init(&ad),
-    };
-    let mut optim = AdamWConfig::new().with_weight_decay(0.01).init();
-    let mut rng = StdRng::seed_from_u64(config.seed);
-    let held_out = worlds(Split::HeldOut, config.seed, 500);
+    let mut run = Distiller::new(config, corpus.clone(), target, start, device)?;
     let mut curve = Vec::with_capacity(config.steps);
-    for step in 1..=config.steps {
-        let picks: Vec<usize> = (0..config.batch)
-            .map(|_| rows[rng.random_range(0..rows.len())])
-            .collect();
-        let l = loss(
-            &model,
-            &frozen,
-            config.teacher,
-            batch_of(corpus, &picks, &ad),
-        );
-        let value = f64::from(l.clone().into_scalar::<f32>());
-        let grads = GradientsParams::from_grads(l.backward(), &model);
-        model = optim.step(rate(config.learning_rate, step, config.steps), model, grads);
-        let evaluate =
-            config.eval_every > 0 && (step % config.eval_every == 0 || step == config.steps);
-        let point = Point {
-            step,
-            loss: value,
-            held_out: evaluate.then(|| super::eval::accuracy(&model.valid(), &held_out, device)),
-        };
+    while let Some(point) = run.step() {
         progress(&point);
         curve.push(point);
     }
-    Ok((model.valid(), curve))
+    Ok((run.model(), curve))
 }
 
 /// For every learned position of `corpus`, whether `model`'s argmax there is the corpus's next

@@ -134,7 +134,7 @@ pub fn from_bytes(
 /// The shape a draft file holds: d, layers and d_ff from its tensors, the heads from its
 /// metadata; refused unless the file is marked as a draft's and the shape is one [`shape`]
 /// accepts.
-fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
+pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     let bad = |why: Text| file_bad(name, why);
     if bytes.len() > super::weights::MAX_WEIGHTS_BYTES {
         return Err(bad(Text::new(

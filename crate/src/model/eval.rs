@@ -8,7 +8,7 @@
 use super::{floats, Decoder};
 use crate::error::Error;
 use crate::likesworld;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 use crate::likesworld::{token_kinds, TokenKind};
 use crate::likesworld::{World, MAX_LEN, PAD};
 use burn::tensor::activation::softmax;
@@ -72,7 +72,7 @@ pub fn batch(worlds: &[World], device: &Device) -> (Tensor<2, Int>, Vec<Vec<u32>
     )
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 /// Teacher-forced answer accuracy and the fraction of worlds with every answer right.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Accuracy {
@@ -82,7 +82,7 @@ pub struct Accuracy {
     pub worlds: usize,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 /// Scores `worlds` in batches of 256: the model's argmax at each answer position, given the true
 /// sequence before it.
 pub fn accuracy(model: &Decoder, worlds: &[World], device: &Device) -> Accuracy {

@@ -19,7 +19,7 @@ pub mod bench;
 pub mod cache;
 pub mod decoder;
 pub mod device;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 pub mod distill;
 pub mod draft_file;
 pub mod eagle;
@@ -32,7 +32,7 @@ pub mod matmul;
 pub mod measure;
 pub mod medusa;
 pub mod offload;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 pub mod train;
 pub mod tree_attention;
 pub mod weights;

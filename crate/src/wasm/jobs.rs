@@ -13,6 +13,8 @@ use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
 use crate::model::Models;
 use crate::views;
+#[cfg(feature = "flex")]
+use burn::tensor::Device;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::rc::Rc;
@@ -186,6 +188,70 @@ thread_local! {
     /// The last widened target's models: widening r = 16 reads and writes 76 MB, so a run of
     /// jobs at one width widens once; only one widened target is held at a time.
     static WIDENED: std::cell::RefCell<Option<Rc<Models>>> = const { std::cell::RefCell::new(None) };
+    /// The file of the draft trained in the page, as the page handed it over.
+    static TRAINED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Hands this module the draft the student trained in the page (`{bytes: Uint8Array, lang}`: its
+/// file, `model::draft_file`, as the training module wrote it or as uploaded), checked before it
+/// is kept; returns its shape (`d,layers,heads,d_ff`). A bad file is refused with the reason and
+/// the draft kept before stays. The page calls it to check an uploaded file, the worker before a
+/// job that speculates with the trained draft. `bytes: null` forgets the draft (the student
+/// pressed Forget): a job that asks for it is then refused, saying why.
+#[wasm_bindgen]
+pub fn provide_trained_draft(params: JsValue) -> Result<String, JsError> {
+    let lang = lang_of(&params);
+    let bytes = js_sys::Reflect::get(&params, &JsValue::from_str("bytes")).ok();
+    if bytes
+        .as_ref()
+        .is_none_or(|b| b.is_null() || b.is_undefined())
+    {
+        TRAINED.with(|t| t.borrow_mut().take());
+        return Ok(String::new());
+    }
+    let bytes = bytes
+        .filter(|b| b.is_instance_of::<js_sys::Uint8Array>())
+        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+        .ok_or_else(|| {
+            into_error(
+                "bytes: expected the draft file's bytes (a Uint8Array)",
+                lang,
+            )
+        })?;
+    // Read whole where this module has a CPU device (every parameter's name, shape and values);
+    // the GPU module reads its shape and values, and the job reads it whole.
+    #[cfg(feature = "flex")]
+    let shape = crate::model::draft_file::from_bytes(&bytes, TRAINED_NAME, &Device::flex())
+        .map(|(_, shape)| shape);
+    #[cfg(not(feature = "flex"))]
+    let shape = crate::model::draft_file::read_shape(&bytes, TRAINED_NAME);
+    let shape = shape.map_err(|e| into_error(e, lang))?;
+    TRAINED.with(|t| *t.borrow_mut() = Some(bytes));
+    Ok(crate::model::draft_file::shape_name(&shape))
+}
+
+/// How messages name the trained draft's file.
+const TRAINED_NAME: &str = "trained-draft.bpk";
+
+/// `m` with the draft trained in the page in both drafts' places, and the note that says so.
+fn with_trained(m: Rc<Models>, lang: Lang) -> Result<(Rc<Models>, String), crate::Error> {
+    use crate::model::draft_file::{from_bytes, shape_name};
+    use crate::model::ModelKind;
+    let bytes = TRAINED.with(|t| t.borrow().clone()).ok_or(crate::Error::Unavailable {
+        what: "trained draft",
+        why: crate::error::Text::new(
+            "no draft was trained in this page yet: train one in the training widget (or load its file there) first",
+            "这个页面里还没有训练过草稿：先在训练小部件里训练一个（或在那里载入它的文件）",
+        ),
+    })?;
+    let (draft, shape) = from_bytes(&bytes, TRAINED_NAME, &m.device)?;
+    let m = m.with_draft(ModelKind::DraftA, draft.clone())?;
+    let m = m.with_draft(ModelKind::DraftB, draft)?;
+    let note = lang.pick(
+        &format!("Your draft trained in this page ({}: d, layers, heads, d_ff) proposes in this run, in the place of drafts A and B.", shape_name(&shape)),
+        &format!("这次运行由你在本页训练的草稿（{}：d、层数、头数、d_ff）提议，代替草稿 A 和 B。", shape_name(&shape)),
+    ).to_string();
+    Ok((Rc::new(m), note))
 }
 
 /// The models on `backend`, loaded once. A build with flex gives a WebGPU job without a usable
@@ -237,6 +303,8 @@ struct OnBackend {
     /// The target's weights cross to the GPU before every call (`model::offload`).
     offload: bool,
     figure_width: Option<u32>,
+    /// The draft trained in the page ([`provide_trained_draft`]) takes both drafts' places.
+    trained_draft: bool,
 }
 
 impl Default for OnBackend {
@@ -246,6 +314,7 @@ impl Default for OnBackend {
             target_width: 1,
             offload: false,
             figure_width: None,
+            trained_draft: false,
         }
     }
 }
@@ -362,6 +431,16 @@ pub async fn likesworld_decode(
     experiment.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&on.backend, on.target_width).await?;
     let m = job.offloaded(m, on.offload, note.as_deref()).await?;
+    let (m, note) = match on.trained_draft {
+        true => {
+            let (m, yours) = with_trained(m, job.lang).map_err(|e| job.fail(e))?;
+            (
+                m,
+                Some(note.map_or(yours.clone(), |n| format!("{n} {yours}"))),
+            )
+        }
+        false => (m, note),
+    };
     let mut tell = job.every_percent(Some(m.backend.name()));
     let (clock, lang) = (job.clock(), job.lang);
     let view =

@@ -1,8 +1,10 @@
 //! The wasm binding: the only module that knows JavaScript exists. Split by job:
 //! [`views`] the synchronous exports (one line each, through [`call`]), [`jobs`] the asynchronous
 //! model jobs (each a few lines, through [`jobs::Job`]), [`presets`] what the page's controls
-//! offer. This file holds what they share: start-up, the panic hook, reading parameters and
-//! writing views and errors in the page's language.
+//! offer, [`weights`] the weights the page hands over. The training module (feature `train`,
+//! loaded only by the training widget) has [`weights`] and [`train`] alone: a draft distilled
+//! step by step. This file holds what they share: start-up, the panic hook, reading parameters
+//! and writing views and errors in the page's language.
 //!
 //! Each export takes one plain object of parameters (missing fields take their defaults),
 //! converts it with serde-wasm-bindgen, calls one `views::*` function, and returns a plain
@@ -19,13 +21,25 @@ use std::sync::Mutex;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+#[cfg(not(feature = "train"))]
 pub mod jobs;
+#[cfg(not(feature = "train"))]
 pub mod presets;
+#[cfg(feature = "train")]
+pub mod train;
+#[cfg(not(feature = "train"))]
 pub mod views;
+pub mod weights;
 
+#[cfg(not(feature = "train"))]
 pub use jobs::*;
+#[cfg(not(feature = "train"))]
 pub use presets::*;
+#[cfg(feature = "train")]
+pub use train::*;
+#[cfg(not(feature = "train"))]
 pub use views::*;
+pub use weights::*;
 
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
@@ -96,6 +110,7 @@ pub(crate) fn into_error<E: std::fmt::Display + 'static>(e: E, lang: Lang) -> Js
 }
 
 /// Parameters in, view out: the whole of every synchronous export.
+#[cfg(not(feature = "train"))]
 pub(crate) fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display + 'static>(
     params: JsValue,
     view: impl FnOnce(&P) -> Result<V, E>,

@@ -1,9 +1,8 @@
 //! The synchronous exports: one per view, each one line (`call`: parameters in, view out), and
-//! the small calls around the model jobs (the weights the page and its workers hand over, the
-//! worker's note for the WebGPU fallback) and the benchmark's suite (`tests/bench.mjs`).
+//! the small calls around the model jobs (the worker's note for the WebGPU fallback) and the
+//! benchmark's suite (`tests/bench.mjs`).
 
-use super::{call, into_error, lang_of, output};
-use crate::error::Named;
+use super::{call, lang_of, output};
 use crate::i18n::Lang;
 use crate::model::device::Fallback;
 use crate::views;
@@ -42,25 +41,6 @@ pub fn exercise(params: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::tree::tree_view)
-}
-
-/// Hands this module the weights of one model (`target`, `draft-a` or `draft-b`), downloaded by
-/// the page from `pkg/weights/<model>.bpk`, or of a draft on the target's features (`medusa`,
-/// `eagle`, `eagle-ttt`, from `pkg/weights/hidden/`, downloaded only for those experiments), or of
-/// a member of a boost-tuning pool (`pool/boost-1` … `pool/plain-4`, from `pkg/weights/pool/`, only
-/// for the learned-speculators widget): the modules do not embed them.
-#[wasm_bindgen]
-pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
-    use crate::model::weights::{provide_hidden, HiddenKind};
-    let fail = |e| into_error(e, Lang::En);
-    if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == model) {
-        return provide_hidden(kind, bytes).map_err(fail);
-    }
-    if let Some((boosted, i)) = crate::model::draft_file::pool_member(model) {
-        return crate::model::draft_file::provide_pool(boosted, i, bytes).map_err(fail);
-    }
-    let kind = crate::model::ModelKind::parse(model).map_err(fail)?;
-    crate::model::weights::provide(kind, bytes).map_err(fail)
 }
 
 /// The note for a WebGPU job the worker sends to the CPU because the browser's WebGPU cannot run

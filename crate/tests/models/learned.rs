@@ -10,12 +10,12 @@ use specdec::clock::native_clock;
 use specdec::decode::chance::Seeded;
 use specdec::decode::engine::{generate, Config, Method, TreeRule};
 use specdec::i18n::Lang;
-use specdec::lab::learned::pool_report;
+use specdec::lab::learned::{check, pool_report, TrainParams};
 use specdec::lab::lm::Cached;
 use specdec::lab::Lab;
 use specdec::likesworld::{self, worlds, Split, EOS, MAX_LEN};
 use specdec::model::device::Backend;
-use specdec::model::distill::{distill, Corpus, DistillConfig, Teacher};
+use specdec::model::distill::{distill, Corpus, DistillConfig, Distiller, Teacher};
 use specdec::model::draft_file::{self, from_bytes, shape, to_bytes, POOL};
 use specdec::model::{weights, Decoder, ModelKind, Models};
 use std::collections::BTreeSet;
@@ -84,6 +84,85 @@ fn a_seeded_distillation_is_reproducible_bit_for_bit() {
     );
     let (_, lc) = tiny_draft(8, 3);
     assert_ne!(la, lc, "another seed, another run");
+}
+
+#[test]
+fn a_run_stepped_a_few_steps_at_a_time_as_the_page_does_is_the_run_at_once() {
+    let m = flex();
+    let d = &m.device;
+    let (whole, losses) = tiny_draft(11, 5);
+    let _one_at_a_time = RANDOM.lock().unwrap_or_else(|e| e.into_inner());
+    let mut config = DistillConfig::new(shape("16,1,2,32").unwrap(), Teacher::Kl, 11, 5);
+    config.batch = 4;
+    config.eval_every = 0;
+    let mut run = Distiller::new(&config, text_corpus(32), &m.target, None, d).unwrap();
+    let mut stepped = Vec::new();
+    // Slices of 2, 1 and 2 steps with a look at the draft between them (the page's checks).
+    for slice in [2, 1, 2] {
+        for _ in 0..slice {
+            stepped.push(run.step().expect("a step of the run").loss);
+        }
+        let _ = logit_bits(&run.model(), d);
+    }
+    assert!(
+        run.finished() && run.step().is_none(),
+        "no step past the run's last"
+    );
+    assert_eq!(run.steps_done(), 5);
+    assert_eq!(stepped, losses, "the same losses");
+    assert!(
+        logit_bits(&run.model(), d) == logit_bits(&whole, d),
+        "the same weights"
+    );
+}
+
+#[test]
+fn the_pages_training_parameters_are_checked_and_the_check_agrees_with_the_pool_report() {
+    let m = flex();
+    let ok = TrainParams::default().config().unwrap();
+    assert_eq!((ok.steps, ok.eval_every), (TrainParams::default().steps, 0));
+    let bad = |f: &dyn Fn(&mut TrainParams)| {
+        let mut p = TrainParams::default();
+        f(&mut p);
+        p.config().unwrap_err().to_string()
+    };
+    assert!(
+        bad(&|p| p.steps = 0).contains("steps"),
+        "{}",
+        bad(&|p| p.steps = 0)
+    );
+    assert!(bad(&|p| p.teacher = "oracle".into()).contains("unknown teacher \"oracle\""));
+    assert!(bad(&|p| p.shape = "4096,1,4,64".into()).contains("4 ≤ d ≤ 256"));
+    assert!(bad(&|p| p.batch = 100_000).contains("batch"));
+    assert!(bad(&|p| p.corpus = 1).contains("corpus"));
+    // The widget's check of a draft is the pool report's numbers for a pool of one.
+    let clock = native_clock();
+    let lab = Lab::new(m, Lang::En, &clock);
+    let c = read_sync(check(&lab, &m.draft_a, 4, 12)).unwrap();
+    let r = read_sync(pool_report(
+        &lab,
+        std::slice::from_ref(&m.draft_a),
+        None,
+        4,
+        12,
+        &mut |_, _| {},
+    ))
+    .unwrap();
+    assert_eq!(
+        (c.identical, c.prompts),
+        (12, 12),
+        "greedy: the target's output"
+    );
+    assert_eq!(c.tokens_per_call, r.tokens_per_call);
+    assert_eq!(c.alpha, r.alpha);
+    let tested: usize = c.by_kind.iter().map(|k| k.tested).sum();
+    let passed: usize = c.by_kind.iter().map(|k| k.passed).sum();
+    assert!(tested > 0);
+    assert_eq!(
+        passed as f64 / tested as f64,
+        c.alpha,
+        "α by kind adds up to α"
+    );
 }
 
 #[test]

@@ -77,7 +77,7 @@ fn train_draft(o: &mut Opts) -> Result<Report, Usage> {
     let clock = native_clock();
     let lab = Lab::new(&models, Lang::En, &clock);
     let started = std::time::Instant::now();
-    let data = read_sync(corpus(&lab, teacher, worlds, config.seed))?;
+    let data = read_sync(corpus(&lab, teacher, worlds, config.seed, &mut |_, _| {}))?;
     let total = config.steps;
     let (draft, curve) = distill(&config, &data, &models.target, None, &models.device, |p| {
         progress("train", p.step, total, p.loss)
@@ -181,7 +181,13 @@ fn train_pool(o: &mut Opts) -> Result<Report, Usage> {
     let clock = native_clock();
     let lab = Lab::new(&models, Lang::En, &clock);
     let started = std::time::Instant::now();
-    let data = read_sync(corpus(&lab, Teacher::Greedy, worlds, member.seed))?;
+    let data = read_sync(corpus(
+        &lab,
+        Teacher::Greedy,
+        worlds,
+        member.seed,
+        &mut |_, _| {},
+    ))?;
     let total = member.steps;
     let config = BoostConfig {
         member,

@@ -1,0 +1,141 @@
+//! The training module's exports (feature `train`: `scripts/build-wasm.sh train` builds it into
+//! `pkg/train/`, and only the training widget's worker loads it): a draft distilled from the
+//! target in the page, a few steps per call, so that the worker can post the loss curve between
+//! calls and the page can stop it by terminating the worker. [`training_start`] makes the corpus
+//! and the run; [`Training`] steps it, checks the draft as it is (`lab::learned::check`: α by
+//! token kind, tokens per call, greedy identity) and writes its file (`model::draft_file`), which
+//! the page keeps and hands to the CPU module's decoding jobs.
+
+use super::{into_error, lang_of, output, params, performance};
+use crate::i18n::Lang;
+use crate::lab::learned::{check, corpus, TrainParams};
+use crate::lab::Lab;
+use crate::model::device::Backend;
+use crate::model::distill::Distiller;
+use crate::model::{DecoderConfig, ModelKind, Models};
+use serde::Serialize;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// A distillation run in the page.
+#[wasm_bindgen]
+pub struct Training {
+    run: Distiller,
+    models: Rc<Models>,
+    shape: DecoderConfig,
+    lang: Lang,
+    gamma: usize,
+    prompts: usize,
+    /// The shipped draft this one is measured against: draft B for its shape, else draft A.
+    shipped: ModelKind,
+}
+
+/// Starts a run (`lab::learned::TrainParams`; missing fields take their defaults): checks every
+/// value, loads the models on flex (the page has handed over their weights), makes the corpus
+/// (the target's greedy outputs, `progress` gets `{phase: "count", done, total}`), and seeds the
+/// draft. Nothing is trained yet.
+#[wasm_bindgen]
+pub async fn training_start(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<Training, JsError> {
+    let lang = lang_of(&params);
+    let p: TrainParams = self::params(params, lang)?;
+    let fail = |e| into_error(e, lang);
+    let config = p.config().map_err(fail)?;
+    let models = Rc::new(Models::load(Backend::Flex).await.map_err(fail)?);
+    let perf = performance(lang)?;
+    let clock = move || perf.now() * 1e3;
+    let lab = Lab::new(&models, lang, &clock);
+    let mut tell = |done: usize, total: usize| {
+        if let Some(f) = &progress {
+            let step = serde_json::json!({"phase": "count", "done": done, "total": total});
+            if let Ok(v) = step.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) {
+                let _ = f.call1(&JsValue::NULL, &v);
+            }
+        }
+    };
+    let data = corpus(&lab, config.teacher, p.corpus, p.seed, &mut tell)
+        .await
+        .map_err(fail)?;
+    let run = Distiller::new(&config, data, &models.target, None, &models.device).map_err(fail)?;
+    Ok(Training {
+        run,
+        models: models.clone(),
+        shape: config.shape,
+        lang,
+        gamma: p.gamma,
+        prompts: p.prompts,
+        shipped: match p.shape.trim() {
+            "b" | "B" | "draft-b" => ModelKind::DraftB,
+            _ => ModelKind::DraftA,
+        },
+    })
+}
+
+#[wasm_bindgen]
+impl Training {
+    /// Takes up to `n` steps (fewer at the end of the run): `[{step, loss}]`.
+    pub fn steps(&mut self, n: usize) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Out {
+            step: usize,
+            loss: f64,
+        }
+        let points: Vec<Out> = (0..n)
+            .map_while(|_| self.run.step())
+            .map(|p| Out {
+                step: p.step,
+                loss: p.loss,
+            })
+            .collect();
+        output(&points, self.lang)
+    }
+
+    /// Steps taken so far.
+    pub fn done(&self) -> usize {
+        self.run.steps_done()
+    }
+
+    /// Whether the run has taken all its steps.
+    pub fn finished(&self) -> bool {
+        self.run.finished()
+    }
+
+    /// The draft as it is now, checked as a draft in use (`lab::learned::DraftCheck`): a promise.
+    pub fn check(&self) -> js_sys::Promise {
+        self.check_of(self.run.model())
+    }
+
+    /// The same check of the shipped draft it is measured against (draft B for draft B's shape,
+    /// else draft A), with its name as `model`: a promise.
+    pub fn check_shipped(&self) -> js_sys::Promise {
+        self.check_of(self.models.get(self.shipped).clone())
+    }
+
+    /// The name of the shipped draft [`Training::check_shipped`] checks.
+    pub fn shipped(&self) -> String {
+        self.shipped.name().to_string()
+    }
+
+    fn check_of(&self, draft: crate::model::Decoder) -> js_sys::Promise {
+        let (models, lang) = (self.models.clone(), self.lang);
+        let (gamma, prompts) = (self.gamma, self.prompts);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let perf = performance(lang)?;
+            let clock = move || perf.now() * 1e3;
+            let lab = Lab::new(&models, lang, &clock);
+            let report = check(&lab, &draft, gamma, prompts)
+                .await
+                .map_err(|e| into_error(e, lang))?;
+            Ok(output(&report, lang)?)
+        })
+    }
+
+    /// The draft as it is now, as a draft file (`model::draft_file`: what the decoding widget
+    /// loads, what the page stores and downloads).
+    pub fn file(&self) -> Result<Vec<u8>, JsError> {
+        crate::model::draft_file::to_bytes(&self.run.model(), &self.shape)
+            .map_err(|e| into_error(e, self.lang))
+    }
+}

@@ -1,0 +1,59 @@
+// The training widget's worker (lecture §4.2: a draft distilled from the target in the page). It
+// loads the training module (pkg/train/: flex with burn's autodiff and optimizers, which no other
+// part of the page downloads) and the models' weights, and runs one training; the page stops it
+// by terminating this worker. Protocol:
+//   page → worker  { params, every }   the run (lab::learned::TrainParams, with lang) and how
+//                                      many steps between two quick checks
+//   worker → page  { kind: 'phase', phase: 'download' | 'corpus', done, total }
+//                  { kind: 'shipped', model, check }  the shipped draft it is measured against
+//                  { kind: 'points', points: [{ step, loss }], total }
+//                  { kind: 'check', step, check }      lab::learned::DraftCheck of the draft now
+//                  { kind: 'done', file, shape }       the draft's file (an ArrayBuffer)
+//                  { kind: 'error', message }
+// Steps are taken a few at a time, about 100 ms of them per message, so the curve moves smoothly
+// and the page's thread never waits for this one.
+import init, * as engine from './pkg/train/specdec.js';
+import { fetchWeights, provideWeights } from './weights.js';
+
+const post = (m, transfer) => self.postMessage(m, transfer ?? []);
+// Steps per message: as many as fit in this many milliseconds.
+const SLICE_MS = 100;
+
+async function train(params, every) {
+  post({ kind: 'phase', phase: 'download' });
+  const base = new URL('./pkg/', import.meta.url);
+  await init({ module_or_path: new URL('train/specdec_bg.wasm', base) });
+  provideWeights(engine, await fetchWeights(new URL('weights/', base)));
+  const training = await engine.training_start(params, (p) => post({ kind: 'phase', phase: 'corpus', done: p.done, total: p.total }));
+  const total = params.steps;
+  post({ kind: 'shipped', model: training.shipped(), check: await training.check_shipped() });
+  post({ kind: 'check', step: 0, check: await training.check() });
+  while (!training.finished()) {
+    const start = performance.now();
+    const points = [];
+    do {
+      points.push(...training.steps(1));
+    } while (!training.finished() && training.done() % every !== 0 && performance.now() - start < SLICE_MS);
+    post({ kind: 'points', points, total });
+    const done = training.done();
+    if (done % every === 0 || training.finished()) post({ kind: 'check', step: done, check: await training.check() });
+  }
+  const file = training.file();
+  post({ kind: 'done', file: file.buffer, shape: params.shape }, [file.buffer]);
+}
+
+self.onmessage = async ({ data }) => {
+  try {
+    await train(data.params, Math.max(1, Math.round(data.every)));
+  } catch (e) {
+    let message = e?.message ?? String(e);
+    if (e instanceof WebAssembly.RuntimeError) {
+      let recorded = null;
+      try { recorded = engine.last_panic(); } catch (_) { /* the instance is gone */ }
+      message = recorded || (data.params?.lang === 'zh'
+        ? `训练停止了（${message}）：很可能是这台设备的内存不够；小一些的形状或批大小需要的内存更少`
+        : `the training stopped (${message}): most likely this device ran out of memory; a smaller shape or batch needs less`);
+    }
+    post({ kind: 'error', message });
+  }
+};

@@ -1,0 +1,286 @@
+// Train a draft in the page (lecture §4.2: learned speculators): a draft of a chosen shape
+// distilled from the target — on its greedy outputs, its next-token distributions (KL) or the
+// LikesWorld text — in a worker of its own, on the training module (pkg/train/, autodiff), which
+// only this widget downloads. The loss curve and, every few steps, a quick check of the draft as
+// a draft in use (greedy chains of γ 4: tokens per call, α by token kind, identity with the
+// target's output) are drawn as it learns, beside the shipped draft of the same shape. Cancel
+// stops it (the worker is terminated). A finished draft is kept in the browser's storage
+// (trained.js) until Forget, downloadable as a file and loadable again; the decoding widget
+// speculates with it (its draft “yours”).
+import { fmt, table, escapeHtml, duration } from '../html.js';
+import { lang, tr } from '../i18n.js';
+import { call, kindName, startWorker } from '../engine.js';
+import { forgetTrained, loadTrained, saveTrained, trainedChanged } from '../trained.js';
+
+const SHAPES = [['a', 'A: 32,1,4,64'], ['b', 'B: 32,2,4,64'], ['16,1,2,32', '16,1,2,32 (tiny)'], ['64,2,4,128', '64,2,4,128']];
+const SHAPES_ZH = [['a', 'A：32,1,4,64'], ['b', 'B：32,2,4,64'], ['16,1,2,32', '16,1,2,32（很小）'], ['64,2,4,128', '64,2,4,128']];
+const TEACHERS = [['greedy', 'the target’s greedy outputs'], ['kl', 'the target’s distributions (KL)'], ['text', 'the LikesWorld text']];
+const TEACHERS_ZH = [['greedy', '目标模型的贪心输出'], ['kl', '目标模型的分布（KL）'], ['text', 'LikesWorld 文本']];
+const STEPS = ['50', '200', '500', '1000', '1500', '3000'].map((s) => [s, s]);
+const SEEDS = ['1', '2', '3', '4'].map((s) => [s, s]);
+// Quick checks per run (the first before any step).
+const CHECKS = 8;
+const WORKER_URL = new URL('../train-worker.js', import.meta.url);
+// The largest file read (the core's limit for any weights file, model::weights::MAX_WEIGHTS_BYTES).
+const MAX_FILE = 16 * 1024 * 1024;
+
+const teacherName = (k) => Object.fromEntries(tr(TEACHERS, TEACHERS_ZH))[k] ?? k;
+const shapeName = (s) => (s === 'a' ? tr('draft A’s shape', '草稿 A 的形状') : s === 'b' ? tr('draft B’s shape', '草稿 B 的形状') : s);
+
+// widget root → the run in progress or last run: { worker, params, points, checks, shipped, started, phase, done, error }
+const runs = new WeakMap();
+// Finished runs of this visit, to compare teachers and shapes side by side.
+const history = [];
+
+/** The loss (log scale) and the checks' tokens per call, with the shipped draft's as a line. */
+function chartSvg(run, width) {
+  const w = Math.max(280, Math.min(width ?? 640, 760));
+  const [h, left, right, top, bottom] = [230, 46, 46, 14, 34];
+  const total = run.params.steps;
+  const x = (step) => left + (w - left - right) * (step / Math.max(1, total));
+  const losses = run.points.map((p) => p.loss).filter((l) => l > 0);
+  const lo = Math.log10(Math.min(...losses, 1)), hi = Math.log10(Math.max(...losses, 2));
+  const yl = (l) => top + (h - top - bottom) * (1 - (Math.log10(l) - lo) / Math.max(1e-9, hi - lo));
+  const taus = run.checks.map((c) => c.check.tokens_per_call).concat(run.shipped ? [run.shipped.check.tokens_per_call] : []);
+  const tmax = Math.max(2, ...taus) * 1.1;
+  const yt = (t) => top + (h - top - bottom) * (1 - (t - 1) / (tmax - 1));
+  // One point per pixel at most.
+  const every = Math.max(1, Math.floor(run.points.length / (w - left - right)));
+  const line = run.points.filter((_, i) => i % every === 0).map((p) => `${x(p.step).toFixed(1)},${yl(p.loss).toFixed(1)}`).join(' ');
+  const dots = run.checks.map((c) => `<circle cx="${x(c.step).toFixed(1)}" cy="${yt(c.check.tokens_per_call).toFixed(1)}" r="3.5" fill="#e07b00"><title>${tr('step', '第')} ${c.step}: τ ${fmt(c.check.tokens_per_call, 2)}</title></circle>`).join('');
+  const ref = run.shipped ? (() => {
+    const y = yt(run.shipped.check.tokens_per_call).toFixed(1);
+    const name = run.shipped.model === 'draft-b' ? tr('shipped draft B', '附带的草稿 B') : tr('shipped draft A', '附带的草稿 A');
+    return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${w - right - 4}" y="${Number(y) - 5}" text-anchor="end" font-size="11" fill="#a05800">${name}: τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
+  })() : '';
+  const ticks = [0, 0.5, 1].map((f) => Math.round(total * f)).map((s) => `<text x="${x(s)}" y="${h - bottom + 15}" text-anchor="middle" font-size="11">${s}</text>`).join('');
+  const lossTicks = [lo, (lo + hi) / 2, hi].map((e) => `<text x="${left - 5}" y="${yl(10 ** e) + 4}" text-anchor="end" font-size="11" fill="#1f5fa8">${fmt(10 ** e, 2)}</text>`).join('');
+  const tauTicks = [1, (1 + tmax) / 2, tmax].map((t) => `<text x="${w - right + 5}" y="${yt(t) + 4}" font-size="11" fill="#a05800">${fmt(t, 1)}</text>`).join('');
+  return `<svg viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${tr('training curve', '训练曲线')}">
+    <rect x="${left}" y="${top}" width="${w - left - right}" height="${h - top - bottom}" fill="none" stroke="#bbb"/>
+    <polyline points="${line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>${ref}${dots}${ticks}${lossTicks}${tauTicks}
+    <text x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle" font-size="11">${tr('step', '步数')}</text>
+    <text x="4" y="${top + 4}" font-size="11" fill="#1f5fa8" transform="rotate(90 4 ${top + 4})">${tr('loss (log)', '损失（对数）')}</text>
+    <text x="${w - 4}" y="${h - bottom}" font-size="11" fill="#a05800" transform="rotate(-90 ${w - 4} ${h - bottom})">${tr('tokens per call τ', '每次调用的 token 数 τ')}</text></svg>`;
+}
+
+/** The latest check beside the shipped draft's: τ, α, identity, α by token kind. */
+function checkHtml(run) {
+  const last = run.checks[run.checks.length - 1];
+  if (!last) return '';
+  const c = last.check;
+  const s = run.shipped?.check;
+  const name = run.shipped?.model === 'draft-b' ? tr('shipped B', '附带的 B') : tr('shipped A', '附带的 A');
+  const kinds = c.by_kind.map((k) => {
+    const other = s?.by_kind.find((x) => x.kind === k.kind);
+    return [escapeHtml(kindName(k.kind)), k.tested, fmt(k.alpha, 3), other ? fmt(other.alpha, 3) : '—'];
+  });
+  const head = tr(`<p class="numbers">At step ${last.step}: greedy chains of γ ${c.gamma} on ${c.prompts} held-out prompts give <b>τ ${fmt(c.tokens_per_call, 2)}</b> tokens per target call (α ${fmt(c.alpha, 3)}); ${s ? `the ${name} gives τ ${fmt(s.tokens_per_call, 2)}, α ${fmt(s.alpha, 3)}` : ''}. ${c.identical}/${c.prompts} outputs identical to the target’s own.</p>`,
+    `<p class="numbers">第 ${last.step} 步：在 ${c.prompts} 个留出提示词上用 γ ${c.gamma} 的贪心链，每次目标调用得到 <b>τ ${fmt(c.tokens_per_call, 2)}</b> 个 token（α ${fmt(c.alpha, 3)}）；${s ? `${name}得到 τ ${fmt(s.tokens_per_call, 2)}，α ${fmt(s.alpha, 3)}` : ''}。${c.identical}/${c.prompts} 个输出和目标模型自己的相同。</p>`);
+  return head + table([tr(['next token is', 'tested', 'α yours', `α ${name}`], ['下一个 token 是', '检验数', 'α 你的', `α ${name}`])].concat(kinds), 'tr-kinds');
+}
+
+function historyHtml() {
+  if (!history.length) return '';
+  const rows = history.map((r) => [escapeHtml(shapeName(r.shape)), escapeHtml(teacherName(r.teacher)), r.steps, r.seed, duration(r.ms), fmt(r.check.tokens_per_call, 2), fmt(r.check.alpha, 3), `${r.check.identical}/${r.check.prompts}`]);
+  return `<p class="numbers">${tr('Runs of this visit (change the teacher to compare them at equal steps):', '本次访问的训练（换一个教师信号，在相同步数下比较）：')}</p>`
+    + table([tr(['shape', 'teacher', 'steps', 'seed', 'time', 'τ', 'α', 'identical'], ['形状', '教师信号', '步数', '种子', '用时', 'τ', 'α', '相同'])].concat(rows), 'tr-history');
+}
+
+function keptHtml(kept) {
+  if (!kept) return tr('No draft is kept in this browser yet: train one, or load a draft file.', '这个浏览器里还没有保存草稿：训练一个，或载入一个草稿文件。');
+  const from = kept.teacher ? tr(`${escapeHtml(teacherName(kept.teacher))}, ${kept.steps} steps, seed ${kept.seed}`, `${escapeHtml(teacherName(kept.teacher))}，${kept.steps} 步，种子 ${kept.seed}`) : tr('loaded from a file', '从文件载入');
+  const tau = kept.check ? tr(`, τ ${fmt(kept.check.tokens_per_call, 2)} at γ ${kept.check.gamma}`, `，γ ${kept.check.gamma} 时 τ ${fmt(kept.check.tokens_per_call, 2)}`) : '';
+  return tr(`Kept in this browser: your draft (${escapeHtml(kept.shape)}: d, layers, heads, d_ff; ${from}${tau}). The decoding widget speculates with it: choose the draft “yours”.`,
+    `这个浏览器里保存着：你的草稿（${escapeHtml(kept.shape)}：d、层数、头数、d_ff；${from}${tau}）。解码小部件可以用它做推测：选草稿“你的”。`);
+}
+
+/** Shows the kept draft and wires Download and Forget. */
+async function showKept(ui, view) {
+  const line = view.querySelector('.tr-kept');
+  let kept = null;
+  try {
+    kept = await loadTrained();
+  } catch (e) {
+    line.textContent = e.message;
+    return;
+  }
+  ui.inLang(() => {
+    line.innerHTML = keptHtml(kept);
+    view.querySelector('.tr-download').hidden = !kept;
+    view.querySelector('.tr-forget').hidden = !kept;
+    view.querySelector('.tr-download').onclick = () => {
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([kept.bytes], { type: 'application/octet-stream' }));
+      a.download = `specdec-draft-${kept.shape.replaceAll(',', '-')}.bpk`;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    };
+  })();
+}
+
+/** Redraws the run's curve, check and status. */
+function drawRun(ui, view, run) {
+  view.querySelector('.tr-chart').innerHTML = run.points.length || run.checks.length ? chartSvg(run, ui.figureWidth()) : '';
+  view.querySelector('.tr-check').innerHTML = checkHtml(run) + historyHtml();
+  const status = view.querySelector('.tr-status');
+  const bar = view.querySelector('.tr-progress');
+  const steps = run.points.length ? run.points[run.points.length - 1].step : 0;
+  if (run.error) status.textContent = tr('The training stopped.', '训练停止了。');
+  else if (run.cancelled) status.textContent = tr(`Cancelled at step ${steps}: nothing was kept (a draft kept before stays).`, `在第 ${steps} 步取消：什么都没保存（之前保存的草稿还在）。`);
+  else if (run.finishedMs) status.textContent = tr(`Trained ${run.params.steps} steps in ${duration(run.finishedMs)}; kept in this browser.`, `${duration(run.finishedMs)}内训练了 ${run.params.steps} 步；已保存在这个浏览器里。`);
+  else if (run.phase === 'download') status.textContent = tr('Downloading the training module…', '正在下载训练模块…');
+  else if (run.phase === 'corpus') status.textContent = tr(`Making the corpus: the target decodes ${run.corpus.done}/${run.corpus.total} training worlds…`, `正在生成语料：目标模型解码训练世界 ${run.corpus.done}/${run.corpus.total}…`);
+  else if (!steps) status.textContent = tr('Checking the untrained draft and the shipped one…', '正在检查未训练的草稿和附带的草稿…');
+  else status.textContent = tr(`Training: step ${steps} of ${run.params.steps}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`, `训练中：第 ${steps}/${run.params.steps} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
+  bar.value = steps / run.params.steps;
+  const busy = run.worker !== null;
+  bar.hidden = !busy;
+  view.querySelector('.tr-cancel').hidden = !busy;
+  view.querySelector('.tr-go').disabled = busy;
+  ui.root.setAttribute('aria-busy', String(busy));
+}
+
+function stop(run) {
+  run.worker?.terminate();
+  run.worker = null;
+}
+
+function start(s, ui, view) {
+  const before = runs.get(ui.root);
+  if (before?.worker) return;
+  ui.alert('');
+  const params = { shape: s.shape, teacher: s.teacher, steps: Number(s.steps), seed: Number(s.seed), lang: lang() };
+  const run = { worker: null, params, points: [], checks: [], shipped: null, started: performance.now(), phase: 'download', corpus: { done: 0, total: 0 } };
+  runs.set(ui.root, run);
+  const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
+  try {
+    run.worker = startWorker(WORKER_URL);
+  } catch (e) {
+    run.error = e.message;
+    ui.alert(e.message);
+    drawRun(ui, view, run);
+    return;
+  }
+  const redraw = ui.inLang(() => { if (runs.get(ui.root) === run) drawRun(ui, view, run); });
+  run.worker.onerror = ui.inLang((e) => {
+    stop(run);
+    run.error = tr(`the training module could not be loaded (${e.message ?? 'a network error'}); if the page was just started with scripts/serve.sh, it is still being built: try again in a few minutes`,
+      `训练模块无法加载（${e.message ?? '网络错误'}）；如果页面刚用 scripts/serve.sh 启动，它还在构建中：几分钟后再试`);
+    ui.alert(run.error);
+    count('failed');
+    redraw();
+  });
+  run.worker.onmessage = ui.inLang(async ({ data }) => {
+    if (data.kind === 'phase') Object.assign(run, { phase: data.phase, corpus: { done: data.done, total: data.total } });
+    else if (data.kind === 'shipped') run.shipped = data;
+    else if (data.kind === 'points') run.points.push(...data.points);
+    else if (data.kind === 'check') run.checks.push({ step: data.step, check: data.check });
+    else if (data.kind === 'error') {
+      stop(run);
+      run.error = data.message;
+      ui.alert(data.message);
+      count('failed');
+    } else if (data.kind === 'done') {
+      stop(run);
+      run.finishedMs = performance.now() - run.started;
+      const check = run.checks[run.checks.length - 1].check;
+      history.push({ ...params, ms: run.finishedMs, check });
+      const bytes = new Uint8Array(data.file);
+      try {
+        const shape = call('provide_trained_draft', { bytes });
+        await saveTrained({ bytes, shape, teacher: params.teacher, steps: params.steps, seed: params.seed, check, saved: Date.now() });
+        trainedChanged();
+      } catch (e) {
+        ui.alert(e.message);
+      }
+      count('trained');
+      await showKept(ui, view);
+    }
+    redraw();
+  });
+  run.worker.postMessage({ params, every: Math.max(1, Math.round(params.steps / CHECKS)) });
+  redraw();
+}
+
+/** Loads a draft file chosen by the student: checked by the engine, kept only when good. */
+async function upload(ui, view, file) {
+  if (file.size > MAX_FILE) {
+    ui.alert(tr(`${file.name}: ${file.size} bytes is over the limit of ${MAX_FILE} (a draft’s file is far smaller) — nothing was changed.`,
+      `${file.name}：${file.size} 字节超过了上限 ${MAX_FILE}（草稿文件小得多）——什么都没有改变。`));
+    ui.root.dataset.refused = String(Number(ui.root.dataset.refused || 0) + 1);
+    return;
+  }
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  try {
+    const shape = call('provide_trained_draft', { bytes });
+    await saveTrained({ bytes, shape, saved: Date.now() });
+    trainedChanged();
+    ui.alert('');
+    ui.root.dataset.loaded = String(Number(ui.root.dataset.loaded || 0) + 1);
+  } catch (e) {
+    ui.alert(tr(`${file.name}: ${e.message} — nothing was changed.`, `${file.name}：${e.message}——什么都没有改变。`));
+    ui.root.dataset.refused = String(Number(ui.root.dataset.refused || 0) + 1);
+  }
+  await showKept(ui, view);
+}
+
+export default {
+  name: 'train',
+  title: 'Train a draft here: learned speculators',
+  intro: 'SpecInfer’s small models are learned from the LLM (lecture §4.2). Train one in this page: a draft of the shape you choose, distilled from the target — on its greedy outputs, on its whole next-token distributions (a KL loss), or on the LikesWorld text the target itself learned from. '
+    + 'The loss falls as it learns; every few steps the draft is checked as a draft in use (greedy chains of γ 4 verified by the target), beside the shipped draft of its shape. The finished draft stays in this browser until you forget it, and the decoding widget can speculate with it.',
+  title_zh: '在这里训练一个草稿：学习型推测器',
+  intro_zh: 'SpecInfer 的小模型是从大模型学来的（讲义 §4.2）。在本页训练一个：一个你选定形状的草稿，从目标模型蒸馏而来——用它的贪心输出、它完整的下一个 token 分布（KL 损失），或目标模型自己学过的 LikesWorld 文本。'
+    + '它学习时损失下降；每隔几步，把草稿当作真正使用的草稿检查一次（γ 4 的贪心链由目标模型验证），和附带的同形状草稿并排比较。训练好的草稿保存在这个浏览器里，直到你删除它，解码小部件可以用它做推测。',
+  presets: [
+    { label: 'Draft A’s shape, 1000 steps', label_zh: '草稿 A 的形状，1000 步', values: { shape: 'a', teacher: 'greedy', steps: '1000' }, note: 'about the shipped draft A’s tokens per call', note_zh: '每次调用的 token 数接近附带的草稿 A' },
+    { label: 'KL teacher', label_zh: 'KL 教师信号', values: { shape: 'a', teacher: 'kl', steps: '1000' }, note: 'the target’s whole distributions', note_zh: '目标模型完整的分布' },
+    { label: 'Text teacher', label_zh: '文本教师信号', values: { shape: 'a', teacher: 'text', steps: '1000' }, note: 'what the target learned from, not what it says', note_zh: '目标模型学过的文本，而不是它说的话' },
+  ],
+  controls: [
+    { key: 'shape', label: 'shape (d, layers, heads, d_ff)', label_zh: '形状（d、层数、头数、d_ff）', type: 'select', value: 'a', options: SHAPES, options_zh: SHAPES_ZH },
+    { key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', options: TEACHERS, options_zh: TEACHERS_ZH },
+    { key: 'steps', label: 'steps', label_zh: '步数', type: 'select', value: '1000', options: STEPS },
+    { key: 'seed', label: 'seed', label_zh: '种子', type: 'select', value: '1', options: SEEDS },
+  ],
+  render() {
+    return [`<div class="dec-run"><button type="button" class="tr-go">${tr('Train', '训练')}</button>
+      <p class="numbers tr-status" aria-live="polite">${tr('Press Train to start: the training module (0.8 MB) is downloaded once, then the draft trains here, on this device’s CPU (under a minute for 1000 steps of draft A’s shape on a two-core laptop).', '按“训练”开始：先下载一次训练模块（0.8 MB），然后草稿就在这台设备的 CPU 上训练（草稿 A 的形状 1000 步，在双核笔记本上不到一分钟）。')}</p>
+      <progress class="tr-progress" max="1" value="0" hidden></progress> <button type="button" class="tr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
+    '<div class="plots tr-chart"></div>', '<div class="tr-check"></div>',
+    `<p class="numbers tr-kept"></p><p><button type="button" class="tr-download" hidden>${tr('Download', '下载')}</button>
+      <label class="tr-upload-label">${tr('Load a draft file', '载入草稿文件')} <input type="file" class="tr-upload" accept=".bpk,application/octet-stream"></label>
+      <button type="button" class="tr-forget" hidden>${tr('Forget', '删除')}</button></p>`];
+  },
+  after(s, ui, view) {
+    view.querySelector('.tr-go').onclick = ui.inLang(() => start(s, ui, view));
+    view.querySelector('.tr-cancel').onclick = ui.inLang(() => {
+      const run = runs.get(ui.root);
+      if (!run?.worker) return;
+      stop(run);
+      run.cancelled = true;
+      ui.root.dataset.cancelled = String(Number(ui.root.dataset.cancelled || 0) + 1);
+      drawRun(ui, view, run);
+    });
+    view.querySelector('.tr-forget').onclick = ui.inLang(async () => {
+      try {
+        await forgetTrained();
+        trainedChanged();
+      } catch (e) {
+        ui.alert(e.message);
+      }
+      await showKept(ui, view);
+    });
+    view.querySelector('.tr-upload').onchange = ui.inLang(async (ev) => {
+      const file = ev.target.files?.[0];
+      ev.target.value = '';
+      if (file) await upload(ui, view, file);
+    });
+    const run = runs.get(ui.root);
+    if (run) drawRun(ui, view, run);
+    showKept(ui, view);
+  },
+};
