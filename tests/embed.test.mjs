@@ -11,7 +11,7 @@ import { text } from './helpers.mjs';
 import { VERSION } from '../www/version.js';
 
 const EVERY_KIND = {
-  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', train: 'steps="50"', boost: 'pools="1,2" prompts="10"', treepaths: 'batches="1"', likesworld: 'autorun',
+  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', train: 'steps="50" shape="16,1,2,32"', boost: 'pools="1,2" prompts="10"', treepaths: 'batches="1"', likesworld: 'autorun',
   decoding: 'experiment="acceptance" prompts="10" autorun', modelfree: 'requests="10" autorun', exercises: '',
 };
 
@@ -101,11 +101,14 @@ test('a page on another origin embeds every kind of widget: each draws, and each
   assert.deepEqual(Object.keys(EVERY_KIND).sort(), kinds.sort());
   for (const kind of kinds) await page.waitForSelector(`#${kind}[data-state="ok"]`, { timeout: 30_000 });
   // The jobs in workers: Monte Carlo, the LikesWorld scores, decoding, drafting without a model,
-  // and the measured roofline, the tree-vs-paths timing and the boost-tuned pools once asked.
+  // the measured roofline, the tree-vs-paths timing and the boost-tuned pools once asked, and a
+  // draft trained in its own worker (the training module from our origin, the draft kept in the
+  // notes' origin's storage).
   await page.click('#measured .mr-go');
+  await page.click('#train .tr-go');
   await page.click('#treepaths .tp-go');
   await page.click('#boost .bt-go');
-  const marks = { exactness: 'mc', likesworld: 'model', decoding: 'decoded', modelfree: 'decoded', measured: 'decoded', treepaths: 'decoded', boost: 'decoded' };
+  const marks = { exactness: 'mc', likesworld: 'model', decoding: 'decoded', modelfree: 'decoded', measured: 'decoded', treepaths: 'decoded', boost: 'decoded', train: 'trained' };
   for (const [kind, mark] of Object.entries(marks)) {
     await page.waitForFunction(([k, m]) => Number(document.getElementById(k).dataset[m] || 0) >= 1, [kind, mark], { timeout: 180_000 });
   }

@@ -36,11 +36,21 @@ export function channelOf(ui, kind) {
   return channel;
 }
 
+// widget root → what else stops with its runs (a widget's own worker: the training widget's)
+const stoppers = new WeakMap();
+
+/** Calls `f` when the widget at `root` is stopped (stopRuns), once. */
+export function onStop(root, f) {
+  stoppers.set(root, (stoppers.get(root) ?? new Set()).add(f));
+}
+
 /**
  * Stops everything the widget at `root` runs: a run about to start, its jobs, and its workers
  * (a <specdec-widget> taken out of the page). Drawing it again starts afresh.
  */
 export function stopRuns(root) {
+  for (const f of stoppers.get(root) ?? []) f();
+  stoppers.delete(root);
   const p = runs.get(root);
   if (!p) return;
   clearTimeout(p.timer);

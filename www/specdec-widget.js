@@ -11,7 +11,8 @@
 // ancestor's lang, usually the host page's <html lang>, so each element on a page may speak its
 // own; a language it does not have reads as English, with a note for its own lang attribute.
 // Changing a lang, the element's or an ancestor's, draws it again in the new language.
-// Model widgets (decoding, likesworld, modelfree; measured, boost and treepaths always) wait for their Run button,
+// Model widgets (decoding, likesworld, modelfree; measured, boost and treepaths always) wait for their Run button
+// (train for its Train button),
 // which says what a run will cost, so that opening the notes computes nothing; `autorun` runs
 // them at once. After the first Run, every change runs again by itself. Share makes a link to
 // embed.html that keeps the state and all of these (hide, compact, lang, autorun).

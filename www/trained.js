@@ -54,14 +54,3 @@ export const saveTrained = (record) => transact('readwrite', (s) => s.put(record
 
 /** Forgets the kept draft. */
 export const forgetTrained = () => transact('readwrite', (s) => s.delete(KEY));
-
-// Pages and widgets that show the kept draft hear of every change (the decoding widget's choice).
-const listeners = new Set();
-/** Calls `f` after every save or forget made by this page. */
-export function onTrainedChange(f) {
-  listeners.add(f);
-  return () => listeners.delete(f);
-}
-export function trainedChanged() {
-  for (const f of listeners) f();
-}

@@ -10,7 +10,8 @@
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { lang, tr } from '../i18n.js';
 import { call, kindName, startWorker } from '../engine.js';
-import { forgetTrained, loadTrained, saveTrained, trainedChanged } from '../trained.js';
+import { forgetTrained, loadTrained, saveTrained } from '../trained.js';
+import { onStop } from '../runbar.js';
 
 const SHAPES = [['a', 'A: 32,1,4,64'], ['b', 'B: 32,2,4,64'], ['16,1,2,32', '16,1,2,32 (tiny)'], ['64,2,4,128', '64,2,4,128']];
 const SHAPES_ZH = [['a', 'A：32,1,4,64'], ['b', 'B：32,2,4,64'], ['16,1,2,32', '16,1,2,32（很小）'], ['64,2,4,128', '64,2,4,128']];
@@ -158,6 +159,8 @@ function start(s, ui, view) {
   const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
   try {
     run.worker = startWorker(WORKER_URL);
+    // A <specdec-widget> taken out of the page stops its training with it.
+    onStop(ui.root, () => { if (run.worker) { stop(run); run.cancelled = true; } });
   } catch (e) {
     run.error = e.message;
     ui.alert(e.message);
@@ -175,8 +178,11 @@ function start(s, ui, view) {
   });
   run.worker.onmessage = ui.inLang(async ({ data }) => {
     if (data.kind === 'phase') Object.assign(run, { phase: data.phase, corpus: { done: data.done, total: data.total } });
-    else if (data.kind === 'shipped') run.shipped = data;
-    else if (data.kind === 'points') run.points.push(...data.points);
+    else if (data.kind === 'shipped') Object.assign(run, { shipped: data, phase: 'check' });
+    else if (data.kind === 'points') {
+      run.points.push(...data.points);
+      run.phase = 'train';
+    }
     else if (data.kind === 'check') run.checks.push({ step: data.step, check: data.check });
     else if (data.kind === 'error') {
       stop(run);
@@ -192,7 +198,6 @@ function start(s, ui, view) {
       try {
         const shape = call('provide_trained_draft', { bytes });
         await saveTrained({ bytes, shape, teacher: params.teacher, steps: params.steps, seed: params.seed, check, saved: Date.now() });
-        trainedChanged();
       } catch (e) {
         ui.alert(e.message);
       }
@@ -217,7 +222,6 @@ async function upload(ui, view, file) {
   try {
     const shape = call('provide_trained_draft', { bytes });
     await saveTrained({ bytes, shape, saved: Date.now() });
-    trainedChanged();
     ui.alert('');
     ui.root.dataset.loaded = String(Number(ui.root.dataset.loaded || 0) + 1);
   } catch (e) {
@@ -268,7 +272,6 @@ export default {
     view.querySelector('.tr-forget').onclick = ui.inLang(async () => {
       try {
         await forgetTrained();
-        trainedChanged();
       } catch (e) {
         ui.alert(e.message);
       }
