@@ -54,7 +54,11 @@ function sentence(v) {
       `这里对照在墙钟时间上更快（${fmt(control.measured_speedup, 2)} 倍对 ${fmt(last.measured_speedup, 2)} 倍）：它的树更小（每次调用 ${fmt(control.tree_nodes, 1)} 个节点对 ${fmt(last.tree_nodes, 1)} 个）。`)
     : '';
   const same = v.rows.every((r) => r.identical === r.prompts);
-  const check = same
+  const sampled = v.rows.some((r) => r.verify === 'mss');
+  const check = sampled
+    ? tr(' The members’ chains were sampled (T = 1) and the merged tree verified with MSS: outputs are not compared token for token, since MSS keeps the target’s distribution, not its greedy tokens (proved exactly on the toy model, the exactness widget).',
+      '池里各模型的链是采样得来的（T = 1），合并后的树用 MSS 验证：输出不逐词比较，因为 MSS 保持的是目标模型的分布，而不是它的贪心 token（在玩具模型上精确证明，见精确性组件）。')
+    : same
     ? tr(` Every output is identical to the target’s own greedy output (${v.rows.length} pools × ${first.prompts} prompts).`, `每个输出都和目标模型自己的贪心输出相同（${v.rows.length} 个池 × ${first.prompts} 个提示词）。`)
     : tr(' <b>Some output differs from the target’s greedy output</b>: a bug, please report it.', '<b>有输出和目标模型的贪心输出不同</b>：这是 bug，请报告。');
   return `<p class="numbers">${head}${versus}${clock}${members}${faster}${check}</p>`;
@@ -64,7 +68,7 @@ function resultHtml(v) {
   const way = (r) => (r.boosted === null ? tr('either (one model)', '两者相同（一个模型）') : r.boosted ? tr('boost-tuned', 'boost-tuning') : tr('no filter', '不过滤'));
   const rows = v.rows.map((r) => [r.pool, way(r),
     fmt(r.tokens_per_call, 3), fmt(r.tree_nodes, 2), `${fmt(100 * r.coverage[r.coverage.length - 1].pool, 1)}%`,
-    `${r.identical}/${r.prompts}`, `${fmt(r.measured_speedup, 2)}×`]);
+    r.identical === null ? '—' : `${r.identical}/${r.prompts}`, `${fmt(r.measured_speedup, 2)}×`]);
   return sentence(v) + table([tr(['models', 'trained', 'tokens / call', 'tree nodes / call', 'pool covers', 'identical', 'speedup'],
     ['模型数', '训练方式', 'token / 调用', '树节点 / 调用', '池的覆盖率', '相同', '加速比'])].concat(rows), 'bt-rows');
 }
@@ -84,6 +88,7 @@ export default {
   controls: [
     declare({ key: 'pools', label: 'pool sizes', label_zh: '池大小', type: 'select', options: POOLS }, { value: (d) => d.boost.defaults.pools }),
     declare({ key: 'gamma', label: 'γ (each chain)', label_zh: 'γ（每条链）', type: 'select', options: GAMMAS }, { value: (d) => String(d.boost.defaults.gamma) }),
+    { key: 'verify', label: 'verification', label_zh: '验证方式', type: 'select', value: 'greedy', options: [['greedy', 'VerifyGreedy (greedy chains)'], ['mss', 'MSS (sampled chains)']], options_zh: [['greedy', 'VerifyGreedy（贪心链）'], ['mss', 'MSS（采样的链）']] },
     declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', options: PROMPTS }, { value: (d) => String(d.boost.defaults.prompts) }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
@@ -102,7 +107,7 @@ export default {
     '<p class="note bt-note" hidden></p>', '<div class="bt-result"></div>', '<p class="numbers bt-during" hidden></p>', '<div class="plots bt-plot"></div>'];
   },
   after(s, ui, view) {
-    const params = { backend: s.backend, target_width: Number(s.width), pools: s.pools, gamma: Number(s.gamma), prompts: Number(s.prompts), figure_width: ui.figureWidth() };
+    const params = { backend: s.backend, target_width: Number(s.width), pools: s.pools, gamma: Number(s.gamma), verify: s.verify, prompts: Number(s.prompts), figure_width: ui.figureWidth() };
     runInWorker(ui, view, 'bt', 'boost_pools', params, 'measure', (v) => {
       view.querySelector('.bt-plot').innerHTML = v.svg;
       view.querySelector('.bt-result').innerHTML = resultHtml(v);

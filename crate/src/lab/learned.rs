@@ -29,10 +29,14 @@ pub struct PoolReport {
     /// Trained with the filter (boost-tuning) or without (the control); `None`: not a pool.
     pub boosted: Option<bool>,
     pub gamma: usize,
+    /// How the merged tree is verified: `greedy` (VerifyGreedy, the members' greedy chains) or
+    /// `mss` (the members' chains sampled at T = 1, multi-step speculative sampling).
+    pub verify: &'static str,
     pub prompts: usize,
     pub target_width: usize,
-    /// Outputs identical to the target's own greedy output.
-    pub identical: usize,
+    /// Outputs identical to the target's own greedy output (greedy only: sampled outputs keep
+    /// the target's distribution, not its tokens).
+    pub identical: Option<usize>,
     pub tokens_per_call: f64,
     /// Speculated nodes verified per target call (the merged tree's size).
     pub tree_nodes: f64,
@@ -53,26 +57,50 @@ pub struct Coverage {
     pub pool: f64,
 }
 
-/// `pool`'s merged chains of `gamma` on `prompts` held-out prompts, greedy, on the lab's target.
+/// How a pool's merged tree is verified (lecture §4.2–4.5): VerifyGreedy on the members' greedy
+/// chains, or MSS on their chains sampled at T = 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolVerify {
+    Greedy,
+    Mss,
+}
+
+impl PoolVerify {
+    pub const ALL: [PoolVerify; 2] = [PoolVerify::Greedy, PoolVerify::Mss];
+
+    pub fn rule(self) -> TreeRule {
+        match self {
+            PoolVerify::Greedy => TreeRule::Greedy,
+            PoolVerify::Mss => TreeRule::Mss,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.rule().name()
+    }
+}
+
+crate::error::named!(PoolVerify, "pool verification");
+
+/// `pool`'s merged chains of `gamma` on `prompts` held-out prompts on the lab's target, verified
+/// by `rule`: VerifyGreedy (greedy chains) or MSS (chains sampled at T = 1; the target samples).
 pub async fn pool_report(
     lab: &Lab<'_>,
     pool: &[Decoder],
     boosted: Option<bool>,
-    gamma: usize,
+    (gamma, rule): (usize, TreeRule),
     prompts: usize,
     progress: Progress<'_>,
 ) -> Result<PoolReport, Error> {
     let m = lab.models;
     let d = &m.device;
-    let (prompts, reference, speculative) = speculate(lab, pool, gamma, prompts).await?;
+    let (prompts, reference, speculative) = speculate(lab, pool, (gamma, rule), prompts).await?;
     let n = prompts.len() * 2;
     let mut done = prompts.len();
     progress(done, n);
-    let merge = Method::Merge {
-        gamma,
-        rule: TreeRule::Greedy,
-    };
+    let merge = Method::Merge { gamma, rule };
     let (identical, stats) = tally(&reference, &speculative);
+    let greedy = rule == TreeRule::Greedy;
     // Coverage on the target's own outputs.
     let rows: Vec<Vec<u32>> = prompts
         .iter()
@@ -108,19 +136,19 @@ pub async fn pool_report(
             pool: count(&covered) / total.max(1) as f64,
         });
     }
-    let config = greedy_config;
+    let config = to_the_end;
     // The wall clock: one prompt at a time, the target alone, then the pool; the first prompt
     // once untimed before (the first calls pay for allocations and warm caches).
-    let alone = Method::Target { greedy: true };
+    let alone = Method::Target { greedy };
     if let Some(p) = prompts.first() {
-        timed(lab, &[], p, &config(alone.clone())).await?;
-        timed(lab, pool, p, &config(merge.clone())).await?;
+        timed(lab, &[], p, &config(alone.clone()), 0).await?;
+        timed(lab, pool, p, &config(merge.clone()), 0).await?;
     }
     let mut target_us = 0.0;
     let mut spec_us = 0.0;
-    for p in &prompts {
-        target_us += timed(lab, &[], p, &config(alone.clone())).await?;
-        spec_us += timed(lab, pool, p, &config(merge.clone())).await?;
+    for (i, p) in prompts.iter().enumerate() {
+        target_us += timed(lab, &[], p, &config(alone.clone()), i as u64).await?;
+        spec_us += timed(lab, pool, p, &config(merge.clone()), i as u64).await?;
         done += 1;
         progress(done, n);
     }
@@ -128,9 +156,10 @@ pub async fn pool_report(
         pool: pool.len(),
         boosted,
         gamma,
+        verify: rule.name(),
         prompts: prompts.len(),
         target_width: m.target_width(),
-        identical,
+        identical: greedy.then_some(identical),
         tokens_per_call: stats.tokens as f64 / stats.target_calls.max(1) as f64,
         tree_nodes: stats.verified_nodes as f64 / stats.target_calls.max(1) as f64,
         alpha: stats.passed as f64 / stats.tested.max(1) as f64,
@@ -141,8 +170,8 @@ pub async fn pool_report(
     })
 }
 
-/// A greedy decoding of LikesWorld to its end.
-fn greedy_config(method: Method) -> Config {
+/// A decoding of LikesWorld to its end by `method`.
+fn to_the_end(method: Method) -> Config {
     Config {
         method,
         max_len: likesworld::MAX_LEN,
@@ -151,12 +180,13 @@ fn greedy_config(method: Method) -> Config {
     }
 }
 
-/// `prompts` held-out prompts; the target's own greedy outputs of them, and the pool's merged
-/// chains of `gamma` verified greedily (batched: no wall clock).
+/// `prompts` held-out prompts; the target's own outputs of them (greedy, or sampled under MSS),
+/// and the pool's merged chains of `gamma` verified by `rule` (batched: no wall clock). Prompt
+/// `i` draws from seed `i`.
 async fn speculate(
     lab: &Lab<'_>,
     pool: &[Decoder],
-    gamma: usize,
+    (gamma, rule): (usize, TreeRule),
     prompts: usize,
 ) -> Result<(Vec<Vec<u32>>, Vec<Generation>, Vec<Generation>), Error> {
     let m = lab.models;
@@ -167,31 +197,31 @@ async fn speculate(
         .collect();
     let jobs = |p: &[Vec<u32>]| {
         p.iter()
-            .map(|p| Job {
+            .enumerate()
+            .map(|(i, p)| Job {
                 prompt: p.clone(),
-                chance: Seeded::new(0),
+                chance: Seeded::new(i as u64),
             })
             .collect::<Vec<_>>()
     };
     let reference = generate_all(
         vec![Batch::new(&m.target, d, 1.0, 16)],
         jobs(&prompts),
-        &greedy_config(Method::Target { greedy: true }),
+        &to_the_end(Method::Target {
+            greedy: rule == TreeRule::Greedy,
+        }),
         super::generate::BATCH_ROWS,
         lab.clock,
         &mut |_, _| {},
     )
     .await?;
-    let merge = Method::Merge {
-        gamma,
-        rule: TreeRule::Greedy,
-    };
+    let merge = Method::Merge { gamma, rule };
     let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
     batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
     let speculative = generate_all(
         batches,
         jobs(&prompts),
-        &greedy_config(merge),
+        &to_the_end(merge),
         super::generate::BATCH_ROWS,
         lab.clock,
         &mut |_, _| {},
@@ -236,7 +266,8 @@ pub async fn check(
     prompts: usize,
 ) -> Result<DraftCheck, Error> {
     let pool = std::slice::from_ref(draft);
-    let (prompts, reference, speculative) = speculate(lab, pool, gamma, prompts).await?;
+    let (prompts, reference, speculative) =
+        speculate(lab, pool, (gamma, TreeRule::Greedy), prompts).await?;
     let (identical, stats) = tally(&reference, &speculative);
     let runs: Vec<(Vec<u32>, Generation)> = prompts.iter().cloned().zip(speculative).collect();
     Ok(DraftCheck {
@@ -256,6 +287,7 @@ async fn timed(
     pool: &[Decoder],
     prompt: &[u32],
     config: &Config,
+    seed: u64,
 ) -> Result<f64, Error> {
     let d = &lab.models.device;
     let mut target = Cached::new(&lab.models.target, d, 1.0);
@@ -266,7 +298,7 @@ async fn timed(
         &mut drafts,
         prompt,
         config,
-        &mut Seeded::new(0),
+        &mut Seeded::new(seed),
         lab.clock,
     )
     .await?;

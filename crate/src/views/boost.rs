@@ -5,9 +5,10 @@
 //! pool size, one line per way of training. The widget words the comparison from the numbers.
 
 use crate::clock::{Clock, Progress};
+use crate::error::Named;
 use crate::error::{Error, Text};
 use crate::i18n::Lang;
-use crate::lab::learned::{pool_report, PoolReport};
+use crate::lab::learned::{pool_report, PoolReport, PoolVerify};
 use crate::lab::params::{GAMMA, PROMPTS};
 use crate::lab::Lab;
 use crate::model::draft_file::{shipped_pool, POOL};
@@ -23,6 +24,8 @@ pub struct BoostParams {
     /// Pool sizes, `1,2,4`.
     pub pools: String,
     pub gamma: usize,
+    /// `greedy` (VerifyGreedy) or `mss` (the members' chains sampled, MSS).
+    pub verify: String,
     pub prompts: usize,
     pub lang: Lang,
     /// The room the page has for the figure (CSS px).
@@ -36,6 +39,7 @@ impl Default for BoostParams {
             target_width: 1,
             pools: "1,2,4".into(),
             gamma: 4,
+            verify: "greedy".into(),
             prompts: 30,
             lang: Lang::En,
             figure_width: None,
@@ -46,6 +50,7 @@ impl Default for BoostParams {
 impl BoostParams {
     /// Every value checked before any model loads; the pool sizes, ascending.
     pub fn check(&self) -> Result<Vec<usize>, Error> {
+        PoolVerify::parse(&self.verify)?;
         WIDTH.check(self.target_width as f64)?;
         GAMMA.check(self.gamma as f64)?;
         PROMPTS.check(self.prompts as f64)?;
@@ -120,7 +125,8 @@ pub async fn boost_view(
     for (k, &(n, way)) in runs.iter().enumerate() {
         let pool = shipped_pool(way.unwrap_or(true), n, &models.device)?;
         let mut part = |done: usize, all: usize| progress(k * all + done, total * all.max(1));
-        rows.push(pool_report(&lab, &pool, way, params.gamma, params.prompts, &mut part).await?);
+        let run = (params.gamma, PoolVerify::parse(&params.verify)?.rule());
+        rows.push(pool_report(&lab, &pool, way, run, params.prompts, &mut part).await?);
     }
     let svg = figure(&rows, params.lang, figure_width(560, params.figure_width));
     Ok(BoostView {

@@ -160,6 +160,10 @@ fn the_boost_report_has_its_keys_and_bad_values_name_themselves() {
     assert_eq!(c["boosted"], false, "{c}");
     check_error(&["likesworld", "boost", "--pool", "0"], "pool");
     check_error(&["likesworld", "boost", "--pool", "9"], "pool");
+    check_error(
+        &["likesworld", "boost", "--verify", "naive"],
+        "unknown pool verification \"naive\"",
+    );
     let train = |extra: &[&'static str]| {
         let mut a = vec!["train", "--model", "draft", "--shape", "a"];
         a.extend_from_slice(extra);

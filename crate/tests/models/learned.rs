@@ -143,7 +143,7 @@ fn the_pages_training_parameters_are_checked_and_the_check_agrees_with_the_pool_
         &lab,
         std::slice::from_ref(&m.draft_a),
         None,
-        4,
+        (4, TreeRule::Greedy),
         12,
         &mut |_, _| {},
     ))
@@ -182,7 +182,7 @@ fn a_saved_draft_reads_back_as_the_same_draft_and_bad_files_are_refused() {
             &lab,
             std::slice::from_ref(x),
             None,
-            3,
+            (3, TreeRule::Greedy),
             8,
             &mut |_, _| {},
         ))
@@ -191,7 +191,11 @@ fn a_saved_draft_reads_back_as_the_same_draft_and_bad_files_are_refused() {
     let (before, after) = (alpha(&draft), alpha(&back));
     assert_eq!(before.alpha, after.alpha);
     assert_eq!(before.tokens_per_call, after.tokens_per_call);
-    assert_eq!(after.identical, 8, "greedy identity with a trained draft");
+    assert_eq!(
+        after.identical,
+        Some(8),
+        "greedy identity with a trained draft"
+    );
     let refused = |b: &[u8]| match from_bytes(b, "bad.bpk", d) {
         Ok(_) => panic!("a bad file was accepted"),
         Err(e) => e.to_string(),
@@ -273,12 +277,16 @@ fn every_shipped_pool_gives_the_targets_output_and_merges_its_chains_once() {
                 &lab,
                 &pool,
                 Some(boosted),
-                gamma,
+                (gamma, TreeRule::Greedy),
                 12,
                 &mut |_, _| {},
             ))
             .unwrap();
-            assert_eq!(r.identical, 12, "pool of {n}, boosted {boosted}: {r:?}");
+            assert_eq!(
+                r.identical,
+                Some(12),
+                "pool of {n}, boosted {boosted}: {r:?}"
+            );
             assert_eq!(r.coverage.len(), n);
             assert!(
                 r.coverage.windows(2).all(|w| w[1].pool >= w[0].pool),
@@ -345,4 +353,38 @@ fn every_shipped_pool_gives_the_targets_output_and_merges_its_chains_once() {
         }
     }
     assert!(steps > 10, "{steps} steps checked");
+}
+
+#[test]
+fn a_pools_sampled_chains_are_verified_with_mss_and_reported_without_an_identity_claim() {
+    let m = flex();
+    let clock = native_clock();
+    let lab = Lab::new(m, Lang::En, &clock);
+    let pool = draft_file::shipped_pool(true, 2, &m.device).unwrap();
+    let run = |rule| {
+        read_sync(pool_report(
+            &lab,
+            &pool,
+            Some(true),
+            (3, rule),
+            10,
+            &mut |_, _| {},
+        ))
+        .unwrap()
+    };
+    let (mss, greedy) = (run(TreeRule::Mss), run(TreeRule::Greedy));
+    assert_eq!((mss.verify, greedy.verify), ("mss", "greedy"));
+    assert_eq!(
+        mss.identical, None,
+        "sampled outputs are not compared token for token"
+    );
+    assert_eq!(greedy.identical, Some(10));
+    // Sampled chains still buy tokens: every call yields its bonus token and some drafts.
+    assert!(
+        mss.tokens_per_call > 1.2 && mss.alpha > 0.1 && mss.alpha < 1.0,
+        "{mss:?}"
+    );
+    assert!(mss.tree_nodes > 3.0 && mss.tree_nodes <= 6.0, "{mss:?}");
+    // Seeded: the same run twice is the same run.
+    assert_eq!(run(TreeRule::Mss).tokens_per_call, mss.tokens_per_call);
 }

@@ -69,7 +69,7 @@ refused by the experiments that run no draft model):
                                                           the published serving figures (EAGLE-3 paper)
                         every speedup also takes [--offload] (wgpu only): the target's weights stay in host memory
                         and cross to the GPU before every target call (lecture §4.6); the crossing is timed alone
-  likesworld boost      [--pool 1|2|3|4] [--no-filter] [--gamma G] [--prompts P] [--pool-dir DIR]
+  likesworld boost      [--pool 1|2|3|4] [--no-filter] [--gamma G] [--verify greedy|mss] [--prompts P] [--pool-dir DIR]
                         the shipped boost-tuned pool (or the control trained without the filter): the members'
                         chains merged into one tree (lecture §4.2), VerifyGreedy; coverage, tokens per call, speedup
   likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]

@@ -8,9 +8,10 @@ use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use serde_json::json;
 use specdec::clock::native_clock;
+use specdec::decode::engine::TreeRule;
 use specdec::error::{Named, Range};
 use specdec::i18n::Lang;
-use specdec::lab::learned::{corpus, pool_report, PoolReport};
+use specdec::lab::learned::{corpus, pool_report, PoolReport, PoolVerify};
 use specdec::lab::Lab;
 use specdec::model::distill::{boost as boost_run, distill, BoostConfig, DistillConfig, Teacher};
 use specdec::model::draft_file::{self, shape_name, POOL};
@@ -84,7 +85,8 @@ fn train_draft(o: &mut Opts) -> Result<Report, Usage> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     draft_file::save(&draft, &shape, &out)?;
-    let check = read_sync(pool_report(&lab, &[draft], None, gamma, n, &mut |_, _| {}))?;
+    let run = (gamma, TreeRule::Greedy);
+    let check = read_sync(pool_report(&lab, &[draft], None, run, n, &mut |_, _| {}))?;
     let accuracy = curve.iter().rev().find_map(|p| p.held_out);
     let losses: Vec<f64> = curve.iter().map(|p| p.loss).collect();
     Ok(Report {
@@ -146,7 +148,10 @@ fn check_row(r: &PoolReport) -> (String, String) {
         &format!("greedy γ {}, {} prompts", r.gamma, r.prompts),
         format!(
             "α {:.3}, {:.2} tokens per call, {}/{} identical to the target",
-            r.alpha, r.tokens_per_call, r.identical, r.prompts
+            r.alpha,
+            r.tokens_per_call,
+            r.identical.unwrap_or(0),
+            r.prompts
         ),
     )
 }
@@ -233,12 +238,16 @@ fn train_pool(o: &mut Opts) -> Result<Report, Usage> {
     })
 }
 
-/// `likesworld boost --pool K [--no-filter] [--gamma G] [--prompts P] [--target-width R]
-/// [--pool-dir DIR]` (a pool `train --model pool --out-dir DIR` wrote, instead of the shipped one).
+/// `likesworld boost --pool K [--no-filter] [--gamma G] [--verify greedy|mss] [--prompts P]
+/// [--target-width R] [--pool-dir DIR]` (a pool `train --model pool --out-dir DIR` wrote, instead
+/// of the shipped one). With `--verify mss` the members' chains are sampled (T = 1) and the
+/// merged tree verified with multi-step speculative sampling.
 pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
     let pool = o.count(&POOL, Some(4))?;
     let filter = !o.flag("no-filter");
     let gamma = o.count(&GAMMA, Some(CHECK_GAMMA))?;
+    let verify = o.take("verify").unwrap_or_else(|| "greedy".into());
+    let verify = PoolVerify::parse(&verify).map_err(|e| Usage(format!("{}: {e}", o.command)))?;
     let n = prompts(o, 100)?;
     let dir = o.take("pool-dir").map(PathBuf::from);
     let models = models_without_draft(o, "a pool (its members are the drafts)")?;
@@ -249,19 +258,24 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
     };
     let clock = native_clock();
     let lab = Lab::new(&models, Lang::En, &clock);
+    let run = (gamma, verify.rule());
     let r = read_sync(pool_report(
         &lab,
         &members,
         Some(filter),
-        gamma,
+        run,
         n,
         &mut |_, _| {},
     ))?;
+    let verified = match verify {
+        PoolVerify::Greedy => "VerifyGreedy",
+        PoolVerify::Mss => "sampled (T = 1), MSS",
+    };
     let mut rows = vec![
         row(
             "pool",
             format!(
-                "{pool} small model(s), {}; their chains of γ {gamma} merged, VerifyGreedy",
+                "{pool} small model(s), {}; their chains of γ {gamma} merged, {verified}",
                 if filter {
                     "boost-tuned"
                 } else {
@@ -269,7 +283,16 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
                 }
             ),
         ),
-        row("identical", format!("{}/{}", r.identical, r.prompts)),
+        row(
+            "identical",
+            match r.identical {
+                Some(k) => format!("{k}/{}", r.prompts),
+                None => format!(
+                    "— ({} prompts sampled: MSS keeps the target's distribution, not its tokens)",
+                    r.prompts
+                ),
+            },
+        ),
         row("tokens per call", format!("{:.3}", r.tokens_per_call)),
         row("tree nodes per call", format!("{:.2}", r.tree_nodes)),
     ];
