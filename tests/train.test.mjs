@@ -133,3 +133,31 @@ test('train in Chinese at 390 px: Cancel stops a run mid-way and keeps nothing; 
   assert.equal(await page.$eval(`${W} .tr-cancel`, (b) => b.hidden), true);
   await page.close();
 });
+
+test('train: a pool of 2, boost-tuned and its control, trains member after member and is checked as one merged tree', async () => {
+  const { page, errors } = await open(env, '?train.shape=16,1,2,32&train.steps=50&train.models=2#train', { height: 1400 });
+  const members = () => page.$$eval(`${W} table.tr-members tr`, (trs) => trs.slice(1).map((r) => [...r.cells].map((c) => c.textContent.trim())));
+  await page.click(`${W} .tr-go`);
+  await trained(page, 1);
+  assert.match(await text(page, `${W} .tr-status`), /^Trained a pool of 2, 50 steps each, in .*; a pool is measured here, not kept/);
+  const check = await text(page, `${W} .tr-check`);
+  assert.match(check, /At step 100: the 2 members’ greedy chains of γ 4, merged, on 50 held-out prompts give τ \d\.\d\d .* 50\/50 outputs identical to the target’s own\./);
+  assert.match(check, /The first member alone: τ \d\.\d\d; the pool of 2 at step 100 \(boost-tuned: the second member trained only on the samples the first one misses\), its chains merged into one tree of \d+\.\d nodes a call: τ \d\.\d\d/);
+  const boosted = await members(page);
+  assert.equal(boosted.length, 2);
+  assert.ok(Number(boosted[1][1]) < Number(boosted[0][1]), `the second member learns only what the first misses: ${boosted.join(' | ')}`);
+  assert.ok(parseFloat(boosted[1][3]) >= parseFloat(boosted[0][3]), 'the pool covers at least what its first member covers');
+  // A member boundary on the chart; nothing kept (a pool is measured, not kept).
+  assert.equal(await page.$$eval(`${W} .tr-chart line[stroke-dasharray="2 3"]`, (l) => l.length), 1);
+  assert.match(await kept(page), /No draft is kept/);
+  // The control: every member trains on every sample.
+  await setControl(page, 'train', 'models', '2-plain');
+  await page.click(`${W} .tr-go`);
+  await trained(page, 2);
+  const plain = await members(page);
+  assert.equal(plain[1][1], plain[0][1], `without the filter both members see every sample: ${plain.join(' | ')}`);
+  assert.match(await text(page, `${W} .tr-check`), /no filter: the second member trained on every sample/);
+  assert.equal(await page.$$eval(`${W} table.tr-history tr`, (r) => r.length), 1 + 2);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -6,9 +6,12 @@
 //                                      many steps between two quick checks
 //   worker → page  { kind: 'phase', phase: 'download' | 'corpus', done, total }
 //                  { kind: 'shipped', model, check }  the shipped draft it is measured against
-//                  { kind: 'points', points: [{ step, loss }], total }
-//                  { kind: 'check', step, check }      lab::learned::DraftCheck of the draft now
-//                  { kind: 'done', file, shape }       the draft's file (an ArrayBuffer)
+//                  { kind: 'points', points: [{ step, loss, member }], total }
+//                  { kind: 'check', step, check }      lab::learned::DraftCheck of the draft (or
+//                                                      pool) now; for a pool also when a member
+//                                                      has just finished
+//                  { kind: 'done', file, shape, members }  the draft's file (an ArrayBuffer; a
+//                                                      pool's first member), a pool's members
 //                  { kind: 'error', message }
 // Steps are taken a few at a time, about 100 ms of them per message, so the curve moves smoothly
 // and the page's thread never waits for this one.
@@ -25,21 +28,24 @@ async function train(params, every) {
   await init({ module_or_path: new URL('train/specdec_bg.wasm', base) });
   provideWeights(engine, await fetchWeights(new URL('weights/', base)));
   const training = await engine.training_start(params, (p) => post({ kind: 'phase', phase: 'corpus', done: p.done, total: p.total }));
-  const total = params.steps;
+  const total = params.steps * (params.pool ?? 1);
   post({ kind: 'shipped', model: training.shipped(), check: await training.check_shipped() });
   post({ kind: 'check', step: 0, check: await training.check() });
+  const pooled = (params.pool ?? 1) > 1;
   while (!training.finished()) {
     const start = performance.now();
     const points = [];
+    let next = false; // a pool's member has just taken its last step: the pool so far is checked
     do {
       points.push(...training.steps(1));
-    } while (!training.finished() && training.done() % every !== 0 && performance.now() - start < SLICE_MS);
+      next = pooled && training.done() % params.steps === 0;
+    } while (!next && !training.finished() && training.done() % every !== 0 && performance.now() - start < SLICE_MS);
     post({ kind: 'points', points, total });
     const done = training.done();
-    if (done % every === 0 || training.finished()) post({ kind: 'check', step: done, check: await training.check() });
+    if (next || done % every === 0 || training.finished()) post({ kind: 'check', step: done, check: await training.check() });
   }
   const file = training.file();
-  post({ kind: 'done', file: file.buffer, shape: params.shape }, [file.buffer]);
+  post({ kind: 'done', file: file.buffer, shape: params.shape, members: training.members() }, [file.buffer]);
 }
 
 self.onmessage = async ({ data }) => {

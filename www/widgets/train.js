@@ -3,7 +3,9 @@
 // LikesWorld text — in a worker of its own, on the training module (pkg/train/, autodiff), which
 // only this widget downloads. The loss curve and, every few steps, a quick check of the draft as
 // a draft in use (greedy chains of γ 4: tokens per call, α by token kind, identity with the
-// target's output) are drawn as it learns, beside the shipped draft of the same shape. Cancel
+// target's output) are drawn as it learns, beside the shipped draft of the same shape. A pool of
+// two trains the same way, boost-tuned as SpecInfer's or without the filter (its control), and is
+// checked as one merged tree, beside its first member alone. Cancel
 // stops it (the worker is terminated). A finished draft is kept in the browser's storage
 // (trained.js) until Forget, downloadable as a file and loadable again; the decoding widget
 // speculates with it (its draft “yours”).
@@ -17,6 +19,10 @@ const SHAPES = [['a', 'A: 32,1,4,64'], ['b', 'B: 32,2,4,64'], ['16,1,2,32', '16,
 const SHAPES_ZH = [['a', 'A：32,1,4,64'], ['b', 'B：32,2,4,64'], ['16,1,2,32', '16,1,2,32（很小）'], ['64,2,4,128', '64,2,4,128']];
 const TEACHERS = [['greedy', 'the target’s greedy outputs'], ['kl', 'the target’s distributions (KL)'], ['text', 'the LikesWorld text']];
 const TEACHERS_ZH = [['greedy', '目标模型的贪心输出'], ['kl', '目标模型的分布（KL）'], ['text', 'LikesWorld 文本']];
+// One draft, or a pool of two trained as SpecInfer's (boost-tuned) or without the filter.
+const MODELS = [['1', 'one draft'], ['2', 'a pool of 2, boost-tuned'], ['2-plain', 'a pool of 2, no filter (the control)']];
+const MODELS_ZH = [['1', '一个草稿'], ['2', '2 个模型的池，boost-tuning'], ['2-plain', '2 个模型的池，不过滤（对照）']];
+const modelsName = (m) => Object.fromEntries(tr(MODELS, MODELS_ZH))[m] ?? m;
 const STEPS = ['50', '200', '500', '1000', '1500', '3000'].map((s) => [s, s]);
 const SEEDS = ['1', '2', '3', '4'].map((s) => [s, s]);
 // Quick checks per run (the first before any step).
@@ -37,7 +43,7 @@ const history = [];
 function chartSvg(run, width) {
   const w = Math.max(280, Math.min(width ?? 640, 760));
   const [h, left, right, top, bottom] = [230, 46, 46, 14, 34];
-  const total = run.params.steps;
+  const total = run.params.steps * run.params.pool;
   const x = (step) => left + (w - left - right) * (step / Math.max(1, total));
   const losses = run.points.map((p) => p.loss).filter((l) => l > 0);
   const lo = Math.log10(Math.min(...losses, 1)), hi = Math.log10(Math.max(...losses, 2));
@@ -54,12 +60,15 @@ function chartSvg(run, width) {
     const name = run.shipped.model === 'draft-b' ? tr('shipped draft B', '附带的草稿 B') : tr('shipped draft A', '附带的草稿 A');
     return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${w - right - 4}" y="${Number(y) - 5}" text-anchor="end" font-size="11" fill="#a05800">${name}: τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
   })() : '';
+  // A pool: where each next member starts.
+  const bounds = Array.from({ length: run.params.pool - 1 }, (_, i) => x(run.params.steps * (i + 1)).toFixed(1))
+    .map((bx) => `<line x1="${bx}" x2="${bx}" y1="${top}" y2="${h - bottom}" stroke="#888" stroke-dasharray="2 3"/>`).join('');
   const ticks = [0, 0.5, 1].map((f) => Math.round(total * f)).map((s) => `<text x="${x(s)}" y="${h - bottom + 15}" text-anchor="middle" font-size="11">${s}</text>`).join('');
   const lossTicks = [lo, (lo + hi) / 2, hi].map((e) => `<text x="${left - 5}" y="${yl(10 ** e) + 4}" text-anchor="end" font-size="11" fill="#1f5fa8">${fmt(10 ** e, 2)}</text>`).join('');
   const tauTicks = [1, (1 + tmax) / 2, tmax].map((t) => `<text x="${w - right + 5}" y="${yt(t) + 4}" font-size="11" fill="#a05800">${fmt(t, 1)}</text>`).join('');
   return `<svg viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${tr('training curve', '训练曲线')}">
     <rect x="${left}" y="${top}" width="${w - left - right}" height="${h - top - bottom}" fill="none" stroke="#bbb"/>
-    <polyline points="${line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>${ref}${dots}${ticks}${lossTicks}${tauTicks}
+    <polyline points="${line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>${bounds}${ref}${dots}${ticks}${lossTicks}${tauTicks}
     <text x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle" font-size="11">${tr('step', '步数')}</text>
     <text x="4" y="${top + 4}" font-size="11" fill="#1f5fa8" transform="rotate(90 4 ${top + 4})">${tr('loss (log)', '损失（对数）')}</text>
     <text x="${w - 4}" y="${h - bottom}" font-size="11" fill="#a05800" transform="rotate(-90 ${w - 4} ${h - bottom})">${tr('tokens per call τ', '每次调用的 token 数 τ')}</text></svg>`;
@@ -76,16 +85,33 @@ function checkHtml(run) {
     const other = s?.by_kind.find((x) => x.kind === k.kind);
     return [escapeHtml(kindName(k.kind)), k.tested, fmt(k.alpha, 3), other ? fmt(other.alpha, 3) : '—'];
   });
-  const head = tr(`<p class="numbers">At step ${last.step}: greedy chains of γ ${c.gamma} on ${c.prompts} held-out prompts give <b>τ ${fmt(c.tokens_per_call, 2)}</b> tokens per target call (α ${fmt(c.alpha, 3)}); ${s ? `the ${name} gives τ ${fmt(s.tokens_per_call, 2)}, α ${fmt(s.alpha, 3)}` : ''}. ${c.identical}/${c.prompts} outputs identical to the target’s own.</p>`,
-    `<p class="numbers">第 ${last.step} 步：在 ${c.prompts} 个留出提示词上用 γ ${c.gamma} 的贪心链，每次目标调用得到 <b>τ ${fmt(c.tokens_per_call, 2)}</b> 个 token（α ${fmt(c.alpha, 3)}）；${s ? `${name}得到 τ ${fmt(s.tokens_per_call, 2)}，α ${fmt(s.alpha, 3)}` : ''}。${c.identical}/${c.prompts} 个输出和目标模型自己的相同。</p>`);
-  return head + table([tr(['next token is', 'tested', 'α yours', `α ${name}`], ['下一个 token 是', '检验数', 'α 你的', `α ${name}`])].concat(kinds), 'tr-kinds');
+  const chains = c.pool > 1 ? tr(`the ${c.pool} members’ greedy chains of γ ${c.gamma}, merged,`, `${c.pool} 个模型 γ ${c.gamma} 的贪心链合并后`) : tr(`greedy chains of γ ${c.gamma}`, `γ ${c.gamma} 的贪心链`);
+  const head = tr(`<p class="numbers">At step ${last.step}: ${chains} on ${c.prompts} held-out prompts give <b>τ ${fmt(c.tokens_per_call, 2)}</b> tokens per target call (α ${fmt(c.alpha, 3)}); ${s ? `the ${name} gives τ ${fmt(s.tokens_per_call, 2)}, α ${fmt(s.alpha, 3)}` : ''}. ${c.identical}/${c.prompts} outputs identical to the target’s own.</p>`,
+    `<p class="numbers">第 ${last.step} 步：在 ${c.prompts} 个留出提示词上用 ${chains}，每次目标调用得到 <b>τ ${fmt(c.tokens_per_call, 2)}</b> 个 token（α ${fmt(c.alpha, 3)}）；${s ? `${name}得到 τ ${fmt(s.tokens_per_call, 2)}，α ${fmt(s.alpha, 3)}` : ''}。${c.identical}/${c.prompts} 个输出和目标模型自己的相同。</p>`);
+  return head + poolHtml(run) + table([tr(['next token is', 'tested', 'α yours', `α ${name}`], ['下一个 token 是', '检验数', 'α 你的', `α ${name}`])].concat(kinds), 'tr-kinds');
+}
+
+/** A pool's run: the first member alone against the pool (its chains merged), and what each covers. */
+function poolHtml(run) {
+  if (run.params.pool < 2) return '';
+  const first = run.checks.find((c) => c.step === run.params.steps)?.check;
+  const last = run.checks[run.checks.length - 1];
+  if (!first || last.step <= run.params.steps) return '';
+  const [a, b] = [first.tokens_per_call, last.check.tokens_per_call];
+  const way = run.params.filter ? tr('boost-tuned: the second member trained only on the samples the first one misses', 'boost-tuning：第二个模型只在第一个没命中的样本上训练')
+    : tr('no filter: the second member trained on every sample, with its own seed', '不过滤：第二个模型在全部样本上训练，用它自己的种子');
+  const rise = (b / a - 1) * 100;
+  const text = tr(`<p class="numbers">The first member alone: τ ${fmt(a, 2)}; the pool of ${run.params.pool} at step ${last.step} (${way}), its chains merged into one tree of ${fmt(last.check.tree_nodes, 1)} nodes a call: <b>τ ${fmt(b, 2)}</b> (${rise >= 0 ? '+' : ''}${fmt(rise, 1)}%).</p>`,
+    `<p class="numbers">第一个模型单独：τ ${fmt(a, 2)}；第 ${last.step} 步时 ${run.params.pool} 个模型的池（${way}），它们的链合并成每次调用 ${fmt(last.check.tree_nodes, 1)} 个节点的一棵树：<b>τ ${fmt(b, 2)}</b>（${rise >= 0 ? '+' : ''}${fmt(rise, 1)}%）。</p>`);
+  const members = (run.members ?? []).map((m, i) => [i + 1, m.samples, `${fmt(100 * m.coverage, 1)}%`, `${fmt(100 * m.pool_coverage, 1)}%`]);
+  return text + (members.length ? table([tr(['member', 'samples trained on', 'covers alone', 'the pool covers'], ['模型', '训练样本数', '单独覆盖', '池的覆盖'])].concat(members), 'tr-members') : '');
 }
 
 function historyHtml() {
   if (!history.length) return '';
-  const rows = history.map((r) => [escapeHtml(shapeName(r.shape)), escapeHtml(teacherName(r.teacher)), r.steps, r.seed, duration(r.ms), fmt(r.check.tokens_per_call, 2), fmt(r.check.alpha, 3), `${r.check.identical}/${r.check.prompts}`]);
+  const rows = history.map((r) => [escapeHtml(modelsName(r.models)), escapeHtml(shapeName(r.shape)), escapeHtml(teacherName(r.teacher)), r.steps, r.seed, duration(r.ms), fmt(r.check.tokens_per_call, 2), fmt(r.check.alpha, 3), `${r.check.identical}/${r.check.prompts}`]);
   return `<p class="numbers">${tr('Runs of this visit (change the teacher to compare them at equal steps):', '本次访问的训练（换一个教师信号，在相同步数下比较）：')}</p>`
-    + table([tr(['shape', 'teacher', 'steps', 'seed', 'time', 'τ', 'α', 'identical'], ['形状', '教师信号', '步数', '种子', '用时', 'τ', 'α', '相同'])].concat(rows), 'tr-history');
+    + table([tr(['what', 'shape', 'teacher', 'steps', 'seed', 'time', 'τ', 'α', 'identical'], ['训练什么', '形状', '教师信号', '步数', '种子', '用时', 'τ', 'α', '相同'])].concat(rows), 'tr-history');
 }
 
 function keptHtml(kept) {
@@ -131,12 +157,17 @@ function drawRun(ui, view, run) {
   const steps = run.points.length ? run.points[run.points.length - 1].step : 0;
   if (run.error) status.textContent = tr('The training stopped.', '训练停止了。');
   else if (run.cancelled) status.textContent = tr(`Cancelled at step ${steps}: nothing was kept (a draft kept before stays).`, `在第 ${steps} 步取消：什么都没保存（之前保存的草稿还在）。`);
+  else if (run.finishedMs && run.params.pool > 1) status.textContent = tr(`Trained a pool of ${run.params.pool}, ${run.params.steps} steps each, in ${duration(run.finishedMs)}; a pool is measured here, not kept (the decoding widget speculates with one draft).`, `${duration(run.finishedMs)}内训练了 ${run.params.pool} 个模型的池，每个 ${run.params.steps} 步；池只在这里测量，不保存（解码小部件用一个草稿做推测）。`);
   else if (run.finishedMs) status.textContent = tr(`Trained ${run.params.steps} steps in ${duration(run.finishedMs)}; kept in this browser.`, `${duration(run.finishedMs)}内训练了 ${run.params.steps} 步；已保存在这个浏览器里。`);
   else if (run.phase === 'download') status.textContent = tr('Downloading the training module…', '正在下载训练模块…');
   else if (run.phase === 'corpus') status.textContent = tr(`Making the corpus: the target decodes ${run.corpus.done}/${run.corpus.total} training worlds…`, `正在生成语料：目标模型解码训练世界 ${run.corpus.done}/${run.corpus.total}…`);
   else if (!steps) status.textContent = tr('Checking the untrained draft and the shipped one…', '正在检查未训练的草稿和附带的草稿…');
-  else status.textContent = tr(`Training: step ${steps} of ${run.params.steps}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`, `训练中：第 ${steps}/${run.params.steps} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
-  bar.value = steps / run.params.steps;
+  else if (run.params.pool > 1) {
+    const m = run.points[run.points.length - 1].member + 1;
+    status.textContent = tr(`Training member ${m} of ${run.params.pool}: step ${steps} of ${run.params.steps * run.params.pool}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`,
+      `训练第 ${m}/${run.params.pool} 个模型：第 ${steps}/${run.params.steps * run.params.pool} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
+  } else status.textContent = tr(`Training: step ${steps} of ${run.params.steps}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`, `训练中：第 ${steps}/${run.params.steps} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
+  bar.value = steps / (run.params.steps * run.params.pool);
   const busy = run.worker !== null;
   bar.hidden = !busy;
   view.querySelector('.tr-cancel').hidden = !busy;
@@ -153,7 +184,8 @@ function start(s, ui, view) {
   const before = runs.get(ui.root);
   if (before?.worker) return;
   ui.alert('');
-  const params = { shape: s.shape, teacher: s.teacher, steps: Number(s.steps), seed: Number(s.seed), lang: lang() };
+  const pool = s.models === '1' ? 1 : 2;
+  const params = { shape: s.shape, teacher: pool > 1 ? 'greedy' : s.teacher, steps: Number(s.steps), seed: Number(s.seed), pool, filter: s.models !== '2-plain', models: s.models, lang: lang() };
   const run = { worker: null, params, points: [], checks: [], shipped: null, started: performance.now(), phase: 'download', corpus: { done: 0, total: 0 } };
   runs.set(ui.root, run);
   const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
@@ -194,6 +226,13 @@ function start(s, ui, view) {
       run.finishedMs = performance.now() - run.started;
       const check = run.checks[run.checks.length - 1].check;
       history.push({ ...params, ms: run.finishedMs, check });
+      run.members = data.members;
+      count('trained');
+      // A pool is measured here, not kept: the decoding widget speculates with one draft.
+      if (params.pool > 1) {
+        redraw();
+        return;
+      }
       const bytes = new Uint8Array(data.file);
       try {
         const shape = call('provide_trained_draft', { bytes });
@@ -201,12 +240,11 @@ function start(s, ui, view) {
       } catch (e) {
         ui.alert(e.message);
       }
-      count('trained');
       await showKept(ui, view);
     }
     redraw();
   });
-  run.worker.postMessage({ params, every: Math.max(1, Math.round(params.steps / CHECKS)) });
+  run.worker.postMessage({ params, every: Math.max(1, Math.round((params.steps * pool) / CHECKS)) });
   redraw();
 }
 
@@ -243,10 +281,14 @@ export default {
     { label: 'Draft A’s shape, 1000 steps', label_zh: '草稿 A 的形状，1000 步', values: { shape: 'a', teacher: 'greedy', steps: '1000' }, note: 'about the shipped draft A’s tokens per call', note_zh: '每次调用的 token 数接近附带的草稿 A' },
     { label: 'KL teacher', label_zh: 'KL 教师信号', values: { shape: 'a', teacher: 'kl', steps: '1000' }, note: 'the target’s whole distributions', note_zh: '目标模型完整的分布' },
     { label: 'Text teacher', label_zh: '文本教师信号', values: { shape: 'a', teacher: 'text', steps: '1000' }, note: 'what the target learned from, not what it says', note_zh: '目标模型学过的文本，而不是它说的话' },
+    { label: 'Pool of 2, boost-tuned', label_zh: '2 个模型的池，boost-tuning', values: { shape: 'a', models: '2', steps: '500' }, note: 'the second model learns where the first misses', note_zh: '第二个模型学第一个没猜中的地方' },
+    { label: 'Its control', label_zh: '它的对照', values: { shape: 'a', models: '2-plain', steps: '500' }, note: 'the same pool without the filter', note_zh: '同样的池，不过滤' },
   ],
   controls: [
     { key: 'shape', label: 'shape (d, layers, heads, d_ff)', label_zh: '形状（d、层数、头数、d_ff）', type: 'select', value: 'a', options: SHAPES, options_zh: SHAPES_ZH },
-    { key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', options: TEACHERS, options_zh: TEACHERS_ZH },
+    { key: 'models', label: 'what trains', label_zh: '训练什么', type: 'select', value: '1', options: MODELS, options_zh: MODELS_ZH },
+    // A pool's members match the target's tokens: they learn from its greedy outputs.
+    { key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', options: TEACHERS, options_zh: TEACHERS_ZH, showIf: (s) => s.models === '1' },
     { key: 'steps', label: 'steps', label_zh: '步数', type: 'select', value: '1000', options: STEPS },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'select', value: '1', options: SEEDS },
   ],

@@ -245,36 +245,41 @@ fn tally(reference: &[Generation], speculative: &[Generation]) -> (usize, Stats)
 }
 
 /// A trained draft checked as a draft in use (the training widget's quick check, every few
-/// steps): its greedy chain of γ on held-out prompts, batched.
+/// steps): its greedy chain of γ on held-out prompts, batched; for a pool, the members' chains
+/// merged into one tree.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DraftCheck {
+    pub pool: usize,
     pub gamma: usize,
     pub prompts: usize,
     /// Outputs identical to the target's own greedy output.
     pub identical: usize,
     pub tokens_per_call: f64,
+    /// Speculated nodes verified per target call.
+    pub tree_nodes: f64,
     pub alpha: f64,
     /// α by the kind of the token tested.
     pub by_kind: Vec<KindAlpha>,
 }
 
-/// [`DraftCheck`] of `draft` on the lab's target.
+/// [`DraftCheck`] of `pool` (one draft, or a pool's members) on the lab's target.
 pub async fn check(
     lab: &Lab<'_>,
-    draft: &Decoder,
+    pool: &[Decoder],
     gamma: usize,
     prompts: usize,
 ) -> Result<DraftCheck, Error> {
-    let pool = std::slice::from_ref(draft);
     let (prompts, reference, speculative) =
         speculate(lab, pool, (gamma, TreeRule::Greedy), prompts).await?;
     let (identical, stats) = tally(&reference, &speculative);
     let runs: Vec<(Vec<u32>, Generation)> = prompts.iter().cloned().zip(speculative).collect();
     Ok(DraftCheck {
+        pool: pool.len(),
         gamma,
         prompts: prompts.len(),
         identical,
         tokens_per_call: stats.tokens as f64 / stats.target_calls.max(1) as f64,
+        tree_nodes: stats.verified_nodes as f64 / stats.target_calls.max(1) as f64,
         alpha: stats.passed as f64 / stats.tested.max(1) as f64,
         by_kind: alpha_by_kind(&runs),
     })
@@ -338,8 +343,9 @@ pub async fn corpus(
 
 /// The page's training run (the training module's parameters; natively `specdec train` reads
 /// the same from its options, with wider bounds): a draft of `shape` distilled from `teacher`
-/// for `steps` steps of `batch` rows drawn from `corpus` training worlds, seeded; checked with
-/// greedy chains of `gamma` on `prompts` held-out prompts.
+/// for `steps` steps of `batch` rows drawn from `corpus` training worlds, seeded; or a pool of
+/// `pool` such drafts, boost-tuned (`filter`) or not, `steps` each on the target's greedy
+/// outputs; checked with greedy chains of `gamma` on `prompts` held-out prompts.
 #[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -352,6 +358,10 @@ pub struct TrainParams {
     pub corpus: usize,
     pub gamma: usize,
     pub prompts: usize,
+    /// 1: one draft; more: a pool (lecture §4.2), its members' chains merged into one tree.
+    pub pool: usize,
+    /// A pool's next members learn only what the pool misses (boost-tuning); off: the control.
+    pub filter: bool,
 }
 
 #[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
@@ -366,6 +376,8 @@ impl Default for TrainParams {
             corpus: 1024,
             gamma: 4,
             prompts: 50,
+            pool: 1,
+            filter: true,
         }
     }
 }
@@ -390,6 +402,16 @@ impl TrainParams {
         TRAIN_CORPUS.check(self.corpus as f64)?;
         CHECK_GAMMA.check(self.gamma as f64)?;
         CHECK_PROMPTS.check(self.prompts as f64)?;
+        crate::model::draft_file::POOL.check(self.pool as f64)?;
+        if self.pool > 1 && teacher != Teacher::Greedy {
+            return Err(Error::Unavailable {
+                what: "training",
+                why: crate::error::Text::new(
+                    format!("a pool learns from the target's greedy outputs (its members match the target's tokens), not from the {} teacher", teacher.name()),
+                    format!("池只从目标模型的贪心输出学习（它的成员要和目标模型的 token 一致），不能用 {} 教师信号", teacher.name()),
+                ),
+            });
+        }
         let mut config = DistillConfig::new(shape, teacher, self.seed, self.steps);
         config.batch = self.batch;
         // The held-out accuracy reads tensors back synchronously: the page's check is the

@@ -402,8 +402,133 @@ pub struct Member {
     pub pool_coverage: f64,
 }
 
-/// Collective boost-tuning on `corpus` (a greedy teacher's: matching is argmax agreement).
-/// `progress` gets (member, point).
+/// Collective boost-tuning one step at a time (the page trains a pool a few steps per call, as
+/// [`Distiller`] does a draft; [`boost`] runs it to the end): the members in order, each next one
+/// started when the one before has taken its steps and been matched against the corpus.
+pub struct Booster {
+    config: BoostConfig,
+    corpus: Corpus,
+    target: Decoder,
+    device: Device,
+    members: Vec<Member>,
+    /// The corpus's samples the pool matches so far.
+    covered: Vec<Vec<bool>>,
+    /// The member being trained, if any is left, and the samples it trains on.
+    run: Option<Distiller>,
+    samples: usize,
+}
+
+impl Booster {
+    pub fn new(
+        config: &BoostConfig,
+        corpus: Corpus,
+        target: &Decoder,
+        device: &Device,
+    ) -> Result<Booster, Error> {
+        let covered = corpus.learn.iter().map(|r| vec![false; r.len()]).collect();
+        let mut b = Booster {
+            config: config.clone(),
+            corpus,
+            target: target.clone(),
+            device: device.clone(),
+            members: Vec::with_capacity(config.pool),
+            covered,
+            run: None,
+            samples: 0,
+        };
+        b.next_member()?;
+        Ok(b)
+    }
+
+    /// Starts the next member on what the pool misses (the filter) or on everything; a member
+    /// with nothing left to learn is the first one again, untrained.
+    fn next_member(&mut self) -> Result<(), Error> {
+        while self.members.len() < self.config.pool {
+            let i = self.members.len();
+            let mut member = self.config.member.clone();
+            member.seed = self.config.member.seed ^ ((i as u64 + 1) << 32);
+            // The first member, and every member of the control, learn every sample.
+            let (data, samples) = match self.config.filter && i > 0 {
+                true => remaining(&self.corpus, &self.covered),
+                false => (self.corpus.clone(), self.corpus.samples()),
+            };
+            let first = self.members.first().map(|m| m.model.clone());
+            if let (Some(first), 0) = (&first, samples) {
+                self.finish_member(first.clone(), 0);
+                continue;
+            }
+            self.samples = samples;
+            self.run = Some(Distiller::new(
+                &member,
+                data,
+                &self.target,
+                first.as_ref(),
+                &self.device,
+            )?);
+            return Ok(());
+        }
+        self.run = None;
+        Ok(())
+    }
+
+    /// Matches a trained member against the corpus and adds it to the pool.
+    fn finish_member(&mut self, model: Decoder, samples: usize) {
+        let total = self.corpus.samples().max(1) as f64;
+        let hit = matches(&model, &self.corpus, &self.device);
+        let own = hit.iter().flatten().filter(|&&b| b).count() as f64 / total;
+        for (c, h) in self.covered.iter_mut().zip(&hit) {
+            for (c, h) in c.iter_mut().zip(h) {
+                *c |= *h;
+            }
+        }
+        let pool = self.covered.iter().flatten().filter(|&&b| b).count() as f64 / total;
+        self.members.push(Member {
+            model,
+            samples,
+            coverage: own,
+            pool_coverage: pool,
+        });
+    }
+
+    /// One step of the member being trained: (its index, the point); when that was its last
+    /// step, the member joins the pool and the next one starts. `None` once every member is
+    /// trained.
+    pub fn step(&mut self) -> Result<Option<(usize, Point)>, Error> {
+        let i = self.members.len();
+        let Some(run) = self.run.as_mut() else {
+            return Ok(None);
+        };
+        let Some(point) = run.step() else {
+            return Ok(None);
+        };
+        if run.finished() {
+            let model = run.model();
+            self.finish_member(model, self.samples);
+            self.next_member()?;
+        }
+        Ok(Some((i, point)))
+    }
+
+    /// Whether every member is trained.
+    pub fn finished(&self) -> bool {
+        self.run.is_none()
+    }
+
+    /// The members trained so far.
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// The pool as it is now: the members trained, and the one in training as it is.
+    pub fn pool(&self) -> Vec<Decoder> {
+        let mut pool: Vec<Decoder> = self.members.iter().map(|m| m.model.clone()).collect();
+        pool.extend(self.run.as_ref().map(Distiller::model));
+        pool
+    }
+}
+
+/// Collective boost-tuning on `corpus` (a greedy teacher's: matching is argmax agreement), run to
+/// the end ([`Booster`]). `progress` gets (member, point).
 pub fn boost(
     config: &BoostConfig,
     corpus: &Corpus,
@@ -411,51 +536,11 @@ pub fn boost(
     device: &Device,
     mut progress: impl FnMut(usize, &Point),
 ) -> Result<Vec<Member>, Error> {
-    let total = corpus.samples().max(1) as f64;
-    let mut left = corpus.clone();
-    let mut starts = corpus.samples();
-    let mut covered: Vec<Vec<bool>> = corpus.learn.iter().map(|r| vec![false; r.len()]).collect();
-    let mut pool: Vec<Member> = Vec::with_capacity(config.pool);
-    for i in 0..config.pool {
-        let mut member = config.member.clone();
-        member.seed = config.member.seed ^ ((i as u64 + 1) << 32);
-        let data = if config.filter { &left } else { corpus };
-        let samples = if config.filter {
-            starts
-        } else {
-            corpus.samples()
-        };
-        let model = match pool.first() {
-            // Nothing left to learn: the pool already matches every sample.
-            Some(first) if samples == 0 => first.model.clone(),
-            start => {
-                distill(
-                    &member,
-                    data,
-                    target,
-                    start.map(|m| &m.model),
-                    device,
-                    |p| progress(i, p),
-                )?
-                .0
-            }
-        };
-        let hit = matches(&model, corpus, device);
-        let own = hit.iter().flatten().filter(|&&b| b).count() as f64 / total;
-        for (c, h) in covered.iter_mut().zip(&hit) {
-            for (c, h) in c.iter_mut().zip(h) {
-                *c |= *h;
-            }
-        }
-        (left, starts) = remaining(corpus, &covered);
-        pool.push(Member {
-            model,
-            samples,
-            coverage: own,
-            pool_coverage: covered.iter().flatten().filter(|&&b| b).count() as f64 / total,
-        });
+    let mut run = Booster::new(config, corpus.clone(), target, device)?;
+    while let Some((i, point)) = run.step()? {
+        progress(i, &point);
     }
-    Ok(pool)
+    Ok(run.members)
 }
 
 #[cfg(all(test, feature = "flex"))]

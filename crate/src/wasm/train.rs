@@ -4,23 +4,32 @@
 //! calls and the page can stop it by terminating the worker. [`training_start`] makes the corpus
 //! and the run; [`Training`] steps it, checks the draft as it is (`lab::learned::check`: α by
 //! token kind, tokens per call, greedy identity) and writes its file (`model::draft_file`), which
-//! the page keeps and hands to the CPU module's decoding jobs.
+//! the page keeps and hands to the CPU module's decoding jobs. A pool (lecture §4.2) trains the
+//! same way, member after member (`model::distill::Booster`), and is checked as one merged tree.
 
 use super::{into_error, lang_of, output, params, performance};
 use crate::i18n::Lang;
 use crate::lab::learned::{check, corpus, TrainParams};
 use crate::lab::Lab;
 use crate::model::device::Backend;
-use crate::model::distill::Distiller;
+use crate::model::distill::{BoostConfig, Booster, Distiller};
 use crate::model::{DecoderConfig, ModelKind, Models};
 use serde::Serialize;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
+/// One draft distilled, or a pool of them boost-tuned (or not: the control).
+enum Run {
+    Draft(Distiller),
+    Pool(Booster),
+}
+
 /// A distillation run in the page.
 #[wasm_bindgen]
 pub struct Training {
-    run: Distiller,
+    run: Run,
+    /// Steps taken, over all of a pool's members.
+    done: usize,
     models: Rc<Models>,
     shape: DecoderConfig,
     lang: Lang,
@@ -58,9 +67,22 @@ pub async fn training_start(
     let data = corpus(&lab, config.teacher, p.corpus, p.seed, &mut tell)
         .await
         .map_err(fail)?;
-    let run = Distiller::new(&config, data, &models.target, None, &models.device).map_err(fail)?;
+    let run = match p.pool {
+        1 => Run::Draft(
+            Distiller::new(&config, data, &models.target, None, &models.device).map_err(fail)?,
+        ),
+        pool => {
+            let boost = BoostConfig {
+                member: config.clone(),
+                pool,
+                filter: p.filter,
+            };
+            Run::Pool(Booster::new(&boost, data, &models.target, &models.device).map_err(fail)?)
+        }
+    };
     Ok(Training {
         run,
+        done: 0,
         models: models.clone(),
         shape: config.shape,
         lang,
@@ -75,42 +97,86 @@ pub async fn training_start(
 
 #[wasm_bindgen]
 impl Training {
-    /// Takes up to `n` steps (fewer at the end of the run): `[{step, loss}]`.
+    /// Takes up to `n` steps (fewer at the end of the run): `[{step, loss, member}]`, `step`
+    /// counted over all of a pool's members, `member` from 0.
     pub fn steps(&mut self, n: usize) -> Result<JsValue, JsError> {
         #[derive(Serialize)]
         struct Out {
             step: usize,
             loss: f64,
+            member: usize,
         }
-        let points: Vec<Out> = (0..n)
-            .map_while(|_| self.run.step())
-            .map(|p| Out {
-                step: p.step,
+        let mut points = Vec::with_capacity(n);
+        for _ in 0..n {
+            let point = match &mut self.run {
+                Run::Draft(d) => d.step().map(|p| (0, p)),
+                Run::Pool(b) => b.step().map_err(|e| into_error(e, self.lang))?,
+            };
+            let Some((member, p)) = point else { break };
+            self.done += 1;
+            points.push(Out {
+                step: self.done,
                 loss: p.loss,
-            })
-            .collect();
+                member,
+            });
+        }
         output(&points, self.lang)
     }
 
-    /// Steps taken so far.
+    /// Steps taken so far (over all of a pool's members).
     pub fn done(&self) -> usize {
-        self.run.steps_done()
+        self.done
     }
 
     /// Whether the run has taken all its steps.
     pub fn finished(&self) -> bool {
-        self.run.finished()
+        match &self.run {
+            Run::Draft(d) => d.finished(),
+            Run::Pool(b) => b.finished(),
+        }
+    }
+
+    /// A pool's members trained so far, each with the samples it trained on and how much of the
+    /// corpus it matches alone and the pool up to it (`[]` for one draft).
+    pub fn members(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Out {
+            samples: usize,
+            coverage: f64,
+            pool_coverage: f64,
+        }
+        let members: Vec<Out> = match &self.run {
+            Run::Draft(_) => Vec::new(),
+            Run::Pool(b) => b
+                .members()
+                .iter()
+                .map(|m| Out {
+                    samples: m.samples,
+                    coverage: m.coverage,
+                    pool_coverage: m.pool_coverage,
+                })
+                .collect(),
+        };
+        output(&members, self.lang)
+    }
+
+    /// The draft or pool as it is now.
+    fn pool(&self) -> Vec<crate::model::Decoder> {
+        match &self.run {
+            Run::Draft(d) => vec![d.model()],
+            Run::Pool(b) => b.pool(),
+        }
     }
 
     /// The draft as it is now, checked as a draft in use (`lab::learned::DraftCheck`): a promise.
     pub fn check(&self) -> js_sys::Promise {
-        self.check_of(self.run.model())
+        self.check_of(self.pool())
     }
 
     /// The same check of the shipped draft it is measured against (draft B for draft B's shape,
     /// else draft A), with its name as `model`: a promise.
     pub fn check_shipped(&self) -> js_sys::Promise {
-        self.check_of(self.models.get(self.shipped).clone())
+        self.check_of(vec![self.models.get(self.shipped).clone()])
     }
 
     /// The name of the shipped draft [`Training::check_shipped`] checks.
@@ -118,14 +184,14 @@ impl Training {
         self.shipped.name().to_string()
     }
 
-    fn check_of(&self, draft: crate::model::Decoder) -> js_sys::Promise {
+    fn check_of(&self, pool: Vec<crate::model::Decoder>) -> js_sys::Promise {
         let (models, lang) = (self.models.clone(), self.lang);
         let (gamma, prompts) = (self.gamma, self.prompts);
         wasm_bindgen_futures::future_to_promise(async move {
             let perf = performance(lang)?;
             let clock = move || perf.now() * 1e3;
             let lab = Lab::new(&models, lang, &clock);
-            let report = check(&lab, &draft, gamma, prompts)
+            let report = check(&lab, &pool, gamma, prompts)
                 .await
                 .map_err(|e| into_error(e, lang))?;
             Ok(output(&report, lang)?)
@@ -133,9 +199,9 @@ impl Training {
     }
 
     /// The draft as it is now, as a draft file (`model::draft_file`: what the decoding widget
-    /// loads, what the page stores and downloads).
+    /// loads, what the page stores and downloads); a pool's first member for a pool.
     pub fn file(&self) -> Result<Vec<u8>, JsError> {
-        crate::model::draft_file::to_bytes(&self.run.model(), &self.shape)
+        crate::model::draft_file::to_bytes(&self.pool()[0], &self.shape)
             .map_err(|e| into_error(e, self.lang))
     }
 }

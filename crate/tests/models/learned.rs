@@ -138,7 +138,7 @@ fn the_pages_training_parameters_are_checked_and_the_check_agrees_with_the_pool_
     // The widget's check of a draft is the pool report's numbers for a pool of one.
     let clock = native_clock();
     let lab = Lab::new(m, Lang::En, &clock);
-    let c = read_sync(check(&lab, &m.draft_a, 4, 12)).unwrap();
+    let c = read_sync(check(&lab, std::slice::from_ref(&m.draft_a), 4, 12)).unwrap();
     let r = read_sync(pool_report(
         &lab,
         std::slice::from_ref(&m.draft_a),
@@ -155,6 +155,7 @@ fn the_pages_training_parameters_are_checked_and_the_check_agrees_with_the_pool_
     );
     assert_eq!(c.tokens_per_call, r.tokens_per_call);
     assert_eq!(c.alpha, r.alpha);
+    assert_eq!(c.tree_nodes, r.tree_nodes);
     let tested: usize = c.by_kind.iter().map(|k| k.tested).sum();
     let passed: usize = c.by_kind.iter().map(|k| k.passed).sum();
     assert!(tested > 0);
