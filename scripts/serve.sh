@@ -11,7 +11,7 @@ bash "$repo/scripts/build-wasm.sh" cpu
 log="${TMPDIR:-/tmp}/specdec-gpu-build.log"
 # The WebGPU module, then the training module, in the background: until each exists, choosing
 # WebGPU runs on the CPU and says so, and the training widget says its module is being built.
-(bash "$repo/scripts/build-wasm.sh" gpu && bash "$repo/scripts/build-wasm.sh" train) > "$log" 2>&1 &
+(bash "$repo/scripts/build-wasm.sh" gpu; bash "$repo/scripts/build-wasm.sh" train) > "$log" 2>&1 &
 gpu=$!
 trap 'kill "$gpu" 2>/dev/null || true' EXIT
 echo "specdec-playground: building the WebGPU and training modules in the background (log: $log)"

@@ -1,12 +1,15 @@
 //! Learned speculators and collective boost-tuning (lecture §4.2), measured: a pool of small
-//! models, each proposing a greedy chain of γ, their chains merged into one token tree (shared
-//! prefixes once) and verified in one target call with VerifyGreedy; what each member matches
-//! of the target's output alone and the pool together (coverage); tokens per call, tree size,
-//! greedy identity, and the wall-clock speedup over the target alone. A pool of one is a trained
-//! draft's plain chain: how `specdec train --model draft` reports the draft it trained.
+//! models, each proposing a chain of γ (greedy, or sampled at T = 1), their chains merged into one
+//! token tree (shared prefixes once) and verified in one target call with VerifyGreedy or MSS
+//! ([`pool_report`]); what each member matches of the target's greedy output alone and the pool
+//! together (coverage); tokens per call, tree size, greedy identity, and the wall-clock speedup
+//! over the target alone. A pool of one is a trained draft's plain chain: how `specdec train
+//! --model draft` reports the draft it trained; [`check`] is the same batched, without the wall
+//! clock, with α by token kind: the training widget's quick check.
 //!
-//! Natively this room also makes the training corpus ([`corpus`]: the target's greedy outputs
-//! on training worlds, or their text) that `model::distill` trains on.
+//! Natively and in the page's training module this room also makes the training corpus
+//! ([`corpus`]: the target's greedy outputs on training worlds, or their text) that
+//! `model::distill` trains on, and reads the page's training parameters ([`TrainParams`]).
 
 use super::acceptance::{alpha_by_kind, KindAlpha};
 use super::context::Lab;
@@ -45,7 +48,8 @@ pub struct PoolReport {
     /// Per member: the fraction of the target's output tokens it predicts (teacher-forced
     /// argmax), alone and the pool up to it together.
     pub coverage: Vec<Coverage>,
-    /// Target alone over the pool's speculation, wall clock, one prompt at a time.
+    /// Target alone over the pool's speculation, wall clock per output token, one prompt at a
+    /// time.
     pub measured_speedup: f64,
     pub target_ms: f64,
     pub speculative_ms: f64,
@@ -101,15 +105,20 @@ pub async fn pool_report(
     let merge = Method::Merge { gamma, rule };
     let (identical, stats) = tally(&reference, &speculative);
     let greedy = rule == TreeRule::Greedy;
-    // Coverage on the target's own outputs.
+    // Coverage on the target's own greedy outputs, whatever the verification (a property of
+    // the members, not of one sampled run).
+    let greedy_outputs = match greedy {
+        true => reference,
+        false => target_outputs(lab, &prompts, true).await?,
+    };
     let rows: Vec<Vec<u32>> = prompts
         .iter()
-        .zip(&reference)
+        .zip(&greedy_outputs)
         .map(|(p, r)| p.iter().chain(&r.output).copied().collect())
         .collect();
     let mut covered: Vec<Vec<bool>> = Vec::new();
     let mut coverage = Vec::with_capacity(pool.len());
-    let total: usize = reference.iter().map(|r| r.output.len()).sum();
+    let total: usize = greedy_outputs.iter().map(|r| r.output.len()).sum();
     for member in pool {
         let dists = distributions_many(member, &rows, d).await?;
         let hit: Vec<Vec<bool>> = rows
@@ -144,14 +153,18 @@ pub async fn pool_report(
         timed(lab, &[], p, &config(alone.clone()), 0).await?;
         timed(lab, pool, p, &config(merge.clone()), 0).await?;
     }
-    let mut target_us = 0.0;
-    let mut spec_us = 0.0;
+    let (mut target_us, mut spec_us) = (0.0, 0.0);
+    let (mut target_tokens, mut spec_tokens) = (0, 0);
     for (i, p) in prompts.iter().enumerate() {
-        target_us += timed(lab, &[], p, &config(alone.clone()), i as u64).await?;
-        spec_us += timed(lab, pool, p, &config(merge.clone()), i as u64).await?;
+        let (us, tokens) = timed(lab, &[], p, &config(alone.clone()), i as u64).await?;
+        (target_us, target_tokens) = (target_us + us, target_tokens + tokens);
+        let (us, tokens) = timed(lab, pool, p, &config(merge.clone()), i as u64).await?;
+        (spec_us, spec_tokens) = (spec_us + us, spec_tokens + tokens);
         done += 1;
         progress(done, n);
     }
+    // Per token: sampled runs (MSS) give outputs of different lengths (greedy ones the same).
+    let per_token = |us: f64, tokens: usize| us / tokens.max(1) as f64;
     Ok(PoolReport {
         pool: pool.len(),
         boosted,
@@ -164,7 +177,8 @@ pub async fn pool_report(
         tree_nodes: stats.verified_nodes as f64 / stats.target_calls.max(1) as f64,
         alpha: stats.passed as f64 / stats.tested.max(1) as f64,
         coverage,
-        measured_speedup: target_us / spec_us.max(1e-9),
+        measured_speedup: per_token(target_us, target_tokens)
+            / per_token(spec_us, spec_tokens).max(1e-9),
         target_ms: target_us / 1e3,
         speculative_ms: spec_us / 1e3,
     })
@@ -178,6 +192,36 @@ fn to_the_end(method: Method) -> Config {
         eos: Some(EOS),
         trace: false,
     }
+}
+
+/// Prompt `i` with seed `i`.
+fn jobs(prompts: &[Vec<u32>]) -> Vec<Job<Seeded>> {
+    prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Job {
+            prompt: p.clone(),
+            chance: Seeded::new(i as u64),
+        })
+        .collect()
+}
+
+/// The target's own outputs of `prompts`, greedy or sampled (batched).
+async fn target_outputs(
+    lab: &Lab<'_>,
+    prompts: &[Vec<u32>],
+    greedy: bool,
+) -> Result<Vec<Generation>, Error> {
+    let m = lab.models;
+    generate_all(
+        vec![Batch::new(&m.target, &m.device, 1.0, 16)],
+        jobs(prompts),
+        &to_the_end(Method::Target { greedy }),
+        super::generate::BATCH_ROWS,
+        lab.clock,
+        &mut |_, _| {},
+    )
+    .await
 }
 
 /// `prompts` held-out prompts; the target's own outputs of them (greedy, or sampled under MSS),
@@ -195,26 +239,7 @@ async fn speculate(
         .iter()
         .map(|w| w.prompt())
         .collect();
-    let jobs = |p: &[Vec<u32>]| {
-        p.iter()
-            .enumerate()
-            .map(|(i, p)| Job {
-                prompt: p.clone(),
-                chance: Seeded::new(i as u64),
-            })
-            .collect::<Vec<_>>()
-    };
-    let reference = generate_all(
-        vec![Batch::new(&m.target, d, 1.0, 16)],
-        jobs(&prompts),
-        &to_the_end(Method::Target {
-            greedy: rule == TreeRule::Greedy,
-        }),
-        super::generate::BATCH_ROWS,
-        lab.clock,
-        &mut |_, _| {},
-    )
-    .await?;
+    let reference = target_outputs(lab, &prompts, rule == TreeRule::Greedy).await?;
     let merge = Method::Merge { gamma, rule };
     let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
     batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
@@ -286,19 +311,19 @@ pub async fn check(
 }
 
 /// One generation of `prompt` by the lab's target with `pool`'s members as its drafts (none: the
-/// target alone), fresh caches; its wall time in µs.
+/// target alone), fresh caches, drawing from `seed`: its wall time in µs and its output tokens.
 async fn timed(
     lab: &Lab<'_>,
     pool: &[Decoder],
     prompt: &[u32],
     config: &Config,
     seed: u64,
-) -> Result<f64, Error> {
+) -> Result<(f64, usize), Error> {
     let d = &lab.models.device;
     let mut target = Cached::new(&lab.models.target, d, 1.0);
     let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
     let start = (lab.clock)();
-    generate(
+    let g = generate(
         &mut target,
         &mut drafts,
         prompt,
@@ -307,7 +332,7 @@ async fn timed(
         lab.clock,
     )
     .await?;
-    Ok((lab.clock)() - start)
+    Ok(((lab.clock)() - start, g.output.len()))
 }
 
 /// The corpus a draft distils from (natively): `n` training worlds; for the target's teachers
@@ -386,8 +411,8 @@ impl Default for TrainParams {
 pub const TRAIN_STEPS: Range = Range::new("steps", 1.0, 20_000.0);
 pub const TRAIN_BATCH: Range = Range::new("batch", 1.0, 256.0);
 pub const TRAIN_CORPUS: Range = Range::new("corpus", 16.0, 4096.0);
-pub const CHECK_GAMMA: Range = Range::new("gamma", 1.0, 8.0).shown_as("γ");
-pub const CHECK_PROMPTS: Range = Range::new("prompts", 1.0, 500.0);
+pub const TRAIN_GAMMA: Range = Range::new("gamma", 1.0, 8.0).shown_as("γ");
+pub const TRAIN_PROMPTS: Range = Range::new("prompts", 1.0, 500.0);
 
 #[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 impl TrainParams {
@@ -400,8 +425,8 @@ impl TrainParams {
         TRAIN_STEPS.check(self.steps as f64)?;
         TRAIN_BATCH.check(self.batch as f64)?;
         TRAIN_CORPUS.check(self.corpus as f64)?;
-        CHECK_GAMMA.check(self.gamma as f64)?;
-        CHECK_PROMPTS.check(self.prompts as f64)?;
+        TRAIN_GAMMA.check(self.gamma as f64)?;
+        TRAIN_PROMPTS.check(self.prompts as f64)?;
         crate::model::draft_file::POOL.check(self.pool as f64)?;
         if self.pool > 1 && teacher != Teacher::Greedy {
             return Err(Error::Unavailable {

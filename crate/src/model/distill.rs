@@ -7,7 +7,8 @@
 //! tokens), its next-token distributions on those outputs (a KL loss), or the LikesWorld text of
 //! the same worlds (cross-entropy on the text, whose question order is random where the target's
 //! is not). Making the corpus (decoding the target) is the lab's job; training on it is this
-//! module's, natively, with burn's autodiff, seeded: a run is a function of its seed.
+//! module's, with burn's autodiff, seeded (a run is a function of its seed): natively, and in the
+//! page's training module, which steps a run ([`Distiller`], [`Booster`]) a few steps per call.
 //!
 //! [`boost`] is collective boost-tuning: the first member trained on every sample, each next one
 //! (started from the first, as SpecInfer's small models start from one pretrained model) only on
@@ -208,7 +209,9 @@ pub struct Distiller {
     device: Device,
     ad: Device,
     frozen: Decoder,
-    model: Decoder,
+    /// Always there between steps; taken for the optimizer's step, which consumes it (so that
+    /// burn may update the weights in place).
+    model: Option<Decoder>,
     optim: burn::optim::ModuleOptimizer,
     rng: StdRng,
     held_out: Vec<crate::likesworld::World>,
@@ -249,7 +252,7 @@ impl Distiller {
             device: device.clone(),
             ad,
             frozen,
-            model,
+            model: Some(model),
             optim: AdamWConfig::new().with_weight_decay(0.01).init(),
             rng: StdRng::seed_from_u64(config.seed),
             held_out: worlds(Split::HeldOut, config.seed, 500),
@@ -278,28 +281,35 @@ impl Distiller {
             .map(|_| self.rows[self.rng.random_range(0..self.rows.len())])
             .collect();
         let l = loss(
-            &self.model,
+            self.current(),
             &self.frozen,
             config.teacher,
             batch_of(&self.corpus, &picks, &self.ad),
         );
         let value = f64::from(l.clone().into_scalar::<f32>());
-        let grads = GradientsParams::from_grads(l.backward(), &self.model);
+        let grads = GradientsParams::from_grads(l.backward(), self.current());
         let rate = rate(config.learning_rate, step, config.steps);
-        self.model = self.optim.step(rate, self.model.clone(), grads);
+        let model = self.model.take().expect("the model is there between steps");
+        self.model = Some(self.optim.step(rate, model, grads));
         let evaluate =
             config.eval_every > 0 && (step % config.eval_every == 0 || step == config.steps);
         Some(Point {
             step,
             loss: value,
             held_out: evaluate
-                .then(|| super::eval::accuracy(&self.model.valid(), &self.held_out, &self.device)),
+                .then(|| super::eval::accuracy(&self.model(), &self.held_out, &self.device)),
         })
+    }
+
+    fn current(&self) -> &Decoder {
+        self.model
+            .as_ref()
+            .expect("the model is there between steps")
     }
 
     /// The draft as it is now, without autodiff.
     pub fn model(&self) -> Decoder {
-        self.model.valid()
+        self.current().valid()
     }
 }
 
@@ -494,19 +504,23 @@ impl Booster {
     /// step, the member joins the pool and the next one starts. `None` once every member is
     /// trained.
     pub fn step(&mut self) -> Result<Option<(usize, Point)>, Error> {
-        let i = self.members.len();
-        let Some(run) = self.run.as_mut() else {
-            return Ok(None);
-        };
-        let Some(point) = run.step() else {
-            return Ok(None);
-        };
-        if run.finished() {
-            let model = run.model();
-            self.finish_member(model, self.samples);
-            self.next_member()?;
+        loop {
+            let i = self.members.len();
+            let Some(run) = self.run.as_mut() else {
+                return Ok(None);
+            };
+            let point = run.step();
+            // Its last step taken (or none to take: a run of 0 steps), the member joins the pool.
+            if run.finished() {
+                let model = run.model();
+                self.run = None;
+                self.finish_member(model, self.samples);
+                self.next_member()?;
+            }
+            if let Some(point) = point {
+                return Ok(Some((i, point)));
+            }
         }
-        Ok(Some((i, point)))
     }
 
     /// Whether every member is trained.
@@ -641,6 +655,28 @@ mod tests {
         }
         for m in run(false) {
             assert_eq!(m.samples, total, "without the filter every member sees all");
+        }
+    }
+
+    #[test]
+    fn a_pool_of_runs_of_zero_steps_is_the_first_member_untrained_each_time() {
+        let d = Device::flex();
+        let (target, _) = tiny(&d, 3);
+        let mut member =
+            DistillConfig::new(DecoderConfig::new(12, 8, 1, 2, 8), Teacher::Greedy, 1, 0);
+        member.batch = 2;
+        member.eval_every = 0;
+        for filter in [true, false] {
+            let config = BoostConfig {
+                member: member.clone(),
+                pool: 3,
+                filter,
+            };
+            let mut run = Booster::new(&config, corpus(), &target, &d).unwrap();
+            assert!(run.step().unwrap().is_none(), "no step to take");
+            assert!(run.finished());
+            assert_eq!(run.members().len(), 3, "every member joins the pool");
+            assert_eq!(run.pool().len(), 3);
         }
     }
 

@@ -5,7 +5,9 @@
 //! parameters, load the models of a backend once (widened when asked, with the note for a
 //! WebGPU job that ran on the CPU), hand the view the clock (`performance.now()`) and a progress
 //! callback, and write the view or the error. Progress goes out as data ([`Step`]), which the
-//! page words.
+//! page words. The draft a student trained in the page is handed over here too
+//! ([`provide_trained_draft`], synchronous), and takes both drafts' places in a decoding job that
+//! asks for it (`trained_draft`).
 
 use super::{into_error, lang_of, output, params, performance};
 use crate::error::Named;

@@ -20,8 +20,8 @@ use wasm_bindgen::prelude::*;
 
 /// One draft distilled, or a pool of them boost-tuned (or not: the control).
 enum Run {
-    Draft(Distiller),
-    Pool(Booster),
+    Draft(Box<Distiller>),
+    Pool(Box<Booster>),
 }
 
 /// A distillation run in the page.
@@ -68,16 +68,17 @@ pub async fn training_start(
         .await
         .map_err(fail)?;
     let run = match p.pool {
-        1 => Run::Draft(
+        1 => Run::Draft(Box::new(
             Distiller::new(&config, data, &models.target, None, &models.device).map_err(fail)?,
-        ),
+        )),
         pool => {
             let boost = BoostConfig {
                 member: config.clone(),
                 pool,
                 filter: p.filter,
             };
-            Run::Pool(Booster::new(&boost, data, &models.target, &models.device).map_err(fail)?)
+            let run = Booster::new(&boost, data, &models.target, &models.device).map_err(fail)?;
+            Run::Pool(Box::new(run))
         }
     };
     Ok(Training {
@@ -88,11 +89,16 @@ pub async fn training_start(
         lang,
         gamma: p.gamma,
         prompts: p.prompts,
-        shipped: match p.shape.trim() {
-            "b" | "B" | "draft-b" => ModelKind::DraftB,
-            _ => ModelKind::DraftA,
+        shipped: match same_shape(&config.shape, &ModelKind::DraftB.config()) {
+            true => ModelKind::DraftB,
+            false => ModelKind::DraftA,
         },
     })
+}
+
+/// Whether two drafts have one shape (d, layers, heads, d_ff).
+fn same_shape(a: &DecoderConfig, b: &DecoderConfig) -> bool {
+    (a.d_model, a.n_layers, a.n_heads, a.d_ff) == (b.d_model, b.n_layers, b.n_heads, b.d_ff)
 }
 
 #[wasm_bindgen]

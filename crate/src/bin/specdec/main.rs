@@ -71,7 +71,8 @@ refused by the experiments that run no draft model):
                         and cross to the GPU before every target call (lecture §4.6); the crossing is timed alone
   likesworld boost      [--pool 1|2|3|4] [--no-filter] [--gamma G] [--verify greedy|mss] [--prompts P] [--pool-dir DIR]
                         the shipped boost-tuned pool (or the control trained without the filter): the members'
-                        chains merged into one tree (lecture §4.2), VerifyGreedy; coverage, tokens per call, speedup
+                        chains merged into one tree (lecture §4.2), VerifyGreedy (or, with --verify mss, the chains
+                        sampled and MSS); coverage, tokens per call, speedup
   likesworld medusa     [--heads K] [--budget N] [--tree sparse|balanced] [--prompts P]
                         Medusa's heads on the target's hidden state (lecture §5.1), VerifyGreedy
   likesworld eagle      [--dynamic] [--budget N] [--depth D] [--ttt] [--verify greedy|mss|mss-top-k]

@@ -150,7 +150,7 @@ fn check_row(r: &PoolReport) -> (String, String) {
             "α {:.3}, {:.2} tokens per call, {}/{} identical to the target",
             r.alpha,
             r.tokens_per_call,
-            r.identical.unwrap_or(0),
+            r.identical.map_or("—".into(), |k| k.to_string()),
             r.prompts
         ),
     )
@@ -268,7 +268,7 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
         &mut |_, _| {},
     ))?;
     let verified = match verify {
-        PoolVerify::Greedy => "VerifyGreedy",
+        PoolVerify::Greedy => "greedy, VerifyGreedy",
         PoolVerify::Mss => "sampled (T = 1), MSS",
     };
     let mut rows = vec![
