@@ -81,6 +81,10 @@ pub async fn training_start(
             Run::Pool(Box::new(run))
         }
     };
+    let shipped = match same_shape(&config.shape, &ModelKind::DraftB.config()) {
+        true => ModelKind::DraftB,
+        false => ModelKind::DraftA,
+    };
     Ok(Training {
         run,
         done: 0,
@@ -89,10 +93,7 @@ pub async fn training_start(
         lang,
         gamma: p.gamma,
         prompts: p.prompts,
-        shipped: match same_shape(&config.shape, &ModelKind::DraftB.config()) {
-            true => ModelKind::DraftB,
-            false => ModelKind::DraftA,
-        },
+        shipped,
     })
 }
 
