@@ -47,7 +47,7 @@ test('train: a tiny draft trains, is checked beside the shipped one, kept, and s
   assert.match(await kept(page), /^Kept in this browser: your draft \(16,1,2,32: d, layers, heads, d_ff; the target’s greedy outputs, 50 steps, seed 1, τ \d\.\d\d at γ 4\)/);
 
   const rows = await decodeWithYours(page);
-  assert.ok(rows.length > 1 && rows.slice(1).every((r) => / greedy 10\/10 /.test(r)), rows.join(' | '));
+  assert.ok(rows.length > 1 && rows.slice(1).every((r) => /^your draft chain γ \d+, greedy 10\/10 /.test(r)), rows.join(' | '));
   const note = await text(page, '[data-widget="decoding"] .dec-note');
   assert.match(note, /Your draft trained in this page \(16,1,2,32: d, layers, heads, d_ff\) proposes in this run, in the place of drafts A and B\./);
 
@@ -86,7 +86,7 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   assert.match(await kept(page), /No draft is kept in this browser yet/);
   // Before any draft: the decoding widget says there is none, and keeps working.
   await setControl(page, 'decoding', 'draft', 'yours');
-  await page.waitForFunction(() => /no draft was trained in this page yet/.test(document.querySelector('[data-widget="decoding"] [role="alert"]')?.textContent));
+  await page.waitForFunction(() => /no draft is kept in this browser \(none was trained here yet, or it was forgotten\)/.test(document.querySelector('[data-widget="decoding"] [role="alert"]')?.textContent));
   await page.click(`${W} .tr-go`);
   await trained(page, 1);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${W} .tr-download`)]);
@@ -97,10 +97,10 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   // Corrupt: the file cut in half; foreign: the target's own weights (not a draft's file).
   await load('cut.bpk', file.subarray(0, file.length >> 1));
   await page.waitForFunction(() => Number(document.querySelector('[data-widget="train"]').dataset.refused || 0) >= 1);
-  assert.match(await alertOf(page, 'train'), /^cut\.bpk: .+ — nothing was changed\.$/);
+  assert.match(await alertOf(page, 'train'), /^bad draft file "cut\.bpk": .+ — nothing was changed\.$/);
   await load('target.bpk', readFileSync(new URL('../pkg/weights/target.bpk', import.meta.url)));
   await page.waitForFunction(() => Number(document.querySelector('[data-widget="train"]').dataset.refused || 0) >= 2);
-  assert.match(await alertOf(page, 'train'), /^target\.bpk: .*(not|draft).* — nothing was changed\.$/);
+  assert.match(await alertOf(page, 'train'), /^bad draft file "target\.bpk": .*(not|draft).* — nothing was changed\.$/);
   assert.equal(await kept(page), before, 'the kept draft is the trained one still');
   // Forget, then Load the downloaded file: kept again, and the decoding widget runs it.
   await page.click(`${W} .tr-forget`);
@@ -115,14 +115,14 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
   assert.ok(rows.length > 1 && rows.slice(1).every((r) => / greedy 10\/10 /.test(r)), rows.join(' | '));
   assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /Your draft trained in this page \(16,1,2,32/);
-  assert.deepEqual(errors.filter((e) => !/no draft was trained/.test(e)), []);
+  assert.deepEqual(errors.filter((e) => !/no draft is kept in this browser/.test(e)), []);
   await page.close();
 });
 
 test('train in Chinese at 390 px: Cancel stops a run mid-way and keeps nothing; nothing wider than the phone', async () => {
   const { page } = await open(env, '?lang=zh&train.steps=3000#train', { width: 390, height: 844 });
   await page.click(`${W} .tr-go`);
-  await page.waitForFunction(() => /训练中：第 \d+\/3000 步/.test(document.querySelector('[data-widget="train"] .tr-status').textContent), null, { timeout: 120_000 });
+  await page.waitForFunction(() => /训练中（a，贪心）：第 \d+\/3000 步/.test(document.querySelector('[data-widget="train"] .tr-status').textContent), null, { timeout: 120_000 });
   await page.click(`${W} .tr-cancel`);
   assert.equal(await count(page, 'cancelled'), 1);
   assert.match(await text(page, `${W} .tr-status`), /^在第 \d+ 步取消：什么都没保存（之前保存的草稿还在）。$/);

@@ -25,7 +25,13 @@ const SLICE_MS = 100;
 async function train(params, every) {
   post({ kind: 'phase', phase: 'download' });
   const base = new URL('./pkg/', import.meta.url);
-  await init({ module_or_path: new URL('train/specdec_bg.wasm', base) });
+  try {
+    await init({ module_or_path: new URL('train/specdec_bg.wasm', base) });
+  } catch (e) {
+    throw new Error(params.lang === 'zh'
+      ? `训练模块无法加载（${e?.message ?? e}）；如果页面刚用 scripts/serve.sh 启动，它还在构建中：几分钟后再试`
+      : `the training module could not be loaded (${e?.message ?? e}); if the page was just started with scripts/serve.sh, it is still being built: try again in a few minutes`);
+  }
   provideWeights(engine, await fetchWeights(new URL('weights/', base)));
   const training = await engine.training_start(params, (p) => post({ kind: 'phase', phase: 'corpus', done: p.done, total: p.total }));
   const total = params.steps * (params.pool ?? 1);

@@ -77,10 +77,10 @@ export default {
   name: 'boost',
   title: 'Learned speculators: a pool of small models, boost-tuned',
   intro: 'SpecInfer’s small models are learned from the LLM: collective boost-tuning fine-tunes one small model as well as it can, drops the samples on which it agrees with the LLM, fine-tunes the next one on the rest, and so on, so that the pool together covers as much of the LLM’s output as possible; their proposals are merged into one token tree and verified in one call (lecture §4.2). '
-    + 'Here pools of up to four small models of draft A’s shape, trained that way on the target’s outputs and shipped with the page, each propose a greedy chain; the target verifies the merged tree. The control is the same pool trained without the filter.',
+    + 'Here pools of up to four small models of draft A’s shape, trained that way on the target’s outputs and shipped with the page, each propose a chain (greedy, or sampled for MSS); the target verifies the merged tree. The control is the same pool trained without the filter.',
   title_zh: '学习型推测器：用 boost-tuning 训练的小模型池',
   intro_zh: 'SpecInfer 的小模型是从大模型学来的：集体 boost-tuning 先把一个小模型微调到最好，去掉它和大模型一致的样本，用剩下的微调下一个，依此类推，让一池小模型合起来尽可能覆盖大模型的输出；它们的提议合并成一棵令牌树，一次调用验证（讲义 §4.2）。'
-    + '这里至多四个和草稿 A 一样大的小模型，按这种方式在目标模型的输出上训练好、随页面一起提供，各自提出一条贪心链；目标模型验证合并后的树。对照组是同样的池不过滤地训练。',
+    + '这里至多四个和草稿 A 一样大的小模型，按这种方式在目标模型的输出上训练好、随页面一起提供，各自提出一条链（贪心的，或为 MSS 采样的）；目标模型验证合并后的树。对照组是同样的池不过滤地训练。',
   presets: [
     { label: '1 → 2 → 4', label_zh: '1 → 2 → 4', values: { pools: '1,2,4', gamma: '4' }, note: 'the slides’ figure', note_zh: '讲义的图' },
     { label: '×16 target', label_zh: '×16 目标模型', values: { pools: '1,2,4', width: '16', prompts: '10' }, note: 'each step memory-bound', note_zh: '每一步都受内存带宽限制' },

@@ -31,6 +31,9 @@ const WORKER_URL = new URL('../train-worker.js', import.meta.url);
 // The largest file read (the core's limit for any weights file, model::weights::MAX_WEIGHTS_BYTES).
 const MAX_FILE = 16 * 1024 * 1024;
 
+const TEACHERS_SHORT = [['greedy', 'greedy'], ['kl', 'KL'], ['text', 'text']];
+const TEACHERS_SHORT_ZH = [['greedy', '贪心'], ['kl', 'KL'], ['text', '文本']];
+const teacherShort = (k) => Object.fromEntries(tr(TEACHERS_SHORT, TEACHERS_SHORT_ZH))[k] ?? k;
 const teacherName = (k) => Object.fromEntries(tr(TEACHERS, TEACHERS_ZH))[k] ?? k;
 const shapeName = (s) => (s === 'a' ? tr('draft A’s shape', '草稿 A 的形状') : s === 'b' ? tr('draft B’s shape', '草稿 B 的形状') : s);
 
@@ -58,7 +61,7 @@ function chartSvg(run, width) {
   const ref = run.shipped ? (() => {
     const y = yt(run.shipped.check.tokens_per_call).toFixed(1);
     const name = run.shipped.model === 'draft-b' ? tr('shipped draft B', '附带的草稿 B') : tr('shipped draft A', '附带的草稿 A');
-    return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${w - right - 4}" y="${Number(y) - 5}" text-anchor="end" font-size="11" fill="#a05800">${name}: τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
+    return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${left + 6}" y="${Number(y) - 5}" font-size="11" fill="#a05800">${name}${tr(': ', '：')}τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
   })() : '';
   // A pool: where each next member starts.
   const bounds = Array.from({ length: run.params.pool - 1 }, (_, i) => x(run.params.steps * (i + 1)).toFixed(1))
@@ -70,7 +73,7 @@ function chartSvg(run, width) {
     <rect x="${left}" y="${top}" width="${w - left - right}" height="${h - top - bottom}" fill="none" stroke="#bbb"/>
     <polyline points="${line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>${bounds}${ref}${dots}${ticks}${lossTicks}${tauTicks}
     <text x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle" font-size="11">${tr('step', '步数')}</text>
-    <text x="4" y="${top + 4}" font-size="11" fill="#1f5fa8" transform="rotate(90 4 ${top + 4})">${tr('loss (log)', '损失（对数）')}</text>
+    <text x="12" y="${h - bottom}" font-size="11" fill="#1f5fa8" transform="rotate(-90 12 ${h - bottom})">${tr('loss (log)', '损失（对数）')}</text>
     <text x="${w - 4}" y="${h - bottom}" font-size="11" fill="#a05800" transform="rotate(-90 ${w - 4} ${h - bottom})">${tr('tokens per call τ', '每次调用的 token 数 τ')}</text></svg>`;
 }
 
@@ -87,7 +90,7 @@ function checkHtml(run) {
   });
   const chains = c.pool > 1 ? tr(`the ${c.pool} members’ greedy chains of γ ${c.gamma}, merged,`, `${c.pool} 个模型 γ ${c.gamma} 的贪心链合并后`) : tr(`greedy chains of γ ${c.gamma}`, `γ ${c.gamma} 的贪心链`);
   const head = tr(`<p class="numbers">At step ${last.step}: ${chains} on ${c.prompts} held-out prompts give <b>τ ${fmt(c.tokens_per_call, 2)}</b> tokens per target call (α ${fmt(c.alpha, 3)}); ${s ? `the ${name} gives τ ${fmt(s.tokens_per_call, 2)}, α ${fmt(s.alpha, 3)}` : ''}. ${c.identical}/${c.prompts} outputs identical to the target’s own.</p>`,
-    `<p class="numbers">第 ${last.step} 步：在 ${c.prompts} 个留出提示词上用 ${chains}，每次目标调用得到 <b>τ ${fmt(c.tokens_per_call, 2)}</b> 个 token（α ${fmt(c.alpha, 3)}）；${s ? `${name}得到 τ ${fmt(s.tokens_per_call, 2)}，α ${fmt(s.alpha, 3)}` : ''}。${c.identical}/${c.prompts} 个输出和目标模型自己的相同。</p>`);
+    `<p class="numbers">第 ${last.step} 步：在 ${c.prompts} 个留出提示词上用 ${chains}，每次目标调用得到 <b>τ ${fmt(c.tokens_per_call, 2)}</b> 个 token（α ${fmt(c.alpha, 3)}）；${s ? `${name} 得到 τ ${fmt(s.tokens_per_call, 2)}，α ${fmt(s.alpha, 3)}` : ''}。${c.identical}/${c.prompts} 个输出和目标模型自己的相同。</p>`);
   return head + poolHtml(run) + table([tr(['next token is', 'tested', 'α yours', `α ${name}`], ['下一个 token 是', '检验数', 'α 你的', `α ${name}`])].concat(kinds), 'tr-kinds');
 }
 
@@ -109,7 +112,7 @@ function poolHtml(run) {
 
 function historyHtml() {
   if (!history.length) return '';
-  const rows = history.map((r) => [escapeHtml(modelsName(r.models)), escapeHtml(shapeName(r.shape)), escapeHtml(teacherName(r.teacher)), r.steps, r.seed, duration(r.ms), fmt(r.check.tokens_per_call, 2), fmt(r.check.alpha, 3), `${r.check.identical}/${r.check.prompts}`]);
+  const rows = history.map((r) => [escapeHtml(modelsName(r.models)), escapeHtml(r.shape), escapeHtml(teacherShort(r.teacher)), r.steps, r.seed, duration(r.ms), fmt(r.check.tokens_per_call, 2), fmt(r.check.alpha, 3), `${r.check.identical}/${r.check.prompts}`]);
   return `<p class="numbers">${tr('Runs of this visit (change the teacher to compare them at equal steps):', '本次访问的训练（换一个教师信号，在相同步数下比较）：')}</p>`
     + table([tr(['what', 'shape', 'teacher', 'steps', 'seed', 'time', 'τ', 'α', 'identical'], ['训练什么', '形状', '教师信号', '步数', '种子', '用时', 'τ', 'α', '相同'])].concat(rows), 'tr-history');
 }
@@ -166,7 +169,7 @@ function drawRun(ui, view, run) {
     const m = run.points[run.points.length - 1].member + 1;
     status.textContent = tr(`Training member ${m} of ${run.params.pool}: step ${steps} of ${run.params.steps * run.params.pool}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`,
       `训练第 ${m}/${run.params.pool} 个模型：第 ${steps}/${run.params.steps * run.params.pool} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
-  } else status.textContent = tr(`Training: step ${steps} of ${run.params.steps}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`, `训练中：第 ${steps}/${run.params.steps} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
+  } else status.textContent = tr(`Training ${run.params.shape} on ${teacherShort(run.params.teacher)}: step ${steps} of ${run.params.steps}, loss ${fmt(run.points[run.points.length - 1].loss, 3)}…`, `训练中（${run.params.shape}，${teacherShort(run.params.teacher)}）：第 ${steps}/${run.params.steps} 步，损失 ${fmt(run.points[run.points.length - 1].loss, 3)}…`);
   bar.value = steps / (run.params.steps * run.params.pool);
   const busy = run.worker !== null;
   bar.hidden = !busy;
@@ -175,9 +178,17 @@ function drawRun(ui, view, run) {
   ui.root.setAttribute('aria-busy', String(busy));
 }
 
+// While a draft trains, leaving or reloading the page (the language switch reloads it) asks first.
+const training = new Set();
+function guard(e) {
+  if (training.size) e.preventDefault();
+}
+
 function stop(run) {
   run.worker?.terminate();
   run.worker = null;
+  training.delete(run);
+  if (!training.size) window.removeEventListener('beforeunload', guard);
 }
 
 function start(s, ui, view) {
@@ -191,6 +202,8 @@ function start(s, ui, view) {
   const count = (key) => { ui.root.dataset[key] = String(Number(ui.root.dataset[key] || 0) + 1); };
   try {
     run.worker = startWorker(WORKER_URL);
+    training.add(run);
+    window.addEventListener('beforeunload', guard);
     // A <specdec-widget> taken out of the page stops its training with it.
     onStop(ui.root, () => { if (run.worker) { stop(run); run.cancelled = true; } });
   } catch (e) {
@@ -258,12 +271,12 @@ async function upload(ui, view, file) {
   }
   const bytes = new Uint8Array(await file.arrayBuffer());
   try {
-    const shape = call('provide_trained_draft', { bytes });
+    const shape = call('provide_trained_draft', { bytes, name: file.name });
     await saveTrained({ bytes, shape, saved: Date.now() });
     ui.alert('');
     ui.root.dataset.loaded = String(Number(ui.root.dataset.loaded || 0) + 1);
   } catch (e) {
-    ui.alert(tr(`${file.name}: ${e.message} — nothing was changed.`, `${file.name}：${e.message}——什么都没有改变。`));
+    ui.alert(tr(`${e.message} — nothing was changed.`, `${e.message}——什么都没有改变。`));
     ui.root.dataset.refused = String(Number(ui.root.dataset.refused || 0) + 1);
   }
   await showKept(ui, view);
@@ -273,10 +286,10 @@ export default {
   name: 'train',
   title: 'Train a draft here: learned speculators',
   intro: 'SpecInfer’s small models are learned from the LLM (lecture §4.2). Train one in this page: a draft of the shape you choose, distilled from the target — on its greedy outputs, on its whole next-token distributions (a KL loss), or on the LikesWorld text the target itself learned from. '
-    + 'The loss falls as it learns; every few steps the draft is checked as a draft in use (greedy chains of γ 4 verified by the target), beside the shipped draft of its shape. The finished draft stays in this browser until you forget it, and the decoding widget can speculate with it.',
+    + 'The loss falls as it learns; every few steps the draft is checked as a draft in use (greedy chains of γ 4 verified by the target), beside the shipped draft A (draft B for draft B’s shape). The finished draft stays in this browser until you forget it, and the decoding widget can speculate with it.',
   title_zh: '在这里训练一个草稿：学习型推测器',
   intro_zh: 'SpecInfer 的小模型是从大模型学来的（讲义 §4.2）。在本页训练一个：一个你选定形状的草稿，从目标模型蒸馏而来——用它的贪心输出、它完整的下一个 token 分布（KL 损失），或目标模型自己学过的 LikesWorld 文本。'
-    + '它学习时损失下降；每隔几步，把草稿当作真正使用的草稿检查一次（γ 4 的贪心链由目标模型验证），和附带的同形状草稿并排比较。训练好的草稿保存在这个浏览器里，直到你删除它，解码小部件可以用它做推测。',
+    + '它学习时损失下降；每隔几步，把草稿当作真正使用的草稿检查一次（γ 4 的贪心链由目标模型验证），和附带的草稿 A（草稿 B 的形状则和草稿 B）并排比较。训练好的草稿保存在这个浏览器里，直到你删除它，解码小部件可以用它做推测。',
   presets: [
     { label: 'Draft A’s shape, 1000 steps', label_zh: '草稿 A 的形状，1000 步', values: { shape: 'a', teacher: 'greedy', steps: '1000' }, note: 'about the shipped draft A’s tokens per call', note_zh: '每次调用的 token 数接近附带的草稿 A' },
     { label: 'KL teacher', label_zh: 'KL 教师信号', values: { shape: 'a', teacher: 'kl', steps: '1000' }, note: 'the target’s whole distributions', note_zh: '目标模型完整的分布' },

@@ -194,7 +194,7 @@ thread_local! {
     static TRAINED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Hands this module the draft the student trained in the page (`{bytes: Uint8Array, lang}`: its
+/// Hands this module the draft the student trained in the page (`{bytes: Uint8Array, name, lang}`: its
 /// file, `model::draft_file`, as the training module wrote it or as uploaded), checked before it
 /// is kept; returns its shape (`d,layers,heads,d_ff`). A bad file is refused with the reason and
 /// the draft kept before stays. The page calls it to check an uploaded file, the worker before a
@@ -203,6 +203,11 @@ thread_local! {
 #[wasm_bindgen]
 pub fn provide_trained_draft(params: JsValue) -> Result<String, JsError> {
     let lang = lang_of(&params);
+    // How messages name the file: the student's own file name, when the page passes it.
+    let name = js_sys::Reflect::get(&params, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_else(|| TRAINED_NAME.to_string());
     let bytes = js_sys::Reflect::get(&params, &JsValue::from_str("bytes")).ok();
     if bytes
         .as_ref()
@@ -223,10 +228,10 @@ pub fn provide_trained_draft(params: JsValue) -> Result<String, JsError> {
     // Read whole where this module has a CPU device (every parameter's name, shape and values);
     // the GPU module reads its shape and values, and the job reads it whole.
     #[cfg(feature = "flex")]
-    let shape = crate::model::draft_file::from_bytes(&bytes, TRAINED_NAME, &Device::flex())
+    let shape = crate::model::draft_file::from_bytes(&bytes, &name, &Device::flex())
         .map(|(_, shape)| shape);
     #[cfg(not(feature = "flex"))]
-    let shape = crate::model::draft_file::read_shape(&bytes, TRAINED_NAME);
+    let shape = crate::model::draft_file::read_shape(&bytes, &name);
     let shape = shape.map_err(|e| into_error(e, lang))?;
     TRAINED.with(|t| *t.borrow_mut() = Some(bytes));
     Ok(crate::model::draft_file::shape_name(&shape))
@@ -242,8 +247,8 @@ fn with_trained(m: Rc<Models>, lang: Lang) -> Result<(Rc<Models>, String), crate
     let bytes = TRAINED.with(|t| t.borrow().clone()).ok_or(crate::Error::Unavailable {
         what: "trained draft",
         why: crate::error::Text::new(
-            "no draft was trained in this page yet: train one in the training widget (or load its file there) first",
-            "这个页面里还没有训练过草稿：先在训练小部件里训练一个（或在那里载入它的文件）",
+            "no draft is kept in this browser (none was trained here yet, or it was forgotten): train one in the training widget, or load its file there",
+            "这个浏览器里没有保存草稿（还没在这里训练过，或已经删除）：先在训练小部件里训练一个，或在那里载入它的文件",
         ),
     })?;
     let (draft, shape) = from_bytes(&bytes, TRAINED_NAME, &m.device)?;
@@ -433,22 +438,57 @@ pub async fn likesworld_decode(
     experiment.check().map_err(|e| job.fail(e))?;
     let (m, note) = job.models(&on.backend, on.target_width).await?;
     let m = job.offloaded(m, on.offload, note.as_deref()).await?;
-    let (m, note) = match on.trained_draft {
+    let (m, yours) = match on.trained_draft {
         true => {
             let (m, yours) = with_trained(m, job.lang).map_err(|e| job.fail(e))?;
-            (
-                m,
-                Some(note.map_or(yours.clone(), |n| format!("{n} {yours}"))),
-            )
+            (m, Some(yours))
         }
-        false => (m, note),
+        false => (m, None),
     };
     let mut tell = job.every_percent(Some(m.backend.name()));
     let (clock, lang) = (job.clock(), job.lang);
     let view =
         views::decoding::decoding_view(&experiment, lang, on.figure_width, &m, &clock, &mut tell)
             .await;
-    job.output(view.map(|v| v.noted(note)))
+    let Some(yours) = yours else {
+        return job.output(view.map(|v| v.noted(note)));
+    };
+    // The trained draft ran in draft A's (and B's) place: the report names it as the student's.
+    let view = view.map_err(|e| job.fail(e))?;
+    let mut value = serde_json::to_value(&view).map_err(|e| into_error(e, lang))?;
+    relabel(&mut value);
+    value["note"] = note
+        .map_or(yours.clone(), |n| format!("{n} {yours}"))
+        .into();
+    output(&value, lang)
+}
+
+/// A report of the trained draft, which ran in the shipped drafts' places: every "draft A" (or B)
+/// its texts and figures name becomes "your draft", in both languages.
+fn relabel(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    const NAMES: [(&str, &str); 8] = [
+        ("draft A", "your draft"),
+        ("draft B", "your draft"),
+        ("Draft A", "Your draft"),
+        ("Draft B", "Your draft"),
+        ("草稿 A ", "你的草稿"),
+        ("草稿 B ", "你的草稿"),
+        ("草稿 A", "你的草稿"),
+        ("草稿 B", "你的草稿"),
+    ];
+    match value {
+        Value::String(s) => {
+            for (from, to) in NAMES {
+                if s.contains(from) {
+                    *s = s.replace(from, to);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(relabel),
+        Value::Object(fields) => fields.values_mut().for_each(relabel),
+        _ => {}
+    }
 }
 
 /// The measured roofline (`views::measured`): T(k) of the target widened `width`× on `backend`,
