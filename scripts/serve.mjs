@@ -39,8 +39,11 @@ function resolvePath(urlPath) {
   return null;
 }
 
-/** Starts the server; resolves to { server, url }. Port 0 picks a free one. */
-export function serve({ host = '127.0.0.1', port = 8000 } = {}) {
+/**
+ * Starts the server; resolves to { server, url }. Port 0 picks a free one. `isolation: false`
+ * leaves out COOP/COEP, as a static host does (the page's service worker then adds them).
+ */
+export function serve({ host = '127.0.0.1', port = 8000, isolation = true } = {}) {
   const server = createServer(async (req, res) => {
     let file;
     try {
@@ -58,8 +61,7 @@ export function serve({ host = '127.0.0.1', port = 8000 } = {}) {
         'content-type': types[extname(file)] ?? 'application/octet-stream',
         'content-security-policy': CSP,
         'cache-control': 'no-cache',
-        'cross-origin-opener-policy': 'same-origin',
-        'cross-origin-embedder-policy': 'require-corp',
+        ...(isolation ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}),
         'cross-origin-resource-policy': 'cross-origin',
         'access-control-allow-origin': '*',
       });

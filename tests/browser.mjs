@@ -6,9 +6,12 @@ import { serve } from '../scripts/serve.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-/** `webgpu: false` leaves WebGPU off, as on a machine without a usable adapter. */
-export async function start({ webgpu = true } = {}) {
-  const { server, url } = await serve({ port: 0 });
+/**
+ * `webgpu: false` leaves WebGPU off, as on a machine without a usable adapter; `isolation: false`
+ * serves without COOP/COEP, as a static host does.
+ */
+export async function start({ webgpu = true, isolation = true } = {}) {
+  const { server, url } = await serve({ port: 0, isolation });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -62,6 +62,19 @@ main();
 // Offline after the first visit (sw.js). Only on the course page's own origin, never in an
 // element embedded elsewhere; a failure here only means no offline copy.
 if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+  // On a host that sends no COOP/COEP, the service worker adds them: once it controls this page
+  // (the first visit), one reload makes the page cross-origin isolated. Once per tab session, so
+  // that a browser that refuses isolation is never reloaded in a loop.
+  const RELOADED = 'specdec-isolation-reload';
+  const reloadOnce = () => {
+    let done = true;
+    try { done = sessionStorage.getItem(RELOADED) !== null; sessionStorage.setItem(RELOADED, '1'); } catch (_) { /* no storage: no reload */ }
+    if (!done && !self.crossOriginIsolated) location.reload();
+  };
+  if (!self.crossOriginIsolated && window.isSecureContext) {
+    if (navigator.serviceWorker.controller) reloadOnce();
+    else navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
+  }
   navigator.serviceWorker.register(new URL('sw.js', import.meta.url)).catch((e) => {
     console.warn(`specdec-playground: no offline copy (${e?.message ?? e})`);
   });

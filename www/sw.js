@@ -4,6 +4,11 @@
 // answer is kept; without a network the kept copy answers. Installing keeps the page, its
 // scripts, the CPU module and the weights; the GPU module is kept the first time it is loaded.
 // Requests that differ only in their query (pkg/specdec.js?instance=2) share one copy.
+//
+// Cross-origin isolation on any host: every answer it gives gets COOP/COEP when the host sent
+// none (a static host such as the published site sends no headers), so that the page and its
+// workers are cross-origin isolated there too — performance.now() then steps 5 µs, not 100 µs.
+// The page is controlled from its second load on: app.js reloads it once on the first visit.
 const CACHE = 'specdec-playground-v1';
 const SHELL = [
   './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
@@ -37,14 +42,23 @@ self.addEventListener('fetch', (event) => {
     try {
       const answer = await fetch(request);
       if (answer.ok) await cache.put(stripQuery(request), answer.clone());
-      return answer;
+      return isolated(answer);
     } catch (offline) {
       const kept = await cache.match(stripQuery(request), { ignoreSearch: true });
-      if (kept) return kept;
+      if (kept) return isolated(kept);
       throw offline;
     }
   })());
 });
+
+/** `answer` with COOP/COEP added, unless its host sent them already. */
+function isolated(answer) {
+  if (answer.headers.has('cross-origin-embedder-policy') || answer.type === 'opaque' || answer.status === 0) return answer;
+  const headers = new Headers(answer.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+}
 
 function stripQuery(request) {
   const u = new URL(request.url);
