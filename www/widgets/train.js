@@ -240,20 +240,21 @@ function start(s, ui, view) {
       const check = run.checks[run.checks.length - 1].check;
       history.push({ ...params, ms: run.finishedMs, check });
       run.members = data.members;
-      count('trained');
       // A pool is measured here, not kept: the decoding widget speculates with one draft.
-      if (params.pool > 1) {
-        redraw();
-        return;
+      if (params.pool === 1) {
+        const bytes = new Uint8Array(data.file);
+        try {
+          const shape = call('provide_trained_draft', { bytes });
+          await saveTrained({ bytes, shape, teacher: params.teacher, steps: params.steps, seed: params.seed, check, saved: Date.now() });
+        } catch (e) {
+          ui.alert(e.message);
+        }
+        await showKept(ui, view);
       }
-      const bytes = new Uint8Array(data.file);
-      try {
-        const shape = call('provide_trained_draft', { bytes });
-        await saveTrained({ bytes, shape, teacher: params.teacher, steps: params.steps, seed: params.seed, check, saved: Date.now() });
-      } catch (e) {
-        ui.alert(e.message);
-      }
-      await showKept(ui, view);
+      // Counted once everything it shows is drawn.
+      redraw();
+      count('trained');
+      return;
     }
     redraw();
   });
