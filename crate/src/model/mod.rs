@@ -5,8 +5,9 @@
 //! boolean mask) and [`cache`] its KV cache (append, narrow, gather the kept slots);
 //! [`tree_attention`] checks one tree forward against every root-to-node path run on its own;
 //! [`medusa`] and [`eagle`] are the drafts that read the target's features (lecture §5.1–5.2);
-//! [`train`] trains a model or such a draft with burn's autodiff (natively only), [`distill`] a
-//! draft of any shape from the target and a boost-tuned pool of them (lecture §4.2), which
+//! [`train`] trains a model or such a draft with burn's autodiff (natively and in the page's
+//! training module), [`distill`] a draft of any shape from the target and [`boost`] a boost-tuned
+//! pool of them (lecture §4.2), which
 //! [`draft_file`] saves and reads back; [`weights`]
 //! saves the trained weights and provides them (embedded natively, handed over by the page in
 //! wasm); [`offload`] keeps a model's weights in host memory, crossing to the GPU before every
@@ -16,6 +17,8 @@
 
 pub mod activation;
 pub mod bench;
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+pub mod boost;
 pub mod cache;
 pub mod decoder;
 pub mod device;

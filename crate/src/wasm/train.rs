@@ -5,14 +5,15 @@
 //! and the run; [`Training`] steps it, checks the draft as it is (`lab::learned::check`: α by
 //! token kind, tokens per call, greedy identity) and writes its file (`model::draft_file`), which
 //! the page keeps and hands to the CPU module's decoding jobs. A pool (lecture §4.2) trains the
-//! same way, member after member (`model::distill::Booster`), and is checked as one merged tree.
+//! same way, member after member (`model::boost::Booster`), and is checked as one merged tree.
 
 use super::{into_error, lang_of, output, params, performance};
 use crate::i18n::Lang;
 use crate::lab::learned::{check, corpus, TrainParams};
 use crate::lab::Lab;
+use crate::model::boost::{BoostConfig, Booster};
 use crate::model::device::Backend;
-use crate::model::distill::{BoostConfig, Booster, Distiller};
+use crate::model::distill::Distiller;
 use crate::model::{DecoderConfig, ModelKind, Models};
 use serde::Serialize;
 use std::rc::Rc;
