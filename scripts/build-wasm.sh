@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# Builds the page's two wasm modules with the size profile and generates them with wasm-bindgen:
-#   pkg/          the CPU module (burn's flex and ndarray): the page and its workers load it
+# Builds the page's wasm modules with the size profile and generates them with wasm-bindgen:
+#   pkg/          the CPU module (burn's flex and ndarray): the page and its workers load it, or
+#                 one of its three other builds, which differ only in how the matmul runs:
+#   pkg/fma/      with relaxed-SIMD fused multiply-adds (feature `relaxed`): for a browser that
+#                 validates relaxed SIMD (the page asks with a tiny module first: a browser without
+#                 it could not even parse this one)
+#   pkg/mt/       threaded: shared memory and atomics (the pinned nightly, std rebuilt with them),
+#                 a pool of helper workers splitting each large matmul by columns; for a page that
+#                 is cross-origin isolated (SharedArrayBuffer), and only there
+#   pkg/mt-fma/   both
 #   pkg/gpu/      the GPU module (burn's wgpu backend alone; a WebGPU job it cannot run goes to
 #                 the CPU module): a worker loads it only when someone picks WebGPU, since wgpu
 #                 and cubecl make it several times larger
@@ -13,10 +21,12 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-# Which modules: cpu, gpu, train, or all (the default; the CPU module first: the page needs it,
-# the GPU module only when someone picks WebGPU, the training module only when someone trains).
+# Which modules: cpu (the CPU module's four builds), cpu1 (its one-thread SIMD128 build alone),
+# cpu-more (the other three: the dev server builds them after the page is up), gpu, train, or all (the default; the CPU module first: the page needs it, the GPU module only
+# when someone picks WebGPU, the training module only when someone trains).
 which="${1:-all}"
-case "$which" in cpu|gpu|train|all) ;; *) echo "build-wasm.sh: expected cpu, gpu, train or all, got $which" >&2; exit 2 ;; esac
+case "$which" in cpu|cpu1|cpu-more|gpu|train|all) ;; *) echo "build-wasm.sh: expected cpu, cpu1, cpu-more, gpu, train or all, got $which" >&2; exit 2 ;; esac
+source scripts/setup.sh
 
 # name: the function-name section (8 MB in the GPU module); panics carry their own message.
 # No wasm-opt: binaryen's -Os/-Oz cut the CPU module by a fifth but made it 7% larger gzipped (what
@@ -36,10 +46,46 @@ cp crate/assets/medusa.bpk crate/assets/eagle.bpk crate/assets/eagle-ttt.bpk pkg
 # The boost-tuned pools and their control (lecture §4.2): downloaded only by the widget that runs them.
 mkdir -p pkg/weights/pool
 cp crate/assets/pool/*.bpk pkg/weights/pool/
-if [ "$which" = cpu ] || [ "$which" = all ]; then
+# One build of the CPU module into folder $1 (moved in whole, so that a half-written module is
+# never served); the rest of the arguments go to cargo, and $link to the linking of our crate alone.
+link=()
+cpu_build() {
+  local out="$1" profile="$2"
+  shift 2
+  rm -rf "$out.partial"
+  cargo "$@" rustc --profile "$profile" --target wasm32-unknown-unknown --lib -p specdec --no-default-features "${features[@]}" -- "${link[@]}"
+  generate "$profile" "$out.partial"
+  rm -rf "$out"
+  mv "$out.partial" "$out"
+}
+# The threaded builds: the nightly, std rebuilt with atomics and bulk memory; linked with a shared
+# memory of at most 2 GiB (the ×16 target's weights and a job's tensors fit with room), imported
+# (each helper instantiates the module on the same memory) and the thread-local storage symbols
+# that wasm-bindgen's thread support sets up each thread with. Its own profile, so that its
+# artefacts sit apart. Not linted: clippy's driver is stable's; the same code is linted in the
+# stable builds, all but the few lines under `target_feature = "atomics"`.
+threaded() {
+  link=(-C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=2147483648
+    -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base)
+  RUSTC_WORKSPACE_WRAPPER= CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS='--cfg getrandom_backend="wasm_js" -C target-feature=+simd128,+atomics,+bulk-memory,+mutable-globals -C link-arg=--max-memory=2147483648' \
+    cpu_build "$1" wasm-mt "+$NIGHTLY" -Z build-std=panic_abort,std
+  link=()
+}
+if [ "$which" = cpu ] || [ "$which" = cpu1 ] || [ "$which" = all ]; then
+  # pkg/ itself holds the one-thread SIMD128 build's two files beside the other folders.
   rm -f pkg/specdec.js pkg/specdec_bg.wasm
-  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,ndarray
+  features=(--features flex,ndarray)
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features "${features[@]}"
   generate wasm pkg
+fi
+if [ "$which" = cpu ] || [ "$which" = cpu-more ] || [ "$which" = all ]; then
+  ensure_nightly
+  features=(--features flex,ndarray,relaxed)
+  cpu_build pkg/fma wasm
+  features=(--features flex,ndarray)
+  threaded pkg/mt
+  features=(--features flex,ndarray,relaxed)
+  threaded pkg/mt-fma
 fi
 if [ "$which" = gpu ] || [ "$which" = all ]; then
   # Built beside the page into a temporary folder and moved in whole, so that a half-written

@@ -2,6 +2,8 @@
 # Installs what the build and the tests need on a fresh machine, and nothing that is already
 # there. Sourced by serve.sh and test.sh; run alone with `bash scripts/setup.sh [--browser]`.
 #   - the wasm32 Rust target (rustup)
+#   - the pinned nightly toolchain with rust-src ($NIGHTLY, rustup): only the page's threaded CPU
+#     modules need it (shared memory and atomics rebuild std: -Z build-std); stable builds the rest
 #   - wasm-bindgen-cli at exactly the version pinned in crate/Cargo.toml (cargo install)
 #   - with --browser: Debian's chromium + chromium-driver and firefox-esr (apt; the tests drive
 #     Firefox through puppeteer-core, which never downloads a browser) and the npm packages of tests/
@@ -16,6 +18,17 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
     echo "need root to run: $*" >&2; return 1; fi
+}
+
+# The nightly the threaded modules are built with, pinned: a newer one may change the shared-memory
+# linking that wasm-bindgen's thread support reads (rustc 1.97.0-nightly e50aa6fba).
+NIGHTLY=nightly-2026-05-20
+
+ensure_nightly() {
+  if ! rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^rust-src'; then
+    say "installing the $NIGHTLY toolchain with rust-src (for the threaded wasm modules)"
+    rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src
+  fi
 }
 
 ensure_rust() {
@@ -37,6 +50,7 @@ ensure_rust() {
     say "installing wasm-bindgen-cli $want (found: ${have:-none}); this takes a few minutes"
     cargo install wasm-bindgen-cli --version "$want" --force
   fi
+  ensure_nightly
 }
 
 ensure_browser() {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The page's download budget, gzipped (what a visitor fetches): checked in CI after the build.
-#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.71 MB
+#   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.71 MB (the CPU module: the
+#   largest of its four builds, of which a visitor downloads one: www/threads.js; each build ≤ the
+#   CPU module's budget; on 2026-12-03 the threaded ones are 1.110 MB, the one-thread ones 1.163)
 #   CPU module ≤ 1.16 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.105 MB
 #   (raised on 2026-12-02 from 1.50, 1.00 and 0.06 MB, which the modules and scripts had reached
 #   at 1.494, 0.987 and 0.0598 MB: cross-origin embedding, the phone layout, the Chinese page made
@@ -44,13 +46,19 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 gz() { cat "$@" | gzip -9c | wc -c; }
 cpu=$(gz pkg/specdec_bg.wasm)
+# The CPU module's other builds (threads, FMA: www/threads.js): a visitor downloads one of the four.
+cpu_fma=$(gz pkg/fma/specdec_bg.wasm)
+cpu_mt=$(gz pkg/mt/specdec_bg.wasm)
+cpu_mt_fma=$(gz pkg/mt-fma/specdec_bg.wasm)
+largest=$cpu
+for b in "$cpu_fma" "$cpu_mt" "$cpu_mt_fma"; do [ "$b" -gt "$largest" ] && largest=$b; done
 gpu=$(gz pkg/gpu/specdec_bg.wasm)
 weights=$(gz pkg/weights/*.bpk)
 hidden=$(gz pkg/weights/hidden/*.bpk)
 pool=$(gz pkg/weights/pool/*.bpk)
 train=$(gz pkg/train/specdec_bg.wasm)
 page=$(gz www/*.html www/*.css www/*.js www/widgets/*.js pkg/specdec.js)
-first=$((cpu + weights + page))
+first=$((largest + weights + page))
 status=0
 check() { # name bytes budget
   local verdict=ok
@@ -58,8 +66,11 @@ check() { # name bytes budget
   printf '  %-44s %9d bytes gzip   budget %9d   %s\n' "$1" "$2" "$3" "$verdict"
 }
 echo "Download size budget:"
-check "first visit (page + CPU module + weights)" "$first" 1730000
+check "first visit (page + largest CPU build + weights)" "$first" 1730000
 check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1170000
+check "CPU module, FMA build (pkg/fma/)" "$cpu_fma" 1170000
+check "CPU module, threaded build (pkg/mt/)" "$cpu_mt" 1170000
+check "CPU module, threaded FMA build (pkg/mt-fma/)" "$cpu_mt_fma" 1170000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
 check "page: HTML, CSS, scripts" "$page" 120000
 check "GPU module, on demand (pkg/gpu/)" "$gpu" 2650000

@@ -166,8 +166,11 @@ test('offline after the first visit: the service worker serves the page, the mod
   // Installed (the shell kept) and in control of the page.
   await page.evaluate(async () => { await navigator.serviceWorker.ready; });
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  // The build of the CPU module this browser runs (threads.js) is kept once the page names it.
+  const dir = await page.evaluate(async () => (await import('/engine.js')).build.dir);
+  await page.waitForFunction(async (d) => !!(await (await caches.open('specdec-playground-v1')).match(`/pkg/${d}specdec_bg.wasm`)), dir, { timeout: 30_000 });
   const kept = await page.evaluate(async () => (await (await caches.open('specdec-playground-v1')).keys()).map((r) => new URL(r.url).pathname));
-  for (const path of ['/index.html', '/pkg/specdec_bg.wasm', '/pkg/weights/target.bpk', '/widgets/theory.js']) {
+  for (const path of ['/index.html', `/pkg/${dir}specdec_bg.wasm`, `/pkg/${dir}specdec.js`, '/pkg/weights/target.bpk', '/widgets/theory.js', '/pool-worker.js']) {
     assert.ok(kept.includes(path), `${path} kept: ${kept.join(' ')}`);
   }
   await context.setOffline(true);

@@ -14,8 +14,14 @@
 
 import { fetchWeights, provideWeights } from './weights.js';
 import { lang, tr } from './i18n.js';
+import { chooseBuild } from './threads.js';
 
-const WASM_URL = new URL('./pkg/specdec_bg.wasm', import.meta.url);
+// The CPU module's build for this browser (threads.js): threads where the page is cross-origin
+// isolated, relaxed-SIMD FMA where the browser validates it. If that build cannot be had (the dev
+// server builds it after the page is up), the one-thread SIMD128 build, and the reports say why.
+const ONE_THREAD = { dir: '', threads: 1, fma: false, why: null };
+export let build = chooseBuild();
+const wasmUrl = () => new URL(`./pkg/${build.dir}specdec_bg.wasm`, import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
 let mod = null;
 let declared = null; // the core's declarations for the controls (its `presets`), read once
@@ -36,19 +42,32 @@ async function load() {
   generation += 1;
   // Held here: the shared promises are dropped on failure (below), which must not turn this
   // load's own failure into an undefined module.
-  const module = compiled ??= compile(WASM_URL);
+  const module = compiled ??= compile(wasmUrl()).catch((e) => {
+    if (!build.dir) throw e;
+    build = { ...ONE_THREAD, why: 'not-built', wanted: build };
+    return compile(wasmUrl());
+  });
   // A failed fetch or compile must not stick: the next load (a retry) starts over.
   module.catch(() => { if (compiled === module) compiled = null; });
   const ws = weights ??= fetchWeights(WEIGHTS_URL);
   ws.catch(() => { if (weights === ws) weights = null; });
   // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
-  const m = await import(new URL(`./pkg/specdec.js?instance=${generation}`, import.meta.url).href);
-  exports = await m.default({ module_or_path: await module });
+  const wasm = await module;
+  const m = await import(new URL(`./pkg/${build.dir}specdec.js?instance=${generation}`, import.meta.url).href);
+  exports = await m.default({ module_or_path: wasm });
+  keepOffline();
   // What the core declares for the controls is there as soon as the engine is ready, even while
   // a later restart has no instance yet.
   declared ??= m.presets();
   mod = provideWeights(m, await ws);
   return m;
+}
+
+/** Asks the page's service worker (our own pages only) to keep the build this browser runs. */
+function keepOffline() {
+  if (new URL(import.meta.url).origin !== location.origin || !navigator.serviceWorker) return;
+  const keep = [`./pkg/${build.dir}specdec.js`, `./pkg/${build.dir}specdec_bg.wasm`].map((p) => new URL(p, import.meta.url).href);
+  navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ keep })).catch(() => {});
 }
 
 export let ready = load();
@@ -196,7 +215,7 @@ function spawn(ch) {
   // The compiled module and the weights go first and every job after them (messages keep their
   // order), so the worker instantiates once and downloads nothing a second time.
   ch.ready = Promise.all([compiled ?? Promise.reject(new Error('no module')), weights])
-    .then(([module, ws]) => w.postMessage({ module, weights: ws }), () => {});
+    .then(([module, ws]) => w.postMessage({ module, weights: ws, build }), () => {});
   w.onmessage = ({ data }) => {
     const job = ch.current;
     const wanted = job && data.id === job.id;

@@ -10,6 +10,7 @@
 // A run that measures time says in its report whether anything else ran meanwhile.
 import { runJob, closeChannel, CancelledError, LoadError } from './engine.js';
 import { tr } from './i18n.js';
+import { executionSentence } from './threads.js';
 import { duration } from './html.js';
 
 /** The run bar of a widget whose experiments run in a worker: status, progress, Run, Cancel, Retry. */
@@ -88,13 +89,15 @@ export const titleOf = (ui) => ui.root.querySelector('header h2')?.textContent ?
 
 /**
  * The line a timed report carries (`during`, from runJob): that nothing else ran during the
- * measurement, or what did and for how long.
+ * measurement, or what did and for how long; then, for a job on the CPU, how its matmuls ran
+ * (`execution`, from the worker: threads, FMA, and why one thread where there could be more).
  */
-export function duringText(during) {
-  if (!during.length) return tr('Nothing else ran during this measurement.', '测量期间没有别的任务在运行。');
+export function duringText(during, execution) {
+  const how = execution ? ` ${executionSentence(execution, tr)}` : '';
+  if (!during.length) return tr('Nothing else ran during this measurement.', '测量期间没有别的任务在运行。') + how;
   const others = during.map((d) => tr(`${d.what} ran during this measurement for ${duration(d.ms)}`, `测量期间${d.what}运行了 ${duration(d.ms)}`));
   return tr(`Warning: ${others.join(', ')}; the figures may be off (times too long, speeds too low).`,
-    `警告：${others.join('，')}；这些数字可能不准（时间偏长、速度偏低）。`);
+    `警告：${others.join('，')}；这些数字可能不准（时间偏长、速度偏低）。`) + how;
 }
 
 /**
@@ -146,7 +149,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
       note.textContent = v.note ?? '';
       if (duringLine) {
         duringLine.hidden = !v.during;
-        duringLine.textContent = v.during ? duringText(v.during) : '';
+        duringLine.textContent = v.during ? duringText(v.during, v.execution) : '';
       }
       status.textContent = done(v);
       // An error this run bar showed belongs to an earlier run: this one succeeded.

@@ -2,7 +2,8 @@
 //
 // Every request goes to the network first (so a new version is picked up at once) and each good
 // answer is kept; without a network the kept copy answers. Installing keeps the page, its
-// scripts, the CPU module and the weights; the GPU module is kept the first time it is loaded.
+// scripts, the CPU module's one-thread build and the weights; the build this browser runs
+// (threaded, FMA: threads.js) and the GPU module are kept the first time they are loaded.
 // Requests that differ only in their query (pkg/specdec.js?instance=2) share one copy.
 //
 // Cross-origin isolation on any host: every answer it gives gets COOP/COEP when the host sent
@@ -12,10 +13,9 @@
 const CACHE = 'specdec-playground-v1';
 const SHELL = [
   './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
-  'app.js', 'engine.js', 'widget.js', 'url.js', 'html.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'docs.js', 'version.js',
+  'app.js', 'engine.js', 'widget.js', 'url.js', 'html.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'docs.js', 'version.js', 'threads.js', 'pool-worker.js',
   'widgets/index.js', 'widgets/roofline.js', 'widgets/measured.js', 'widgets/theory.js', 'widgets/exactness.js', 'widgets/multidraft.js',
   'widgets/tree.js', 'widgets/train.js', 'widgets/boost.js', 'widgets/treepaths.js', 'widgets/likesworld.js', 'widgets/decoding.js', 'widgets/decoding-load.js', 'widgets/offload.js', 'widgets/modelfree.js', 'widgets/exercises.js',
-  'pkg/specdec.js', 'pkg/specdec_bg.wasm',
   'pkg/weights/target.bpk', 'pkg/weights/draft-a.bpk', 'pkg/weights/draft-b.bpk',
 ];
 
@@ -32,6 +32,15 @@ self.addEventListener('activate', (event) => {
     for (const name of await caches.keys()) if (name !== CACHE) await caches.delete(name);
     await self.clients.claim();
   })());
+});
+
+// The page names the build of the CPU module it runs (threads.js: it depends on the browser, so it
+// cannot be in the shell), and that build is kept too; the browser's HTTP cache usually answers.
+self.addEventListener('message', (event) => {
+  const keep = Array.isArray(event.data?.keep) ? event.data.keep : [];
+  const ours = keep.filter((u) => typeof u === 'string' && URL.canParse(u)
+    && new URL(u).origin === location.origin && new URL(u).pathname.includes('/pkg/'));
+  if (ours.length) event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(ours)).catch(() => {}));
 });
 
 self.addEventListener('fetch', (event) => {

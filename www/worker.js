@@ -13,14 +13,15 @@
 // asynchronously); they take a progress callback as their second argument.
 //
 // Two builds of the same engine: the CPU module (pkg/, flex and ndarray, compiled once by the page
-// and passed in) and the GPU module (pkg/gpu/, burn's wgpu backend and no CPU backend; several
+// and passed in with the build the page chose for this browser — threads, FMA: threads.js — whose
+// helper threads this worker starts) and the GPU module (pkg/gpu/, burn's wgpu backend and no CPU backend; several
 // times larger), fetched only when a job asks for the WebGPU backend and this browser's WebGPU
 // can run it. Whenever WebGPU cannot, the job runs on the CPU module with flex and a note says
 // why. Neither module embeds the models' weights: the page downloads them once and passes them
 // in, and each instance gets them before its first job.
-import init, * as cpu from './pkg/specdec.js';
 import { fetchHidden, fetchPool, fetchWeights, needsHidden, needsPool, provideHidden, providePool, provideWeights } from './weights.js';
 import { loadTrained } from './trained.js';
+import { startPool } from './threads.js';
 
 let cpuReady = null;
 let gpuReady = null;
@@ -56,11 +57,21 @@ function poolReady() {
   return pool;
 }
 
+let build = { dir: '', threads: 1, fma: false, why: null }; // the page's choice (threads.js)
+// How the CPU module runs its matmuls here: { threads, threaded, fma, kernel, why, detail }, added
+// to every CPU job's report (why: the reason for one thread, as threads.js names it).
+let execution = null;
+
 function cpuEngine(module) {
-  cpuReady ??= Promise.all([
-    init({ module_or_path: module ?? new URL('./pkg/specdec_bg.wasm', import.meta.url) }),
-    weightsReady(),
-  ]).then(([, ws]) => provideWeights(cpu, ws));
+  cpuReady ??= (async () => {
+    const js = new URL(`./pkg/${build.dir}specdec.js`, import.meta.url).href;
+    const compiled = module ?? await WebAssembly.compileStreaming(fetch(new URL(`./pkg/${build.dir}specdec_bg.wasm`, import.meta.url)));
+    const [m, ws] = await Promise.all([import(js), weightsReady()]);
+    const exports = await m.default({ module_or_path: compiled });
+    const pool = await startPool(m, compiled, exports.memory, build, js);
+    execution = { ...m.execution(), why: pool.why, detail: pool.detail, wanted: build.wanted?.dir };
+    return provideWeights(m, ws);
+  })();
   cpuReady.catch(() => { cpuReady = null; });
   return cpuReady;
 }
@@ -210,6 +221,7 @@ async function runOnGpu(job, name, progress, test) {
 
 self.onmessage = async ({ data }) => {
   if (data.module || data.weights) {
+    if (data.build) build = data.build;
     if (data.weights) weights ??= Promise.resolve(data.weights);
     if (data.module) cpuEngine(data.module).catch(() => {});
     return;
@@ -251,6 +263,7 @@ self.onmessage = async ({ data }) => {
     engine = job.engine;
     const result = job.gpu ? await runOnGpu(job, name, progress, test) : await engine[name](job.params, progress);
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
+    if (!job.gpu && result && typeof result === 'object' && !Array.isArray(result)) result.execution = { ...execution, ...result.execution };
     self.postMessage({ id, kind: 'done', result });
   } catch (e) {
     const panic = e instanceof WebAssembly.RuntimeError;

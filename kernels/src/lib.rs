@@ -8,13 +8,34 @@
 //! `#[inline(never)]` so that they keep this crate's optimisation wherever they are called from.
 //! The burn side (which tensors take this path) is `specdec::model::activation` for the softmax
 //! and GELU and `specdec::model::matmul` for the matmul; `specdec::model::measure` runs the
-//! calibrations.
+//! calibrations. In the page's threaded module, [`pool`] splits a large matmul across threads
+//! (`specdec::wasm::threads` starts them).
+//!
+//! The wasm builds differ in two ways that a browser must accept at load time: the `relaxed`
+//! feature compiles the matmul with relaxed-SIMD FMA (the page loads that module only where the
+//! browser validates relaxed SIMD), and a build with the `atomics` target feature (shared
+//! memory, a nightly toolchain) has the pool. [`kernel_path`] and [`threads`] say which this
+//! one is.
 
 #![no_std]
+#![cfg_attr(
+    all(target_arch = "wasm32", target_feature = "atomics"),
+    feature(stdarch_wasm_atomic_wait)
+)]
 
 pub mod matmul;
+pub mod pool;
 
-pub use matmul::{fma_peak, matmul_few_rows, stream_sum, FEW_ROWS};
+pub use matmul::{fma_peak, fused, kernel_path, matmul_few_rows, stream_sum, FEW_ROWS};
+
+/// Threads a large matmul runs on here: the pool's, in the threaded wasm module once the page
+/// has started its helpers; 1 everywhere else.
+pub fn threads() -> usize {
+    #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+    return pool::shared::POOL.threads();
+    #[allow(unreachable_code)]
+    1
+}
 
 /// softmax(scale · x) of every `row`-long row of `data`, in place. `row` must divide
 /// `data.len()`.

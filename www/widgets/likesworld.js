@@ -63,7 +63,7 @@ export default {
           单个 token 的 c = 草稿/目标：A ${fmt(l.c[0], 2)}，B ${fmt(l.c[1], 2)}。</p>`)
           + table([tr(['model', '1 token, 32 cached', 'chain of 5', 'tree of 31'], ['模型', '1 个 token，缓存 32', '5 个的链', '31 个的树']),
             row(tr('target', '目标'), l.target), row(tr('draft A', '草稿 A'), l.draft_a), row(tr('draft B', '草稿 B'), l.draft_b)], 'latency')
-          + `<p class="numbers lw-during">${duringText(l.during)}</p>`;
+          + `<p class="numbers lw-during">${duringText(l.during, l.execution)}</p>`;
         ui.root.dataset.latency = String(Number(ui.root.dataset.latency || 0) + 1);
       }));
     })).catch(ui.inLang((e) => {

@@ -8,8 +8,8 @@
 //! whatever k (lecture §1.2). On flex outside autodiff, for at most
 //! [`specdec_kernels::FEW_ROWS`] rows (natively twice that, in two passes: measured on the ×16
 //! target, 17 rows 10.8 ms against burn's 16.9, 32 rows 16.4 against 29.5; on the trained target
-//! 119 µs against 137 and 201 against 226), [`linear`] calls it over flex's own buffers;
-//! otherwise burn's `Linear` runs.
+//! 119 µs against 137 and 201 against 226; in wasm likewise on the threaded module, one pass on a
+//! single thread), [`linear`] calls it over flex's own buffers; otherwise burn's `Linear` runs.
 
 use burn::nn::Linear;
 use burn::tensor::Tensor;
@@ -68,19 +68,22 @@ mod on_flex {
         }
     }
 
-    /// The most rows streamed: natively two passes of [`specdec_kernels::FEW_ROWS`] (a 16-node
-    /// tree's verification is 17 rows), in wasm one.
-    pub(super) const ROWS: usize = if cfg!(target_arch = "wasm32") {
-        specdec_kernels::FEW_ROWS
-    } else {
-        2 * specdec_kernels::FEW_ROWS
-    };
+    /// The most rows streamed: two passes of [`specdec_kernels::FEW_ROWS`] (a 16-node tree's
+    /// verification is 17 rows), natively and on the threaded wasm module's threads; one on a
+    /// single wasm thread, where burn's blocked matmul did better beyond 16 rows.
+    pub(super) fn most_rows() -> usize {
+        if cfg!(target_arch = "wasm32") && specdec_kernels::threads() == 1 {
+            specdec_kernels::FEW_ROWS
+        } else {
+            2 * specdec_kernels::FEW_ROWS
+        }
+    }
 
     pub fn linear<const D: usize>(l: &Linear, x: Tensor<D>) -> ControlFlow<Tensor<D>, Tensor<D>> {
         let [d_in, d_out] = l.weight.dims();
         let dims = x.dims();
         let rows = dims[..D - 1].iter().product::<usize>();
-        if rows == 0 || rows > ROWS || dims[D - 1] != d_in {
+        if rows == 0 || rows > most_rows() || dims[D - 1] != d_in {
             return ControlFlow::Continue(x);
         }
         let x = match flex(x.into_dispatch()) {
@@ -147,7 +150,7 @@ mod tests {
     fn the_few_rows_path_equals_burns_linear() {
         let device = Device::flex();
         let layer = LinearConfig::new(67, 131).init(&device);
-        for rows in 1..=on_flex::ROWS + 1 {
+        for rows in 1..=on_flex::most_rows() + 1 {
             let xs: Vec<f32> = (0..rows * 67)
                 .map(|i| ((i * 7919) % 1001) as f32 / 500.0 - 1.0)
                 .collect();

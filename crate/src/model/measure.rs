@@ -275,8 +275,8 @@ const WARM_STREAMS: usize = 20;
 /// call achieves: one row through [`specdec_kernels::matmul_few_rows`] — the kernel, access
 /// pattern and thread of a decode call's linear layers — over a 64 MB weight matrix, far larger
 /// than a last-level cache, so that no call of the model can beat the floor it draws (a plain
-/// streaming sum did: in a browser it ran at half a decode call's speed); the peak is
-/// [`specdec_kernels::fma_peak`] on one core (the models run on one). On a GPU, burn's sum of a
+/// streaming sum did: in a browser it ran at half a decode call's speed), split across the same
+/// threads as a decode call's; the peak is [`specdec_kernels::fma_peak`] on those threads at once. On a GPU, burn's sum of a
 /// 64 MB tensor and a 1024² matmul on the device.
 pub async fn calibrate(
     device: &Device,
@@ -387,6 +387,39 @@ pub struct Roofline {
     /// With the weights offloaded: their crossing alone, which every measured call paid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer: Option<Transfer>,
+    /// How the CPU ran the calls' matmuls (threads, FMA, kernel); `None` on a GPU.
+    pub execution: Option<Execution>,
+}
+
+/// How a CPU backend runs the target's linear layers here.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Execution {
+    /// Threads a large matmul is split across (the page's threaded module with its helpers
+    /// started; 1 everywhere else).
+    pub threads: usize,
+    /// Whether its multiply-adds are fused.
+    pub fma: bool,
+    /// The matmul's back-end in words.
+    pub kernel: &'static str,
+}
+
+/// [`Execution`] on `backend`: flex runs the few-rows kernel (`super::matmul`), ndarray burn's
+/// matmul on one thread; a GPU has none.
+pub fn execution(backend: super::device::Backend) -> Option<Execution> {
+    use super::device::Backend;
+    match backend {
+        Backend::Flex => Some(Execution {
+            threads: specdec_kernels::threads(),
+            fma: specdec_kernels::fused(),
+            kernel: specdec_kernels::kernel_path(),
+        }),
+        Backend::Ndarray => Some(Execution {
+            threads: 1,
+            fma: false,
+            kernel: "burn's ndarray matmul",
+        }),
+        Backend::Wgpu => None,
+    }
 }
 
 /// Bytes of weights one call of `model` reads: every matrix of every block and the head (the
@@ -468,6 +501,7 @@ pub async fn roofline(
         memory_floor_us: bytes as f64 / bandwidth,
         model_knee_k: peak * bytes as f64 / (2.0 * (bytes / 4) as f64 * bandwidth * batch as f64),
         transfer,
+        execution: execution(backend),
     })
 }
 

@@ -347,6 +347,7 @@ mod tests {
             model_knee_k: 1.0,
             knee_k: knee,
             transfer: None,
+            execution: None,
         }
     }
 

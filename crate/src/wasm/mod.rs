@@ -1,7 +1,8 @@
 //! The wasm binding: the only module that knows JavaScript exists. Split by job:
 //! [`views`] the synchronous exports (one line each, through [`call`]), [`jobs`] the asynchronous
 //! model jobs (each a few lines, through [`jobs::Job`]), [`presets`] what the page's controls
-//! offer, [`weights`] the weights the page hands over. The training module (feature `train`,
+//! offer, [`weights`] the weights the page hands over, [`threads`] the pool of threads that splits
+//! a large matmul and what this build runs on. The training module (feature `train`,
 //! loaded only by the training widget) has [`weights`] and [`train`] alone: a draft distilled
 //! step by step. This file holds what they share: start-up, the panic hook, reading parameters
 //! and writing views and errors in the page's language.
@@ -25,6 +26,8 @@ use wasm_bindgen::JsCast;
 pub mod jobs;
 #[cfg(not(feature = "train"))]
 pub mod presets;
+#[cfg(not(feature = "train"))]
+pub mod threads;
 #[cfg(feature = "train")]
 pub mod train;
 #[cfg(not(feature = "train"))]
@@ -35,6 +38,8 @@ pub mod weights;
 pub use jobs::*;
 #[cfg(not(feature = "train"))]
 pub use presets::*;
+#[cfg(not(feature = "train"))]
+pub use threads::*;
 #[cfg(feature = "train")]
 pub use train::*;
 #[cfg(not(feature = "train"))]

@@ -44,6 +44,13 @@ fn the_widened_target_on_the_command_line() {
         assert!(f(&r, key) > 0.0, "{key}: {r}");
     }
     assert_eq!(r["width"], 2);
+    // How the CPU ran the matmuls: natively one thread (the pool is the page's threaded module's),
+    // FMA where the kernel fuses, and the kernel named.
+    let ex = &r["execution"];
+    assert_eq!(ex["threads"], 1, "{r}");
+    let kernel = ex["kernel"].as_str().unwrap();
+    assert!(["AVX2 + FMA", "portable"].contains(&kernel), "{r}");
+    assert_eq!(ex["fma"].as_bool(), Some(kernel == "AVX2 + FMA"), "{r}");
     let sp = json(&[
         "likesworld",
         "speedup",

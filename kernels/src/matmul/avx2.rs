@@ -92,7 +92,7 @@ impl Lanes for __m256 {
 /// [`accumulate`] compiled for AVX2 + FMA.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; the slices have the lengths `check_shapes` asserts.
+/// The CPU has AVX2 and FMA; the rest as [`accumulate`].
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn matmul_acc(
     x: &[f32],
@@ -100,10 +100,11 @@ pub(super) unsafe fn matmul_acc(
     w: &[f32],
     d_in: usize,
     d_out: usize,
-    y: &mut [f32],
+    cols: core::ops::Range<usize>,
+    y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, y) }
+    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, cols, y) }
 }
 
 /// [`sum_with`] compiled for AVX2 + FMA.

@@ -33,6 +33,10 @@ const BLOCK: usize = 8;
 /// Vectors per column chunk of the register tile.
 const VECTORS: usize = 2;
 
+/// Columns of one chunk of the register tile (every back-end has 8 lanes): a range of columns
+/// that starts at a multiple of it is worked exactly as in a call over all of them.
+pub const CHUNK: usize = VECTORS * 8;
+
 /// How many weight rows ahead of the current block the AVX2 back-end prefetches: the panels
 /// read each weight row in pieces, which the hardware prefetcher does not foresee.
 const AHEAD: usize = 4 * BLOCK;
@@ -55,12 +59,18 @@ const PAD: usize = 16;
 #[repr(C, align(64))]
 struct Panel([f32; PANEL + FEW_ROWS * PAD]);
 
-/// `y += x · w` (y already holds the bias), blocked as the module header describes: up to
-/// [`FEW_ROWS`] rows at a time (each such group streams the weights once), and for them
-/// column panels copied into an L1-resident buffer, over which all of `d_in` runs in blocks.
+/// `y += x · w` over the columns `cols` of `y` (which already hold the bias), blocked as the
+/// module header describes: up to [`FEW_ROWS`] rows at a time (each such group streams those
+/// columns of the weights once), and for them column panels copied into an L1-resident buffer,
+/// over which all of `d_in` runs in blocks. `y` is a pointer so that threads may work on disjoint
+/// column ranges of the same rows at once; one thread passes all of `0..d_out`. A column's sums
+/// are added in the same order whichever range holds it, so a split into ranges that start at
+/// multiples of [`CHUNK`] columns gives the same bits as one call.
 ///
 /// # Safety
-/// The slices have the lengths `check_shapes` asserts; the CPU has `V`'s features.
+/// `x` and `w` have the lengths `check_shapes` asserts, `y` addresses `rows × d_out` floats that
+/// no one else touches in the columns `cols` (within `0..d_out`) meanwhile; the CPU has `V`'s
+/// features.
 #[inline(always)]
 pub(super) unsafe fn accumulate<V: Lanes>(
     x: &[f32],
@@ -68,22 +78,26 @@ pub(super) unsafe fn accumulate<V: Lanes>(
     w: &[f32],
     d_in: usize,
     d_out: usize,
-    y: &mut [f32],
+    cols: core::ops::Range<usize>,
+    y: *mut f32,
 ) {
     let chunk = VECTORS * V::WIDTH;
     let mut panel = Panel([0.0; PANEL + FEW_ROWS * PAD]);
     let mut r0 = 0;
     while r0 < rows {
         let rr = FEW_ROWS.min(rows - r0);
-        let width = (PANEL / rr / chunk * chunk).min(d_out);
+        let width = (PANEL / rr / chunk * chunk).min(cols.end - cols.start);
         let stride = width + PAD;
-        let mut c0 = 0;
-        while c0 < d_out {
-            let pw = width.min(d_out - c0);
+        let mut c0 = cols.start;
+        while c0 < cols.end {
+            let pw = width.min(cols.end - c0);
             let buf = &mut panel.0[..rr * stride];
             for m in 0..rr {
                 let row = (r0 + m) * d_out + c0;
-                buf[m * stride..m * stride + pw].copy_from_slice(&y[row..row + pw]);
+                // SAFETY: row + pw ≤ rows × d_out, in columns this call owns.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(y.add(row), buf[m * stride..].as_mut_ptr(), pw)
+                };
             }
             let (xp, wp, bp) = (x[r0 * d_in..].as_ptr(), w.as_ptr(), buf.as_mut_ptr());
             let dims = Dims {
@@ -108,7 +122,10 @@ pub(super) unsafe fn accumulate<V: Lanes>(
             }
             for m in 0..rr {
                 let row = (r0 + m) * d_out + c0;
-                y[row..row + pw].copy_from_slice(&buf[m * stride..m * stride + pw]);
+                // SAFETY: as the copy in.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(buf[m * stride..].as_ptr(), y.add(row), pw)
+                };
             }
             c0 += pw;
         }

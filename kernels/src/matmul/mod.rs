@@ -25,20 +25,29 @@ mod avx2;
 mod blocked;
 mod calibrate;
 mod lanes;
+#[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
+mod relaxed;
 
-pub use blocked::FEW_ROWS;
+pub use blocked::{CHUNK, FEW_ROWS};
 pub use calibrate::FMA_CHAINS;
 
 use blocked::accumulate;
 use calibrate::{fma_with, sum_with};
+use core::ops::Range;
 use lanes::LANES;
+
+/// Weights (d_in × d_out) from which a call is split across the pool's threads: below it (the
+/// drafts', the trained target's layers) waking a helper costs more than its share saves.
+pub const SPLIT_WEIGHTS: usize = 1 << 17;
 
 /// y\[m\]\[o\] = bias\[o\] + Σᵢ x\[m\]\[i\] · w\[i\]\[o\], for m in 0..rows.
 ///
 /// `x`: rows × d_in row-major; `w`: d_in × d_out row-major (burn's `Linear` weight layout
 /// `[d_input, d_output]`); `bias`: d_out values or `None` (zero); `y`: rows × d_out, overwritten.
 /// No alignment is assumed. Every weight is read once per call, whatever `rows` is; meant for
-/// rows ≤ [`FEW_ROWS`], correct for any.
+/// rows ≤ [`FEW_ROWS`], correct for any. In the threaded wasm module a call of at least
+/// [`SPLIT_WEIGHTS`] weights is split by output columns across the pool's threads (each weight
+/// still read once in all), with the same bits as on one thread.
 ///
 /// # Panics
 /// If a slice's length does not match the dimensions.
@@ -53,19 +62,23 @@ pub fn matmul_few_rows(
     y: &mut [f32],
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
-    init_with_bias(y, d_out, bias);
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked); the lengths were checked above.
-        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, y) };
-        return;
+    #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+    {
+        use crate::pool::shared::{Futex, POOL};
+        let of = POOL.threads();
+        if of > 1 && d_in * d_out >= SPLIT_WEIGHTS {
+            split(x, rows, w, d_in, d_out, bias, y, of, |job| {
+                POOL.run::<Futex>(job)
+            });
+            return;
+        }
     }
-    // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
-    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, y) };
+    // SAFETY: the lengths were checked above; this call owns all of y.
+    unsafe { columns(x, rows, w, d_in, d_out, bias, 0..d_out, y.as_mut_ptr()) };
 }
 
-/// [`matmul_few_rows`] on the portable back-end only, whatever the CPU: the reference the tests
-/// hold the fast path to, and the baseline the benchmark compares it with.
+/// [`matmul_few_rows`] on the portable back-end and one thread only, whatever the CPU: the
+/// reference the tests hold the fast path to, and the baseline the benchmark compares it with.
 ///
 /// # Panics
 /// As [`matmul_few_rows`].
@@ -80,9 +93,115 @@ pub fn matmul_few_rows_portable(
     y: &mut [f32],
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
-    init_with_bias(y, d_out, bias);
+    init_with_bias(y.as_mut_ptr(), rows, d_out, bias, 0..d_out);
     // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
-    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, y) };
+    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, 0..d_out, y.as_mut_ptr()) };
+}
+
+/// The columns of share `share` of `of`: whole [`CHUNK`]s, as even as can be, in order; the
+/// last share ends at `d_out`.
+pub fn column_share(d_out: usize, share: usize, of: usize) -> Range<usize> {
+    let chunks = d_out.div_ceil(CHUNK);
+    let at = |s: usize| (chunks * s / of * CHUNK).min(d_out);
+    at(share)..at(share + 1)
+}
+
+/// A pointer to `y` that threads working on disjoint columns may share.
+#[derive(Clone, Copy)]
+struct Columns(*mut f32);
+// SAFETY: every thread writes only its own columns (`column_share`), and the caller of `split`
+// holds `y` mutably until all have finished.
+unsafe impl Sync for Columns {}
+unsafe impl Send for Columns {}
+
+impl Columns {
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+/// [`matmul_few_rows`] as `of` shares of columns, handed to `run` as one job (`job(share)` for
+/// every share in 0..of, on any threads, returning when all have).
+#[allow(clippy::too_many_arguments)]
+pub fn split(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+    of: usize,
+    run: impl FnOnce(&(dyn Fn(usize) + Sync)),
+) {
+    check_shapes(x, rows, w, d_in, d_out, bias, y);
+    let y = Columns(y.as_mut_ptr());
+    let job = move |share: usize| {
+        let cols = column_share(d_out, share, of);
+        // SAFETY: the lengths were checked above; the shares' columns are disjoint.
+        unsafe { columns(x, rows, w, d_in, d_out, bias, cols, y.get()) }
+    };
+    run(&job);
+}
+
+/// y's columns `cols` set to `bias` (or zero) and then `+= x · w`, on the best back-end here.
+///
+/// # Safety
+/// The slices have the lengths `check_shapes` asserts; `y` addresses rows × d_out floats of
+/// which no one else touches the columns `cols` meanwhile.
+#[allow(clippy::too_many_arguments)]
+unsafe fn columns(
+    x: &[f32],
+    rows: usize,
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    cols: Range<usize>,
+    y: *mut f32,
+) {
+    init_with_bias(y, rows, d_out, bias, cols.clone());
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2 and FMA (just checked); the rest is the caller's.
+        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, cols, y) };
+        return;
+    }
+    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
+    // SAFETY: this module validated, so the browser has relaxed SIMD; the rest is the caller's.
+    unsafe {
+        relaxed::matmul_acc(x, rows, w, d_in, d_out, cols, y)
+    }
+    #[cfg(not(all(target_arch = "wasm32", feature = "relaxed")))]
+    // SAFETY: the portable back-end needs no CPU feature; the rest is the caller's.
+    unsafe {
+        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, cols, y)
+    }
+}
+
+/// The matmul's back-end in this build on this CPU, in words: "AVX2 + FMA", "SIMD128 +
+/// relaxed-SIMD FMA", "SIMD128 (no FMA)", or "portable".
+pub fn kernel_path() -> &'static str {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        return "AVX2 + FMA";
+    }
+    if cfg!(all(target_arch = "wasm32", feature = "relaxed")) {
+        "SIMD128 + relaxed-SIMD FMA"
+    } else if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+        "SIMD128 (no FMA)"
+    } else {
+        "portable"
+    }
+}
+
+/// Whether the matmul's multiply-adds are fused here.
+pub fn fused() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if avx2::available() {
+        return true;
+    }
+    cfg!(all(target_arch = "wasm32", feature = "relaxed"))
 }
 
 /// Σ of every element of `data`, read once at the memory's streaming speed (eight independent
@@ -95,24 +214,53 @@ pub fn stream_sum(data: &[f32]) -> f32 {
         // SAFETY: the CPU has AVX2 and FMA (just checked).
         return unsafe { avx2::stream_sum(data) };
     }
+    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
+    // SAFETY: this module validated, so the browser has relaxed SIMD.
+    return unsafe { relaxed::stream_sum(data) };
     // SAFETY: the portable back-end needs no CPU feature.
-    unsafe { sum_with::<[f32; LANES]>(data) }
+    #[allow(unreachable_code)]
+    unsafe {
+        sum_with::<[f32; LANES]>(data)
+    }
 }
 
 /// A compute-bound calibration: `iterations` rounds of [`FMA_CHAINS`] independent vector
-/// multiply-adds held in registers. Returns the number of floating-point operations done (two
-/// per lane per multiply-add), so that a caller timing it gets the core's peak GFLOP/s. The
-/// inputs and the result pass through [`black_box`](core::hint::black_box), so the loop cannot
-/// be optimised away.
+/// multiply-adds held in registers, on every thread of the pool at once (one thread outside
+/// the threaded module). Returns the number of floating-point operations done in all (two per
+/// lane per multiply-add), so that a caller timing it gets the peak GFLOP/s of the threads a
+/// matmul runs on. The inputs and the result pass through [`black_box`](core::hint::black_box),
+/// so the loop cannot be optimised away.
 #[inline(never)]
 pub fn fma_peak(iterations: usize) -> u64 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+    {
+        use crate::pool::shared::{Futex, POOL};
+        use core::sync::atomic::{AtomicU64, Ordering};
+        let flops = AtomicU64::new(0);
+        POOL.run::<Futex>(&|_| {
+            flops.fetch_add(fma_peak_here(iterations), Ordering::Relaxed);
+        });
+        flops.load(Ordering::Relaxed)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "atomics")))]
+    fma_peak_here(iterations)
+}
+
+/// [`fma_peak`] on this thread alone.
+fn fma_peak_here(iterations: usize) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 and FMA (just checked).
         return unsafe { avx2::fma_peak(iterations) };
     }
+    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
+    // SAFETY: this module validated, so the browser has relaxed SIMD.
+    return unsafe { relaxed::fma_peak(iterations) };
     // SAFETY: the portable back-end needs no CPU feature.
-    unsafe { fma_with::<[f32; LANES]>(iterations) }
+    #[allow(unreachable_code)]
+    unsafe {
+        fma_with::<[f32; LANES]>(iterations)
+    }
 }
 
 /// Asserts that the slices' lengths agree with the dimensions.
@@ -157,11 +305,24 @@ fn check_shapes(
     }
 }
 
-/// Every `d_out`-long row of `y` set to `bias` (or to zero).
-fn init_with_bias(y: &mut [f32], d_out: usize, bias: Option<&[f32]>) {
-    match bias {
-        Some(b) if d_out > 0 => y.chunks_exact_mut(d_out).for_each(|r| r.copy_from_slice(b)),
-        _ => y.fill(0.0),
+/// The columns `cols` of every `d_out`-long row of `y` (rows of them) set to `bias` (or zero).
+fn init_with_bias(
+    y: *mut f32,
+    rows: usize,
+    d_out: usize,
+    bias: Option<&[f32]>,
+    cols: Range<usize>,
+) {
+    let n = cols.end - cols.start;
+    for m in 0..rows {
+        // SAFETY: the caller's y holds rows × d_out floats and cols lies within 0..d_out.
+        unsafe {
+            let at = y.add(m * d_out + cols.start);
+            match bias {
+                Some(b) => core::ptr::copy_nonoverlapping(b[cols.clone()].as_ptr(), at, n),
+                None => core::ptr::write_bytes(at, 0, n),
+            }
+        }
     }
 }
 
@@ -253,6 +414,104 @@ mod tests {
     #[test]
     fn portable_path_equals_the_naive_product() {
         check_against_naive(matmul_few_rows_portable);
+    }
+
+    /// Parks by yielding: the native tests' helpers are plain threads.
+    struct Spin;
+    impl crate::pool::Park for Spin {
+        fn wait(_: &core::sync::atomic::AtomicU32, _: u32, _: Option<u32>) {
+            std::thread::yield_now();
+        }
+        fn wake(_: &core::sync::atomic::AtomicU32) {}
+    }
+
+    /// The shares of columns cover 0..d_out in order, each starting at a multiple of [`CHUNK`].
+    #[test]
+    fn column_shares_tile_the_columns_in_whole_chunks() {
+        for d_out in [0, 1, 15, 16, 17, 100, 1024, 4097] {
+            for of in 1..=5 {
+                let mut next = 0;
+                for share in 0..of {
+                    let r = column_share(d_out, share, of);
+                    assert_eq!(r.start, next, "{d_out} / {of}: share {share} {r:?}");
+                    assert!(r.start % CHUNK == 0 || r.start == d_out);
+                    assert!(r.end >= r.start);
+                    next = r.end;
+                }
+                assert_eq!(next, d_out, "{d_out} / {of}");
+            }
+        }
+    }
+
+    /// A matmul split by columns across a pool of 3 threads (the caller and two helpers, real
+    /// threads running the pool's protocol) gives the very bits of one thread, for shapes with
+    /// every kind of tail and with fewer chunks than threads; and the helpers leave on `stop`.
+    #[test]
+    fn a_matmul_split_across_the_pool_equals_one_thread_bit_for_bit() {
+        use crate::pool::Pool;
+        static POOL: Pool = Pool::new();
+        std::thread::scope(|s| {
+            for id in 1..3 {
+                s.spawn(move || POOL.helper::<Spin>(id));
+            }
+            assert_eq!(POOL.start::<Spin>(3, 1 << 30), 3);
+            let mut seed = 77;
+            for (rows, d_in, d_out) in [
+                (1, 64, 4096),
+                (5, 33, 1000),
+                (16, 128, 257),
+                (17, 9, 47),
+                (3, 160, 16),
+                (32, 64, 515),
+                (2, 7, 1),
+            ] {
+                for with_bias in [false, true] {
+                    seed += 1;
+                    let x = values(rows * d_in, seed);
+                    let w = values(d_in * d_out, seed + 1000);
+                    let b = values(d_out, seed + 2000);
+                    let bias = with_bias.then_some(&b[..]);
+                    let mut one = std::vec![f32::NAN; rows * d_out];
+                    matmul_few_rows(&x, rows, &w, d_in, d_out, bias, &mut one);
+                    let mut three = std::vec![f32::NAN; rows * d_out];
+                    split(&x, rows, &w, d_in, d_out, bias, &mut three, 3, |job| {
+                        POOL.run::<Spin>(job)
+                    });
+                    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&one), bits(&three), "{rows} × {d_in} → {d_out}");
+                }
+            }
+            POOL.stop::<Spin>();
+        });
+    }
+
+    /// The pool grants only the helpers that came, without a gap in their ids: with helper 2
+    /// missing, helpers 1 and 3 give 2 threads; with none, 1 (and a job runs on the caller).
+    #[test]
+    fn the_pool_grants_the_helpers_that_came() {
+        use crate::pool::Pool;
+        static GAP: Pool = Pool::new();
+        std::thread::scope(|s| {
+            for id in [1, 3] {
+                s.spawn(move || GAP.helper::<Spin>(id));
+            }
+            assert_eq!(GAP.start::<Spin>(4, 2000), 2);
+            let hits = core::sync::atomic::AtomicU32::new(0);
+            GAP.run::<Spin>(&|share| {
+                hits.fetch_add(1 << (8 * share), core::sync::atomic::Ordering::Relaxed);
+            });
+            assert_eq!(hits.into_inner(), 0x0101, "shares 0 and 1, once each");
+            GAP.stop::<Spin>();
+        });
+        let alone = Pool::new();
+        assert_eq!(alone.start::<Spin>(4, 30), 1);
+        let mut ran = 0;
+        let once = core::sync::atomic::AtomicU32::new(0);
+        alone.run::<Spin>(&|share| {
+            once.fetch_add(1 + share as u32, core::sync::atomic::Ordering::Relaxed);
+        });
+        ran += once.into_inner();
+        assert_eq!(ran, 1);
     }
 
     /// No rows, no inputs (y = bias) and no outputs are fine.

@@ -384,6 +384,19 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
             ),
         ),
         row(
+            "matmuls",
+            match r.execution {
+                Some(e) => format!(
+                    "{} thread{}, FMA {}, kernel: {}",
+                    e.threads,
+                    if e.threads == 1 { "" } else { "s" },
+                    if e.fma { "on" } else { "off" },
+                    e.kernel
+                ),
+                None => "on the GPU".to_string(),
+            },
+        ),
+        row(
             "memory floor",
             format!(
                 "{:.1} µs (weight bytes / bandwidth); the roofline model's knee at k ≈ {:.1}",

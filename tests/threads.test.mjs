@@ -1,0 +1,103 @@
+// Threads and FMA in the page (issue 31): the CPU module's build for this browser (www/threads.js).
+// The dev server's page is cross-origin isolated, so Chromium gets the threaded FMA build: its
+// jobs split the widened target's matmuls across one thread per core (up to 8) and say so, and
+// greedy speculation on it still gives the target's own tokens. A browser without relaxed SIMD
+// (simulated: the probe fails to validate) gets the threaded SIMD128 build; a page that is not
+// isolated (a host without the headers, its service worker blocked, as where a widget is embedded)
+// gets one thread and says why. Timing goals live in tests/bench-widened.mjs, not here.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, open } from './browser.mjs';
+import { text, rowsOf, decoded } from './helpers.mjs';
+
+let env;
+let flat;
+before(async () => {
+  env = await start();
+  flat = await start({ isolation: false, webgpu: false });
+});
+after(async () => {
+  await env?.close();
+  await flat?.close();
+});
+
+const M = '[data-widget="measured"]';
+const measured = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="measured"]')?.dataset.decoded || 0) >= k, n, { timeout: 180_000 });
+const buildOf = (page) => page.evaluate(async () => (await import('/engine.js')).build);
+
+/** Measures the trained target's roofline (quick) and returns the report's last line. */
+async function executionLine(page) {
+  await page.click(`${M} .mr-go`);
+  await measured(page, 1);
+  return text(page, `${M} .mr-during`);
+}
+
+test('an isolated page runs the threaded FMA build: a thread per core, FMA on, and so the report says', async () => {
+  const { page, errors } = await open(env, '?measured.width=1');
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  const cores = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency));
+  const build = await buildOf(page);
+  assert.equal(build.fma, true, 'Debian’s Chromium validates relaxed SIMD');
+  assert.equal(build.dir, cores > 1 ? 'mt-fma/' : 'fma/');
+  const line = await executionLine(page);
+  const threads = cores > 1 ? `${cores} threads` : '1 thread: the browser reports one core';
+  assert.match(line, new RegExp(`The matmuls ran on ${threads}; FMA on \\(kernel: SIMD128 \\+ relaxed-SIMD FMA\\)\\.`), line);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the widened target on the threaded FMA build: greedy chains and trees give the target’s tokens', async () => {
+  const { page, errors } = await open(env, '?decoding.experiment=greedy&decoding.prompts=10&decoding.target_width=16');
+  await decoded(page, 1);
+  const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
+  assert.ok(rows.length > 2, rows.join(' | '));
+  for (const r of rows.slice(1)) assert.match(r, /, greedy 10\/10 /, r);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a browser without relaxed SIMD gets the SIMD128 build, never one it cannot parse, and its jobs run', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Simulated: the 49-byte probe of threads.js (one f32x4.relaxed_madd, 0xfd 0x85 0x02) fails to validate.
+  await context.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => {
+      const b = new Uint8Array(bytes.buffer ?? bytes);
+      if (b.length === 49 && b[b.length - 4] === 0xfd && b[b.length - 3] === 0x85) return false;
+      return validate(bytes);
+    };
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${env.url}?measured.width=1&decoding.experiment=greedy&decoding.prompts=10&decoding.target_width=4`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  const build = await buildOf(page);
+  assert.equal(build.fma, false);
+  assert.doesNotMatch(build.dir, /fma/);
+  await decoded(page, 1);
+  for (const r of (await rowsOf(page, '[data-widget="decoding"] table.dec-greedy')).slice(1)) assert.match(r, /, greedy 10\/10 /, r);
+  const line = await executionLine(page);
+  assert.match(line, /FMA off \(kernel: SIMD128 \(no FMA\)\)/, line);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a page that is not cross-origin isolated runs one thread and says why', async () => {
+  // A host without COOP/COEP and no service worker to add them: an embedding page's situation.
+  const context = await flat.browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${flat.url}?measured.width=1`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.evaluate(() => crossOriginIsolated), false);
+  const build = await buildOf(page);
+  assert.equal(build.threads, 1);
+  assert.equal(build.why, 'not-isolated');
+  assert.doesNotMatch(build.dir, /mt/);
+  const line = await executionLine(page);
+  assert.match(line, /The matmuls ran on 1 thread: this page is not cross-origin isolated.*Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp; FMA on/, line);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,18 @@
+// A helper thread of the CPU module's pool (threads.js): instantiates the module the jobs' worker
+// runs on the same shared memory, says so, and enters the core's pool, where it stays while the
+// page runs (the worker that started it ends it when it ends). Protocol:
+//   worker → helper  { id, module, memory, js }   its share (1, 2, …), the compiled module, the
+//                                                 shared memory and the URL of the module's bindings
+//   helper → worker  'ready' just before it enters the pool, or { error } if it could not
+self.onmessage = async ({ data }) => {
+  let engine;
+  try {
+    engine = await import(data.js);
+    await engine.default({ module_or_path: data.module, memory: data.memory });
+  } catch (e) {
+    self.postMessage({ error: e?.message ?? String(e) });
+    return;
+  }
+  self.postMessage('ready');
+  engine.pool_helper(data.id);
+};
