@@ -3,7 +3,8 @@
 # there. Sourced by serve.sh and test.sh; run alone with `bash scripts/setup.sh [--browser]`.
 #   - the wasm32 Rust target (rustup)
 #   - the pinned nightly toolchain with rust-src ($NIGHTLY, rustup): only the page's threaded CPU
-#     modules need it (shared memory and atomics rebuild std: -Z build-std); stable builds the rest
+#     modules need it (shared memory and atomics rebuild std: -Z build-std), and build-wasm.sh asks
+#     for it (ensure_nightly) when it builds them; stable builds the rest
 #   - wasm-bindgen-cli at exactly the version pinned in crate/Cargo.toml (cargo install)
 #   - with --browser: Debian's chromium + chromium-driver and firefox-esr (apt; the tests drive
 #     Firefox through puppeteer-core, which never downloads a browser) and the npm packages of tests/
@@ -50,7 +51,6 @@ ensure_rust() {
     say "installing wasm-bindgen-cli $want (found: ${have:-none}); this takes a few minutes"
     cargo install wasm-bindgen-cli --version "$want" --force
   fi
-  ensure_nightly
 }
 
 ensure_browser() {

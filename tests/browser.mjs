@@ -66,7 +66,8 @@ export async function open(env, path, {
  * returned. Give it as `open`'s `prepare`. A request the closing page abandons is let go.
  */
 export function rewritePresets(page, change) {
-  return page.route('**/pkg/specdec.js*', async (route) => {
+  // The bindings of whichever build of the CPU module the page runs (www/threads.js).
+  return page.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec\.js/, async (route) => {
     try {
       const response = await route.fetch();
       const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')

@@ -122,7 +122,9 @@ for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', 
   test(`a failed load (${part}) shows a message and Retry inside the element, ${zh ? 'in Chinese' : 'in English'}; Retry then loads it`, async () => {
     const { page, errors, go } = await openNotes('/theory.html', { zh });
     let fail = true;
-    await page.route(`**/${part}`, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
+    // The wasm module: every build of it (www/threads.js), the one chosen and the one fallen back to.
+    const url = part.endsWith('.wasm') ? /\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/ : `**/${part}`;
+    await page.route(url, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
     await go();
     await page.waitForSelector('#t[data-state="load-error"]', { timeout: 30_000 });
     await page.waitForSelector('#t2[data-state="load-error"]', { timeout: 30_000 });

@@ -279,7 +279,9 @@ test('a Rust panic is shown in the widget and the widget recovers', async () => 
 test('a failed engine load shows a message and a retry brings the page up', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   let fail = true;
-  await page.route('**/pkg/specdec_bg.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
+  // Every build of the CPU module (www/threads.js): the one chosen for this browser, then the
+  // one-thread build the page falls back to.
+  await page.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
   await page.goto(`${env.url}embed.html?widget=theory`);
   await page.waitForSelector('html[data-ready="failed"]', { timeout: 30_000 });
   assert.match(await text(page, '[data-widget="theory"] [role="alert"]'), /Could not load the WebAssembly engine/);

@@ -38,23 +38,35 @@ async function compile(url) {
   return WebAssembly.compileStreaming(r);
 }
 
+/** A fresh instance of `wasm` (the build's own bindings, at a URL of their own per generation:
+ * a fresh JS module, hence a fresh instance and memory). */
+async function instantiate(wasm) {
+  const m = await import(new URL(`./pkg/${build.dir}specdec.js?instance=${generation}`, import.meta.url).href);
+  exports = await m.default({ module_or_path: wasm });
+  return m;
+}
+
 async function load() {
   generation += 1;
   // Held here: the shared promises are dropped on failure (below), which must not turn this
   // load's own failure into an undefined module.
-  const module = compiled ??= compile(wasmUrl()).catch((e) => {
-    if (!build.dir) throw e;
-    build = { ...ONE_THREAD, why: 'not-built', wanted: build };
-    return compile(wasmUrl());
-  });
+  const module = compiled ??= compile(wasmUrl());
   // A failed fetch or compile must not stick: the next load (a retry) starts over.
   module.catch(() => { if (compiled === module) compiled = null; });
   const ws = weights ??= fetchWeights(WEIGHTS_URL);
   ws.catch(() => { if (weights === ws) weights = null; });
-  // A distinct URL per generation gives a fresh JS module, hence a fresh instance and memory.
-  const wasm = await module;
-  const m = await import(new URL(`./pkg/${build.dir}specdec.js?instance=${generation}`, import.meta.url).href);
-  exports = await m.default({ module_or_path: wasm });
+  let m;
+  try {
+    m = await instantiate(await module);
+  } catch (e) {
+    // The build chosen for this browser could not be had or started (not built yet, a 2 GiB
+    // shared memory refused): the one-thread SIMD128 build, which every browser runs, and the
+    // reports say why.
+    if (!build.dir) throw e;
+    build = { ...ONE_THREAD, why: build.why ?? 'unavailable', detail: e?.message ?? String(e), wanted: build };
+    compiled = compile(wasmUrl());
+    m = await instantiate(await compiled);
+  }
   keepOffline();
   // What the core declares for the controls is there as soon as the engine is ready, even while
   // a later restart has no instance yet.

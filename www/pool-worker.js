@@ -1,6 +1,7 @@
 // A helper thread of the CPU module's pool (threads.js): instantiates the module the jobs' worker
 // runs on the same shared memory, says so, and enters the core's pool, where it stays while the
-// page runs (the worker that started it ends it when it ends). Protocol:
+// page runs (the worker that started it ends it when it ends). If it dies there (a trap), it says
+// so to the pool, whose waiting job then fails instead of waiting forever. Protocol:
 //   worker → helper  { id, module, memory, js }   its share (1, 2, …), the compiled module, the
 //                                                 shared memory and the URL of the module's bindings
 //   helper → worker  'ready' just before it enters the pool, or { error } if it could not
@@ -14,5 +15,10 @@ self.onmessage = async ({ data }) => {
     return;
   }
   self.postMessage('ready');
-  engine.pool_helper(data.id);
+  try {
+    engine.pool_helper(data.id);
+  } catch (e) {
+    try { engine.pool_poison(); } catch (_) { /* nothing more to do */ }
+    throw e;
+  }
 };

@@ -38,8 +38,14 @@ self.addEventListener('activate', (event) => {
 // cannot be in the shell), and that build is kept too; the browser's HTTP cache usually answers.
 self.addEventListener('message', (event) => {
   const keep = Array.isArray(event.data?.keep) ? event.data.keep : [];
-  const ours = keep.filter((u) => typeof u === 'string' && URL.canParse(u)
-    && new URL(u).origin === location.origin && new URL(u).pathname.includes('/pkg/'));
+  const ours = keep.filter((u) => {
+    try {
+      const url = new URL(u);
+      return url.origin === location.origin && url.pathname.includes('/pkg/');
+    } catch (_) {
+      return false;
+    }
+  });
   if (ours.length) event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(ours)).catch(() => {}));
 });
 

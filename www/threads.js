@@ -28,7 +28,7 @@ const MAX_THREADS = 8;
 /**
  * The build for this browser: { dir ('' | 'fma/' | 'mt/' | 'mt-fma/'), threads (how many the pool
  * is to have), fma, why } — why: null, or why there is one thread: 'not-isolated' or 'one-core'
- * (engine.js adds 'not-built' when the build chosen cannot be had).
+ * (engine.js adds 'unavailable', with `detail`, when the build chosen cannot be had).
  */
 export function chooseBuild() {
   let fma = false;
@@ -41,10 +41,19 @@ export function chooseBuild() {
   return { dir: dir ? `${dir}/` : '', threads, fma, why };
 }
 
+/** A module worker on `url`; from a worker of another origin (a widget embedded in another site's
+ * page, whose worker is a blob), a blob module whose one line imports it, as engine.js does. */
+function moduleWorker(url) {
+  if (url.origin === self.location.origin) return new Worker(url, { type: 'module' });
+  const shim = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' }));
+  return new Worker(shim, { type: 'module' });
+}
+
 /**
  * Starts the helpers of `engine` (the CPU module's bindings, instantiated on `module` with its
- * shared `memory`) and grants its pool those that came; resolves to { threads, why } (why:
- * 'helpers-failed' with the browser's words in `detail` when none came).
+ * shared `memory`) and grants its pool those that came; resolves to { threads, why, detail }
+ * (why: 'helpers-failed', with the browser's words in `detail`, when none came). A helper that
+ * failed or did not answer in 10 s is ended; one that came but was not granted leaves the pool.
  */
 export async function startPool(engine, module, memory, build, jsUrl) {
   if (build.threads < 2) return { threads: 1, why: build.why };
@@ -54,21 +63,28 @@ export async function startPool(engine, module, memory, build, jsUrl) {
     came.push(new Promise((resolve) => {
       let w;
       try {
-        w = new Worker(new URL('./pool-worker.js', import.meta.url), { type: 'module' });
+        w = moduleWorker(new URL('./pool-worker.js', import.meta.url));
       } catch (e) {
         detail ||= e?.message ?? String(e);
         resolve(false);
         return;
       }
-      const timer = setTimeout(() => { detail ||= 'no answer in 10 s'; resolve(false); }, 10000);
-      w.onmessage = ({ data }) => { clearTimeout(timer); if (data?.error) detail ||= data.error; resolve(data === 'ready'); };
-      w.onerror = (ev) => { ev.preventDefault(); clearTimeout(timer); detail ||= ev.message || 'its script did not load'; resolve(false); };
+      const fail = (why) => { detail ||= why; w.terminate(); resolve(false); };
+      const timer = setTimeout(() => fail('no answer in 10 s'), 10000);
+      w.onmessage = ({ data }) => {
+        clearTimeout(timer);
+        if (data === 'ready') resolve(true);
+        else fail(data?.error ?? String(data));
+      };
+      w.onerror = (ev) => { ev.preventDefault(); clearTimeout(timer); fail(ev.message || 'its script did not load'); };
       w.postMessage({ id, module, memory, js: jsUrl });
     }));
   }
-  const ok = (await Promise.all(came)).filter(Boolean).length;
-  // The helpers answered just before entering the pool: the core waits for them to be in.
-  const threads = engine.pool_start(ok + 1, 2000);
+  const ok = await Promise.all(came);
+  // Only helpers 1, 2, … without a gap can share the work: the core grants those and waits
+  // for them to be in (each answered just before entering).
+  const run = ok.indexOf(false) < 0 ? ok.length : ok.indexOf(false);
+  const threads = engine.pool_start(run + 1, 2000);
   return { threads, why: threads > 1 ? null : 'helpers-failed', detail };
 }
 
@@ -79,22 +95,38 @@ export function oneThreadReason(why, tr, detail = '') {
       '本页没有跨源隔离，浏览器不给它共享内存；它的服务器可以发送这两个响应头：Cross-Origin-Opener-Policy: same-origin 和 Cross-Origin-Embedder-Policy: require-corp');
     case 'one-core': return tr('the browser reports one core', '浏览器报告只有一个核心');
     case 'helpers-failed': return tr(`its helper threads could not start (${detail})`, `它的辅助线程无法启动（${detail}）`);
-    case 'not-built': return tr('the threaded and FMA builds of the engine are not there yet (scripts/serve.sh builds them after the page is up: reload in a few minutes)',
-      '引擎的多线程和 FMA 版本还没有构建好（scripts/serve.sh 在页面启动后才构建它们：几分钟后刷新）');
+    case 'unavailable': return tr(`the engine’s threaded build could not be loaded (${detail}); if the page was just started with scripts/serve.sh, it is still being built: reload in a few minutes`,
+      `引擎的多线程版本无法加载（${detail}）；如果页面刚用 scripts/serve.sh 启动，它还在构建中：几分钟后刷新`);
     default: return '';
   }
 }
 
+const KERNELS_ZH = { 'SIMD128 (no FMA)': 'SIMD128（无 FMA）', 'SIMD128 + relaxed-SIMD FMA': 'SIMD128 + relaxed-SIMD FMA',
+  'AVX2 + FMA': 'AVX2 + FMA', portable: '可移植', "burn's ndarray matmul": 'burn 的 ndarray 矩阵乘法' };
+
 /**
  * How a CPU job ran its matmuls, as one sentence in the page's language (`tr`): threads, FMA and
  * the kernel, and why one thread where there could have been more. `ex`: a report's `execution`
- * (the core's { threads, fma, kernel }, with the worker's { why, detail, wanted }); '' without.
+ * — the worker's { pool, split_from, fma, kernel, why, detail }, and for a measured model the
+ * core's { threads, pool, fma, kernel } over it; '' without.
  */
 export function executionSentence(ex, tr) {
   if (!ex) return '';
   const fma = ex.fma ? tr('FMA on', 'FMA 开启') : tr('FMA off', 'FMA 关闭');
+  const kernel = tr(ex.kernel, KERNELS_ZH[ex.kernel] ?? ex.kernel);
   const why = oneThreadReason(ex.why, tr, ex.detail);
-  const threads = ex.threads > 1 ? tr(`${ex.threads} threads`, `${ex.threads} 个线程`)
-    : tr(`1 thread${why ? `: ${why}` : ''}`, `1 个线程${why ? `：${why}` : ''}`);
-  return tr(`The matmuls ran on ${threads}; ${fma} (kernel: ${ex.kernel}).`, `矩阵乘法在${threads}上运行；${fma}（内核：${ex.kernel}）。`);
+  const one = tr(`1 thread${why ? `: ${why}` : ''}`, `1 个线程${why ? `：${why}` : ''}`);
+  let threads;
+  if (ex.threads != null) {
+    // One model, measured: the threads its own calls used.
+    threads = ex.threads > 1 ? tr(`${ex.threads} threads`, `${ex.threads} 个线程`)
+      : ex.pool > 1 ? tr('1 thread: this model’s matrices are too small to be worth splitting', '1 个线程：这个模型的矩阵太小，不值得拆分') : one;
+    return tr(`The matmuls ran on ${threads}; ${fma} (kernel: ${kernel}).`, `矩阵乘法在${threads}上运行；${fma}（内核：${kernel}）。`);
+  }
+  if (ex.pool > 1) {
+    const from = Math.round((ex.split_from ?? 0) / 1024);
+    return tr(`Matmuls of ${from} k weights or more (a widened target’s) ran on ${ex.pool} threads, smaller ones (the drafts’, the trained target’s) on one; ${fma} (kernel: ${kernel}).`,
+      `不少于 ${from}k 个权重的矩阵乘法（加宽的目标模型的）在 ${ex.pool} 个线程上运行，更小的（草稿模型的、训练好的目标模型的）在一个线程上；${fma}（内核：${kernel}）。`);
+  }
+  return tr(`The matmuls ran on ${one}; ${fma} (kernel: ${kernel}).`, `矩阵乘法在${one}上运行；${fma}（内核：${kernel}）。`);
 }

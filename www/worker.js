@@ -49,12 +49,12 @@ function hiddenReady() {
   return hidden;
 }
 
-let pool = null; // likewise the boost-tuned pools' weights
+let pools = null; // likewise the boost-tuned pools' weights
 
 function poolReady() {
-  pool ??= fetchPool(new URL('./pkg/weights/', import.meta.url))
-    .catch((e) => { pool = null; throw e; });
-  return pool;
+  pools ??= fetchPool(new URL('./pkg/weights/', import.meta.url))
+    .catch((e) => { pools = null; throw e; });
+  return pools;
 }
 
 let build = { dir: '', threads: 1, fma: false, why: null }; // the page's choice (threads.js)
@@ -62,14 +62,18 @@ let build = { dir: '', threads: 1, fma: false, why: null }; // the page's choice
 // to every CPU job's report (why: the reason for one thread, as threads.js names it).
 let execution = null;
 
+let pool = null; // the helper threads' start, once per instance (a second set would share its ids)
+
 function cpuEngine(module) {
   cpuReady ??= (async () => {
     const js = new URL(`./pkg/${build.dir}specdec.js`, import.meta.url).href;
     const compiled = module ?? await WebAssembly.compileStreaming(fetch(new URL(`./pkg/${build.dir}specdec_bg.wasm`, import.meta.url)));
     const [m, ws] = await Promise.all([import(js), weightsReady()]);
+    // wasm-bindgen keeps one instance per bindings module: a retry after a failure gets it again.
     const exports = await m.default({ module_or_path: compiled });
-    const pool = await startPool(m, compiled, exports.memory, build, js);
-    execution = { ...m.execution(), why: pool.why, detail: pool.detail, wanted: build.wanted?.dir };
+    pool ??= startPool(m, compiled, exports.memory, build, js);
+    const started = await pool;
+    execution = { ...m.execution(), why: started.why ?? build.why, detail: started.detail ?? build.detail };
     return provideWeights(m, ws);
   })();
   cpuReady.catch(() => { cpuReady = null; });
@@ -249,7 +253,7 @@ self.onmessage = async ({ data }) => {
       if (job.gpu) (await cpuEngine()).provide_trained_draft({ bytes, lang: params.lang });
     }
     if (needsPool(name)) {
-      if (!pool) progress({ phase: 'weights-download' });
+      if (!pools) progress({ phase: 'weights-download' });
       const ps = await poolReady();
       providePool(job.engine, ps);
       if (job.gpu) providePool(await cpuEngine(), ps);
@@ -263,7 +267,10 @@ self.onmessage = async ({ data }) => {
     engine = job.engine;
     const result = job.gpu ? await runOnGpu(job, name, progress, test) : await engine[name](job.params, progress);
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
-    if (!job.gpu && result && typeof result === 'object' && !Array.isArray(result)) result.execution = { ...execution, ...result.execution };
+    // How the matmuls ran, for a job on flex (the few-rows kernel and its threads are flex's).
+    if (!job.gpu && (job.params?.backend ?? 'flex') === 'flex' && result && typeof result === 'object' && !Array.isArray(result)) {
+      result.execution = { ...execution, ...result.execution };
+    }
     self.postMessage({ id, kind: 'done', result });
   } catch (e) {
     const panic = e instanceof WebAssembly.RuntimeError;

@@ -28,13 +28,47 @@ pub mod pool;
 
 pub use matmul::{fma_peak, fused, kernel_path, matmul_few_rows, stream_sum, FEW_ROWS};
 
-/// Threads a large matmul runs on here: the pool's, in the threaded wasm module once the page
-/// has started its helpers; 1 everywhere else.
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// Set while a [`OneThread`] guard lives.
+static ONE_THREAD: AtomicBool = AtomicBool::new(false);
+
+/// Threads a large matmul (at least [`matmul::SPLIT_WEIGHTS`] weights) runs on here: the pool's,
+/// in the threaded wasm module once the page has started its helpers and while no [`OneThread`]
+/// guard lives; 1 everywhere else.
 pub fn threads() -> usize {
+    if ONE_THREAD.load(Ordering::Relaxed) {
+        return 1;
+    }
     #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
     return pool::shared::POOL.threads();
     #[allow(unreachable_code)]
     1
+}
+
+/// Threads a matmul over `weights` weights runs on: [`threads`] from
+/// [`matmul::SPLIT_WEIGHTS`] on, else 1.
+pub fn threads_for(weights: usize) -> usize {
+    if weights >= matmul::SPLIT_WEIGHTS {
+        threads()
+    } else {
+        1
+    }
+}
+
+/// While it lives, every matmul and calibration runs on the calling thread alone (the
+/// calibrations of a model whose matmuls are too small to split must run as its calls do).
+pub struct OneThread(bool);
+
+/// A [`OneThread`] guard.
+pub fn one_thread() -> OneThread {
+    OneThread(ONE_THREAD.swap(true, Ordering::Relaxed))
+}
+
+impl Drop for OneThread {
+    fn drop(&mut self) {
+        ONE_THREAD.store(self.0, Ordering::Relaxed);
+    }
 }
 
 /// softmax(scale · x) of every `row`-long row of `data`, in place. `row` must divide

@@ -16,7 +16,9 @@
 //!
 //! Each helper serves every epoch once, and the caller publishes the next job only after all have
 //! finished, so a helper never reads a job that is being replaced. The threads granted are set
-//! once ([`Pool::start`]) before any job; a helper whose id is beyond them never joins in.
+//! once ([`Pool::start`]) before any job; a helper whose id is beyond them leaves, and so does a
+//! second helper with an id already in. A helper that dies poisons the pool
+//! ([`Pool::poison`]): the caller panics rather than waiting for it forever.
 
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
@@ -46,12 +48,20 @@ pub struct Pool {
     helpers: AtomicU32,
     /// Threads granted by [`Pool::start`], the caller's included: 1 until then.
     threads: AtomicU32,
+    /// [`Pool::start`] has run: a helper beyond the threads it granted leaves.
+    started: AtomicBool,
     /// The job: a pointer to the caller's `&(dyn Fn(usize) + Sync)`.
     job: AtomicPtr<()>,
     stop: AtomicBool,
+    /// A helper died ([`Pool::poison`]): a job waiting for it would wait forever.
+    poisoned: AtomicBool,
 }
 
 type Job<'a> = &'a (dyn Fn(usize) + Sync);
+
+/// How long the caller sleeps at a time while it waits for the helpers, in ms: it then checks
+/// whether one died.
+const CHECK_MS: u32 = 1000;
 
 impl Pool {
     pub const fn new() -> Pool {
@@ -60,9 +70,16 @@ impl Pool {
             pending: AtomicU32::new(0),
             helpers: AtomicU32::new(0),
             threads: AtomicU32::new(1),
+            started: AtomicBool::new(false),
             job: AtomicPtr::new(core::ptr::null_mut()),
             stop: AtomicBool::new(false),
+            poisoned: AtomicBool::new(false),
         }
+    }
+
+    /// The helpers in [`Pool::helper`] now, or that were: bit `id` for helper `id`.
+    pub fn helpers_in(&self) -> u32 {
+        self.helpers.load(Ordering::Acquire)
     }
 
     /// Threads a job runs on: 1 until [`Pool::start`] granted more.
@@ -72,9 +89,13 @@ impl Pool {
 
     /// Grants `want` threads (the caller and `want − 1` helpers, ids 1..want), waiting up to
     /// `timeout_ms` for the helpers to enter [`Pool::helper`]; returns the threads granted: 1 +
-    /// the helpers with ids below `want` that came in time. Call it once, from the thread that
-    /// will run the jobs, before the first.
+    /// the helpers with ids below `want` that came in time, without a gap. Helpers beyond them
+    /// leave. Call it from the thread that will run the jobs, before the first; a second call
+    /// changes nothing and returns the threads granted by the first.
     pub fn start<P: Park>(&self, want: usize, timeout_ms: u32) -> usize {
+        if self.started.load(Ordering::Acquire) {
+            return self.threads();
+        }
         let want = want.clamp(1, MAX_THREADS) as u32;
         // Threads a mask of entered helpers makes up: the caller and helpers 1, 2, … without a gap.
         let present = |mask: u32| 1 + (mask >> 1).trailing_ones();
@@ -89,17 +110,27 @@ impl Pool {
         }
         let granted = present(self.helpers.load(Ordering::Acquire)).min(want);
         self.threads.store(granted, Ordering::Release);
+        self.started.store(true, Ordering::Release);
+        // Helpers not granted are waiting on the epoch: they wake, see it, and leave.
+        P::wake(&self.epoch);
         granted as usize
     }
 
     /// Runs `job(share)` for every share in 0..[`threads`](Pool::threads), share 0 on this
     /// thread, the others on the helpers, and returns when all have returned.
+    ///
+    /// # Panics
+    /// If a helper died ([`Pool::poison`]) before or while it ran its share.
     pub fn run<P: Park>(&self, job: Job<'_>) {
         let n = self.threads.load(Ordering::Acquire);
         if n <= 1 {
             job(0);
             return;
         }
+        assert!(
+            !self.poisoned.load(Ordering::Acquire),
+            "a helper thread of the matmul pool died"
+        );
         let helpers = n - 1;
         // The helpers read the job through this pointer until `pending` reaches 0, below: the
         // reference it points at outlives that.
@@ -121,13 +152,20 @@ impl Pool {
                 spins += 1;
                 core::hint::spin_loop();
             } else {
-                P::wait(&self.pending, left, None);
+                // A helper that died never decrements `pending`: the job cannot finish, and this
+                // thread must not return while the helpers may still read `job`.
+                assert!(
+                    !self.poisoned.load(Ordering::Acquire),
+                    "a helper thread of the matmul pool died during a job"
+                );
+                P::wait(&self.pending, left, Some(CHECK_MS));
             }
         }
     }
 
     /// A helper's loop: serves every job as share `id` (1 ≤ id < [`MAX_THREADS`]) while `id` is
-    /// below the threads granted, until [`Pool::stop`].
+    /// below the threads granted, until [`Pool::stop`]. Returns at once if helper `id` is in
+    /// already, and as soon as [`Pool::start`] has granted fewer threads than `id + 1`.
     ///
     /// # Panics
     /// If `id` is 0 or not below [`MAX_THREADS`].
@@ -137,13 +175,20 @@ impl Pool {
             "pool helper id {id} outside 1..{MAX_THREADS}"
         );
         let mut seen = self.epoch.load(Ordering::Acquire);
-        self.helpers.fetch_or(1 << id, Ordering::Release);
+        if self.helpers.fetch_or(1 << id, Ordering::AcqRel) & (1 << id) != 0 {
+            return;
+        }
         P::wake(&self.helpers);
+        let leave = || {
+            self.stop.load(Ordering::Relaxed)
+                || (self.started.load(Ordering::Acquire)
+                    && id >= self.threads.load(Ordering::Acquire) as usize)
+        };
         loop {
             let mut spins = 0;
             let now = loop {
                 let now = self.epoch.load(Ordering::Acquire);
-                if now != seen || self.stop.load(Ordering::Relaxed) {
+                if now != seen || leave() {
                     break now;
                 }
                 if spins < SPIN {
@@ -153,13 +198,10 @@ impl Pool {
                     P::wait(&self.epoch, seen, None);
                 }
             };
-            if self.stop.load(Ordering::Relaxed) {
+            if leave() {
                 return;
             }
             seen = now;
-            if id >= self.threads.load(Ordering::Acquire) as usize {
-                continue;
-            }
             // SAFETY: the caller published a live `Job` before bumping the epoch (Release/Acquire)
             // and keeps it alive until `pending`, which this helper has not yet decremented,
             // reaches 0.
@@ -171,8 +213,17 @@ impl Pool {
         }
     }
 
-    /// Makes every helper return from [`Pool::helper`] (between jobs).
+    /// Says that a helper died (its Web Worker caught the trap): the job waiting for it, and
+    /// every later one, panics instead of waiting forever.
+    pub fn poison<P: Park>(&self) {
+        self.poisoned.store(true, Ordering::Release);
+        P::wake(&self.pending);
+    }
+
+    /// Makes every helper return from [`Pool::helper`] (between jobs); later jobs run on the
+    /// caller alone.
     pub fn stop<P: Park>(&self) {
+        self.threads.store(1, Ordering::Release);
         self.stop.store(true, Ordering::Relaxed);
         self.epoch.fetch_add(1, Ordering::Release);
         P::wake(&self.epoch);

@@ -273,10 +273,10 @@ const WARM_STREAMS: usize = 20;
 
 /// The device's bandwidth and peak. On the CPU backends the bandwidth is what a weight-streaming
 /// call achieves: one row through [`specdec_kernels::matmul_few_rows`] — the kernel, access
-/// pattern and thread of a decode call's linear layers — over a 64 MB weight matrix, far larger
-/// than a last-level cache, so that no call of the model can beat the floor it draws (a plain
-/// streaming sum did: in a browser it ran at half a decode call's speed), split across the same
-/// threads as a decode call's; the peak is [`specdec_kernels::fma_peak`] on those threads at once. On a GPU, burn's sum of a
+/// pattern and threads of a decode call's linear layers — over a 64 MB weight matrix, far
+/// larger than a last-level cache, so that no call of the model can beat the floor it draws (a
+/// plain streaming sum did: in a browser it ran at half a decode call's speed); the peak is
+/// [`specdec_kernels::fma_peak`] on those threads at once ([`specdec_kernels::threads`]). On a GPU, burn's sum of a
 /// 64 MB tensor and a 1024² matmul on the device.
 pub async fn calibrate(
     device: &Device,
@@ -394,32 +394,50 @@ pub struct Roofline {
 /// How a CPU backend runs the target's linear layers here.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Execution {
-    /// Threads a large matmul is split across (the page's threaded module with its helpers
-    /// started; 1 everywhere else).
+    /// Threads this model's matmuls ran on: the pool's ([`Execution::pool`]) for a model whose
+    /// matrices are large enough to split, else 1.
     pub threads: usize,
+    /// Threads a large matmul is split across here (the page's threaded module with its helpers
+    /// started; 1 everywhere else).
+    pub pool: usize,
     /// Whether its multiply-adds are fused.
     pub fma: bool,
     /// The matmul's back-end in words.
     pub kernel: &'static str,
 }
 
-/// [`Execution`] on `backend`: flex runs the few-rows kernel (`super::matmul`), ndarray burn's
-/// matmul on one thread; a GPU has none.
-pub fn execution(backend: super::device::Backend) -> Option<Execution> {
+/// [`Execution`] of `model` on `backend`: flex runs the few-rows kernel (`super::matmul`),
+/// ndarray burn's matmul on one thread; a GPU has none.
+pub fn execution(model: &Decoder, backend: super::device::Backend) -> Option<Execution> {
     use super::device::Backend;
     match backend {
         Backend::Flex => Some(Execution {
-            threads: specdec_kernels::threads(),
+            threads: specdec_kernels::threads_for(largest_matrix(model)),
+            pool: specdec_kernels::threads(),
             fma: specdec_kernels::fused(),
             kernel: specdec_kernels::kernel_path(),
         }),
         Backend::Ndarray => Some(Execution {
             threads: 1,
+            pool: 1,
             fma: false,
             kernel: "burn's ndarray matmul",
         }),
         Backend::Wgpu => None,
     }
+}
+
+/// Weights of `model`'s largest linear layer: whether its matmuls are split across threads.
+fn largest_matrix(model: &Decoder) -> usize {
+    let blocks = model
+        .blocks
+        .iter()
+        .flat_map(|b| [&b.qkv, &b.out, &b.up, &b.down]);
+    blocks
+        .chain([&model.head])
+        .map(|l| l.weight.dims().iter().product::<usize>())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Bytes of weights one call of `model` reads: every matrix of every block and the head (the
@@ -466,6 +484,10 @@ pub async fn roofline(
     }
     BATCH.check(batch as f64)?;
     let total = ks.len() + 1;
+    let execution = execution(model, backend);
+    // The calibrations run on the threads the model's calls run on: one for a model too small to
+    // split (its peak on every thread would put the roofline's slope where no call reaches).
+    let _alone = (execution.map(|e| e.threads) == Some(1)).then(specdec_kernels::one_thread);
     let calibration = calibrate(device, backend != super::device::Backend::Wgpu, clock).await?;
     progress(1, total);
     let mut rows = Vec::with_capacity(ks.len());
@@ -501,7 +523,7 @@ pub async fn roofline(
         memory_floor_us: bytes as f64 / bandwidth,
         model_knee_k: peak * bytes as f64 / (2.0 * (bytes / 4) as f64 * bandwidth * batch as f64),
         transfer,
-        execution: execution(backend),
+        execution,
     })
 }
 

@@ -42,16 +42,32 @@ pub fn pool_start(want: usize, timeout_ms: u32) -> usize {
     }
 }
 
-/// What this module is and runs on now: `{ threads, threaded, fma, kernel }` — the threads a
-/// large matmul is split across, whether the build has threads at all, whether its
-/// multiply-adds are fused, and the matmul's back-end in words.
+/// Says that a helper died (its worker caught the trap): a job waiting for it panics instead of
+/// waiting forever, and the page's worker restarts with a fresh instance.
+#[wasm_bindgen]
+pub fn pool_poison() {
+    #[cfg(target_feature = "atomics")]
+    {
+        use specdec_kernels::pool::shared::{Futex, POOL};
+        POOL.poison::<Futex>();
+    }
+}
+
+/// What this module is and runs on now: `{ pool, split_from, threaded, fma, kernel }` — the
+/// threads a large matmul is split across, the weights from which a matmul is split, whether the
+/// build has threads at all, whether its multiply-adds are fused, and the matmul's back-end in
+/// words.
 #[wasm_bindgen]
 pub fn execution() -> JsValue {
     let o = js_sys::Object::new();
     let set = |k: &str, v: JsValue| {
         let _ = js_sys::Reflect::set(&o, &k.into(), &v);
     };
-    set("threads", (specdec_kernels::threads() as u32).into());
+    set("pool", (specdec_kernels::threads() as u32).into());
+    set(
+        "split_from",
+        (specdec_kernels::matmul::SPLIT_WEIGHTS as u32).into(),
+    );
     set("threaded", cfg!(target_feature = "atomics").into());
     set("fma", specdec_kernels::fused().into());
     set("kernel", specdec_kernels::kernel_path().into());

@@ -27,9 +27,11 @@ mod calibrate;
 mod lanes;
 #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
 mod relaxed;
+mod split;
 
 pub use blocked::{CHUNK, FEW_ROWS};
 pub use calibrate::FMA_CHAINS;
+pub use split::{column_share, split};
 
 use blocked::accumulate;
 use calibrate::{fma_with, sum_with};
@@ -65,8 +67,8 @@ pub fn matmul_few_rows(
     #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
     {
         use crate::pool::shared::{Futex, POOL};
-        let of = POOL.threads();
-        if of > 1 && d_in * d_out >= SPLIT_WEIGHTS {
+        let of = crate::threads_for(d_in * d_out);
+        if of > 1 {
             split(x, rows, w, d_in, d_out, bias, y, of, |job| {
                 POOL.run::<Futex>(job)
             });
@@ -93,55 +95,11 @@ pub fn matmul_few_rows_portable(
     y: &mut [f32],
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
-    init_with_bias(y.as_mut_ptr(), rows, d_out, bias, 0..d_out);
     // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
-    unsafe { accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, 0..d_out, y.as_mut_ptr()) };
-}
-
-/// The columns of share `share` of `of`: whole [`CHUNK`]s, as even as can be, in order; the
-/// last share ends at `d_out`.
-pub fn column_share(d_out: usize, share: usize, of: usize) -> Range<usize> {
-    let chunks = d_out.div_ceil(CHUNK);
-    let at = |s: usize| (chunks * s / of * CHUNK).min(d_out);
-    at(share)..at(share + 1)
-}
-
-/// A pointer to `y` that threads working on disjoint columns may share.
-#[derive(Clone, Copy)]
-struct Columns(*mut f32);
-// SAFETY: every thread writes only its own columns (`column_share`), and the caller of `split`
-// holds `y` mutably until all have finished.
-unsafe impl Sync for Columns {}
-unsafe impl Send for Columns {}
-
-impl Columns {
-    fn get(self) -> *mut f32 {
-        self.0
+    unsafe {
+        init_with_bias(y.as_mut_ptr(), rows, d_out, bias, 0..d_out);
+        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, 0..d_out, y.as_mut_ptr());
     }
-}
-
-/// [`matmul_few_rows`] as `of` shares of columns, handed to `run` as one job (`job(share)` for
-/// every share in 0..of, on any threads, returning when all have).
-#[allow(clippy::too_many_arguments)]
-pub fn split(
-    x: &[f32],
-    rows: usize,
-    w: &[f32],
-    d_in: usize,
-    d_out: usize,
-    bias: Option<&[f32]>,
-    y: &mut [f32],
-    of: usize,
-    run: impl FnOnce(&(dyn Fn(usize) + Sync)),
-) {
-    check_shapes(x, rows, w, d_in, d_out, bias, y);
-    let y = Columns(y.as_mut_ptr());
-    let job = move |share: usize| {
-        let cols = column_share(d_out, share, of);
-        // SAFETY: the lengths were checked above; the shares' columns are disjoint.
-        unsafe { columns(x, rows, w, d_in, d_out, bias, cols, y.get()) }
-    };
-    run(&job);
 }
 
 /// y's columns `cols` set to `bias` (or zero) and then `+= x · w`, on the best back-end here.
@@ -150,7 +108,7 @@ pub fn split(
 /// The slices have the lengths `check_shapes` asserts; `y` addresses rows × d_out floats of
 /// which no one else touches the columns `cols` meanwhile.
 #[allow(clippy::too_many_arguments)]
-unsafe fn columns(
+pub(super) unsafe fn columns(
     x: &[f32],
     rows: usize,
     w: &[f32],
@@ -160,7 +118,8 @@ unsafe fn columns(
     cols: Range<usize>,
     y: *mut f32,
 ) {
-    init_with_bias(y, rows, d_out, bias, cols.clone());
+    // SAFETY: forwarded from the caller.
+    unsafe { init_with_bias(y, rows, d_out, bias, cols.clone()) };
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 and FMA (just checked); the rest is the caller's.
@@ -225,8 +184,8 @@ pub fn stream_sum(data: &[f32]) -> f32 {
 }
 
 /// A compute-bound calibration: `iterations` rounds of [`FMA_CHAINS`] independent vector
-/// multiply-adds held in registers, on every thread of the pool at once (one thread outside
-/// the threaded module). Returns the number of floating-point operations done in all (two per
+/// multiply-adds held in registers, on every thread of the pool at once ([`crate::threads`]: one
+/// outside the threaded module). Returns the number of floating-point operations done in all (two per
 /// lane per multiply-add), so that a caller timing it gets the peak GFLOP/s of the threads a
 /// matmul runs on. The inputs and the result pass through [`black_box`](core::hint::black_box),
 /// so the loop cannot be optimised away.
@@ -236,6 +195,9 @@ pub fn fma_peak(iterations: usize) -> u64 {
     {
         use crate::pool::shared::{Futex, POOL};
         use core::sync::atomic::{AtomicU64, Ordering};
+        if crate::threads() == 1 {
+            return fma_peak_here(iterations);
+        }
         let flops = AtomicU64::new(0);
         POOL.run::<Futex>(&|_| {
             flops.fetch_add(fma_peak_here(iterations), Ordering::Relaxed);
@@ -264,7 +226,7 @@ fn fma_peak_here(iterations: usize) -> u64 {
 }
 
 /// Asserts that the slices' lengths agree with the dimensions.
-fn check_shapes(
+pub(super) fn check_shapes(
     x: &[f32],
     rows: usize,
     w: &[f32],
@@ -306,7 +268,11 @@ fn check_shapes(
 }
 
 /// The columns `cols` of every `d_out`-long row of `y` (rows of them) set to `bias` (or zero).
-fn init_with_bias(
+///
+/// # Safety
+/// `y` addresses rows × d_out floats of which no one else touches the columns `cols` (within
+/// `0..d_out`) meanwhile; `bias`, if any, holds d_out values.
+unsafe fn init_with_bias(
     y: *mut f32,
     rows: usize,
     d_out: usize,
@@ -419,10 +385,24 @@ mod tests {
     /// Parks by yielding: the native tests' helpers are plain threads.
     struct Spin;
     impl crate::pool::Park for Spin {
-        fn wait(_: &core::sync::atomic::AtomicU32, _: u32, _: Option<u32>) {
-            std::thread::yield_now();
+        fn wait(_: &core::sync::atomic::AtomicU32, _: u32, timeout_ms: Option<u32>) {
+            match timeout_ms {
+                // `start` counts its waits as that long: sleep a little, so that it does not give
+                // up on helpers that a loaded machine has not yet run.
+                Some(ms) => std::thread::sleep(std::time::Duration::from_millis(ms.min(10).into())),
+                None => std::thread::yield_now(),
+            }
         }
         fn wake(_: &core::sync::atomic::AtomicU32) {}
+    }
+
+    /// Stops `pool`'s helpers when dropped, so that a failed assertion inside a thread scope
+    /// fails the test instead of waiting forever for helpers that never leave.
+    struct Stop<'a>(&'a crate::pool::Pool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.stop::<Spin>();
+        }
     }
 
     /// The shares of columns cover 0..d_out in order, each starting at a multiple of [`CHUNK`].
@@ -454,7 +434,8 @@ mod tests {
             for id in 1..3 {
                 s.spawn(move || POOL.helper::<Spin>(id));
             }
-            assert_eq!(POOL.start::<Spin>(3, 1 << 30), 3);
+            let _stop = Stop(&POOL);
+            assert_eq!(POOL.start::<Spin>(3, 60_000), 3);
             let mut seed = 77;
             for (rows, d_in, d_out) in [
                 (1, 64, 4096),
@@ -481,7 +462,6 @@ mod tests {
                     assert_eq!(bits(&one), bits(&three), "{rows} × {d_in} → {d_out}");
                 }
             }
-            POOL.stop::<Spin>();
         });
     }
 
@@ -495,13 +475,20 @@ mod tests {
             for id in [1, 3] {
                 s.spawn(move || GAP.helper::<Spin>(id));
             }
-            assert_eq!(GAP.start::<Spin>(4, 2000), 2);
+            let _stop = Stop(&GAP);
+            // Helper 3 came too, but without helper 2 it is not granted (and leaves).
+            while GAP.helpers_in() != 0b1010 {
+                std::thread::yield_now();
+            }
+            assert_eq!(GAP.start::<Spin>(4, 50), 2);
             let hits = core::sync::atomic::AtomicU32::new(0);
             GAP.run::<Spin>(&|share| {
                 hits.fetch_add(1 << (8 * share), core::sync::atomic::Ordering::Relaxed);
             });
             assert_eq!(hits.into_inner(), 0x0101, "shares 0 and 1, once each");
-            GAP.stop::<Spin>();
+            // A second start changes nothing; a second helper 1 leaves at once.
+            assert_eq!(GAP.start::<Spin>(4, 0), 2);
+            GAP.helper::<Spin>(1);
         });
         let alone = Pool::new();
         assert_eq!(alone.start::<Spin>(4, 30), 1);
