@@ -25,11 +25,11 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 /// The most threads a pool grants (the page asks for at most the browser's cores).
 pub const MAX_THREADS: usize = 16;
 
-/// Polls of an atomic before sleeping on it (≈ 0.3 ms in a browser): a helper between two
+/// Polls of an atomic before sleeping on it (≈ 1 ms in a browser): a helper between two
 /// matmuls of one forward pass (an attention or a LayerNorm apart, tens of µs) catches the next
 /// job without a sleep and a wake-up, which cost tens of µs in a browser; a helper idle longer
 /// (while the draft runs on the caller's thread, between tokens) sleeps.
-const SPIN: u32 = 1 << 18;
+const SPIN: u32 = 1 << 20;
 
 /// How a thread sleeps until an atomic changes, and wakes the sleepers.
 pub trait Park {

@@ -30,8 +30,11 @@ pub const FEW_ROWS: usize = 16;
 /// streams, and how many multiply-adds each `y` load and store is shared between.
 const BLOCK: usize = 8;
 
-/// Vectors per column chunk of the register tile.
-const VECTORS: usize = 2;
+/// Vectors per column chunk of the register tile: two natively (AVX2's sixteen 256-bit
+/// registers), one in wasm, where a vector of eight lanes is two SIMD128 registers and the
+/// browser's compiler has sixteen of those on x86: a native-sized tile (24 of them for the
+/// accumulators alone) spilled to the stack, and 8 rows cost 3.7× one on a single thread.
+const VECTORS: usize = if cfg!(target_arch = "wasm32") { 1 } else { 2 };
 
 /// Columns of one chunk of the register tile (every back-end has 8 lanes): a range of columns
 /// that starts at a multiple of it is worked exactly as in a call over all of them.
@@ -41,10 +44,11 @@ pub const CHUNK: usize = VECTORS * 8;
 /// read each weight row in pieces, which the hardware prefetcher does not foresee.
 const AHEAD: usize = 4 * BLOCK;
 
-/// Output rows per register tile: `GROUP × VECTORS` = 12 accumulators, the two weight vectors
-/// and a broadcast take 15 of the 16 AVX registers. Six rows were faster than four at k = 8–16
-/// (fewer weight reloads per multiply-add) and no slower below.
-const GROUP: usize = 6;
+/// Output rows per register tile: natively `GROUP × VECTORS` = 12 accumulators, the two weight
+/// vectors and a broadcast take 15 of the 16 AVX registers (six rows were faster than four at
+/// k = 8–16: fewer weight reloads per multiply-add, and no slower below); in wasm 4 × 1 vectors of
+/// two SIMD128 registers, 8 of them, with the weights' 2 and a broadcast, 11 of 16.
+const GROUP: usize = if cfg!(target_arch = "wasm32") { 4 } else { 6 };
 
 /// Floats of the on-stack `y` panel (16 KiB, half of a 32 KiB L1): a panel of `rows` rows is
 /// `PANEL / rows` columns wide (rounded to whole chunks).

@@ -1,11 +1,12 @@
-//! A matmul split by output columns into shares that threads run at once: each share reads its
-//! columns of the weights, so every weight byte is still read once per call in all. A share
+//! A matmul split by output columns into pieces that threads take in turn: each piece reads its
+//! columns of the weights, so every weight byte is still read once per call in all. A piece
 //! starts at a multiple of [`CHUNK`] columns, where the register tiles of a call over all of
 //! them start too, so every column's sums are added in the same order: the same bits as one
-//! thread. The pool that runs the shares is `crate::pool`'s; this file only cuts and hands out.
+//! thread. The pool that runs the threads is `crate::pool`'s; this file only cuts and hands out.
 
 use super::{check_shapes, columns, CHUNK};
 use core::ops::Range;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// The columns of share `share` of `of`: whole [`CHUNK`]s, as even as can be, in order; the
 /// last share ends at `d_out`.
@@ -18,7 +19,7 @@ pub fn column_share(d_out: usize, share: usize, of: usize) -> Range<usize> {
 /// A pointer to `y` that threads working on disjoint columns may share.
 #[derive(Clone, Copy)]
 struct Columns(*mut f32);
-// SAFETY: every thread writes only its own columns (`column_share`), and the caller of `split`
+// SAFETY: every thread writes only the columns of the pieces it took, and the caller of `split`
 // holds `y` mutably until all have finished.
 unsafe impl Sync for Columns {}
 unsafe impl Send for Columns {}
@@ -29,8 +30,15 @@ impl Columns {
     }
 }
 
-/// [`matmul_few_rows`] as `of` shares of columns, handed to `run` as one job (`job(share)` for
-/// every share in 0..of, on any threads, returning when all have).
+/// Pieces of columns per thread: threads take pieces in turn until none is left, so that a thread
+/// the system holds up (two cores, and a browser's own threads beside the pool's) leaves its
+/// pieces to the others instead of making all wait for its fixed half.
+pub const PIECES_PER_THREAD: usize = 4;
+
+/// [`matmul_few_rows`](super::matmul_few_rows) for `of` threads: the columns in
+/// [`PIECES_PER_THREAD`] × `of` pieces (whole [`CHUNK`]s), handed to `run` as one job that each
+/// thread runs (`job(share)` for every share in 0..of, on any threads, returning when all have),
+/// taking pieces until none is left.
 #[allow(clippy::too_many_arguments)]
 pub fn split(
     x: &[f32],
@@ -45,9 +53,17 @@ pub fn split(
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
     let y = Columns(y.as_mut_ptr());
-    let job = move |share: usize| {
-        let cols = column_share(d_out, share, of);
-        // SAFETY: the lengths were checked above; the shares' columns are disjoint.
+    let pieces = (of * PIECES_PER_THREAD).clamp(1, d_out.div_ceil(CHUNK).max(1));
+    let next = AtomicUsize::new(0);
+    let next = &next;
+    let job = move |_share: usize| loop {
+        let piece = next.fetch_add(1, Ordering::Relaxed);
+        if piece >= pieces {
+            break;
+        }
+        let cols = column_share(d_out, piece, pieces);
+        // SAFETY: the lengths were checked above; each piece is taken once, and the pieces'
+        // columns are disjoint.
         unsafe { columns(x, rows, w, d_in, d_out, bias, cols, y.get()) }
     };
     run(&job);
