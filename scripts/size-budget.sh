@@ -2,7 +2,11 @@
 # The page's download budget, gzipped (what a visitor fetches): checked in CI after the build.
 #   first visit (page, scripts, styles, CPU module, weights)  ≤ 1.71 MB (the CPU module: the
 #   largest of its four builds, of which a visitor downloads one: www/threads.js; each build ≤ the
-#   CPU module's budget; on 2026-12-03 the threaded ones are 1.110 MB, the one-thread ones 1.163)
+#   CPU module's budget; on 2026-12-03 the threaded ones are 1.108 MB, the one-thread ones 1.158);
+#   raised for issue 31's threads to 1.74 MB and the page's scripts to 0.126 MB, which they took
+#   to ≈ 1.728 and 0.1219 MB: the choice of build and its probe, the helper threads' start-up and
+#   their worker, the sentences saying how the matmuls ran (both languages), the threaded
+#   bindings
 #   CPU module ≤ 1.16 MB, weights ≤ 0.50 MB, page scripts + styles + HTML ≤ 0.105 MB
 #   (raised on 2026-12-02 from 1.50, 1.00 and 0.06 MB, which the modules and scripts had reached
 #   at 1.494, 0.987 and 0.0598 MB: cross-origin embedding, the phone layout, the Chinese page made
@@ -57,7 +61,12 @@ weights=$(gz pkg/weights/*.bpk)
 hidden=$(gz pkg/weights/hidden/*.bpk)
 pool=$(gz pkg/weights/pool/*.bpk)
 train=$(gz pkg/train/specdec_bg.wasm)
-page=$(gz www/*.html www/*.css www/*.js www/widgets/*.js pkg/specdec.js)
+# The bindings of the largest build's (the threaded ones' are larger: their thread start-up).
+glue=pkg/specdec.js
+for g in pkg/fma/specdec.js pkg/mt/specdec.js pkg/mt-fma/specdec.js; do
+  [ "$(gz "$g")" -gt "$(gz "$glue")" ] && glue=$g
+done
+page=$(gz www/*.html www/*.css www/*.js www/widgets/*.js "$glue")
 first=$((largest + weights + page))
 status=0
 check() { # name bytes budget
@@ -66,13 +75,13 @@ check() { # name bytes budget
   printf '  %-44s %9d bytes gzip   budget %9d   %s\n' "$1" "$2" "$3" "$verdict"
 }
 echo "Download size budget:"
-check "first visit (page + largest CPU build + weights)" "$first" 1730000
+check "first visit (page + largest CPU build + weights)" "$first" 1740000
 check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1170000
 check "CPU module, FMA build (pkg/fma/)" "$cpu_fma" 1170000
 check "CPU module, threaded build (pkg/mt/)" "$cpu_mt" 1170000
 check "CPU module, threaded FMA build (pkg/mt-fma/)" "$cpu_mt_fma" 1170000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
-check "page: HTML, CSS, scripts" "$page" 120000
+check "page: HTML, CSS, scripts" "$page" 126000
 check "GPU module, on demand (pkg/gpu/)" "$gpu" 2650000
 check "hidden-state drafts, on demand (pkg/weights/hidden/)" "$hidden" 500000
 check "boost-tuned pools, on demand (pkg/weights/pool/)" "$pool" 450000
