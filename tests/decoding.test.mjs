@@ -133,7 +133,9 @@ test('WebGPU without timestamp queries (as in Firefox and Safari): the job runs 
   assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /WebGPU is not usable in this browser \(its adapter has no timestamp-query feature.*\), so this ran on the CPU \(flex\)/);
   assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (n) => !n.hidden && n.getBoundingClientRect().height > 0), 'the note is visible');
   // The GPU module never started a device (it would have panicked).
-  const devices = await Promise.all(page.workers().map((w) => w.evaluate(() => self.specdecNoTimestamps ?? 0)));
+  // The jobs' workers (not the CPU module's helper threads, which never return to their event loop).
+  const jobs = page.workers().filter((w) => !w.url().includes('pool-worker'));
+  const devices = await Promise.all(jobs.map((w) => w.evaluate(() => self.specdecNoTimestamps ?? 0)));
   assert.deepEqual(devices.filter((n) => n > 0), []);
   // The page keeps working: another run, the same answer.
   const first = await text(page, '[data-widget="decoding"] .dec-step');

@@ -30,13 +30,20 @@ impl Columns {
     }
 }
 
-/// Pieces of columns per thread: threads take pieces in turn until none is left, so that a thread
-/// the system holds up (two cores, and a browser's own threads beside the pool's) leaves its
-/// pieces to the others instead of making all wait for its fixed half.
+/// Pieces of columns per thread for more than [`FEW`] rows: threads take pieces in turn until
+/// none is left, so that a thread the system holds up (two cores, and a browser's own threads
+/// beside the pool's) leaves its pieces to the others instead of making all wait for its fixed
+/// share.
 pub const PIECES_PER_THREAD: usize = 4;
 
+/// Rows up to which each thread takes one piece: a call of one or two rows is bound by reading
+/// the weights, and a piece reads each weight row in a segment as wide as itself; at 4 pieces a
+/// thread, segments of 512 bytes made the ×16 target's one-token call slower on two threads
+/// (7.99 ms) than on one (6.80 ms), in the same run.
+pub const FEW: usize = 2;
+
 /// [`matmul_few_rows`](super::matmul_few_rows) for `of` threads: the columns in
-/// [`PIECES_PER_THREAD`] × `of` pieces (whole [`CHUNK`]s), handed to `run` as one job that each
+/// [`PIECES_PER_THREAD`] × `of` pieces (one a thread up to [`FEW`] rows; whole [`CHUNK`]s), handed to `run` as one job that each
 /// thread runs (`job(share)` for every share in 0..of, on any threads, returning when all have),
 /// taking pieces until none is left.
 #[allow(clippy::too_many_arguments)]
@@ -53,7 +60,8 @@ pub fn split(
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
     let y = Columns(y.as_mut_ptr());
-    let pieces = (of * PIECES_PER_THREAD).clamp(1, d_out.div_ceil(CHUNK).max(1));
+    let per_thread = if rows <= FEW { 1 } else { PIECES_PER_THREAD };
+    let pieces = (of * per_thread).clamp(1, d_out.div_ceil(CHUNK).max(1));
     let next = AtomicUsize::new(0);
     let next = &next;
     let job = move |_share: usize| loop {
