@@ -63,9 +63,17 @@ async function load() {
     // shared memory refused): the one-thread SIMD128 build, which every browser runs, and the
     // reports say why.
     if (!build.dir) throw e;
-    build = { ...ONE_THREAD, why: build.why ?? 'unavailable', detail: e?.message ?? String(e), wanted: build };
-    compiled = compile(wasmUrl());
-    m = await instantiate(await compiled);
+    const chosen = build;
+    build = { ...ONE_THREAD, why: chosen.why ?? 'unavailable', detail: e?.message ?? String(e), wanted: chosen };
+    const again = compiled = compile(wasmUrl());
+    try {
+      m = await instantiate(await again);
+    } catch (failed) {
+      // Neither could be had (the network): a retry starts over from the build chosen.
+      if (compiled === again) compiled = null;
+      build = chosen;
+      throw failed;
+    }
   }
   keepOffline();
   // What the core declares for the controls is there as soon as the engine is ready, even while

@@ -63,6 +63,9 @@ type Job<'a> = &'a (dyn Fn(usize) + Sync);
 /// whether one died.
 const CHECK_MS: u32 = 1000;
 
+/// Checks after which the caller stops waiting for a helper and panics (30 s).
+const GIVE_UP: u32 = 30;
+
 impl Pool {
     pub const fn new() -> Pool {
         Pool {
@@ -142,7 +145,7 @@ impl Pool {
         self.epoch.fetch_add(1, Ordering::Release);
         P::wake(&self.epoch);
         job(0);
-        let mut spins = 0;
+        let (mut spins, mut checks) = (0, 0);
         loop {
             let left = self.pending.load(Ordering::Acquire);
             if left == 0 {
@@ -153,10 +156,18 @@ impl Pool {
                 core::hint::spin_loop();
             } else {
                 // A helper that died never decrements `pending`: the job cannot finish, and this
-                // thread must not return while the helpers may still read `job`.
+                // thread must not return while the helpers may still read `job`. It panics (the
+                // page then ends this worker, its helpers with it) rather than wait forever; no
+                // share of a matmul takes anywhere near [`GIVE_UP`] checks.
                 assert!(
                     !self.poisoned.load(Ordering::Acquire),
                     "a helper thread of the matmul pool died during a job"
+                );
+                checks += 1;
+                assert!(
+                    checks <= GIVE_UP,
+                    "a helper thread of the matmul pool did not finish its share in {} s",
+                    GIVE_UP * CHECK_MS / 1000
                 );
                 P::wait(&self.pending, left, Some(CHECK_MS));
             }

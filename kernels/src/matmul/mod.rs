@@ -389,7 +389,9 @@ mod tests {
             match timeout_ms {
                 // `start` counts its waits as that long: sleep a little, so that it does not give
                 // up on helpers that a loaded machine has not yet run.
-                Some(ms) => std::thread::sleep(std::time::Duration::from_millis(ms.min(10).into())),
+                Some(ms) => {
+                    std::thread::sleep(std::time::Duration::from_millis(ms.min(100).into()))
+                }
                 None => std::thread::yield_now(),
             }
         }
