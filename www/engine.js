@@ -64,7 +64,7 @@ async function load() {
     // reports say why.
     if (!build.dir) throw e;
     const chosen = build;
-    build = { ...ONE_THREAD, why: chosen.why ?? 'unavailable', detail: e?.message ?? String(e), wanted: chosen };
+    build = { ...ONE_THREAD, why: chosen.why ?? 'unavailable', detail: e?.message ?? String(e) };
     const again = compiled = compile(wasmUrl());
     try {
       m = await instantiate(await again);
