@@ -433,12 +433,20 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
     assert!(top.distortion.unwrap() > 0.01, "{top:?}");
 }
 
+/// On ndarray, on wgpu, and with the target on wgpu and the drafts on flex beside it (the page's
+/// WebGPU runs, issue 31), greedy speculation reproduces the target's own greedy output.
 #[test]
 fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
-    for backend in [Backend::Ndarray, Backend::Wgpu] {
-        let m = read_sync(Models::load(backend)).unwrap_or_else(|e| {
+    let placements = [
+        (Backend::Ndarray, Backend::Ndarray),
+        (Backend::Wgpu, Backend::Wgpu),
+        (Backend::Wgpu, Backend::Flex),
+    ];
+    for (backend, drafts) in placements {
+        let m = read_sync(Models::load_on(backend, drafts)).unwrap_or_else(|e| {
             panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
         });
+        assert_eq!(m.drafts_apart(), (drafts != backend).then(|| drafts.name()));
         let n = if backend == Backend::Wgpu { 6 } else { 30 };
         let prompts = prompts(n);
         let reference =
@@ -457,7 +465,11 @@ fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
             },
         ] {
             let r = greedy(&m, method, &prompts, &reference);
-            assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
+            assert_eq!(
+                r.identical, n,
+                "{backend:?}, drafts {drafts:?}: {}",
+                r.method
+            );
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::decode::stats::Generation;
 use crate::error::Error;
 use crate::likesworld::{self, prompts, token_kinds, TokenKind, World};
 use crate::model::eval::distributions_many;
-use crate::model::Models;
+use crate::model::{ModelKind, Models};
 use crate::sampling::{argmax, overlap};
 
 /// Measured acceptance of one token kind.
@@ -75,10 +75,10 @@ pub async fn acceptance_by_kind(
     // Teacher-forced forwards over many worlds at once (one model call per chunk, not per world).
     for chunk in worlds.chunks(DISTRIBUTION_CHUNK) {
         let seqs: Vec<Vec<u32>> = chunk.iter().map(World::tokens).collect();
-        let d = &models.device;
+        let (d, dd) = (&models.device, &models.draft_device);
         let p = distributions_many(&models.target, &seqs, d).await?;
-        let a = distributions_many(&models.draft_a, &seqs, d).await?;
-        let b = distributions_many(&models.draft_b, &seqs, d).await?;
+        let a = distributions_many(&models.draft_a, &seqs, dd).await?;
+        let b = distributions_many(&models.draft_b, &seqs, dd).await?;
         for (i, tokens) in seqs.iter().enumerate() {
             let (p, a, b) = (&p[i], &a[i], &b[i]);
             let kinds = token_kinds(tokens);
@@ -131,9 +131,9 @@ pub struct Position {
 pub async fn positions(models: &Models, tokens: &[u32]) -> Result<Vec<Position>, Error> {
     let seqs = [tokens.to_vec()];
     let mut d = Vec::with_capacity(3);
-    for m in [&models.target, &models.draft_a, &models.draft_b] {
+    for kind in ModelKind::ALL {
         d.push(
-            distributions_many(m, &seqs, &models.device)
+            distributions_many(models.get(kind), &seqs, models.device_of(kind))
                 .await?
                 .remove(0),
         );

@@ -221,7 +221,7 @@ pub async fn top_k_distortion(
             .map(|(prompt, g)| [prompt.as_slice(), &g.output].concat())
             .collect();
         let p = distributions_many(&models.target, &seqs, &models.device).await?;
-        let q = distributions_many(&models.draft_b, &seqs, &models.device).await?;
+        let q = distributions_many(&models.draft_b, &seqs, &models.draft_device).await?;
         for (i, (prompt, _)) in chunk.iter().enumerate() {
             let (p, q) = (&p[i], &q[i]);
             for j in prompt.len() - 1..seqs[i].len() - 1 {

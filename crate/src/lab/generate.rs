@@ -13,7 +13,7 @@ use crate::decode::stats::Generation;
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::likesworld::{self, EOS};
-use crate::model::Models;
+use crate::model::{ModelKind, Models};
 
 /// A seed per (run, prompt, repeat), so that runs are independent and replayable.
 pub fn derive_seed(seed: u64, i: usize, r: usize) -> u64 {
@@ -33,11 +33,11 @@ pub async fn run(
     trace: bool,
     clock: Clock<'_>,
 ) -> Result<Generation, Error> {
-    let d = &models.device;
+    let (d, dd) = (&models.device, &models.draft_device);
     let mut target = Cached::new(&models.target, d, temperature);
     let mut drafts = [
-        Cached::new(&models.draft_a, d, temperature),
-        Cached::new(&models.draft_b, d, temperature),
+        Cached::new(&models.draft_a, dd, temperature),
+        Cached::new(&models.draft_b, dd, temperature),
     ];
     generate(
         &mut target,
@@ -67,8 +67,7 @@ pub async fn run_all(
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<Vec<Generation>, Error> {
-    let d = &models.device;
-    let batch = |m| Batch::new(m, d, temperature, SLACK);
+    let batch = |kind| Batch::new(models.get(kind), models.device_of(kind), temperature, SLACK);
     let jobs = jobs
         .into_iter()
         .map(|(prompt, seed)| Job {
@@ -76,11 +75,7 @@ pub async fn run_all(
             chance: Seeded::new(seed),
         })
         .collect();
-    let models = vec![
-        batch(&models.target),
-        batch(&models.draft_a),
-        batch(&models.draft_b),
-    ];
+    let models = ModelKind::ALL.map(batch).into();
     let config = config(method, false);
     generate_all(models, jobs, &config, BATCH_ROWS, clock, progress).await
 }

@@ -97,7 +97,7 @@ pub async fn pool_report(
     progress: Progress<'_>,
 ) -> Result<PoolReport, Error> {
     let m = lab.models;
-    let d = &m.device;
+    let d = &m.draft_device;
     let (prompts, reference, speculative) = speculate(lab, pool, (gamma, rule), prompts).await?;
     let n = prompts.len() * 2;
     let mut done = prompts.len();
@@ -234,7 +234,7 @@ async fn speculate(
     prompts: usize,
 ) -> Result<(Vec<Vec<u32>>, Vec<Generation>, Vec<Generation>), Error> {
     let m = lab.models;
-    let d = &m.device;
+    let (d, dd) = (&m.device, &m.draft_device);
     let prompts: Vec<Vec<u32>> = likesworld::prompts(prompts)
         .iter()
         .map(|w| w.prompt())
@@ -242,7 +242,7 @@ async fn speculate(
     let reference = target_outputs(lab, &prompts, rule == TreeRule::Greedy).await?;
     let merge = Method::Merge { gamma, rule };
     let mut batches = vec![Batch::new(&m.target, d, 1.0, 16)];
-    batches.extend(pool.iter().map(|p| Batch::new(p, d, 1.0, 16)));
+    batches.extend(pool.iter().map(|p| Batch::new(p, dd, 1.0, 16)));
     let speculative = generate_all(
         batches,
         jobs(&prompts),
@@ -319,9 +319,9 @@ async fn timed(
     config: &Config,
     seed: u64,
 ) -> Result<(f64, usize), Error> {
-    let d = &lab.models.device;
+    let (d, dd) = (&lab.models.device, &lab.models.draft_device);
     let mut target = Cached::new(&lab.models.target, d, 1.0);
-    let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, d, 1.0)).collect();
+    let mut drafts: Vec<Cached> = pool.iter().map(|p| Cached::new(p, dd, 1.0)).collect();
     let start = (lab.clock)();
     let g = generate(
         &mut target,

@@ -41,7 +41,12 @@ use crate::theory;
 /// Demo 04.6: measured wall clock against the formula's prediction.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SpeedupReport {
+    /// The target's backend.
     pub backend: &'static str,
+    /// The drafts' backend where it is not the target's (on WebGPU, the CPU beside the GPU: c is
+    /// then a draft's CPU time over the target's GPU step).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drafts_on: Option<&'static str>,
     pub method: String,
     /// What proposed: a chain, a tree or a drafter without a model.
     pub shape: Proposing,
@@ -269,9 +274,10 @@ pub async fn speedup(
             Draft::A => &models.draft_a,
             Draft::B => &models.draft_b,
         };
+        let dd = &models.draft_device;
         let t1 = measure::time_call(&models.target, d, 1, batch, r, clock).await?;
         let tn = measure::time_call(&models.target, d, nodes + 1, batch, r, clock).await?;
-        let td = measure::time_call(draft, d, 1, batch, r, clock).await?;
+        let td = measure::time_call(draft, dd, 1, batch, r, clock).await?;
         (t1.median_us, tn.median_us, td.median_us)
     };
     // With the weights offloaded, their crossing alone (every call above paid it).
@@ -286,6 +292,9 @@ pub async fn speedup(
     let chain = spec.shape == Proposing::Chain;
     Ok(SpeedupReport {
         backend: models.backend.name(),
+        drafts_on: models
+            .drafts_apart()
+            .filter(|_| matches!(proposer, Proposer::Model(_))),
         method: spec.describe(lang)?,
         shape: spec.shape,
         gamma: spec.gamma,

@@ -173,7 +173,7 @@ pub async fn latencies(
     for kind in ModelKind::ALL {
         timing(kind);
         let m = models.get(kind);
-        timed.push(latency(m, &models.device, runs, warmup, clock, dispatches).await?);
+        timed.push(latency(m, models.device_of(kind), runs, warmup, clock, dispatches).await?);
     }
     Ok(Latencies::new(timed[0], timed[1], timed[2]))
 }

@@ -63,11 +63,18 @@ pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
         .map_err(|e| unreadable(format!("{e:?}")))
 }
 
-/// The target and both drafts, loaded from the shipped weights on one backend. The target may be
-/// widened ([`Models::with_target_width`]): the trained one is kept to widen from.
+/// The target and both drafts, loaded from the shipped weights: on one backend, or the target on
+/// the GPU and the drafts on the CPU beside it ([`Models::load_on`]). The target may be widened
+/// ([`Models::with_target_width`]): the trained one is kept to widen from. A clone shares the
+/// weights (a module's parameters are reference-counted).
+#[derive(Clone)]
 pub struct Models {
+    /// The target's backend and device (and the hidden-state drafts', which read its features).
     pub backend: Backend,
     pub device: Device,
+    /// Drafts A and B's backend and device: the target's, or the CPU's beside a GPU target.
+    pub drafts: Backend,
+    pub draft_device: Device,
     /// The target the experiments run: the trained one, or it widened [`Models::target_width`]×.
     pub target: Decoder,
     pub draft_a: Decoder,
@@ -77,18 +84,46 @@ pub struct Models {
 }
 
 impl Models {
+    /// Every model on `backend`.
     pub async fn load(backend: Backend) -> Result<Models, Error> {
+        Models::load_on(backend, backend).await
+    }
+
+    /// The target on `backend` and drafts A and B on `drafts`: on WebGPU, the drafts on the CPU
+    /// (flex) make c a draft's CPU time over the target's GPU step, instead of one GPU call's
+    /// fixed cost over another's (issue 31). The engine only ever exchanges token ids and
+    /// distributions on the host between them, so nothing else changes.
+    pub async fn load_on(backend: Backend, drafts: Backend) -> Result<Models, Error> {
         let device = backend.device().await?;
+        let draft_device = match drafts == backend {
+            true => device.clone(),
+            false => drafts.device().await?,
+        };
         let target = weights::load(ModelKind::Target, &device)?;
         Ok(Models {
             trained: target.clone(),
             target,
-            draft_a: weights::load(ModelKind::DraftA, &device)?,
-            draft_b: weights::load(ModelKind::DraftB, &device)?,
+            draft_a: weights::load(ModelKind::DraftA, &draft_device)?,
+            draft_b: weights::load(ModelKind::DraftB, &draft_device)?,
             backend,
             device,
+            drafts,
+            draft_device,
             width: 1,
         })
+    }
+
+    /// The device `kind` runs on.
+    pub fn device_of(&self, kind: ModelKind) -> &Device {
+        match kind {
+            ModelKind::Target => &self.device,
+            ModelKind::DraftA | ModelKind::DraftB => &self.draft_device,
+        }
+    }
+
+    /// Where drafts A and B run when it is not where the target runs: their backend's name.
+    pub fn drafts_apart(&self) -> Option<&'static str> {
+        (self.drafts != self.backend).then(|| self.drafts.name())
     }
 
     /// How many times wider than the trained target [`Models::target`] is.
@@ -107,13 +142,9 @@ impl Models {
             widen::widen(&self.trained, width, &self.device).await?
         };
         Ok(Models {
-            backend: self.backend,
-            device: self.device.clone(),
             target,
-            draft_a: self.draft_a.clone(),
-            draft_b: self.draft_b.clone(),
-            trained: self.trained.clone(),
             width,
+            ..self.clone()
         })
     }
 
@@ -122,14 +153,20 @@ impl Models {
     /// offloading keeps its small models on the GPU). Only on the wgpu backend.
     pub async fn with_offload(&self) -> Result<Models, Error> {
         Ok(Models {
-            backend: self.backend,
-            device: self.device.clone(),
             target: offload::offloaded(&self.target).await?,
-            draft_a: self.draft_a.clone(),
-            draft_b: self.draft_b.clone(),
-            trained: self.trained.clone(),
-            width: self.width,
+            ..self.clone()
         })
+    }
+
+    /// These models' target with `other`'s drafts A and B, where `other` holds them.
+    pub fn with_drafts_of(&self, other: &Models) -> Models {
+        Models {
+            drafts: other.drafts,
+            draft_device: other.draft_device.clone(),
+            draft_a: other.draft_a.clone(),
+            draft_b: other.draft_b.clone(),
+            ..self.clone()
+        }
     }
 
     /// Whether the target's weights are offloaded ([`Models::with_offload`]).
@@ -137,18 +174,10 @@ impl Models {
         self.target.host_weights().is_some()
     }
 
-    /// These models with `draft` (a trained draft of any shape: [`draft_file`]) in the place of
-    /// draft A (`DraftA`) or draft B (`DraftB`).
+    /// These models with `draft` (a trained draft of any shape: [`draft_file`], loaded on
+    /// [`Models::draft_device`]) in the place of draft A (`DraftA`) or draft B (`DraftB`).
     pub fn with_draft(&self, slot: ModelKind, draft: Decoder) -> Result<Models, Error> {
-        let mut m = Models {
-            backend: self.backend,
-            device: self.device.clone(),
-            target: self.target.clone(),
-            draft_a: self.draft_a.clone(),
-            draft_b: self.draft_b.clone(),
-            trained: self.trained.clone(),
-            width: self.width,
-        };
+        let mut m = self.clone();
         match slot {
             ModelKind::DraftA => m.draft_a = draft,
             ModelKind::DraftB => m.draft_b = draft,

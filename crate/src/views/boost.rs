@@ -123,7 +123,7 @@ pub async fn boost_view(
     let total = runs.len();
     let mut rows = Vec::with_capacity(total);
     for (k, &(n, way)) in runs.iter().enumerate() {
-        let pool = shipped_pool(way.unwrap_or(true), n, &models.device)?;
+        let pool = shipped_pool(way.unwrap_or(true), n, &models.draft_device)?;
         let mut part = |done: usize, all: usize| progress(k * all + done, total * all.max(1));
         let run = (params.gamma, PoolVerify::parse(&params.verify)?.rule());
         rows.push(pool_report(&lab, &pool, way, run, params.prompts, &mut part).await?);

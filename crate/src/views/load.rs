@@ -262,6 +262,7 @@ mod tests {
             .zip(verify)
             .map(|((&batch, &s), &v)| SpeedupReport {
                 backend: "flex",
+                drafts_on: None,
                 method: "draft B chain of 3, greedy".into(),
                 shape: Proposing::Chain,
                 gamma: 3,

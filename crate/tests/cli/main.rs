@@ -1,14 +1,16 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in eight files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
+//! in nine files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
 //! argument errors), [`models`] (the LikesWorld models, speculative and model-free decoding,
 //! every size option), [`measured`] (the widened target, the measured roofline and the
 //! wall-clock speedups), [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table),
 //! [`treepaths`] (per-sequence against tree-parallel verification, issue 34), [`load`] (the
 //! speedup against the batch: speculation under load), [`offload`] (the target's weights
-//! crossing to the GPU before every call) and [`learned`] (distilled drafts, the boost-tuned pool).
+//! crossing to the GPU before every call), [`drafts_on`] (the drafts on the CPU beside a GPU
+//! target) and [`learned`] (distilled drafts, the boost-tuned pool).
 
 mod analytic;
+mod drafts_on;
 mod hidden;
 mod learned;
 mod load;
@@ -49,6 +51,25 @@ pub fn f(v: &Value, key: &str) -> f64 {
     v[key]
         .as_f64()
         .unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+/// `likesworld speedup` of draft B on wgpu at `gamma` (one γ or a list) over `prompts`, then
+/// `extra`.
+pub fn wgpu_speedup<'a>(gamma: &'a str, prompts: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "likesworld",
+        "speedup",
+        "--backend",
+        "wgpu",
+        "--draft",
+        "b",
+        "--gamma",
+        gamma,
+        "--prompts",
+        prompts,
+    ];
+    a.extend_from_slice(extra);
+    a
 }
 
 pub fn check_error(args: &[&str], needle: &str) {

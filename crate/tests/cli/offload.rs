@@ -3,27 +3,10 @@
 //! (natively: lavapipe). The speedup reports the crossing beside the wall clock and its outputs
 //! stay the target's; the measured roofline reports it beside T(k); the CPU backends refuse it.
 
-use super::{check_error, f, json, run};
+use super::{check_error, f, json, run, wgpu_speedup as speedup};
 
 #[test]
 fn offloading_reports_the_crossing_and_the_cpu_backends_refuse_it() {
-    // The speedup of draft B on wgpu at `gamma` (one γ or a list) over `prompts`, then `extra`.
-    let speedup = |gamma: &'static str, prompts: &'static str, extra: &[&'static str]| {
-        let mut a = vec![
-            "likesworld",
-            "speedup",
-            "--backend",
-            "wgpu",
-            "--draft",
-            "b",
-            "--gamma",
-            gamma,
-            "--prompts",
-            prompts,
-        ];
-        a.extend_from_slice(extra);
-        a
-    };
     let on = json(&speedup("2", "3", &["--offload"]));
     let off = json(&speedup("2", "3", &[]));
     // The trained target's 84,584 parameters, as f32, cross every call.

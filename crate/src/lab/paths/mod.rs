@@ -407,7 +407,7 @@ pub async fn tree_vs_paths(
         TreeSource::Static(tree) => {
             let mut drafted = Vec::with_capacity(pool.len());
             for p in &pool {
-                let tokens = draft_tokens(&m.draft_a, &m.device, tree, p).await?;
+                let tokens = draft_tokens(&m.draft_a, &m.draft_device, tree, p).await?;
                 drafted.push(PromptTree {
                     tree: tree.clone(),
                     tokens,

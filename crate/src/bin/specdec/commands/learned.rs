@@ -254,8 +254,8 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
     let models = models_without_draft(o, "a pool (its members are the drafts)")?;
     o.finish()?;
     let members = match &dir {
-        Some(dir) => draft_file::read_pool(dir, filter, pool, &models.device)?,
-        None => draft_file::shipped_pool(filter, pool, &models.device)?,
+        Some(dir) => draft_file::read_pool(dir, filter, pool, &models.draft_device)?,
+        None => draft_file::shipped_pool(filter, pool, &models.draft_device)?,
     };
     let clock = native_clock();
     let lab = Lab::new(&models, Lang::En, &clock);

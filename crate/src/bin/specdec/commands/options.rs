@@ -25,9 +25,24 @@ pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
 /// The models on `--backend`, the target widened `--target-width`× (default 1: the trained one).
 pub fn models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
-    let m = read_sync(Models::load(backend(o)?))?;
+    let backend = backend(o)?;
+    let m = load(o, backend)?;
     let m = draft_file(o, m)?;
     Ok(read_sync(m.with_target_width(width))?)
+}
+
+/// The models with the target on `backend` and drafts A and B on `--drafts-on` (default: the
+/// target's backend; `--backend wgpu --drafts-on flex` puts the drafts on the CPU beside the
+/// GPU target, as the page does on WebGPU).
+fn load(o: &mut Opts, backend: Backend) -> Result<Models, Usage> {
+    let drafts = match o.take("drafts-on") {
+        Some(name) => Backend::parse(&name)?,
+        None => backend,
+    };
+    if drafts != backend {
+        o.beside.push(("drafts_on", drafts.name().to_string()));
+    }
+    Ok(read_sync(Models::load_on(backend, drafts))?)
 }
 
 /// `--draft-file FILE`: a draft trained by `specdec train --model draft` in the place of both
@@ -47,7 +62,7 @@ fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
         )));
     }
     let bytes = std::fs::read(&path).map_err(|e| fail(e.to_string()))?;
-    let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.device)
+    let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.draft_device)
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
     let m = models.with_draft(ModelKind::DraftA, draft.clone())?;
     o.beside.push((
@@ -84,7 +99,7 @@ pub fn timed_models(o: &mut Opts) -> Result<Models, Usage> {
     let width = width(o, "target-width")?;
     let backend = backend(o)?;
     let offload = offload(o, backend)?;
-    let m = read_sync(Models::load(backend))?;
+    let m = load(o, backend)?;
     let m = draft_file(o, m)?;
     let m = read_sync(m.with_target_width(width))?;
     Ok(if offload {
