@@ -9,9 +9,10 @@
 #                 a pool of helper workers splitting each large matmul by columns; for a page that
 #                 is cross-origin isolated (SharedArrayBuffer), and only there
 #   pkg/mt-fma/   both
-#   pkg/gpu/      the GPU module (burn's wgpu backend alone; a WebGPU job it cannot run goes to
-#                 the CPU module): a worker loads it only when someone picks WebGPU, since wgpu
-#                 and cubecl make it several times larger
+#   pkg/gpu/      the GPU module (burn's wgpu backend, and flex for the drafts that run on the
+#                 CPU beside a WebGPU target; a WebGPU job it cannot run goes to the CPU module):
+#                 a worker loads it only when someone picks WebGPU, since wgpu and cubecl make it
+#                 several times larger
 #   pkg/train/    the training module (flex with burn's autodiff and optimizers): only the training
 #                 widget's worker loads it, so that no other visitor downloads autodiff
 #   pkg/weights/  the trained models' weights, which neither module embeds: the page downloads
@@ -93,7 +94,7 @@ if [ "$which" = gpu ] || [ "$which" = all ]; then
   rm -rf pkg/gpu pkg/gpu.partial
   # The same profile and features as the wasm tests (scripts/test.sh), so burn is compiled once
   # for both.
-  cargo build --profile wasm-gpu --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu
+  cargo build --profile wasm-gpu --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu,flex
   generate wasm-gpu pkg/gpu.partial
   mv pkg/gpu.partial pkg/gpu
 fi

@@ -35,7 +35,7 @@ say "wasm API tests in headless Chromium (WebGPU through SwiftShader)"
 # compiled for wasm once for both (2 cores: each compile of burn and wgpu takes a quarter hour).
 (cd crate && CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --profile wasm-gpu --target wasm32-unknown-unknown --no-default-features --features wgpu --test wasm)
+  cargo test --profile wasm-gpu --target wasm32-unknown-unknown --no-default-features --features wgpu,flex --test wasm)
 
 say "browser tests of the page"
 (cd tests && node --test --test-concurrency=1 ./*.test.mjs)

@@ -8,7 +8,8 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /**
  * `webgpu: false` leaves WebGPU off, as on a machine without a usable adapter; `isolation: false`
- * serves without COOP/COEP, as a static host does.
+ * serves without COOP/COEP, as a static host does. `CHROMIUM_ARGS` (space-separated) adds flags:
+ * scripts/gpu-bench.sh asks for a hardware WebGPU adapter with them.
  */
 export async function start({ webgpu = true, isolation = true } = {}) {
   const { server, url } = await serve({ port: 0, isolation });
@@ -18,6 +19,7 @@ export async function start({ webgpu = true, isolation = true } = {}) {
     args: [
       '--no-sandbox', ...(webgpu ? ['--enable-unsafe-webgpu'] : []), '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', '--disable-quic',
+      ...(process.env.CHROMIUM_ARGS ?? '').split(' ').filter(Boolean),
     ],
   });
   return {

@@ -11,7 +11,7 @@ const runs = Number(arg('--runs', 10));
 const module = arg('--module', '/pkg/gpu/');
 const cpuProfile = process.argv.includes('--cpu-profile');
 // --backend flex profiles the CPU path of a CPU module (`--module /pkg/` or one generated with its
-// name section; the GPU module has no flex): its CPU profile is the useful part.
+// name section; the GPU module's flex runs only drafts): its CPU profile is the useful part.
 const backend = arg('--backend', 'wgpu');
 
 const env = await start();

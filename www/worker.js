@@ -14,8 +14,8 @@
 //
 // Two builds of the same engine: the CPU module (pkg/, flex and ndarray, compiled once by the page
 // and passed in with the build the page chose for this browser — threads, FMA: threads.js — whose
-// helper threads this worker starts) and the GPU module (pkg/gpu/, burn's wgpu backend and no CPU backend; several
-// times larger), fetched only when a job asks for the WebGPU backend and this browser's WebGPU
+// helper threads this worker starts) and the GPU module (pkg/gpu/, burn's wgpu backend, with flex
+// for the drafts that run on the CPU beside the GPU target; several times larger), fetched only when a job asks for the WebGPU backend and this browser's WebGPU
 // can run it. Whenever WebGPU cannot, the job runs on the CPU module with flex and a note says
 // why. Neither module embeds the models' weights: the page downloads them once and passes them
 // in, and each instance gets them before its first job.
@@ -168,7 +168,8 @@ async function engineFor(params, progress) {
         + '如果页面刚用 scripts/serve.sh 启动，WebGPU 模块还在构建中：几分钟后再试 WebGPU。');
     return onCpu(note);
   }
-  // An adapter that gives no device: the GPU module says why (it has no CPU backend to run on).
+  // An adapter that gives no device: the GPU module says why (the CPU module, with its threads and
+  // FMA, runs the job instead).
   const note = await engine.webgpu_unavailable({ lang: params.lang });
   if (note) return onCpu(note);
   return { engine, params, gpu: true };

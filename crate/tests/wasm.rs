@@ -51,7 +51,8 @@ fn provide_weights() {
 }
 
 /// The backends this build has, and those it leaves out: the GPU module's features (which these
-/// tests are built with in `scripts/test.sh`) have wgpu alone; the CPU module's, flex and ndarray.
+/// tests are built with in `scripts/test.sh`) have wgpu and flex (for drafts on the CPU beside a
+/// WebGPU target); the CPU module's, flex and ndarray.
 fn backends(present: bool) -> Vec<&'static str> {
     [
         ("flex", cfg!(feature = "flex")),
@@ -64,11 +65,11 @@ fn backends(present: bool) -> Vec<&'static str> {
     .collect()
 }
 
-/// Where the model jobs below run: flex when this build has it, else WebGPU.
-const MODELS_ON: &str = if cfg!(feature = "flex") {
-    "flex"
-} else {
+/// Where the model jobs below run: WebGPU when this build has it (the GPU module), else flex.
+const MODELS_ON: &str = if cfg!(feature = "wgpu") {
     "wgpu"
+} else {
+    "flex"
 };
 
 #[wasm_bindgen_test]
@@ -363,6 +364,31 @@ async fn speculative_decoding_runs_in_the_browser() {
         let on_cpu = wasm::likesworld_decode(step("flex"), None).await.unwrap();
         let words = |v: &JsValue| js_sys::JSON::stringify(&get(v, &["report", "output"])).unwrap();
         assert_eq!(words(&on_gpu), words(&on_cpu));
+        // The drafts on the CPU beside the WebGPU target (issue 31): the target's own greedy
+        // outputs still, and the timed report says where the drafts ran.
+        let apart = |experiment: &str| {
+            obj(
+                json!({"experiment": experiment, "prompts": 3, "gamma": 3, "draft": "b",
+                "backend": "wgpu", "drafts": "flex"}),
+            )
+        };
+        let greedy = wasm::likesworld_decode(apart("greedy"), None)
+            .await
+            .unwrap();
+        for r in js_sys::Array::from(&get(&greedy, &["report"])).iter() {
+            assert_eq!(num(&r, &["identical"]), 3.0);
+        }
+        let timed = wasm::likesworld_decode(apart("speedup"), None)
+            .await
+            .unwrap();
+        assert_eq!(
+            get(&timed, &["report", "backend"]).as_string().unwrap(),
+            "wgpu"
+        );
+        assert_eq!(
+            get(&timed, &["report", "drafts_on"]).as_string().unwrap(),
+            "flex"
+        );
     }
     // An experiment not named is the widget's default, greedy chains (here γ 4 among 1, 2, 6).
     let unnamed = wasm::likesworld_decode(obj(json!({"prompts": 1, "backend": MODELS_ON})), None)

@@ -5,7 +5,7 @@
 // one widget's controls and its other reports.
 import { fmt, table, escapeHtml } from '../html.js';
 import { tr } from '../i18n.js';
-import { crossingHtml } from './offload.js';
+import { crossingHtml, draftsHtml } from './offload.js';
 
 const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
 const us = (v) => fmt(v, v >= 100 ? 0 : 1);
@@ -27,7 +27,7 @@ export function loadHtml(r) {
     `<b>${x(w.measured_speedup)}</b> ${tr(`(IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
   const summary = tr(`<p class="numbers">${escapeHtml(r.method)} on <b>${r.backend}</b>, ${target}, timed against the target alone at every batch (each batch decodes its prompts that many at a time, at least one whole batch; the time per token counts every row of the batch).</p>`,
     `<p class="numbers">${escapeHtml(r.method)}，<b>${r.backend}</b>，${target}，每个批大小都与目标模型单独解码对比计时（每个批大小把提示词按该批大小分组一起解码；每 token 时间计入批里的每一行）。</p>`);
-  return summary + table([head].concat(rows), 'dec-load') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us)
+  return summary + table([head].concat(rows), 'dec-load') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0])
     + `<p class="numbers dec-load-caption">${escapeHtml(r.caption)}</p>`
     + `<ul class="numbers dec-published">${r.published.map((p) => `<li>${publishedHtml(p)}</li>`).join('')}</ul>`;
 }

@@ -7,7 +7,7 @@ import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
 import { loadHtml } from './decoding-load.js';
-import { crossingHtml, offloads, weightsControl } from './offload.js';
+import { crossingHtml, draftsControl, draftsHtml, draftsOn, offloads, weightsControl } from './offload.js';
 
 // The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
 // budget, depth and heads, and their defaults, are the core's (`presets`), read when the widget
@@ -26,6 +26,9 @@ const load = uses('load');
 const clocked = (s) => timed(s) || load(s);
 // A step-through of a draft on the target's hidden states (no draft model, γ or tree to choose).
 const hiddenStep = (s) => s.experiment === 'step' && ['medusa', 'eagle-2'].includes(s.stepkind);
+// The runs with draft A or B, which can sit on the CPU beside a WebGPU target (the hidden-state
+// drafts read the target's features on the GPU; a drafter without a model has no weights).
+const drafted = (s) => !['hidden', 'methods'].includes(s.experiment) && !free(s) && !hiddenStep(s);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
@@ -34,7 +37,7 @@ function params(s) {
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas, batches: s.batches,
     method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
-    offload: offloads(s, clocked),
+    offload: offloads(s, clocked), drafts: draftsOn(s, drafted),
   };
 }
 
@@ -196,7 +199,7 @@ function speedupHtml(r) {
   `<p class="numbers">在这里的 <b>${r.backend}</b> 上实测，${escapeHtml(r.method)}，${target}，${r.prompts} 个提示词，批 ${r.batch}：
     ${lookup ? '查找' : '草稿调用'} ${fmt(r.draft_call_us, 0)} µs，单 token 目标调用 ${fmt(r.target_call_us, 0)} µs，验证调用 ${fmt(r.verify_call_us, 0)} µs；
     普通解码 ${fmt(r.plain_us / 1000, 1)} ms，推测解码 ${fmt(r.speculative_us / 1000, 1)} ms。</p>`)
-    + table(rows, 'dec-speedup') + crossingHtml(r.transfer, r.target_call_us)
+    + table(rows, 'dec-speedup') + crossingHtml(r.transfer, r.target_call_us) + draftsHtml(r)
     + noisyHtml([r]) + (r.measured_speedup < 1 ? slowerHtml(r) : gapHtml(r));
 }
 
@@ -225,7 +228,7 @@ function sweepHtml(r) {
     the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,
   `<p class="numbers">${escapeHtml(r.method)}。在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
     按实测开销曲线排第一的是 γ ${r.curve_gamma}（${fmt(r.curve_speedup, 2)}×）。${formula}</p>`);
-  return summary + table([head].concat(rows), 'dec-sweep') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
+  return summary + table([head].concat(rows), 'dec-sweep') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0]) + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
 }
 
 /** A caution where the spread is as large as the effect: calls of microseconds on a busy device. */
@@ -366,6 +369,9 @@ export default {
     { label: 'Speculation under load: speedup against the batch (×16, chain of 3)', label_zh: '负载下的推测解码：加速比随批大小的变化（×16，长 3 的链）',
       values: { experiment: 'load', target_width: '16', draft: 'b', gamma: 3, batches: '1,2,4,8,16,32', prompts: '10', shape: 'chain' },
       note: 'the EAGLE-3 paper’s serving figures drawn beside it; each batch decodes at least one whole batch, so batch 32 decodes 32 prompts', note_zh: '旁边画出 EAGLE-3 论文的服务系统数据；每个批大小至少解码一整批，所以批 32 要解码 32 个提示词' },
+    { label: 'WebGPU: the ×16 target on the GPU, draft B on the CPU', label_zh: 'WebGPU：×16 目标模型在 GPU 上，草稿 B 在 CPU 上',
+      values: { experiment: 'speedup', backend: 'wgpu', drafts: 'cpu', weights: 'gpu', target_width: '16', draft: 'b', gamma: 3, prompts: '10', batch: '1', shape: 'chain' },
+      note: 'c is a draft’s CPU time over the target’s GPU step; run it again with the drafts on the GPU, where every call pays the same fixed cost', note_zh: 'c 是草稿的 CPU 时间比目标模型的一步 GPU 时间；把草稿放到 GPU 上再跑一次，那里每次调用都付同样的固定开销' },
     { label: '§4.6 · offloading: the ×16 target’s weights cross to the GPU every call', label_zh: '§4.6 · 权重卸载：×16 目标模型的权重每次调用都传到 GPU',
       values: { experiment: 'speedup', backend: 'wgpu', weights: 'host', target_width: '16', draft: 'b', gamma: 4, prompts: '10', batch: '1', shape: 'chain' },
       note: 'every target call first writes 76 MB into the GPU’s buffers; run it again with the weights on the GPU to compare', note_zh: '每次目标调用前先把 76 MB 写进 GPU 的缓冲区；把权重放回 GPU 再跑一次来对比' },
@@ -394,6 +400,7 @@ export default {
       ['hidden', '读目标模型隐藏状态的草稿（§5）'], ['methods', '墙钟上的每种方法（§6）']] },
     { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
     weightsControl(clocked),
+    draftsControl(drafted),
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)'], ['yours', 'yours (trained here)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）'], ['yours', '你的（在这里训练的）']], showIf: (s) => !uses('acceptance', 'stochastic', 'hidden', 'methods')(s) && !free(s) && !hiddenStep(s) },
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (uses('speedup', 'load')(s) && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),

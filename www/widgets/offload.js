@@ -1,7 +1,10 @@
-// Offloading (lecture §4.6; FlexGen, SpecInfer's offloading mode), shared by the widgets that time
-// the target on WebGPU: the control that keeps its weights in host memory, so that they cross to
-// the GPU before every target call, and the sentence that reports the measured crossing.
-import { fmt } from '../html.js';
+// Where the models live when the target runs on WebGPU, shared by the widgets that time it.
+// Offloading (lecture §4.6; FlexGen, SpecInfer's offloading mode): the control that keeps the
+// target's weights in host memory, so that they cross to the GPU before every target call, and the
+// sentence that reports the measured crossing. The drafts beside the GPU target (issue 31): on the
+// CPU in the worker, where a draft call costs its arithmetic, or on the GPU, where every call pays
+// the GPU's fixed cost of a call (c ≈ 0.8 for the trained target on SwiftShader).
+import { escapeHtml, fmt } from '../html.js';
 import { tr } from '../i18n.js';
 
 /** The weights control: on the GPU, or in host memory (WebGPU only: on a CPU backend the weights
@@ -34,4 +37,26 @@ export function crossingHtml(t, callUs) {
   return `<p class="numbers offload-note">${tr(
     `<b>Offloaded:</b> the target’s ${mb} MB of weights (every parameter, embeddings included) crossed from host memory to the GPU before every target call: ${ms} ms a crossing (${fmt(t.gb_per_s, 2)} GB/s)${of}. Every call saved is a crossing saved (lecture §4.6).${small}`,
     `<b>权重卸载：</b>每次目标调用前，目标模型的 ${mb} MB 权重（全部参数，包括嵌入）从主机内存传到 GPU：每次传输 ${ms} ms（${fmt(t.gb_per_s, 2)} GB/s）${of}。少一次调用就少一次传输（讲义 §4.6）。${small}`)}</p>`;
+}
+
+/** The drafts' place beside a WebGPU target: on the CPU (flex, the default) or on the GPU.
+ * `shown(s)` adds the widget's own condition (experiments that run a draft model). */
+export function draftsControl(shown = () => true) {
+  return {
+    key: 'drafts', label: 'drafts A and B', label_zh: '草稿 A 和 B', type: 'select', value: 'cpu',
+    options: [['cpu', 'on the CPU, beside the GPU target'], ['gpu', 'on the GPU, with the target']],
+    options_zh: [['cpu', '在 CPU 上，GPU 上的目标模型旁边'], ['gpu', '在 GPU 上，和目标模型一起']],
+    showIf: (s) => s.backend === 'wgpu' && shown(s),
+  };
+}
+
+/** The drafts' backend for a run with the widget's state `s` (undefined: the target's). */
+export const draftsOn = (s, shown = () => true) => (s.backend === 'wgpu' && shown(s) && s.drafts !== 'gpu' ? 'flex' : undefined);
+
+/** What a timed report `r` says when its drafts ran apart from the target (`r.drafts_on`). */
+export function draftsHtml(r) {
+  if (!r?.drafts_on) return '';
+  return `<p class="numbers drafts-note">${tr(
+    `<b>Drafts on the CPU:</b> the draft ran on ${escapeHtml(r.drafts_on)} in this worker while the target ran on WebGPU, so c = ${fmt(r.c, 3)} is a draft’s CPU time over the target’s GPU step. With the drafts on the GPU too, a draft call pays the fixed cost of a GPU call as the target’s does: run it again that way to compare.`,
+    `<b>草稿在 CPU 上：</b>草稿在这个 worker 里的 ${escapeHtml(r.drafts_on)} 上运行，目标模型在 WebGPU 上运行，所以 c = ${fmt(r.c, 3)} 是草稿的 CPU 时间比目标模型的一步 GPU 时间。草稿也放在 GPU 上时，每次草稿调用都要像目标模型一样付一次 GPU 调用的固定开销：那样再跑一次来对比。`)}</p>`;
 }

@@ -79,8 +79,8 @@ fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
 pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
 
 /// Hands the downloaded weights of `kind` to this module (wasm). They are checked before they
-/// are kept ([`check`]: without a device, since the GPU module has no CPU backend and may not
-/// have its GPU yet); a second call for the same model must bring the same bytes. The copy lives
+/// are kept ([`check`]: without a device, since the GPU module may not have its GPU yet); a
+/// second call for the same model must bring the same bytes. The copy lives
 /// as long as the module instance (three files, ≈ 0.5 MB in all).
 pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
     if let Some(kept) = kept(kind) {

@@ -2,21 +2,20 @@
 //! decoding widget's experiments, the measured roofline, drafting without a model, a tree verified
 //! per sequence and tree-parallel, the boost-tuned pools. Each export is
 //! a few lines over [`Job`], which does what they all do: read the page's language and the
-//! parameters, load the models of a backend once (widened when asked, with the note for a
-//! WebGPU job that ran on the CPU), hand the view the clock (`performance.now()`) and a progress
-//! callback, and write the view or the error. Progress goes out as data ([`Step`]), which the
-//! page words. The draft a student trained in the page is handed over here too
-//! ([`provide_trained_draft`], synchronous), and takes both drafts' places in a decoding job that
-//! asks for it (`trained_draft`).
+//! parameters, take the models the worker holds (`super::held`: widened when asked, the drafts
+//! on the CPU beside a WebGPU target when a decoding job asks, with the note for a WebGPU job that
+//! ran on the CPU), hand the view the clock (`performance.now()`) and a progress callback, and
+//! write the view or the error. Progress goes out as data ([`Step`]), which the page words. The
+//! draft a student trained in the page takes both drafts' places in a decoding job that asks for
+//! it (`trained_draft`).
 
+use super::held::{models, relabel, widened, with_trained};
 use super::{into_error, lang_of, output, params, performance};
-use crate::error::Named;
 use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
 use crate::model::Models;
 use crate::views;
 #[cfg(feature = "flex")]
-use burn::tensor::Device;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::rc::Rc;
@@ -116,11 +115,23 @@ impl Job {
         backend: &str,
         width: usize,
     ) -> Result<(Rc<Models>, Option<String>), JsError> {
+        self.models_on(backend, None, width).await
+    }
+
+    /// [`Job::models`] with drafts A and B on `drafts` (the target's backend unless named).
+    async fn models_on(
+        &self,
+        backend: &str,
+        drafts: Option<&str>,
+        width: usize,
+    ) -> Result<(Rc<Models>, Option<String>), JsError> {
         self.report(&Step::Loading { backend });
         crate::model::widen::WIDTH
             .check(width as f64)
             .map_err(|e| self.fail(e))?;
-        let (m, note) = models(backend, self.lang).await.map_err(|e| self.fail(e))?;
+        let (m, note) = models(backend, drafts, self.lang)
+            .await
+            .map_err(|e| self.fail(e))?;
         if width > 1 {
             self.report(&Step::Widening { width });
         }
@@ -184,122 +195,6 @@ noted!(
     views::treepaths::TreePathsView
 );
 
-thread_local! {
-    /// Models stay loaded per backend: decoding the weights is the slow part of a first call.
-    static MODELS: std::cell::RefCell<Vec<Rc<Models>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The last widened target's models: widening r = 16 reads and writes 76 MB, so a run of
-    /// jobs at one width widens once; only one widened target is held at a time.
-    static WIDENED: std::cell::RefCell<Option<Rc<Models>>> = const { std::cell::RefCell::new(None) };
-    /// The file of the draft trained in the page, as the page handed it over.
-    static TRAINED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Hands this module the draft the student trained in the page (`{bytes: Uint8Array, name, lang}`: its
-/// file, `model::draft_file`, as the training module wrote it or as uploaded), checked before it
-/// is kept; returns its shape (`d,layers,heads,d_ff`). A bad file is refused with the reason and
-/// the draft kept before stays. The page calls it to check an uploaded file, the worker before a
-/// job that speculates with the trained draft. `bytes: null` forgets the draft (the student
-/// pressed Forget): a job that asks for it is then refused, saying why.
-#[wasm_bindgen]
-pub fn provide_trained_draft(params: JsValue) -> Result<String, JsError> {
-    let lang = lang_of(&params);
-    // How messages name the file: the student's own file name, when the page passes it.
-    let name = js_sys::Reflect::get(&params, &JsValue::from_str("name"))
-        .ok()
-        .and_then(|n| n.as_string())
-        .unwrap_or_else(|| TRAINED_NAME.to_string());
-    let bytes = js_sys::Reflect::get(&params, &JsValue::from_str("bytes")).ok();
-    if bytes
-        .as_ref()
-        .is_none_or(|b| b.is_null() || b.is_undefined())
-    {
-        TRAINED.with(|t| t.borrow_mut().take());
-        return Ok(String::new());
-    }
-    let bytes = bytes
-        .filter(|b| b.is_instance_of::<js_sys::Uint8Array>())
-        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
-        .ok_or_else(|| {
-            into_error(
-                "bytes: expected the draft file's bytes (a Uint8Array)",
-                lang,
-            )
-        })?;
-    // Read whole where this module has a CPU device (every parameter's name, shape and values);
-    // the GPU module reads its shape and values, and the job reads it whole.
-    #[cfg(feature = "flex")]
-    let shape = crate::model::draft_file::from_bytes(&bytes, &name, &Device::flex())
-        .map(|(_, shape)| shape);
-    #[cfg(not(feature = "flex"))]
-    let shape = crate::model::draft_file::read_shape(&bytes, &name);
-    let shape = shape.map_err(|e| into_error(e, lang))?;
-    TRAINED.with(|t| *t.borrow_mut() = Some(bytes));
-    Ok(crate::model::draft_file::shape_name(&shape))
-}
-
-/// How messages name the trained draft's file.
-const TRAINED_NAME: &str = "trained-draft.bpk";
-
-/// `m` with the draft trained in the page in both drafts' places, and the note that says so.
-fn with_trained(m: Rc<Models>, lang: Lang) -> Result<(Rc<Models>, String), crate::Error> {
-    use crate::model::draft_file::{from_bytes, shape_name};
-    use crate::model::ModelKind;
-    let bytes = TRAINED.with(|t| t.borrow().clone()).ok_or(crate::Error::Unavailable {
-        what: "trained draft",
-        why: crate::error::Text::new(
-            "no draft is kept in this browser (none was trained here yet, or it was forgotten): train one in the training widget, or load its file there",
-            "这个浏览器里没有保存草稿（还没在这里训练过，或已经删除）：先在训练小部件里训练一个，或在那里载入它的文件",
-        ),
-    })?;
-    let (draft, shape) = from_bytes(&bytes, TRAINED_NAME, &m.device)?;
-    let m = m.with_draft(ModelKind::DraftA, draft.clone())?;
-    let m = m.with_draft(ModelKind::DraftB, draft)?;
-    let note = lang.pick(
-        &format!("Your draft trained in this page ({}: d, layers, heads, d_ff) proposes in this run, in the place of drafts A and B.", shape_name(&shape)),
-        &format!("这次运行由你在本页训练的草稿（{}：d、层数、头数、d_ff）提议，代替草稿 A 和 B。", shape_name(&shape)),
-    ).to_string();
-    Ok((Rc::new(m), note))
-}
-
-/// The models on `backend`, loaded once. A build with flex gives a WebGPU job without a usable
-/// adapter the flex models and the reason, for the page to show; the GPU module, which has no
-/// CPU backend, gives the error (the worker asks [`webgpu_unavailable`] first).
-async fn models(backend: &str, lang: Lang) -> Result<(Rc<Models>, Option<String>), crate::Error> {
-    let mut backend = Backend::parse(backend)?;
-    let mut note = None;
-    if backend == Backend::Wgpu {
-        if let Err(e) = backend.device().await {
-            if !cfg!(feature = "flex") {
-                return Err(e);
-            }
-            note = Some(Fallback::NoDevice(e).note(lang));
-            backend = Backend::Flex;
-        }
-    }
-    if let Some(m) = MODELS.with(|m| m.borrow().iter().find(|m| m.backend == backend).cloned()) {
-        return Ok((m, note));
-    }
-    let loaded = Rc::new(Models::load(backend).await?);
-    MODELS.with(|m| m.borrow_mut().push(loaded.clone()));
-    Ok((loaded, note))
-}
-
-/// `models` with the target widened `width`× (width 1: `models` itself).
-async fn widened(models: Rc<Models>, width: usize) -> Result<Rc<Models>, crate::Error> {
-    if width == 1 {
-        return Ok(models);
-    }
-    let held = WIDENED.with(|w| w.borrow().clone());
-    if let Some(m) = held.filter(|m| m.backend == models.backend && m.target_width() == width) {
-        return Ok(m);
-    }
-    // The old one goes first: two wide targets at once may not fit the tab's memory.
-    WIDENED.with(|w| w.borrow_mut().take());
-    let wide = Rc::new(models.with_target_width(width).await?);
-    WIDENED.with(|w| *w.borrow_mut() = Some(wide.clone()));
-    Ok(wide)
-}
-
 /// The backend a model job asks for, how many times the trained target is widened, and the room
 /// the page has for the job's figure (CSS px).
 #[derive(serde::Deserialize)]
@@ -309,6 +204,8 @@ struct OnBackend {
     target_width: usize,
     /// The target's weights cross to the GPU before every call (`model::offload`).
     offload: bool,
+    /// The backend of drafts A and B, when not the target's (`flex` beside a WebGPU target).
+    drafts: Option<String>,
     figure_width: Option<u32>,
     /// The draft trained in the page ([`provide_trained_draft`]) takes both drafts' places.
     trained_draft: bool,
@@ -320,6 +217,7 @@ impl Default for OnBackend {
             backend: "flex".into(),
             target_width: 1,
             offload: false,
+            drafts: None,
             figure_width: None,
             trained_draft: false,
         }
@@ -328,7 +226,8 @@ impl Default for OnBackend {
 
 /// Whether this module can run WebGPU jobs here: `undefined` when it can, else the note for a
 /// run on the CPU instead (the worker asks the GPU module this before its first job, and sends
-/// the jobs to the CPU module when WebGPU fails, since the GPU module has no CPU backend).
+/// the jobs to the CPU module when WebGPU fails: the GPU module's flex, there for drafts beside a
+/// WebGPU target, has neither threads nor FMA).
 #[wasm_bindgen]
 pub async fn webgpu_unavailable(params: JsValue) -> Result<Option<String>, JsError> {
     // Only the page's language is read from the parameters.
@@ -436,7 +335,9 @@ pub async fn likesworld_decode(
     let on: OnBackend = job.read(params.clone())?;
     let experiment: crate::lab::Experiment = job.read(with_experiment(params))?;
     experiment.check().map_err(|e| job.fail(e))?;
-    let (m, note) = job.models(&on.backend, on.target_width).await?;
+    let (m, note) = job
+        .models_on(&on.backend, on.drafts.as_deref(), on.target_width)
+        .await?;
     let m = job.offloaded(m, on.offload, note.as_deref()).await?;
     let (m, yours) = match on.trained_draft {
         true => {
@@ -461,34 +362,6 @@ pub async fn likesworld_decode(
         .map_or(yours.clone(), |n| format!("{n} {yours}"))
         .into();
     output(&value, lang)
-}
-
-/// A report of the trained draft, which ran in the shipped drafts' places: every "draft A" (or B)
-/// its texts and figures name becomes "your draft", in both languages.
-fn relabel(value: &mut serde_json::Value) {
-    use serde_json::Value;
-    const NAMES: [(&str, &str); 8] = [
-        ("draft A", "your draft"),
-        ("draft B", "your draft"),
-        ("Draft A", "Your draft"),
-        ("Draft B", "Your draft"),
-        ("草稿 A ", "你的草稿"),
-        ("草稿 B ", "你的草稿"),
-        ("草稿 A", "你的草稿"),
-        ("草稿 B", "你的草稿"),
-    ];
-    match value {
-        Value::String(s) => {
-            for (from, to) in NAMES {
-                if s.contains(from) {
-                    *s = s.replace(from, to);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(relabel),
-        Value::Object(fields) => fields.values_mut().for_each(relabel),
-        _ => {}
-    }
 }
 
 /// The measured roofline (`views::measured`): T(k) of the target widened `width`× on `backend`,

@@ -1,6 +1,7 @@
 //! The wasm binding: the only module that knows JavaScript exists. Split by job:
 //! [`views`] the synchronous exports (one line each, through [`call`]), [`jobs`] the asynchronous
-//! model jobs (each a few lines, through [`jobs::Job`]), [`presets`] what the page's controls
+//! model jobs (each a few lines, through [`jobs::Job`]), [`held`] the models a worker keeps
+//! between jobs (and the draft trained in the page), [`presets`] what the page's controls
 //! offer, [`weights`] the weights the page hands over, [`threads`] the pool of threads that splits
 //! a large matmul and what this build runs on. The training module (feature `train`,
 //! loaded only by the training widget) has [`weights`] and [`train`] alone: a draft distilled
@@ -23,6 +24,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[cfg(not(feature = "train"))]
+pub mod held;
+#[cfg(not(feature = "train"))]
 pub mod jobs;
 #[cfg(not(feature = "train"))]
 pub mod presets;
@@ -34,6 +37,8 @@ pub mod train;
 pub mod views;
 pub mod weights;
 
+#[cfg(not(feature = "train"))]
+pub use held::provide_trained_draft;
 #[cfg(not(feature = "train"))]
 pub use jobs::*;
 #[cfg(not(feature = "train"))]

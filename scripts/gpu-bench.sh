@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# For a machine with a real GPU (issue 31; nothing else needs one): the ×16 target's T(k) and the
+# speedup of a separate draft natively on wgpu (Vulkan, Metal or DX12), with the drafts on the
+# GPU beside the target and on the CPU (flex), then the same in the page where this machine's
+# Chromium gets a hardware WebGPU adapter. Record what it prints in docs/performance.md.
+#   bash scripts/gpu-bench.sh [--width 16] [--prompts 10] [--no-page]
+# Takes a few minutes on a GPU. Run nothing else meanwhile: it times this machine.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$repo/scripts/setup.sh"
+ensure_rust
+width=16
+prompts=10
+page=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --width) width="$2"; shift 2 ;;
+    --prompts) prompts="$2"; shift 2 ;;
+    --no-page) page=0; shift ;;
+    *) echo "gpu-bench.sh: unknown option $1 (expected --width N, --prompts N, --no-page)" >&2; exit 2 ;;
+  esac
+done
+cd "$repo"
+cargo build --release -p specdec --bin specdec --quiet
+specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
+printf '\n== The adapter wgpu picks, and per-call latency of the three models (c = draft / target) ==\n'
+"$specdec" model-bench --backend wgpu
+printf '\n== The measured roofline of ×%s on wgpu: T(k)/T(1) ==\n' "$width"
+"$specdec" roofline-measure --backend wgpu --width "$width" --k 1,2,4,5,8,16,32
+for drafts in flex wgpu; do
+  printf '\n== ×%s on wgpu, draft B chain, every γ, drafts on %s ==\n' "$width" "$drafts"
+  "$specdec" likesworld speedup --backend wgpu --drafts-on "$drafts" --target-width "$width" \
+    --draft b --gamma 1,2,3,4,6 --prompts "$prompts"
+done
+printf '\n== The §6 table on ×%s on wgpu (8 nodes) ==\n' "$width"
+"$specdec" likesworld methods --backend wgpu --target-width "$width" --budget 8 --prompts "$prompts"
+if [ "$page" = 1 ]; then
+  ensure_browser
+  bash scripts/build-wasm.sh cpu1
+  bash scripts/build-wasm.sh gpu
+  printf '\n== In the page (Chromium with a hardware adapter where it gets one; the adapter is printed first) ==\n'
+  # Vulkan for Chromium's WebGPU on Linux: without it headless Chromium falls back to SwiftShader.
+  CHROMIUM_ARGS="--enable-features=Vulkan --use-angle=vulkan --ignore-gpu-blocklist" \
+    node tests/bench-webgpu.mjs --width "$width" --prompts "$prompts"
+fi
