@@ -37,8 +37,14 @@ test('on WebGPU the drafts run on the CPU by default: same outputs, c far below 
   // CPU it costs its arithmetic (≈ 0.03). A draft left on the GPU would fail this by far.
   assert.ok(cOnCpu < 0.5 * cOnGpu, `c on the CPU ${cOnCpu}, on the GPU ${cOnGpu}`);
   // Not for the drafts on the target's hidden states, nor on a CPU backend.
-  await setControl(page, 'decoding', 'experiment', 'hidden');
-  assert.ok(!(await shown(page, `${W} [data-key="drafts"]`)), 'no drafts control for Medusa and EAGLE');
+  for (const experiment of ['hidden', 'methods']) {
+    await setControl(page, 'decoding', 'experiment', experiment);
+    assert.ok(!(await shown(page, `${W} [data-key="drafts"]`)), `no drafts control for ${experiment}: Medusa and EAGLE stay with the target's features`);
+  }
+  await setControl(page, 'decoding', 'experiment', 'speedup');
+  await setControl(page, 'decoding', 'shape', 'prompt-lookup');
+  assert.ok(!(await shown(page, `${W} [data-key="drafts"]`)), 'no drafts control for a drafter without a model');
+  await setControl(page, 'decoding', 'shape', 'chain');
   await setControl(page, 'decoding', 'experiment', 'speedup');
   await setControl(page, 'decoding', 'backend', 'flex');
   assert.ok(!(await shown(page, `${W} [data-key="drafts"]`)), 'no drafts control on the CPU');

@@ -436,7 +436,7 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
 /// On ndarray, on wgpu, and with the target on wgpu and the drafts on flex beside it (the page's
 /// WebGPU runs, issue 31), greedy speculation reproduces the target's own greedy output.
 #[test]
-fn greedy_decoding_is_identical_on_ndarray_and_wgpu() {
+fn greedy_decoding_is_identical_on_ndarray_on_wgpu_and_with_the_drafts_on_flex_beside_wgpu() {
     let placements = [
         (Backend::Ndarray, Backend::Ndarray),
         (Backend::Wgpu, Backend::Wgpu),

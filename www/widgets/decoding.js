@@ -220,7 +220,7 @@ function sweepHtml(r) {
       `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，选 γ ${r.formula_gamma}，承诺 ${fmt(r.formula_speedup, 2)}×——它假设验证是免费的。`);
   }
   // The trained target is as small as its drafts: say why no γ pays and where the lecture's regime is.
-  const tiny = r.target_width === 1 && r.best_speedup < 1 && r.shape === 'chain'
+  const tiny = r.target_width === 1 && r.best_speedup < 1 && r.shape === 'chain' && !r.rows[0].drafts_on
     ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs nearly what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05) and a verify call is not free either. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
       `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用几乎和一次目标调用一样贵（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05），验证调用也不免费。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
     : '';

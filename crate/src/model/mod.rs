@@ -149,8 +149,9 @@ impl Models {
     }
 
     /// These models with the target's weights offloaded ([`offload::offloaded`]): they cross to
-    /// the device before every target call; the drafts stay on the device (SpecInfer's
-    /// offloading keeps its small models on the GPU). Only on the wgpu backend.
+    /// the device before every target call; the drafts stay where they are (on the GPU, as
+    /// SpecInfer's offloading keeps its small models, or on the CPU beside it). Only on the wgpu
+    /// backend.
     pub async fn with_offload(&self) -> Result<Models, Error> {
         Ok(Models {
             target: offload::offloaded(&self.target).await?,

@@ -15,7 +15,6 @@ use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
 use crate::model::Models;
 use crate::views;
-#[cfg(feature = "flex")]
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::rc::Rc;

@@ -1,33 +1,72 @@
 //! The drafts on another backend than the target (issue 31): `--backend wgpu --drafts-on flex`
 //! runs the target on the GPU (natively: lavapipe) and drafts A and B on the CPU beside it, as
-//! the page runs WebGPU. The outputs stay the target's, the report says where the drafts ran, and
-//! c is a draft's CPU time over the target's GPU step: far below a draft's GPU call over the
-//! target's, where both pay the GPU's fixed cost of a call.
+//! the page runs WebGPU. The acceptance stays the same, the report says where the drafts ran, a
+//! draft call costs what it costs on the CPU, and the option is refused where no draft model
+//! would move.
 
-use super::{check_error, f, json, wgpu_speedup};
+use super::{check_error, f, json, run, wgpu_speedup};
 
 #[test]
-fn drafts_on_the_cpu_beside_a_gpu_target_keep_the_outputs_and_cut_c() {
+fn drafts_on_the_cpu_beside_a_gpu_target_keep_the_acceptance_and_run_at_cpu_speed() {
     let speedup = |extra: &[&'static str]| json(&wgpu_speedup("3", "4", extra));
     let apart = speedup(&["--drafts-on", "flex"]);
     let together = speedup(&[]);
     assert_eq!(apart["backend"], "wgpu", "{apart}");
     assert_eq!(apart["drafts_on"], "flex", "{apart}");
     assert!(together.get("drafts_on").is_none(), "{together}");
-    // Greedy: the same tokens at the same acceptance wherever the drafts run.
-    for key in ["tokens", "alpha", "tokens_per_call"] {
+    // Greedy: the same acceptance and tokens per call wherever the drafts run (the outputs
+    // themselves: tests/decoding.rs).
+    for key in ["alpha", "tokens_per_call"] {
         assert_eq!(apart[key], together[key], "{key}");
     }
-    // A draft call on the GPU pays about what a target call pays (c near 1 on lavapipe, whose
-    // fixed cost per call dwarfs these models' arithmetic); on the CPU it costs a fraction.
-    let (c_apart, c_together) = (f(&apart, "c"), f(&together, "c"));
+    // The drafts ran on the CPU: a draft call takes about what it takes with every model on flex
+    // (on lavapipe a draft call on the GPU takes 10× that; on a real GPU it may not, so the
+    // ratio c itself, which depends on the GPU, is not what is checked here).
+    let on_flex = json(&[
+        "likesworld",
+        "speedup",
+        "--draft",
+        "b",
+        "--gamma",
+        "3",
+        "--prompts",
+        "4",
+    ]);
+    let (apart_us, flex_us) = (f(&apart, "draft_call_us"), f(&on_flex, "draft_call_us"));
     assert!(
-        c_apart < 0.5 * c_together,
-        "c with the drafts on the CPU {c_apart}, on the GPU {c_together}"
+        apart_us < 3.0 * flex_us,
+        "a draft call beside the GPU target {apart_us} µs, with every model on flex {flex_us} µs"
+    );
+    // The table says so too.
+    let (code, stdout, stderr) = run(&wgpu_speedup("2", "2", &["--drafts-on", "flex"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("flex, beside the target on wgpu"),
+        "{stdout}"
     );
 }
 
 #[test]
-fn an_unknown_drafts_backend_is_refused_before_anything_loads() {
-    check_error(&wgpu_speedup("2", "2", &["--drafts-on", "tpu"]), "tpu");
+fn drafts_on_is_refused_where_no_draft_model_would_move() {
+    let on_flex = |a: &[&'static str]| [a, &["--backend", "wgpu", "--drafts-on", "flex"]].concat();
+    check_error(
+        &wgpu_speedup("2", "2", &["--drafts-on", "tpu"]),
+        "likesworld: --drafts-on: unknown backend \"tpu\"",
+    );
+    check_error(
+        &on_flex(&["likesworld", "speedup", "--drafter", "prompt-lookup"]),
+        "--drafts-on: a drafter without a model runs no draft model",
+    );
+    check_error(
+        &on_flex(&["likesworld", "medusa"]),
+        "--drafts-on: a draft on the target's hidden states runs where the target's features are",
+    );
+    check_error(
+        &on_flex(&["likesworld", "methods"]),
+        "--drafts-on: the §6 table runs every draft beside the target",
+    );
+    check_error(
+        &on_flex(&["likesworld", "widen-check", "--width", "2"]),
+        "--drafts-on: the widening check runs no draft model",
+    );
 }

@@ -1,7 +1,7 @@
 //! The LikesWorld model commands: `train`, `likesworld accuracy`, `tree-attention`,
 //! `model-bench`, `roofline-measure` and `likesworld widen-check` (native only).
 
-use super::options::{backend, models_without_draft, offload, prompts, width};
+use super::options::{backend, models_without_draft, offload, prompts, return_if_drafts_on, width};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::module::Module;
 use burn::tensor::read_sync;
@@ -441,6 +441,7 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
 pub fn widen_check(o: &mut Opts) -> Result<Report, Usage> {
     let r = width(o, "width")?;
     let n = prompts(o, 64)?;
+    return_if_drafts_on(o, "the widening check runs no draft model")?;
     let m = models_without_draft(o, "the widening check")?;
     let wide = read_sync(m.with_target_width(r))?;
     let seqs: Vec<Vec<u32>> = held_out(n).iter().map(|w| w.tokens()).collect();

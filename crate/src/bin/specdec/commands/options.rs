@@ -10,7 +10,7 @@ use specdec::clock::native_clock;
 use specdec::error::Named;
 use specdec::i18n::Lang;
 use specdec::lab::experiment::{self, Outcome};
-use specdec::lab::params::{Draft, Experiment, PROMPTS};
+use specdec::lab::params::{Draft, Experiment, Proposing, PROMPTS};
 use specdec::lab::Lab;
 use specdec::model::device::Backend;
 use specdec::model::widen::WIDTH;
@@ -36,12 +36,11 @@ pub fn models(o: &mut Opts) -> Result<Models, Usage> {
 /// GPU target, as the page does on WebGPU).
 fn load(o: &mut Opts, backend: Backend) -> Result<Models, Usage> {
     let drafts = match o.take("drafts-on") {
-        Some(name) => Backend::parse(&name)?,
+        Some(name) => {
+            Backend::parse(&name).map_err(|e| Usage(format!("{}: --drafts-on: {e}", o.command)))?
+        }
         None => backend,
     };
-    if drafts != backend {
-        o.beside.push(("drafts_on", drafts.name().to_string()));
-    }
     Ok(read_sync(Models::load_on(backend, drafts))?)
 }
 
@@ -82,6 +81,18 @@ fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
     }
 }
 
+/// `--drafts-on` refused, naming why, where drafts A and B do not run (or not all of a report's
+/// rows would follow it), rather than accepted without effect.
+pub fn return_if_drafts_on(o: &Opts, what: &str) -> Result<(), Usage> {
+    match o.peek("drafts-on") {
+        Some(_) => Err(Usage(format!(
+            "{}: --drafts-on: {what}, so there is no draft model to place",
+            o.command
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// [`models`] for an experiment that runs no draft model (Medusa, EAGLE, a pool, a drafter without
 /// a model): `--draft-file` is refused, naming why, rather than ignored.
 pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
@@ -89,12 +100,13 @@ pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
     models(o)
 }
 
-/// [`models`] for the wall-clock commands, which report what crossed: with `--offload` the
-/// target's weights cross to the GPU before every target call (wgpu only, refused on the CPU
-/// backends before any model loads).
-pub fn timed_models(o: &mut Opts) -> Result<Models, Usage> {
-    if o.peek("drafter").is_some() {
+/// [`models`] for the wall-clock commands of `shape`, which report what crossed: with `--offload`
+/// the target's weights cross to the GPU before every target call (wgpu only, refused on the CPU
+/// backends before any model loads). A drafter without a model refuses a draft's options.
+pub fn timed_models(o: &mut Opts, shape: Proposing) -> Result<Models, Usage> {
+    if shape.free().is_some() {
         return_if_draft_file(o, "a drafter without a model")?;
+        return_if_drafts_on(o, "a drafter without a model runs no draft model")?;
     }
     let width = width(o, "target-width")?;
     let backend = backend(o)?;

@@ -122,7 +122,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
         config: config.unwrap_or_default(),
     };
     spec.check()?;
-    let m = timed_models(o)?;
+    let m = timed_models(o, spec.shape)?;
     let Outcome::Speedup(r) = run(o, &Experiment::Speedup(spec), &m)? else {
         unreachable!("a speedup experiment reports its speedup")
     };
@@ -215,15 +215,19 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 
 /// The row that says what crossed before every target call, when the weights were offloaded
 /// (timed after the first run of a sweep; every run's calls paid it).
-fn crossed(r: &SpeedupReport) -> Option<(String, String)> {
-    r.transfer
-        .as_ref()
-        .map(|t| row("offloaded weights", t.summary()))
+fn crossed(r: &SpeedupReport) -> Vec<(String, String)> {
+    let crossing = r.transfer.as_ref();
+    let crossing = crossing.map(|t| row("offloaded weights", t.summary()));
+    let drafts = r.drafts_on.map(|b| {
+        let on = format!("{b}, beside the target on {}", r.backend);
+        row("drafts on", on)
+    });
+    crossing.into_iter().chain(drafts).collect()
 }
 
 /// Every γ of the sweep: a line each, then the best measured γ beside the formula's.
 fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
-    let m = timed_models(o)?;
+    let m = timed_models(o, spec.shape)?;
     let Outcome::Sweep(r) = run(o, &Experiment::Sweep(spec.clone()), &m)? else {
         unreachable!("a sweep reports its sweep")
     };
@@ -281,7 +285,7 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
 /// Every batch of the sweep over the batch: a line each, the published serving figures, and what
 /// the measured rows say beside them.
 fn load(o: &mut Opts, spec: &Load) -> Result<Report, Usage> {
-    let m = timed_models(o)?;
+    let m = timed_models(o, spec.shape)?;
     let Outcome::Load(r) = run(o, &Experiment::Load(spec.clone()), &m)? else {
         unreachable!("a sweep over the batch reports its rows")
     };
