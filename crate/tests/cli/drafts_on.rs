@@ -57,6 +57,18 @@ fn drafts_on_is_refused_where_no_draft_model_would_move() {
         &on_flex(&["likesworld", "speedup", "--drafter", "prompt-lookup"]),
         "--drafts-on: a drafter without a model runs no draft model",
     );
+    // A trained draft has no place beside a drafter without a model either.
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--drafter",
+            "suffix",
+            "--draft-file",
+            "draft.bpk",
+        ],
+        "--draft-file: a drafter without a model runs no draft model",
+    );
     check_error(
         &on_flex(&["likesworld", "medusa"]),
         "--drafts-on: a draft on the target's hidden states runs where the target's features are",
