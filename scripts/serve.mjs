@@ -44,13 +44,15 @@ function resolvePath(urlPath) {
  * leaves out COOP/COEP, as a static host does (the page's service worker then adds them).
  */
 export function serve({ host = '127.0.0.1', port = 8000, isolation = true } = {}) {
+  // On every answer, errors included: an isolated page's 404 is still an isolated document.
+  const isolating = isolation ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
   const server = createServer(async (req, res) => {
     let file;
     try {
       file = resolvePath(new URL(req.url, 'http://x').pathname);
     } catch {
       // A malformed escape such as GET /% : the client's mistake, and the server keeps serving.
-      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.writeHead(400, { 'content-type': 'text/plain', ...isolating });
       res.end('bad request\n');
       return;
     }
@@ -61,14 +63,14 @@ export function serve({ host = '127.0.0.1', port = 8000, isolation = true } = {}
         'content-type': types[extname(file)] ?? 'application/octet-stream',
         'content-security-policy': CSP,
         'cache-control': 'no-cache',
-        ...(isolation ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}),
+        ...isolating,
         'cross-origin-resource-policy': 'cross-origin',
         'access-control-allow-origin': '*',
       });
       res.end(body);
     } catch (e) {
       // With CORS, so that a page on another site sees the 404 rather than a blocked request.
-      res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+      res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'content-type': 'text/plain', 'access-control-allow-origin': '*', ...isolating });
       res.end(e.code === 'ENOENT' || e.code === 'EISDIR' ? 'not found\n' : 'server error\n');
     }
   });
