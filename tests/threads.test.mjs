@@ -47,9 +47,9 @@ test('an isolated page runs the threaded FMA build: a thread per core, FMA on, a
   await page.close();
 });
 
-test('the widened target on the threaded FMA build: greedy chains give the target’s tokens, and the trained target’s', async () => {
-  const rowsAt = async (width) => {
-    const { page, errors } = await open(env, `?decoding.experiment=greedy&decoding.prompts=10&decoding.target_width=${width}`);
+test('the widened target on the threaded FMA build: greedy chains and trees give the target’s tokens, and the trained target’s', async () => {
+  const rowsAt = async (width, experiment = 'greedy') => {
+    const { page, errors } = await open(env, `?decoding.experiment=${experiment}&decoding.prompts=10&decoding.target_width=${width}`);
     await decoded(page, 1);
     const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
     assert.deepEqual(errors, []);
@@ -62,6 +62,12 @@ test('the widened target on the threaded FMA build: greedy chains give the targe
   // The widened target answers as the trained one (its matmuls split across threads, 1 to 9
   // rows a call): every draft's acceptance, tokens per call and calls come out the same.
   assert.deepEqual(wide, await rowsAt(1));
+  // Trees (the widget's default ⟨2,2,1⟩ and its others): a call verifies up to 9 rows under the
+  // tree mask, split across threads the same way.
+  const trees = await rowsAt(8, 'tree');
+  assert.ok(trees.length > 1, trees.join(' | '));
+  for (const r of trees.slice(1)) assert.match(r, / 10\/10 /, r);
+  assert.deepEqual(trees, await rowsAt(1, 'tree'));
 });
 
 test('a browser without relaxed SIMD gets the SIMD128 build, never one it cannot parse, and its jobs run', async () => {
