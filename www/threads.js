@@ -37,13 +37,22 @@ export function chooseBuild() {
   const cores = Math.min(MAX_THREADS, self.navigator?.hardwareConcurrency || 1);
   const shared = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
   // Firefox: a job once waited forever on a helper there (tests/firefox.test.mjs, 2026-12-03),
-  // not understood yet; its pages run one thread until it is (issue 31).
+  // not understood yet; its pages run one thread until it is (issue 31). With threads forced on
+  // (Firefox ESR 153, the threaded FMA build, 2026-12-04), a greedy run on the ×8 target never
+  // finished in 6 of 20 page loads, with no error after 120 s, although the pool's caller gives up
+  // after 30 s: whatever waits is not the pool's check. Holding the helpers (HELPERS) did not
+  // change it.
   const firefox = /\bFirefox\//.test(self.navigator?.userAgent ?? '');
   const why = !shared ? 'not-isolated' : cores < 2 ? 'one-core' : firefox ? 'engine' : null;
   const threads = why ? 1 : cores;
   const dir = `${threads > 1 ? 'mt' : ''}${threads > 1 && fma ? '-' : ''}${fma ? 'fma' : ''}`;
   return { dir: dir ? `${dir}/` : '', threads, fma, why };
 }
+
+/** The helper workers started, held for as long as this worker runs: a Worker object nothing
+ * refers to may be collected, and with it its thread (the spec lets a browser end a worker that
+ * is no longer "protected"), in the middle of a share the pool then waits for. */
+const HELPERS = new Set();
 
 /** A module worker on `url`; from a worker of another origin (a widget embedded in another site's
  * page, whose worker is a blob), a blob module whose one line imports it, as engine.js does. */
@@ -73,7 +82,8 @@ export async function startPool(engine, module, memory, build, jsUrl) {
         resolve(false);
         return;
       }
-      const fail = (why) => { detail ||= why; w.terminate(); resolve(false); };
+      HELPERS.add(w);
+      const fail = (why) => { detail ||= why; w.terminate(); HELPERS.delete(w); resolve(false); };
       const timer = setTimeout(() => fail('no answer in 10 s'), 10000);
       w.onmessage = ({ data }) => {
         clearTimeout(timer);
