@@ -168,7 +168,12 @@ test('offline after the first visit: the service worker serves the page, the mod
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
   // The build of the CPU module this browser runs (threads.js) is kept once the page names it.
   const dir = await page.evaluate(async () => (await import('/engine.js')).build.dir);
-  await page.waitForFunction(async (d) => !!(await (await caches.open('specdec-playground-v1')).match(`/pkg/${d}specdec_bg.wasm`)), dir, { timeout: 30_000 });
+  // Polled from here: page.waitForFunction takes a Promise for a truthy answer and never waits.
+  const keptYet = (d) => page.evaluate(async (x) => !!(await (await caches.open('specdec-playground-v1')).match(`/pkg/${x}specdec_bg.wasm`)), d);
+  for (const until = Date.now() + 30_000; !(await keptYet(dir));) {
+    assert.ok(Date.now() < until, `/pkg/${dir}specdec_bg.wasm not kept within 30 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const kept = await page.evaluate(async () => (await (await caches.open('specdec-playground-v1')).keys()).map((r) => new URL(r.url).pathname));
   for (const path of ['/index.html', `/pkg/${dir}specdec_bg.wasm`, `/pkg/${dir}specdec.js`, '/pkg/weights/target.bpk', '/widgets/theory.js', '/pool-worker.js']) {
     assert.ok(kept.includes(path), `${path} kept: ${kept.join(' ')}`);
