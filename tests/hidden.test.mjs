@@ -52,7 +52,7 @@ test('hidden-state drafts: EAGLE-2 and Medusa are lossless, their trees drawn; t
   await page.close();
 });
 
-test('the §6 table: every method on one wall-clock axis, in Chinese too', async () => {
+test('the §6 table: every method on one wall-clock axis, in Chinese too, and on WebGPU it says where the drafts ran', async () => {
   const { page, errors } = await open(env, '?lang=zh&decoding.experiment=methods&decoding.prompts=2&decoding.budget=8');
   await decoded(page, 1);
   const rows = await rowsOf(page, `${widget} table.dec-methods`);
@@ -61,6 +61,17 @@ test('the §6 table: every method on one wall-clock axis, in Chinese too', async
   assert.ok(rows.some((r) => r.startsWith('草稿 A 链 γ 4')), `every method's name in Chinese: ${rows.join(' | ')}`);
   for (const r of rows.slice(1)) assert.match(r, /[\d.]+× [\d.]+× [\d.]+×$/, r);
   assert.match(await page.$eval(`${widget} .dec-plot`, (el) => el.innerHTML), /第 6 节实测/);
+  assert.equal(await page.$(`${widget} .gpu-methods`), null, 'no WebGPU sentence on the CPU');
+  // On WebGPU (a run there takes minutes on SwiftShader) the table says where its drafts ran:
+  // the widget's own sentence for a WebGPU report, in the page's language.
+  const note = await page.evaluate(async () => {
+    const m = await import('./widgets/decoding.js');
+    const p = document.createElement('div');
+    p.innerHTML = m.placementNote({ backend: 'wgpu' });
+    return { wgpu: p.textContent, flex: m.placementNote({ backend: 'flex' }) };
+  });
+  assert.match(note.wgpu, /^在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行.*墙钟：c 与加速比，并把草稿放在 CPU 上。$/);
+  assert.equal(note.flex, '');
   assert.deepEqual(errors, []);
   await page.close();
 });

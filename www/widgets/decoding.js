@@ -80,7 +80,7 @@ function hiddenHtml({ report: r, trees }) {
       `图中：同一上下文下 ${drawn} 各一次提议。橙色：目标模型接受的；填充深浅：草稿对这条路径的置信度。`)}</p>`;
 }
 
-function methodsHtml(r) {
+function methodsHtml(r, v) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   return tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
     `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`)
@@ -99,7 +99,14 @@ function methodsHtml(r) {
       + '<b>实测</b>：目标模型单独解码同样提示词的墙钟时间除以该方法的墙钟时间。'
       + '曲线一列用的正是这次运行花掉的调用时间，所以它与实测一列按构造就一致（差别只在模型调用之外花的时间）：'
       + '它证实的是“调用时间解释了墙钟时间”，而不是“公式预测了墙钟时间”。课上的公式与实测之间的差距，就是这台设备上验证的代价'
-      + `${verifyCost(r)}。</p>`);
+      + `${verifyCost(r)}。</p>`)
+    + placementNote(v);
+}
+
+/** The §6 table on WebGPU: where its drafts ran, and where a CPU draft is measured instead ('' elsewhere). */
+export function placementNote(v) {
+  return v?.backend !== 'wgpu' ? '' : tr('<p class="numbers gpu-methods">On WebGPU every row ran on the GPU, its drafts included, so that the rows are compared at one placement: a draft call here pays a GPU call’s fixed cost as the target’s does. For draft B on the CPU beside the GPU target, run <i>wall clock: c and speedup</i> with the drafts on the CPU.</p>',
+      '<p class="numbers gpu-methods">在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行，各行在同一种放置下比较：这里每次草稿调用都像目标模型一样付一次 GPU 调用的固定开销。要看放在 CPU 上、GPU 目标模型旁边的草稿 B，请运行<i>墙钟：c 与加速比</i>，并把草稿放在 CPU 上。</p>');
 }
 
 /** What verifying cost in this run, from its own rows: the largest T(n)/T(1), and where. */
@@ -477,7 +484,7 @@ export default {
         result.innerHTML = {
           acceptance: acceptanceHtml, greedy: greedyHtml, sample: sampleHtml, tree: greedyHtml, stochastic: stochasticHtml, speedup: speedupHtml, sweep: sweepHtml, load: loadHtml,
           hidden: hiddenHtml, methods: methodsHtml,
-        }[v.experiment](r);
+        }[v.experiment](r, v);
       }
       // The timed reports name the drafts' backend when it is not the target's.
       const apart = v.report?.drafts_on ?? v.report?.rows?.[0]?.drafts_on;
