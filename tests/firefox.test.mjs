@@ -2,8 +2,8 @@
 // over WebDriver BiDi (a stock browser: puppeteer-core never downloads one; scripts/setup.sh
 // installs firefox-esr from Debian as it does chromium). A smoke test of what students on
 // Firefox meet: the page loads, every widget draws, a decoding job finishes and another is
-// cancelled, choosing WebGPU (which Firefox ESR does not offer here) runs on the CPU with a note,
-// and nothing logs an error.
+// cancelled, the matmuls run on a thread per core, choosing WebGPU (which Firefox ESR does not
+// offer here) runs on the CPU with a note, and nothing logs an error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -33,7 +33,7 @@ const set = (page, widget, key, value) => page.$eval(`[data-widget="${widget}"] 
   el.dispatchEvent(new Event('input', { bubbles: true }));
 }, String(value));
 
-test('Firefox ESR: the page loads, every widget draws, a job finishes and one is cancelled, WebGPU falls back with a note, no errors', async () => {
+test('Firefox ESR: the page loads, every widget draws, a job finishes and one is cancelled, threads run, WebGPU falls back with a note, no errors', async () => {
   const page = await browser.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -96,6 +96,12 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
       .map(([text, r]) => `“${text}” spans ${Math.round(r.left - box.left)}…${Math.round(r.right - box.left)} of ${Math.round(box.width)} px`);
   });
   assert.deepEqual(outside, [], 'the two lanes’ texts lie inside their SVG');
+  // The page is cross-origin isolated here too, so the CPU module's helper threads ran its matmuls
+  // (the page starts them: engine.js, threads.js).
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  const cores = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency));
+  const during = await page.$eval('[data-widget="decoding"] .dec-during', (el) => el.textContent);
+  assert.match(during, cores > 1 ? new RegExp(`ran on ${cores} threads`) : /ran on 1 thread: the browser reports one core/, during);
 
   // WebGPU chosen where Firefox offers none: the job runs on the CPU and says so.
   await set(page, 'decoding', 'prompts', '10');

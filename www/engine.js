@@ -14,7 +14,7 @@
 
 import { fetchWeights, provideWeights } from './weights.js';
 import { lang, tr } from './i18n.js';
-import { chooseBuild } from './threads.js';
+import { chooseBuild, startHelpers } from './threads.js';
 
 // The CPU module's build for this browser (threads.js): threads where the page is cross-origin
 // isolated, relaxed-SIMD FMA where the browser validates it. If that build cannot be had (the dev
@@ -232,10 +232,15 @@ export function startWorker(url = WORKER_URL) {
 
 function spawn(ch) {
   const w = startWorker();
+  // The helper threads of its pool, started here on the page's thread (threads.js says why),
+  // end with the worker.
+  const helpers = startHelpers(build, startWorker);
+  const end = w.terminate.bind(w);
+  w.terminate = () => { helpers.end(); end(); };
   // The compiled module and the weights go first and every job after them (messages keep their
   // order), so the worker instantiates once and downloads nothing a second time.
   ch.ready = Promise.all([compiled ?? Promise.reject(new Error('no module')), weights])
-    .then(([module, ws]) => w.postMessage({ module, weights: ws, build }), () => {});
+    .then(([module, ws]) => w.postMessage({ module, weights: ws, build, helpers: helpers.ports }, helpers.ports), () => {});
   w.onmessage = ({ data }) => {
     const job = ch.current;
     const wanted = job && data.id === job.id;

@@ -11,11 +11,15 @@
 // headers, or sw.js on a static host; never a widget embedded in another site's page that does
 // not send them) and only with more than one core to use.
 //
-// Threads: the worker that runs the jobs (worker.js) starts `threads − 1` helper workers
-// (pool-worker.js) on the same compiled module and the same shared memory; each enters the core's
-// pool (`pool_helper`) and stays there, and the worker then grants the pool the helpers that came
-// (`pool_start`). Where that fails (a browser that refuses nested workers, or a page of another
-// origin whose worker is a blob that cannot start ours) the module runs on one thread and says why.
+// Threads: the page starts `threads − 1` helper workers (pool-worker.js) beside each worker that
+// runs jobs (engine.js), each with a port to it, and the worker (worker.js) sends them the same
+// compiled module and the same shared memory over those ports; each enters the core's pool
+// (`pool_helper`) and stays there, and the worker then grants the pool the helpers that came
+// (`pool_start`). The page starts them, not the worker: in Firefox a worker's own `new Worker`
+// could block for good when it raced other workers starting (3 of 10 page loads with 8 threads,
+// 0 of 20 once the page started them). A helper the page could not start is started by the worker
+// itself, as before. Where none comes (a page of another origin whose blob workers cannot start
+// ours) the module runs on one thread and says why.
 
 const BODY = [0x00, ...[0, 1, 2].flatMap(() => [0x43, 0, 0, 0, 0, 0xfd, 0x13]), 0xfd, 0x85, 0x02, 0x0b];
 /** () → v128: f32x4.relaxed_madd of three splatted zeros. */
@@ -27,8 +31,7 @@ const MAX_THREADS = 8;
 
 /**
  * The build for this browser: { dir ('' | 'fma/' | 'mt/' | 'mt-fma/'), threads (how many the pool
- * is to have), fma, why } — why: null, or why there is one thread: 'not-isolated', 'one-core' or
- * 'engine' (Firefox, for now)
+ * is to have), fma, why } — why: null, or why there is one thread: 'not-isolated' or 'one-core'
  * (engine.js adds 'unavailable', with `detail`, when the build chosen cannot be had).
  */
 export function chooseBuild() {
@@ -36,14 +39,7 @@ export function chooseBuild() {
   try { fma = WebAssembly.validate(RELAXED_PROBE); } catch (_) { /* no SIMD at all */ }
   const cores = Math.min(MAX_THREADS, self.navigator?.hardwareConcurrency || 1);
   const shared = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-  // Firefox: a job once waited forever on a helper there (tests/firefox.test.mjs, 2026-12-03),
-  // not understood yet; its pages run one thread until it is (issue 31). With threads forced on
-  // (Firefox ESR 153, the threaded FMA build, 2026-12-04), a greedy run on the ×8 target never
-  // finished in 6 of 20 page loads, with no error after 120 s, although the pool's caller gives up
-  // after 30 s: whatever waits is not the pool's check. Holding the helpers (HELPERS) did not
-  // change it.
-  const firefox = /\bFirefox\//.test(self.navigator?.userAgent ?? '');
-  const why = !shared ? 'not-isolated' : cores < 2 ? 'one-core' : firefox ? 'engine' : null;
+  const why = !shared ? 'not-isolated' : cores < 2 ? 'one-core' : null;
   const threads = why ? 1 : cores;
   const dir = `${threads > 1 ? 'mt' : ''}${threads > 1 && fma ? '-' : ''}${fma ? 'fma' : ''}`;
   return { dir: dir ? `${dir}/` : '', threads, fma, why };
@@ -63,18 +59,51 @@ function moduleWorker(url) {
 }
 
 /**
+ * The page's side of the pool (engine.js): starts the `build.threads − 1` helpers of one jobs'
+ * worker with `start` (a module worker on a URL, across origins too), each given one end of a
+ * channel; returns { ports: the other ends, for the worker, end() }. One that cannot be started
+ * is left to the worker to start (startPool).
+ */
+export function startHelpers(build, start) {
+  const helpers = [];
+  const ports = [];
+  for (let id = 1; id < build.threads; id += 1) {
+    try {
+      const h = start(new URL('./pool-worker.js', import.meta.url));
+      const { port1, port2 } = new MessageChannel();
+      h.postMessage({ port: port1 }, [port1]);
+      helpers.push(h);
+      ports.push(port2);
+    } catch (_) { break; }
+  }
+  return { ports, end: () => { for (const h of helpers) h.terminate(); } };
+}
+
+/**
  * Starts the helpers of `engine` (the CPU module's bindings, instantiated on `module` with its
  * shared `memory`) and grants its pool those that came; resolves to { threads, why, detail }
  * (why: 'helpers-failed', with the browser's words in `detail`, when none came). A helper that
  * failed or did not answer in 10 s is ended; one that came but was not granted leaves the pool.
  */
-export async function startPool(engine, module, memory, build, jsUrl) {
+export async function startPool(engine, module, memory, build, jsUrl, ports = null) {
   if (build.threads < 2) return { threads: 1, why: build.why };
   const came = [];
   let detail = '';
   for (let id = 1; id < build.threads; id += 1) {
     came.push(new Promise((resolve) => {
       let w;
+      const port = ports?.[id - 1];
+      if (port) {
+        // A helper the page started (engine.js), reached over its port.
+        const timer = setTimeout(() => { detail ||= 'no answer in 10 s'; resolve(false); }, 10000);
+        port.onmessage = ({ data }) => {
+          clearTimeout(timer);
+          if (data === 'ready') resolve(true);
+          else { detail ||= data?.error ?? String(data); resolve(false); }
+        };
+        port.postMessage({ id, module, memory, js: jsUrl });
+        return;
+      }
       try {
         w = moduleWorker(new URL('./pool-worker.js', import.meta.url));
       } catch (e) {
@@ -108,8 +137,6 @@ export function oneThreadReason(why, tr, detail = '') {
     case 'not-isolated': return tr('this page is not cross-origin isolated, so the browser gives it no shared memory; its host can send the two headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp',
       '本页没有跨源隔离，浏览器不给它共享内存；它的服务器可以发送这两个响应头：Cross-Origin-Opener-Policy: same-origin 和 Cross-Origin-Embedder-Policy: require-corp');
     case 'one-core': return tr('the browser reports one core', '浏览器报告只有一个核心');
-    case 'engine': return tr('threads are off in Firefox for now (a job there once waited forever for a helper thread; being looked into)',
-      'Firefox 里暂时关闭了多线程（那里曾有一个任务永远在等辅助线程；正在排查）');
     case 'helpers-failed': return tr(`its helper threads could not start (${detail})`, `它的辅助线程无法启动（${detail}）`);
     case 'unavailable': return tr(`the engine’s threaded build could not be loaded (${detail}); if the page was just started with scripts/serve.sh, it is still being built: reload in a few minutes`,
       `引擎的多线程版本无法加载（${detail}）；如果页面刚用 scripts/serve.sh 启动，它还在构建中：几分钟后刷新`);

@@ -62,6 +62,7 @@ let build = { dir: '', threads: 1, fma: false, why: null }; // the page's choice
 // to every CPU job's report (why: the reason for one thread, as threads.js names it).
 let execution = null;
 
+let helperPorts = null; // ports to the pool's helpers, which the page started (engine.js)
 let pool = null; // the helper threads' start, once per instance (a second set would share its ids)
 
 function cpuEngine(module) {
@@ -71,7 +72,7 @@ function cpuEngine(module) {
     const [m, ws] = await Promise.all([import(js), weightsReady()]);
     // wasm-bindgen keeps one instance per bindings module: a retry after a failure gets it again.
     const exports = await m.default({ module_or_path: compiled });
-    pool ??= startPool(m, compiled, exports.memory, build, js);
+    pool ??= startPool(m, compiled, exports.memory, build, js, helperPorts);
     const started = await pool;
     execution = { ...m.execution(), why: started.why ?? build.why, detail: started.detail ?? build.detail };
     return provideWeights(m, ws);
@@ -227,6 +228,7 @@ async function runOnGpu(job, name, progress, test) {
 self.onmessage = async ({ data }) => {
   if (data.module || data.weights) {
     if (data.build) build = data.build;
+    if (data.helpers) helperPorts = data.helpers;
     if (data.weights) weights ??= Promise.resolve(data.weights);
     if (data.module) cpuEngine(data.module).catch(() => {});
     return;
