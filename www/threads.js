@@ -91,36 +91,30 @@ export async function startPool(engine, module, memory, build, jsUrl, ports = nu
   let detail = '';
   for (let id = 1; id < build.threads; id += 1) {
     came.push(new Promise((resolve) => {
-      let w;
+      // A helper the page started (engine.js) is reached over its port; one the page could not
+      // start, this worker starts and holds. Both speak the same protocol.
       const port = ports?.[id - 1];
-      if (port) {
-        // A helper the page started (engine.js), reached over its port.
-        const timer = setTimeout(() => { detail ||= 'no answer in 10 s'; resolve(false); }, 10000);
-        port.onmessage = ({ data }) => {
-          clearTimeout(timer);
-          if (data === 'ready') resolve(true);
-          else { detail ||= data?.error ?? String(data); resolve(false); }
-        };
-        port.postMessage({ id, module, memory, js: jsUrl });
-        return;
+      let w = null;
+      if (!port) {
+        try {
+          w = moduleWorker(new URL('./pool-worker.js', import.meta.url));
+        } catch (e) {
+          detail ||= e?.message ?? String(e);
+          resolve(false);
+          return;
+        }
+        HELPERS.add(w);
       }
-      try {
-        w = moduleWorker(new URL('./pool-worker.js', import.meta.url));
-      } catch (e) {
-        detail ||= e?.message ?? String(e);
-        resolve(false);
-        return;
-      }
-      HELPERS.add(w);
-      const fail = (why) => { detail ||= why; w.terminate(); HELPERS.delete(w); resolve(false); };
+      const fail = (why) => { detail ||= why; if (w) { w.terminate(); HELPERS.delete(w); } resolve(false); };
       const timer = setTimeout(() => fail('no answer in 10 s'), 10000);
-      w.onmessage = ({ data }) => {
+      const helper = port ?? w;
+      helper.onmessage = ({ data }) => {
         clearTimeout(timer);
         if (data === 'ready') resolve(true);
         else fail(data?.error ?? String(data));
       };
-      w.onerror = (ev) => { ev.preventDefault(); clearTimeout(timer); fail(ev.message || 'its script did not load'); };
-      w.postMessage({ id, module, memory, js: jsUrl });
+      if (w) w.onerror = (ev) => { ev.preventDefault(); clearTimeout(timer); fail(ev.message || 'its script did not load'); };
+      helper.postMessage({ id, module, memory, js: jsUrl });
     }));
   }
   const ok = await Promise.all(came);
