@@ -13,7 +13,9 @@ after(async () => { await env?.close(); });
 
 /**
  * element.html (someone's notes, <html lang="en">) at `width`, with the page's workers counted
- * (window.workers: started, terminated); `body` (HTML) replaces the notes' elements.
+ * (window.workers: jobs' workers started and terminated; window.helpers: the same for the thread
+ * pools' helpers, pool-worker.js, which the page starts beside a threaded jobs' worker);
+ * `body` (HTML) replaces the notes' elements.
  */
 async function notes(body, { width = 1280, htmlLang = 'en' } = {}) {
   const { page, errors } = await open(env, 'element.html', {
@@ -22,9 +24,14 @@ async function notes(body, { width = 1280, htmlLang = 'en' } = {}) {
     prepare: (p) => p.addInitScript(() => {
       const Original = window.Worker;
       window.workers = { started: 0, terminated: 0 };
+      window.helpers = { started: 0, terminated: 0 };
       window.Worker = class extends Original {
-        constructor(...args) { super(...args); window.workers.started += 1; }
-        terminate() { window.workers.terminated += 1; super.terminate(); }
+        constructor(url, ...rest) {
+          super(url, ...rest);
+          this.count = /pool-worker\.js/.test(String(url)) ? window.helpers : window.workers;
+          this.count.started += 1;
+        }
+        terminate() { this.count.terminated += 1; super.terminate(); }
       };
     }),
   });
@@ -97,7 +104,7 @@ for (const [width, lang] of [[1280, 'en'], [390, 'zh']]) {
       <specdec-widget id="lw" kind="likesworld" lang="${lang}"></specdec-widget>`, { width });
     for (const id of ['wait', 'mf', 'lw']) await page.waitForSelector(`#${id}[data-waiting="run"]`, { timeout: 30_000 });
     await page.waitForTimeout(1500); // a run would have started 250 ms after drawing
-    assert.equal(await page.evaluate(() => window.workers.started), 0, 'no worker started');
+    assert.deepEqual(await page.evaluate(() => [window.workers.started, window.helpers.started]), [0, 0], 'no worker started');
     const status = await text(page, '#wait .dec-status');
     assert.match(status, lang === 'zh' ? /^按“运行”开始。一次运行用 \S+ 上的 ×16 目标模型（19 M 参数，每步读 76 MB）解码 10 个提示词。$/
       : /^Press Run to start\. A run decodes 10 prompts with the ×16 target \(19 M parameters, 76 MB a step\) on flex\.$/);
@@ -192,6 +199,7 @@ for (const width of [1280, 390]) {
 test('a removed element terminates its workers; moved, it keeps them; put back, it runs again', async () => {
   const { page, errors } = await notes('<specdec-widget id="d" kind="decoding" experiment="acceptance" prompts="200" autorun></specdec-widget><div id="elsewhere"></div>');
   const workers = () => page.evaluate(() => window.workers);
+  const helpers = () => page.evaluate(() => window.helpers);
   await page.waitForFunction(() => window.workers.started >= 1 && /Running/.test(document.querySelector('#d .dec-status')?.textContent), null, { timeout: 60_000 });
   // Moved in one task (a slide framework re-parenting it): the job goes on.
   await page.evaluate(() => document.getElementById('elsewhere').append(document.getElementById('d')));
@@ -201,6 +209,9 @@ test('a removed element terminates its workers; moved, it keeps them; put back, 
   const el = await page.evaluateHandle(() => { const d = document.getElementById('d'); d.remove(); return d; });
   await page.waitForFunction(() => window.workers.terminated >= 1, null, { timeout: 10_000 });
   assert.deepEqual(await workers(), { started: 1, terminated: 1 });
+  // The helpers of its thread pool (threads − 1 of them; none on a one-thread build) end with it.
+  const threads = await page.evaluate(() => import('./threads.js').then((m) => m.chooseBuild().threads));
+  assert.deepEqual(await helpers(), { started: threads - 1, terminated: threads - 1 }, 'every helper of the removed worker ended');
   // Put back: it mounts its job again, on a fresh worker, and finishes it (one more result than
   // before: the first job may have finished before it was removed).
   const before = Number(await el.evaluate((d) => d.dataset.decoded || 0));
