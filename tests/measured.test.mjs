@@ -40,7 +40,7 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
 
 test('measured roofline: a bad width in the URL is named, the engine rejects bad values, and the widget keeps working', async () => {
   const { page, errors } = await open(env, '?measured.width=25');
-  assert.match(await alertOf(page, 'measured'), /target width: “25” is not one of the choices; using 16/);
+  assert.match(await alertOf(page, 'measured'), /target width: “25” is not one of the choices; using “×16 \(19 M parameters, 76 MB a step\)” \(16\)/);
   // The engine's own checks, in the worker: width 0 and 25, k 65.
   const refused = await page.evaluate(async () => {
     const { runJob } = await import('./engine.js');

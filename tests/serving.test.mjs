@@ -66,8 +66,8 @@ test('in Chinese at 390 px: the deployment controls, line and figures are Chines
 test('a deployment the target cannot split, from the URL, is named and replaced; the widget keeps working', async () => {
   const { page, errors } = await open(env, '?roofline.tp=3&roofline.weights=disk&roofline.micro=0');
   const alert = await alertOf(page, 'roofline');
-  assert.match(alert, /tensor parallel t: “3” is not one of the choices; using 1/);
-  assert.match(alert, /weights: “disk” is not one of the choices; using gpu/);
+  assert.match(alert, /tensor parallel t: “3” is not one of the choices; using “1 GPU” \(1\)/);
+  assert.match(alert, /weights: “disk” is not one of the choices; using “on the GPUs” \(gpu\)/);
   assert.match(alert, /micro-batches: “0” is not one of the choices; using 1/);
   assert.equal(await page.getAttribute('[data-widget="roofline"]', 'data-state'), 'ok');
   await page.selectOption('[data-widget="roofline"] [data-key="tp"]', '8');
@@ -79,4 +79,9 @@ test('a deployment the target cannot split, from the URL, is named and replaced;
   assert.match(e, /tp 3.*t divides both \(1, 2, 4, 8\)/);
   assert.deepEqual(errors, []);
   await page.close();
+  // In Chinese the choice put in its place goes by its Chinese label, and by the code a URL spells.
+  const zh = await open(env, '?lang=zh&roofline.weights=disk');
+  assert.match(await alertOf(zh.page, 'roofline'), /权重：“disk” 不是可选项之一；改用“[^”]*[\u4e00-\u9fff][^”]*”（gpu）/);
+  assert.deepEqual(zh.errors, []);
+  await zh.page.close();
 });
