@@ -4,7 +4,7 @@
 //! metadata, so that a file alone gives back the draft. Reading a file checks everything before
 //! a tensor is built: a corrupt or foreign file is refused with what is wrong.
 
-use super::weights::check_store;
+use super::weights::{burnpack_says, check_store};
 use super::{Decoder, DecoderConfig, ModelKind};
 use crate::error::{Error, Range, Text};
 use crate::likesworld::{MAX_LEN, VOCAB};
@@ -127,7 +127,7 @@ pub fn from_bytes(
     let mut model = config.init(device);
     model
         .load_from(&mut store)
-        .map_err(|e| file_bad(name, e.to_string().into()))?;
+        .map_err(|e| file_bad(name, burnpack_says(e)))?;
     Ok((model, config))
 }
 
@@ -152,8 +152,8 @@ pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     }
     let reader = Reader::from_bytes(Bytes::from_bytes_vec(bytes.to_vec())).map_err(|e| {
         bad(Text::new(
-            format!("not a Burnpack file ({e})"),
-            format!("不是 Burnpack 文件（{e}）"),
+            format!("not a Burnpack file (the reader says: {e})"),
+            format!("不是 Burnpack 文件（读取器报告：{e}）"),
         ))
     })?;
     if reader.metadata().get(MARK.0).map(String::as_str) != Some(MARK.1) {
@@ -171,9 +171,7 @@ pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     let layers = (0..)
         .take_while(|l| names.contains(&format!("blocks.{l}.qkv.weight").as_str()))
         .count();
-    let tensors = reader
-        .into_tensors()
-        .map_err(|e| bad(e.to_string().into()))?;
+    let tensors = reader.into_tensors().map_err(|e| bad(burnpack_says(e)))?;
     let dims = |n: &str| {
         tensors
             .iter()
@@ -190,7 +188,10 @@ pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     let up = dims("blocks.0.up.weight")?;
     let position = dims("position.weight")?;
     if token.len() != 2 || up.len() != 2 || position.len() != 2 {
-        return Err(bad("tensors of the wrong rank".into()));
+        return Err(bad(Text::new(
+            "tensors of the wrong rank",
+            "张量的维数不对",
+        )));
     }
     if token[0] != VOCAB || position[0] < MAX_LEN {
         return Err(bad(Text::new(
@@ -201,7 +202,7 @@ pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     // A trained draft's weights are small numbers; non-finite or huge ones would make its
     // distributions NaN, which no verification rule should be handed.
     for t in &tensors {
-        let bytes = t.to_bytes().map_err(|e| bad(e.to_string().into()))?;
+        let bytes = t.to_bytes().map_err(|e| bad(burnpack_says(e)))?;
         let wild = bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))

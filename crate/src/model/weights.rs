@@ -205,9 +205,7 @@ pub(super) fn check_store(
     name_of_model: &str,
     bad: impl Fn(Text) -> Error,
 ) -> Result<(), Error> {
-    let found = store
-        .get_all_tensors()
-        .map_err(|e| bad(e.to_string().into()))?;
+    let found = store.get_all_tensors().map_err(|e| bad(burnpack_says(e)))?;
     let expected = parameters_of(config);
     for (name, shape) in &expected {
         let Some(t) = found.get(name) else {
@@ -248,6 +246,15 @@ pub(super) fn check_store(
     Ok(())
 }
 
+/// What the Burnpack reader (burn's, whose messages are English only) said of a file it refused,
+/// introduced in both languages so that the Chinese page says what happened in Chinese.
+pub(super) fn burnpack_says(e: impl std::fmt::Display) -> Text {
+    Text::new(
+        format!("the Burnpack reader says: {e}"),
+        format!("Burnpack 读取器报告：{e}"),
+    )
+}
+
 /// The weights of `kind` are not usable, and why.
 fn bad(kind: ModelKind, why: impl Into<Text>) -> Error {
     Error::Parse {
@@ -274,7 +281,7 @@ fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<
     let mut store = BurnpackStore::from_static(bytes);
     model
         .load_from(&mut store)
-        .map_err(|e| bad(kind, e.to_string()))?;
+        .map_err(|e| bad(kind, burnpack_says(e)))?;
     Ok(model)
 }
 
@@ -406,7 +413,7 @@ pub fn provide_hidden(kind: HiddenKind, bytes: &[u8]) -> Result<(), Error> {
     let mut store = BurnpackStore::from_static(aligned);
     let names = store
         .get_all_tensors()
-        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
     if !names.contains_key(first) {
         return Err(hidden_bad(
             kind,
@@ -447,7 +454,7 @@ pub fn load_medusa(target: &Decoder, device: &Device) -> Result<Medusa, Error> {
     let mut store = BurnpackStore::from_static(bytes);
     let names = store
         .get_all_tensors()
-        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
     let k = (0..=MAX_HEADS)
         .take_while(|i| names.contains_key(&format!("heads.{i}.weight")))
         .count();
@@ -463,7 +470,7 @@ pub fn load_medusa(target: &Decoder, device: &Device) -> Result<Medusa, Error> {
     let mut heads = Medusa::empty(k, target, device);
     heads
         .load_from(&mut store)
-        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
     Ok(heads)
 }
 
@@ -474,7 +481,7 @@ pub fn load_eagle(kind: HiddenKind, target: &Decoder, device: &Device) -> Result
     let mut store = BurnpackStore::from_static(hidden_bytes(kind)?);
     draft
         .load_from(&mut store)
-        .map_err(|e| hidden_bad(kind, e.to_string()))?;
+        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
     Ok(draft)
 }
 

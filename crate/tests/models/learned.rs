@@ -203,6 +203,14 @@ fn a_saved_draft_reads_back_as_the_same_draft_and_bad_files_are_refused() {
     };
     assert!(refused(b"not a burnpack file").contains("not a Burnpack file"));
     assert!(refused(&bytes[..bytes.len() / 2]).contains("bad.bpk"));
+    // The Burnpack reader's own words are English: in Chinese they come after a Chinese clause.
+    let in_chinese = |b: &[u8]| match from_bytes(b, "bad.bpk", d) {
+        Ok(_) => panic!("a bad file was accepted"),
+        Err(e) => e.message(Lang::Zh),
+    };
+    assert!(in_chinese(b"not a burnpack file").contains("不是 Burnpack 文件（读取器报告："));
+    let half = in_chinese(&bytes[..bytes.len() / 2]);
+    assert!(half.contains("读取器报告："), "{half}");
     let mut flipped = bytes.clone();
     flipped[0] ^= 0xff;
     assert!(refused(&flipped).contains("bad.bpk"));
