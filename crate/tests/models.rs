@@ -423,3 +423,46 @@ fn the_wide_gpu_path_gives_flexs_logits_through_the_cache() {
         );
     }
 }
+
+/// The GPU attention over a long cache and a wide head: a tree of 120 nodes over a prompt of 56
+/// tokens (over 128 slots, more than a workgroup's units) gives flex's logits on wgpu, for the
+/// trained target and for ×16 (head dim 256).
+#[cfg(feature = "wgpu")]
+#[test]
+fn the_gpu_attention_tiles_the_slots_and_gives_flexs_logits() {
+    use specdec::model::widen::widen;
+    let mut prompt = encode(SENTENCE).unwrap();
+    let more = encode("fay . q dan jam . q eve tea . q").unwrap();
+    while prompt.len() < 56 {
+        prompt.extend(&more);
+    }
+    prompt.truncate(56);
+    let tree = TokenTree::expand(&parse_config("<3,3,3,3>", 120).unwrap(), "r");
+    assert!(
+        prompt.len() + tree.nodes().len() > 128,
+        "more slots than a workgroup has units"
+    );
+    let toks: Vec<u32> = (0..tree.nodes().len())
+        .map(|i| (i * 7 % VOCAB) as u32)
+        .collect();
+    let (flex, flex_device) = target(Backend::Flex);
+    let (gpu, gpu_device) = target(Backend::Wgpu);
+    let logits = |m: &Decoder, device: &Device| {
+        read_sync(tree_logits(m, &prompt, &tree, &toks, true, device)).unwrap()
+    };
+    let before = Decoder::gpu_forwards_on_this_thread();
+    let (expected, got) = (logits(&flex, &flex_device), logits(&gpu, &gpu_device));
+    assert!(
+        Decoder::gpu_forwards_on_this_thread().0 > before.0,
+        "the GPU path ran"
+    );
+    let diff = max_diff(&expected, &got);
+    assert!(diff <= TOL, "the trained target: {diff}");
+    let wide_flex = read_sync(widen(&flex, 16, &flex_device)).unwrap();
+    let wide_gpu = read_sync(widen(&gpu, 16, &gpu_device)).unwrap();
+    let diff = max_diff(
+        &logits(&wide_flex, &flex_device),
+        &logits(&wide_gpu, &gpu_device),
+    );
+    assert!(diff <= 1e-3, "×16: {diff}");
+}
