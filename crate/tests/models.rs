@@ -429,7 +429,7 @@ fn the_wide_gpu_path_gives_flexs_logits_through_the_cache() {
 /// trained target and for ×16 (head dim 256).
 #[cfg(feature = "wgpu")]
 #[test]
-fn the_gpu_attention_tiles_the_slots_and_gives_flexs_logits() {
+fn the_gpu_attention_over_a_long_cache_and_a_wide_head_gives_flexs_logits() {
     use specdec::model::widen::widen;
     let mut prompt = encode(SENTENCE).unwrap();
     let more = encode("fay . q dan jam . q eve tea . q").unwrap();
