@@ -1,6 +1,6 @@
 //! A pool of threads that share one job at a time: the caller runs share 0, each helper the share
 //! of its id, and the caller returns once all are done. What splits a weight-streaming matmul by
-//! output columns across the threads of the page's threaded module (lecture §1.2: a memory-bound
+//! its inputs across the threads of the page's threaded module (lecture §1.2: a memory-bound
 //! step costs its weights' bytes over the bandwidth, and one wasm thread does not reach that
 //! bandwidth, so the other core's share of it is lost).
 //!

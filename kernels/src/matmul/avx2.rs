@@ -93,6 +93,7 @@ impl Lanes for __m256 {
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA; the rest as [`accumulate`].
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn matmul_acc(
     x: &[f32],
@@ -100,11 +101,12 @@ pub(super) unsafe fn matmul_acc(
     w: &[f32],
     d_in: usize,
     d_out: usize,
+    inputs: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, cols, y) }
+    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, cols, y) }
 }
 
 /// [`sum_with`] compiled for AVX2 + FMA.

@@ -28,7 +28,7 @@ pub const FEW_ROWS: usize = 16;
 
 /// Consecutive weight rows (inputs) handled per pass over `y`: the number of parallel memory
 /// streams, and how many multiply-adds each `y` load and store is shared between.
-const BLOCK: usize = 8;
+pub(super) const BLOCK: usize = 8;
 
 /// Vectors per column chunk of the register tile: two natively (AVX2's sixteen 256-bit
 /// registers), one in wasm, where a vector of eight lanes is two SIMD128 registers and the
@@ -63,18 +63,19 @@ const PAD: usize = 16;
 #[repr(C, align(64))]
 struct Panel([f32; PANEL + FEW_ROWS * PAD]);
 
-/// `y += x · w` over the columns `cols` of `y` (which already hold the bias), blocked as the
-/// module header describes: up to [`FEW_ROWS`] rows at a time (each such group streams those
-/// columns of the weights once), and for them column panels copied into an L1-resident buffer,
-/// over which all of `d_in` runs in blocks. `y` is a pointer so that threads may work on disjoint
-/// column ranges of the same rows at once; one thread passes all of `0..d_out`. A column's sums
-/// are added in the same order whichever range holds it, so a split into ranges that start at
-/// multiples of [`CHUNK`] columns gives the same bits as one call.
+/// `y += x[.., inputs] · w[inputs, ..]` over the columns `cols` of `y` (which already hold the
+/// bias, or zeros), blocked as the module header describes: up to [`FEW_ROWS`] rows at a time
+/// (each such group streams those columns of the weights once), and for them column panels
+/// copied into an L1-resident buffer, over which the inputs run in blocks. `y` is a pointer so
+/// that threads may work on disjoint column ranges of the same rows, or on their own copies of
+/// `y` for disjoint input ranges (`split`); one thread passes `0..d_in` and `0..d_out`. A
+/// column's sums are added in the same order whichever column range holds it.
 ///
 /// # Safety
 /// `x` and `w` have the lengths `check_shapes` asserts, `y` addresses `rows × d_out` floats that
 /// no one else touches in the columns `cols` (within `0..d_out`) meanwhile; the CPU has `V`'s
 /// features.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) unsafe fn accumulate<V: Lanes>(
     x: &[f32],
@@ -82,6 +83,7 @@ pub(super) unsafe fn accumulate<V: Lanes>(
     w: &[f32],
     d_in: usize,
     d_out: usize,
+    inputs: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
@@ -111,16 +113,16 @@ pub(super) unsafe fn accumulate<V: Lanes>(
                 d_out,
                 stride,
             };
-            let mut i = 0;
-            // SAFETY (both loops): inputs i..i + B lie within d_in, so x[r0 + m][i..i + B] and
+            let mut i = inputs.start;
+            // SAFETY (both loops): inputs i..i + B lie within inputs ⊆ 0..d_in, so x[r0 + m][i..i + B] and
             // w[i..i + B][c0..c0 + pw] are in bounds for every m < rr; the panel holds rr rows
             // of pw values at `stride`.
-            while i + BLOCK <= d_in {
+            while i + BLOCK <= inputs.end {
                 unsafe { block::<V, BLOCK>(xp.add(i), wp.add(i * d_out + c0), bp, dims) };
                 i += BLOCK;
             }
-            // The last d_in % BLOCK inputs one at a time (real widths have none).
-            while i < d_in {
+            // The last inputs one at a time (real widths have none).
+            while i < inputs.end {
                 unsafe { block::<V, 1>(xp.add(i), wp.add(i * d_out + c0), bp, dims) };
                 i += 1;
             }

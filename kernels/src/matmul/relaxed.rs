@@ -72,6 +72,7 @@ impl Lanes for [v128; 2] {
 ///
 /// # Safety
 /// As [`accumulate`]; the browser validated relaxed SIMD (or this module would not have loaded).
+#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "simd128,relaxed-simd")]
 pub(super) unsafe fn matmul_acc(
     x: &[f32],
@@ -79,11 +80,12 @@ pub(super) unsafe fn matmul_acc(
     w: &[f32],
     d_in: usize,
     d_out: usize,
+    inputs: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, cols, y) }
+    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, cols, y) }
 }
 
 /// [`sum_with`] compiled with relaxed SIMD.

@@ -1,51 +1,57 @@
-//! A matmul split by output columns into pieces that threads take in turn: each piece reads its
-//! columns of the weights, so every weight byte is still read once per call in all. A piece
-//! starts at a multiple of [`CHUNK`] columns, where the register tiles of a call over all of
-//! them start too, so every column's sums are added in the same order: the same bits as one
-//! thread. The pool that runs the threads is `crate::pool`'s; this file only cuts and hands out.
+//! A matmul split by its inputs into one share a thread: each thread streams a contiguous slice
+//! of the weight rows, whole, into its own partial sums, and the caller adds them up: every
+//! weight byte is still read once per call in all, and each thread's reads are one sequential
+//! stream. The pool that runs the threads is `crate::pool`'s; this file only cuts, hands out and
+//! adds up.
+//!
+//! Cut by output columns instead (as until 2026-12-04), each thread read every weight row in a
+//! segment as narrow as its share (2 KB for the ×16 target's 1024-wide layers on two threads),
+//! which the hardware prefetcher follows worse: the ×16 target's one-token call took 3.4–3.7 ms
+//! on two threads in the page, and 2.6–2.9 ms with the inputs cut (docs/performance.md). The sums
+//! are no longer added in one thread's order (a share's partial sum starts from zero), so the
+//! result differs from one thread's in the last bits; it does not depend on the number of rows,
+//! since the cut depends only on `d_in` and the threads.
 
-use super::{check_shapes, columns, CHUNK};
+extern crate alloc;
+
+use super::blocked::BLOCK;
+use super::{check_shapes, columns};
 use core::ops::Range;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
-/// The columns of share `share` of `of`: whole [`CHUNK`]s, as even as can be, in order; the
-/// last share ends at `d_out`.
-pub fn column_share(d_out: usize, share: usize, of: usize) -> Range<usize> {
-    let chunks = d_out.div_ceil(CHUNK);
-    let at = |s: usize| (chunks * s / of * CHUNK).min(d_out);
+/// The inputs of share `share` of `of`: whole blocks of the kernel's `BLOCK` inputs, as even as can be, in
+/// order; the last share ends at `d_in`.
+pub fn input_share(d_in: usize, share: usize, of: usize) -> Range<usize> {
+    let blocks = d_in / BLOCK;
+    let at = |s: usize| {
+        if s >= of {
+            d_in
+        } else {
+            blocks * s / of * BLOCK
+        }
+    };
     at(share)..at(share + 1)
 }
 
-/// A pointer to `y` that threads working on disjoint columns may share.
+/// A pointer to a buffer of partial sums that threads working on disjoint parts may share.
 #[derive(Clone, Copy)]
-struct Columns(*mut f32);
-// SAFETY: every thread writes only the columns of the pieces it took, and the caller of `split`
-// holds `y` mutably until all have finished.
-unsafe impl Sync for Columns {}
-unsafe impl Send for Columns {}
+struct Sums(*mut f32);
+// SAFETY: share 0 writes only `y`, share s > 0 only its own part of the scratch buffer, and the
+// caller of `split` holds both mutably until all have finished.
+unsafe impl Sync for Sums {}
+unsafe impl Send for Sums {}
 
-impl Columns {
-    fn get(self) -> *mut f32 {
-        self.0
+impl Sums {
+    fn at(self, offset: usize) -> *mut f32 {
+        // SAFETY: callers pass offsets within the buffer this points at.
+        unsafe { self.0.add(offset) }
     }
 }
 
-/// Pieces of columns per thread for more than [`FEW`] rows: threads take pieces in turn until
-/// none is left, so that a thread the system holds up (two cores, and a browser's own threads
-/// beside the pool's) leaves its pieces to the others instead of making all wait for its fixed
-/// share.
-pub const PIECES_PER_THREAD: usize = 4;
-
-/// Rows up to which each thread takes one piece: a call of one or two rows is bound by reading
-/// the weights, and a piece reads each weight row in a segment as wide as itself; at 4 pieces a
-/// thread, segments of 512 bytes made the ×16 target's one-token call slower on two threads
-/// (7.99 ms) than on one (6.80 ms), in the same run.
-pub const FEW: usize = 2;
-
-/// [`matmul_few_rows`](super::matmul_few_rows) for `of` threads: the columns in
-/// [`PIECES_PER_THREAD`] × `of` pieces (one a thread up to [`FEW`] rows; whole [`CHUNK`]s), handed to `run` as one job that each
-/// thread runs (`job(share)` for every share in 0..of, on any threads, returning when all have),
-/// taking pieces until none is left.
+/// [`matmul_few_rows`](super::matmul_few_rows) for `of` threads: the inputs in `of` shares
+/// ([`input_share`]), handed to `run` as one job that each thread runs (`job(share)` for every
+/// share in 0..of, on any threads, returning when all have). Share 0 writes `y` (from the bias),
+/// share s > 0 its own `rows × d_out` partial sums (from zero), which are then added to `y` in
+/// the order of the shares.
 #[allow(clippy::too_many_arguments)]
 pub fn split(
     x: &[f32],
@@ -59,20 +65,26 @@ pub fn split(
     run: impl FnOnce(&(dyn Fn(usize) + Sync)),
 ) {
     check_shapes(x, rows, w, d_in, d_out, bias, y);
-    let y = Columns(y.as_mut_ptr());
-    let per_thread = if rows <= FEW { 1 } else { PIECES_PER_THREAD };
-    let pieces = (of * per_thread).clamp(1, d_out.div_ceil(CHUNK).max(1));
-    let next = AtomicUsize::new(0);
-    let next = &next;
-    let job = move |_share: usize| loop {
-        let piece = next.fetch_add(1, Ordering::Relaxed);
-        if piece >= pieces {
-            break;
+    let size = rows * d_out;
+    let mut partial = alloc::vec![0.0f32; of.saturating_sub(1) * size];
+    let (out, sums) = (Sums(y.as_mut_ptr()), Sums(partial.as_mut_ptr()));
+    let job = move |share: usize| {
+        let inputs = input_share(d_in, share, of);
+        // SAFETY: the lengths were checked above; each share runs once and writes only its own
+        // buffer: y for share 0, its part of `partial` for the others.
+        unsafe {
+            if share == 0 {
+                columns(x, rows, w, d_in, d_out, bias, inputs, 0..d_out, out.at(0));
+            } else {
+                let at = sums.at((share - 1) * size);
+                columns(x, rows, w, d_in, d_out, None, inputs, 0..d_out, at);
+            }
         }
-        let cols = column_share(d_out, piece, pieces);
-        // SAFETY: the lengths were checked above; each piece is taken once, and the pieces'
-        // columns are disjoint.
-        unsafe { columns(x, rows, w, d_in, d_out, bias, cols, y.get()) }
     };
     run(&job);
+    for part in partial.chunks_exact(size.max(1)) {
+        for (a, b) in y.iter_mut().zip(part) {
+            *a += b;
+        }
+    }
 }
