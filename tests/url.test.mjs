@@ -1,4 +1,4 @@
-// Browser tests of state in URLs, embedding and sharing: hostile and off-step URL values,
+// Browser tests of state in URLs, embedding and sharing: hostile, long and off-step URL values,
 // the state written into the URL, embed.html (one widget, hidden controls, compact mode), a
 // round trip through the URL and the Share link for every control of every widget, the theory
 // sliders following the core's presets, the Share link shown apart from the alert, and the one
@@ -21,6 +21,17 @@ test('hostile URL parameters get a message and sane values', async () => {
   assert.equal(await page.$('[data-widget="exactness"] img'), null, 'no markup injected');
   assert.equal(await page.$('[data-widget="tree"] .view b:not(.numbers b)'), null);
   for (const w of WIDGETS) assert.equal(await page.getAttribute(`[data-widget="${w}"]`, 'data-state'), 'ok', w);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a long bad value is quoted cut at 40 whole characters, with “…”: never half an emoji', async () => {
+  const value = `${'a'.repeat(39)}😀${'b'.repeat(20)}`;
+  const { page, errors } = await open(env, `?roofline.weights=${encodeURIComponent(value)}`);
+  const alert = await alertOf(page, 'roofline');
+  assert.ok(alert.includes(`“${'a'.repeat(39)}😀…” is not one of the choices`), alert);
+  assert.doesNotMatch(alert, /[\ud800-\udbff](?![\udc00-\udfff])/, 'no lone surrogate');
+  assert.equal(await page.getAttribute('[data-widget="roofline"]', 'data-state'), 'ok');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -3,6 +3,7 @@
 import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mount } from './widget.js';
 import { flushUrl } from './url.js';
+import { clip } from './html.js';
 import { applyLang, wireSwitch, tr } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
 
@@ -19,7 +20,7 @@ async function main() {
   if (embedded) {
     const name = params.get('widget') ?? embedded.dataset.widget ?? '';
     if (!Object.hasOwn(WIDGETS, name)) {
-      const shown = String(name).slice(0, 40).replace(/[<>&"]/g, '');
+      const shown = clip(name).replace(/[<>&"]/g, '');
       const known = Object.keys(WIDGETS).join(', ');
       embedded.innerHTML = `<div role="alert" class="alert shown">${tr(`Unknown widget “${shown}”. Choose one of: ${known}.`,
         `未知的组件“${shown}”。可选：${known}。`)}</div>`;

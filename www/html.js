@@ -3,6 +3,13 @@
 // written for a person. Nothing here touches the page or the engine; it only returns strings.
 import { tr } from './i18n.js';
 
+/** `text` cut to its first `n` characters, whole ones (an emoji is one), with "…" where it was
+ * cut: how a message quotes what someone typed. */
+export function clip(text, n = 40) {
+  const chars = [...String(text)];
+  return chars.length > n ? `${chars.slice(0, n).join('')}…` : chars.join('');
+}
+
 export function escapeHtml(s) {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]);
 }

@@ -26,6 +26,7 @@
 // message inside each element with a Retry button, instead of leaving the elements empty; one
 // Retry tries again for every element that failed.
 import { inLang, langOf, tr } from './i18n.js';
+import { clip } from './html.js';
 
 const ATTRIBUTES = ['kind', 'hide', 'compact', 'autorun'];
 
@@ -72,7 +73,7 @@ function languageOf(el) {
   const inherited = el.parentElement?.closest('[lang]')?.getAttribute('lang');
   const fallback = langOf(inherited) ?? 'en';
   if (own === null || langOf(own)) return { lang: langOf(own) ?? fallback };
-  const shown = own.slice(0, 40);
+  const shown = clip(own);
   const note = inLang(fallback, () => tr(`lang: “${shown}” is not a language of this widget (en, zh); using ${fallback === 'zh' ? 'Chinese' : 'English'}`,
     `lang：“${shown}” 不是这个组件的语言（en、zh）；改用${fallback === 'zh' ? '中文' : '英文'}`));
   return { lang: fallback, note };
@@ -157,7 +158,7 @@ class SpecdecWidget extends HTMLElement {
     const kind = this.getAttribute('kind') ?? '';
     const widget = Object.hasOwn(p.WIDGETS, kind) ? p.WIDGETS[kind] : null;
     if (!widget) {
-      this.innerHTML = inLang(lang, () => `<div role="alert" class="alert shown">${tr('Unknown widget kind', '未知的组件类型')} “${p.escapeHtml(kind.slice(0, 40))}”. `
+      this.innerHTML = inLang(lang, () => `<div role="alert" class="alert shown">${tr('Unknown widget kind', '未知的组件类型')} “${p.escapeHtml(clip(kind))}”. `
         + `${tr('Choose one of', '可选')}: ${Object.keys(p.WIDGETS).join(', ')}.</div>`);
       this.dataset.state = 'error';
       delete this.dataset.widget;

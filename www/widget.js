@@ -12,7 +12,7 @@
 import { call, PanicError } from './engine.js';
 import { inLang, lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
-import { escapeHtml } from './html.js';
+import { clip, escapeHtml } from './html.js';
 import { urlPrefix, shareUrl, syncUrl } from './url.js';
 
 const params = new URLSearchParams(location.search);
@@ -44,7 +44,7 @@ function parseValue(c, raw) {
   if (c.type === 'range' || c.type === 'number') return clampNumber(c, raw);
   if (c.type === 'select') {
     const ok = c.options.some(([v]) => v === raw);
-    const [label, shown] = [t(c, 'label'), String(raw).slice(0, 40)];
+    const [label, shown] = [t(c, 'label'), clip(raw)];
     // The default by its label in the page's language, and its code, which is what a URL spells.
     const name = t(c, 'options').find(([v]) => v === c.value)?.[1] ?? c.value;
     const [using, usingZh] = name === c.value ? [c.value, ` ${c.value}`] : [`“${name}” (${c.value})`, `“${name}”（${c.value}）`];
@@ -122,7 +122,7 @@ export function parseHide(widget, text) {
   for (const name of String(text ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
     if (widget.controls.some((c) => c.key === name)) keys.add(name);
     else {
-      const [shown, keys] = [name.slice(0, 40), widget.controls.map((c) => c.key).join(', ')];
+      const [shown, keys] = [clip(name), widget.controls.map((c) => c.key).join(', ')];
       notes.push(tr(`hide: “${shown}” is not a control of this widget (${keys})`, `hide：“${shown}” 不是这个组件的控件（${keys}）`));
     }
   }
