@@ -45,10 +45,10 @@ function parseValue(c, raw) {
   if (c.type === 'select') {
     const ok = c.options.some(([v]) => v === raw);
     const [label, shown] = [t(c, 'label'), clip(raw)];
-    // The default by its label in the page's language, and its code, which is what a URL spells.
+    // The default by its label in the page's language, and its code, which is what a URL spells;
+    // Chinese sets no space before a quotation mark, and one before a bare code.
     const name = t(c, 'options').find(([v]) => v === c.value)?.[1] ?? c.value;
     const [using, usingZh] = name === c.value ? [c.value, ` ${c.value}`] : [`“${name}” (${c.value})`, `“${name}”（${c.value}）`];
-    // Chinese sets no space before a quotation mark, and one before a bare code.
     return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${using}`, `${label}：“${shown}” 不是可选项之一；改用${usingZh}`) };
   }
   const r = capText(raw, c.cap);

@@ -93,7 +93,6 @@ impl Lanes for __m256 {
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA; the rest as [`accumulate`].
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn matmul_acc(
     x: &[f32],
@@ -102,11 +101,10 @@ pub(super) unsafe fn matmul_acc(
     d_in: usize,
     d_out: usize,
     inputs: core::ops::Range<usize>,
-    cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, cols, y) }
+    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, y) }
 }
 
 /// [`sum_with`] compiled for AVX2 + FMA.

@@ -36,10 +36,6 @@ pub(super) const BLOCK: usize = 8;
 /// accumulators alone) spilled to the stack, and 8 rows cost 3.7× one on a single thread.
 const VECTORS: usize = if cfg!(target_arch = "wasm32") { 1 } else { 2 };
 
-/// Columns of one chunk of the register tile (every back-end has 8 lanes): a range of columns
-/// that starts at a multiple of it is worked exactly as in a call over all of them.
-pub const CHUNK: usize = VECTORS * 8;
-
 /// How many weight rows ahead of the current block the AVX2 back-end prefetches: the panels
 /// read each weight row in pieces, which the hardware prefetcher does not foresee.
 const AHEAD: usize = 4 * BLOCK;
@@ -63,19 +59,17 @@ const PAD: usize = 16;
 #[repr(C, align(64))]
 struct Panel([f32; PANEL + FEW_ROWS * PAD]);
 
-/// `y += x[.., inputs] · w[inputs, ..]` over the columns `cols` of `y` (which already hold the
-/// bias, or zeros), blocked as the module header describes: up to [`FEW_ROWS`] rows at a time
-/// (each such group streams those columns of the weights once), and for them column panels
-/// copied into an L1-resident buffer, over which the inputs run in blocks. `y` is a pointer so
-/// that threads may work on disjoint column ranges of the same rows, or on their own copies of
-/// `y` for disjoint input ranges (`split`); one thread passes `0..d_in` and `0..d_out`. A
-/// column's sums are added in the same order whichever column range holds it.
+/// `y += x[.., inputs] · w[inputs, ..]` (`y` already holds the bias, or zeros), blocked as the
+/// module header describes: up to [`FEW_ROWS`] rows at a time (each such group streams the
+/// weights once), and for them column panels copied into an L1-resident buffer, over which the
+/// inputs run in blocks. `y` is a pointer so that threads may each work on their own `y` for
+/// disjoint input ranges (`split`); one thread passes `0..d_in`. A column's sums are added in
+/// the same order whatever the rows.
 ///
 /// # Safety
-/// `x` and `w` have the lengths `check_shapes` asserts, `y` addresses `rows × d_out` floats that
-/// no one else touches in the columns `cols` (within `0..d_out`) meanwhile; the CPU has `V`'s
+/// `x` and `w` have the lengths `check_shapes` asserts, `inputs` lies within `0..d_in`, `y`
+/// addresses `rows × d_out` floats that no one else touches meanwhile; the CPU has `V`'s
 /// features.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) unsafe fn accumulate<V: Lanes>(
     x: &[f32],
@@ -84,7 +78,6 @@ pub(super) unsafe fn accumulate<V: Lanes>(
     d_in: usize,
     d_out: usize,
     inputs: core::ops::Range<usize>,
-    cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
     let chunk = VECTORS * V::WIDTH;
@@ -92,15 +85,15 @@ pub(super) unsafe fn accumulate<V: Lanes>(
     let mut r0 = 0;
     while r0 < rows {
         let rr = FEW_ROWS.min(rows - r0);
-        let width = (PANEL / rr / chunk * chunk).min(cols.end - cols.start);
+        let width = (PANEL / rr / chunk * chunk).min(d_out);
         let stride = width + PAD;
-        let mut c0 = cols.start;
-        while c0 < cols.end {
-            let pw = width.min(cols.end - c0);
+        let mut c0 = 0;
+        while c0 < d_out {
+            let pw = width.min(d_out - c0);
             let buf = &mut panel.0[..rr * stride];
             for m in 0..rr {
                 let row = (r0 + m) * d_out + c0;
-                // SAFETY: row + pw ≤ rows × d_out, in columns this call owns.
+                // SAFETY: row + pw ≤ rows × d_out, which this call owns.
                 unsafe {
                     core::ptr::copy_nonoverlapping(y.add(row), buf[m * stride..].as_mut_ptr(), pw)
                 };
@@ -114,8 +107,8 @@ pub(super) unsafe fn accumulate<V: Lanes>(
                 stride,
             };
             let mut i = inputs.start;
-            // SAFETY (both loops): inputs i..i + B lie within inputs ⊆ 0..d_in, so x[r0 + m][i..i + B] and
-            // w[i..i + B][c0..c0 + pw] are in bounds for every m < rr; the panel holds rr rows
+            // SAFETY (both loops): inputs i..i + B lie within inputs ⊆ 0..d_in, so
+            // x[r0 + m][i..i + B] and w[i..i + B][c0..c0 + pw] are in bounds for every m < rr; the panel holds rr rows
             // of pw values at `stride`.
             while i + BLOCK <= inputs.end {
                 unsafe { block::<V, BLOCK>(xp.add(i), wp.add(i * d_out + c0), bp, dims) };

@@ -29,7 +29,7 @@ mod lanes;
 mod relaxed;
 mod split;
 
-pub use blocked::{CHUNK, FEW_ROWS};
+pub use blocked::FEW_ROWS;
 pub use calibrate::FMA_CHAINS;
 pub use split::{input_share, split};
 
@@ -77,19 +77,7 @@ pub fn matmul_few_rows(
         }
     }
     // SAFETY: the lengths were checked above; this call owns all of y.
-    unsafe {
-        columns(
-            x,
-            rows,
-            w,
-            d_in,
-            d_out,
-            bias,
-            0..d_in,
-            0..d_out,
-            y.as_mut_ptr(),
-        )
-    };
+    unsafe { over_inputs(x, rows, w, d_in, d_out, bias, 0..d_in, y.as_mut_ptr()) };
 }
 
 /// [`matmul_few_rows`] on the portable back-end and one thread only, whatever the CPU: the
@@ -110,19 +98,19 @@ pub fn matmul_few_rows_portable(
     check_shapes(x, rows, w, d_in, d_out, bias, y);
     // SAFETY: the portable back-end needs no CPU feature; the lengths were checked above.
     unsafe {
-        init_with_bias(y.as_mut_ptr(), rows, d_out, bias, 0..d_out);
-        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, 0..d_in, 0..d_out, y.as_mut_ptr());
+        init_with_bias(y.as_mut_ptr(), rows, d_out, bias);
+        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, 0..d_in, y.as_mut_ptr());
     }
 }
 
-/// y's columns `cols` set to `bias` (or zero) and then `+= x[.., inputs] · w[inputs, ..]`, on
-/// the best back-end here.
+/// y set to `bias` (or zero) and then `+= x[.., inputs] · w[inputs, ..]`, on the best back-end
+/// here.
 ///
 /// # Safety
-/// The slices have the lengths `check_shapes` asserts; `y` addresses rows × d_out floats of
-/// which no one else touches the columns `cols` meanwhile.
+/// The slices have the lengths `check_shapes` asserts, `inputs` lies within `0..d_in`; `y`
+/// addresses rows × d_out floats that no one else touches meanwhile.
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn columns(
+pub(super) unsafe fn over_inputs(
     x: &[f32],
     rows: usize,
     w: &[f32],
@@ -130,26 +118,25 @@ pub(super) unsafe fn columns(
     d_out: usize,
     bias: Option<&[f32]>,
     inputs: Range<usize>,
-    cols: Range<usize>,
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { init_with_bias(y, rows, d_out, bias, cols.clone()) };
+    unsafe { init_with_bias(y, rows, d_out, bias) };
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 and FMA (just checked); the rest is the caller's.
-        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, inputs, cols, y) };
+        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, inputs, y) };
         return;
     }
     #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
     // SAFETY: this module validated, so the browser has relaxed SIMD; the rest is the caller's.
     unsafe {
-        relaxed::matmul_acc(x, rows, w, d_in, d_out, inputs, cols, y)
+        relaxed::matmul_acc(x, rows, w, d_in, d_out, inputs, y)
     }
     #[cfg(not(all(target_arch = "wasm32", feature = "relaxed")))]
     // SAFETY: the portable back-end needs no CPU feature; the rest is the caller's.
     unsafe {
-        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, inputs, cols, y)
+        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, inputs, y)
     }
 }
 
@@ -282,26 +269,19 @@ pub(super) fn check_shapes(
     }
 }
 
-/// The columns `cols` of every `d_out`-long row of `y` (rows of them) set to `bias` (or zero).
+/// Every `d_out`-long row of `y` (rows of them) set to `bias` (or zero).
 ///
 /// # Safety
-/// `y` addresses rows × d_out floats of which no one else touches the columns `cols` (within
-/// `0..d_out`) meanwhile; `bias`, if any, holds d_out values.
-unsafe fn init_with_bias(
-    y: *mut f32,
-    rows: usize,
-    d_out: usize,
-    bias: Option<&[f32]>,
-    cols: Range<usize>,
-) {
-    let n = cols.end - cols.start;
+/// `y` addresses rows × d_out floats that no one else touches meanwhile; `bias`, if any, holds
+/// d_out values.
+unsafe fn init_with_bias(y: *mut f32, rows: usize, d_out: usize, bias: Option<&[f32]>) {
     for m in 0..rows {
-        // SAFETY: the caller's y holds rows × d_out floats and cols lies within 0..d_out.
+        // SAFETY: the caller's y holds rows × d_out floats.
         unsafe {
-            let at = y.add(m * d_out + cols.start);
+            let at = y.add(m * d_out);
             match bias {
-                Some(b) => core::ptr::copy_nonoverlapping(b[cols.clone()].as_ptr(), at, n),
-                None => core::ptr::write_bytes(at, 0, n),
+                Some(b) => core::ptr::copy_nonoverlapping(b.as_ptr(), at, d_out),
+                None => core::ptr::write_bytes(at, 0, d_out),
             }
         }
     }

@@ -72,7 +72,6 @@ impl Lanes for [v128; 2] {
 ///
 /// # Safety
 /// As [`accumulate`]; the browser validated relaxed SIMD (or this module would not have loaded).
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "simd128,relaxed-simd")]
 pub(super) unsafe fn matmul_acc(
     x: &[f32],
@@ -81,11 +80,10 @@ pub(super) unsafe fn matmul_acc(
     d_in: usize,
     d_out: usize,
     inputs: core::ops::Range<usize>,
-    cols: core::ops::Range<usize>,
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, cols, y) }
+    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, y) }
 }
 
 /// [`sum_with`] compiled with relaxed SIMD.

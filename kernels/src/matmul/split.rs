@@ -6,8 +6,9 @@
 //!
 //! Cut by output columns instead (as until 2026-12-04), each thread read every weight row in a
 //! segment as narrow as its share (2 KB for the ×16 target's 1024-wide layers on two threads),
-//! which the hardware prefetcher follows worse: the ×16 target's one-token call took 3.4–3.7 ms
-//! on two threads in the page, and 2.6–2.9 ms with the inputs cut (docs/performance.md). The sums
+//! which the hardware prefetcher follows worse: on the ×16 target in the page (two threads, FMA,
+//! medians of eight rounds) T(1) 4.01 → 3.67 ms, T(4) 6.48 → 5.12, T(8) 9.00 → 7.74 with the
+//! inputs cut (docs/performance.md, "Cutting by inputs"). The sums
 //! are no longer added in one thread's order (a share's partial sum starts from zero), so the
 //! result differs from one thread's in the last bits; it does not depend on the number of rows,
 //! since the cut depends only on `d_in` and the threads.
@@ -15,11 +16,11 @@
 extern crate alloc;
 
 use super::blocked::BLOCK;
-use super::{check_shapes, columns};
+use super::{check_shapes, over_inputs};
 use core::ops::Range;
 
-/// The inputs of share `share` of `of`: whole blocks of the kernel's `BLOCK` inputs, as even as can be, in
-/// order; the last share ends at `d_in`.
+/// The inputs of share `share` of `of`: whole blocks of the kernel's `BLOCK` inputs, as even as
+/// can be, in order; the last share ends at `d_in`.
 pub fn input_share(d_in: usize, share: usize, of: usize) -> Range<usize> {
     let blocks = d_in / BLOCK;
     let at = |s: usize| {
@@ -41,9 +42,9 @@ unsafe impl Sync for Sums {}
 unsafe impl Send for Sums {}
 
 impl Sums {
+    /// The pointer `offset` floats on (no claim on the address: its use is the caller's).
     fn at(self, offset: usize) -> *mut f32 {
-        // SAFETY: callers pass offsets within the buffer this points at.
-        unsafe { self.0.add(offset) }
+        self.0.wrapping_add(offset)
     }
 }
 
@@ -74,10 +75,10 @@ pub fn split(
         // buffer: y for share 0, its part of `partial` for the others.
         unsafe {
             if share == 0 {
-                columns(x, rows, w, d_in, d_out, bias, inputs, 0..d_out, out.at(0));
+                over_inputs(x, rows, w, d_in, d_out, bias, inputs, out.at(0));
             } else {
                 let at = sums.at((share - 1) * size);
-                columns(x, rows, w, d_in, d_out, None, inputs, 0..d_out, at);
+                over_inputs(x, rows, w, d_in, d_out, None, inputs, at);
             }
         }
     };
