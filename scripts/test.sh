@@ -25,6 +25,8 @@ export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
 say "native tests (core, views, CLI)"
 cargo test --workspace
+# The matmul's wasm tiling held to the naive product natively (the kernels crate alone: seconds).
+cargo test -p specdec-kernels --features wasm-tiling
 
 say "the wasm module"
 bash scripts/build-wasm.sh

@@ -23,6 +23,8 @@
     feature(stdarch_wasm_atomic_wait)
 )]
 
+extern crate alloc;
+
 pub mod matmul;
 pub mod pool;
 

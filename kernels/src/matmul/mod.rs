@@ -365,6 +365,32 @@ mod tests {
         }
     }
 
+    /// Both paths equal the naive product on layers wider than a panel (16384 floats in the wasm
+    /// tiling, 4096 natively), so that every row count crosses from one panel to the next, and
+    /// with columns left past the last whole chunk.
+    #[test]
+    fn layers_wider_than_a_panel_equal_the_naive_product() {
+        let mut seed = 7;
+        for f in [matmul_few_rows as Matmul, matmul_few_rows_portable] {
+            for rows in [1, 2, 3, 4, 5, 7, 8, 16, 17] {
+                for (d_in, d_out) in [(3, 16421), (17, 1057), (9, 4133)] {
+                    seed += 1;
+                    let x = values(rows * d_in, seed);
+                    let w = values(d_in * d_out, seed + 1000);
+                    let mut y = std::vec![f32::NAN; rows * d_out];
+                    f(&x, rows, &w, d_in, d_out, None, &mut y);
+                    let (want, mag) = naive(&x, rows, &w, d_in, d_out, None);
+                    for (j, (&g, (&t, &a))) in y.iter().zip(want.iter().zip(&mag)).enumerate() {
+                        assert!(
+                            (f64::from(g) - t).abs() <= 1e-5 * a + 1e-30,
+                            "rows {rows}, {d_in} → {d_out}, y[{j}] = {g}, want {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// The dispatched path (AVX2 + FMA where the CPU has it) equals the naive product.
     #[test]
     fn fast_path_equals_the_naive_product() {

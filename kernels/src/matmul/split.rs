@@ -13,8 +13,6 @@
 //! result differs from one thread's in the last bits; it does not depend on the number of rows,
 //! since the cut depends only on `d_in` and the threads.
 
-extern crate alloc;
-
 use super::blocked::BLOCK;
 use super::{check_shapes, over_inputs};
 use core::ops::Range;
