@@ -77,11 +77,11 @@ test('on the Chinese page the engine’s errors, the worker’s notes and its pr
   // Core errors raised on the main thread: a tree config, a distribution, drawn tokens.
   await setControl(page, 'tree', 'mode', 'config');
   await page.fill('[data-widget="tree"] [data-key="config"]', '<2,0>');
-  assert.equal(await alertOf(page, 'tree'), '无法读取树配置 "<2,0>"：第 2 层宽度为 0；每层至少需要一个子节点');
+  assert.equal(await alertOf(page, 'tree'), '无法读取树配置“<2,0>”：第 2 层宽度为 0；每层至少需要一个子节点');
   await page.fill('[data-widget="tree"] [data-key="config"]', '<9,9,9,9>');
   assert.match(await alertOf(page, 'tree'), /^树配置 <9,9,9,9> 有 7380 个节点，超出 \d+ 个节点的预算$/);
   await page.fill('[data-widget="multidraft"] [data-key="p"]', '0.5,0.6');
-  assert.match(await alertOf(page, 'multidraft'), /^无法读取p "0\.5,0\.6"：总和为 1\.1/);
+  assert.match(await alertOf(page, 'multidraft'), /^无法读取p“0\.5,0\.6”：总和为 1\.1/);
   // In a worker: the WebGPU module is missing, so the job runs on flex with a note in Chinese.
   await mfDone(page, 1);
   assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU 引擎无法加载（.*），所以这次在 CPU（flex）上运行/);

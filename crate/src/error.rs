@@ -103,16 +103,16 @@ impl Error {
                 format!("bad {what} {:?}: {}", shown(text), why.en)
             }
             (Error::Parse { what, text, why }, Lang::Zh) => {
-                format!("无法读取{} {:?}：{}", noun_zh(what), shown(text), why.zh)
+                format!("无法读取{}{}：{}", noun_zh(what), quoted_zh(text), why.zh)
             }
             (Error::Unknown { what, name, known }, Lang::En) => {
                 format!("unknown {what} {:?} (known: {})", shown(name), known.en)
             }
             (Error::Unknown { what, name, known }, Lang::Zh) => {
                 format!(
-                    "未知的{} {:?}（可选：{}）",
+                    "未知的{}{}（可选：{}）",
                     noun_zh(what),
-                    shown(name),
+                    quoted_zh(name),
                     known.zh
                 )
             }
@@ -153,6 +153,13 @@ pub fn shown(text: &str) -> String {
         return text.to_string();
     }
     text.chars().take(59).chain(['…']).collect()
+}
+
+/// `text` as [`shown`] cuts it, in Chinese quotation marks, with what `{:?}` escapes escaped
+/// (a newline as `\n`, a `"` as `\"`), so that a bad value is seen whole and exactly.
+pub fn quoted_zh(text: &str) -> String {
+    let debug = format!("{:?}", shown(text));
+    format!("“{}”", &debug[1..debug.len() - 1])
 }
 
 /// What a value is, in Chinese: every `what` the core names (a test reads the sources to check
@@ -403,7 +410,7 @@ mod tests {
         assert_eq!(e.to_string(), e.message(Lang::En));
         assert_eq!(
             e.message(Lang::Zh),
-            "无法读取树配置 \"<2,0,1>\"：第 2 层宽度为 0；每层至少需要一个子节点"
+            "无法读取树配置“<2,0,1>”：第 2 层宽度为 0；每层至少需要一个子节点"
         );
         let big = parse_config("<9,9,9,9>", 64).unwrap_err().message(Lang::Zh);
         assert_eq!(big, "树配置 <9,9,9,9> 有 7380 个节点，超出 64 个节点的预算");
@@ -413,7 +420,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
         let unknown = Lang::parse("fr").unwrap_err().message(Lang::Zh);
-        assert_eq!(unknown, "未知的语言 \"fr\"（可选：en, zh）");
+        assert_eq!(unknown, "未知的语言“fr”（可选：en, zh）");
         // A library's own words read the same in both languages.
         let raw = Error::Unavailable {
             what: "tensor read-back",

@@ -246,7 +246,7 @@ mod tests {
         let zh = encode("dan loves jam").unwrap_err().message(Lang::Zh);
         assert_eq!(
             zh,
-            "未知的LikesWorld 词 \"loves\"（可选：<bos> <eos> likes . q，名字如 ann、bob、cal，物品如 jam、nuts、tea）"
+            "未知的LikesWorld 词“loves”（可选：<bos> <eos> likes . q，名字如 ann、bob、cal，物品如 jam、nuts、tea）"
         );
     }
 
