@@ -3,7 +3,8 @@
 // kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
 // and without, and for each build prints the FMA peak, the streaming sum's bandwidth over 64 MB,
 // and the median ms per call (with GFLOP/s) of the matmul over 64 MB of weights (4096 × 4096)
-// and over the ×16 target's twelve layers in a row (75.5 MB), for 1 to 16 rows. Rounds alternate
+// and over the ×16 target's twelve layers in a row (75.5 MB), for 1 to 16 rows, with the weights
+// row-major (as burn stores them) and packed in strips (kernels::Packed). Rounds alternate
 // the builds, so that a machine whose speed drifts drifts for both.
 //   node tests/bench-kernel.mjs [--rounds N] [--only fma|simd] [--rows 1,2,4,8]
 import { execFileSync } from 'node:child_process';
@@ -57,11 +58,17 @@ async function measure({ bytes, rowsList }) {
   const flops = Number(e.fma_peak(10_000_000));
   const peak = flops / median(() => e.fma_peak(10_000_000), 5) / 1e6;
   const sum = median(() => e.stream_sum(w, big), 9);
+  // The same weights packed (a second copy, made in the module's heap).
+  const pw = e.pack(w, 4096, 4096);
+  const pws = layers.map(([a, b], i) => e.pack(ws[i], a, b));
   const rows = rowsList.map((r) => ({
     rows: r,
     square: median(() => e.matmul(x, r, w, 4096, 4096, y), 11),
     layers: median(() => layers.forEach(([a, b], i) => e.matmul(x, r, ws[i], a, b, y)), 11),
+    packedSquare: median(() => e.matmul_packed(x, r, pw, y), 11),
+    packedLayers: median(() => pws.forEach((p) => e.matmul_packed(x, r, p, y)), 11),
   }));
+  [pw, ...pws].forEach((p) => e.unpack(p));
   return { peak, bandwidth: big * 4 / sum / 1e6, rows, big, model };
 }
 
@@ -78,12 +85,14 @@ try {
     const runs = all[name];
     const { big, model } = runs[0];
     console.log(`\n${name === 'fma' ? 'SIMD128 + relaxed-SIMD FMA' : 'SIMD128 (no FMA)'}: peak ${mid(runs.map((r) => r.peak)).toFixed(1)} GFLOP/s, streaming sum ${mid(runs.map((r) => r.bandwidth)).toFixed(1)} GB/s`);
-    console.log('rows  4096×4096 ms  GFLOP/s  ×16 layers ms  GFLOP/s  GB/s');
-    rowsList.forEach((r, i) => {
-      const sq = mid(runs.map((run) => run.rows[i].square));
-      const ly = mid(runs.map((run) => run.rows[i].layers));
-      console.log(`${String(r).padStart(4)}  ${sq.toFixed(2).padStart(12)}  ${(2 * r * big / sq / 1e6).toFixed(1).padStart(7)}  ${ly.toFixed(2).padStart(13)}  ${(2 * r * model / ly / 1e6).toFixed(1).padStart(7)}  ${(model * 4 / ly / 1e6).toFixed(1).padStart(4)}`);
-    });
+    console.log('weights   rows  4096×4096 ms  GFLOP/s  ×16 layers ms  GFLOP/s  GB/s');
+    for (const [label, sqKey, lyKey] of [['row-major', 'square', 'layers'], ['packed', 'packedSquare', 'packedLayers']]) {
+      rowsList.forEach((r, i) => {
+        const sq = mid(runs.map((run) => run.rows[i][sqKey]));
+        const ly = mid(runs.map((run) => run.rows[i][lyKey]));
+        console.log(`${label.padEnd(9)} ${String(r).padStart(4)}  ${sq.toFixed(2).padStart(12)}  ${(2 * r * big / sq / 1e6).toFixed(1).padStart(7)}  ${ly.toFixed(2).padStart(13)}  ${(2 * r * model / ly / 1e6).toFixed(1).padStart(7)}  ${(model * 4 / ly / 1e6).toFixed(1).padStart(4)}`);
+      });
+    }
   }
 } finally {
   await browser.close();

@@ -28,7 +28,9 @@ extern crate alloc;
 pub mod matmul;
 pub mod pool;
 
-pub use matmul::{fma_peak, fused, kernel_path, matmul_few_rows, stream_sum, FEW_ROWS};
+pub use matmul::{
+    fma_peak, fused, kernel_path, matmul_few_rows, matmul_packed, stream_sum, Packed, FEW_ROWS,
+};
 
 use core::sync::atomic::{AtomicBool, Ordering};
 

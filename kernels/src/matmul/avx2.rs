@@ -18,6 +18,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use super::blocked::accumulate;
 use super::calibrate::{fma_with, sum_with};
 use super::lanes::Lanes;
+use super::packed::{strips_with, Packed};
 
 /// One AVX register of eight `f32`.
 pub(super) type V = __m256;
@@ -125,4 +126,21 @@ pub(super) unsafe fn stream_sum(data: &[f32]) -> f32 {
 pub(super) unsafe fn fma_peak(iterations: usize) -> u64 {
     // SAFETY: forwarded from the caller.
     unsafe { fma_with::<V>(iterations) }
+}
+
+/// [`strips_with`] compiled with this back-end.
+///
+/// # Safety
+/// As [`strips_with`]; the CPU has this back-end's features.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn packed_strips(
+    x: &[f32],
+    rows: usize,
+    w: &Packed,
+    bias: Option<&[f32]>,
+    range: core::ops::Range<usize>,
+    y: *mut f32,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { strips_with::<V>(x, rows, w, bias, range, y) }
 }

@@ -25,12 +25,14 @@ mod avx2;
 mod blocked;
 mod calibrate;
 mod lanes;
+mod packed;
 #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
 mod relaxed;
 mod split;
 
 pub use blocked::FEW_ROWS;
 pub use calibrate::FMA_CHAINS;
+pub use packed::{matmul_packed, split_packed, Packed, STRIP};
 pub use split::{input_share, split};
 
 use blocked::accumulate;

@@ -16,6 +16,7 @@ use core::arch::wasm32::{
 use super::blocked::accumulate;
 use super::calibrate::{fma_with, sum_with};
 use super::lanes::Lanes;
+use super::packed::{strips_with, Packed};
 
 /// Eight `f32` lanes in two SIMD128 registers.
 pub(super) type V = [v128; 2];
@@ -104,4 +105,21 @@ pub(super) unsafe fn stream_sum(data: &[f32]) -> f32 {
 pub(super) unsafe fn fma_peak(iterations: usize) -> u64 {
     // SAFETY: forwarded from the caller.
     unsafe { fma_with::<V>(iterations) }
+}
+
+/// [`strips_with`] compiled with this back-end.
+///
+/// # Safety
+/// As [`strips_with`]; the CPU has this back-end's features.
+#[target_feature(enable = "simd128,relaxed-simd")]
+pub(super) unsafe fn packed_strips(
+    x: &[f32],
+    rows: usize,
+    w: &Packed,
+    bias: Option<&[f32]>,
+    range: core::ops::Range<usize>,
+    y: *mut f32,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe { strips_with::<V>(x, rows, w, bias, range, y) }
 }
