@@ -8,7 +8,7 @@
 
 use super::activation::{gelu, softmax_last};
 use super::cache::KvCache;
-use super::matmul::linear;
+use super::matmul::{linear, packed_linear, PackedLinear};
 use crate::error::Error;
 use burn::config::Config;
 use burn::module::Module;
@@ -91,6 +91,7 @@ impl DecoderConfig {
             norm_mlp: LayerNormConfig::new(self.d_model).init(device),
             up: LinearConfig::new(self.d_model, self.d_ff).init(device),
             down: LinearConfig::new(self.d_ff, self.d_model).init(device),
+            packed: None,
         }
     }
 }
@@ -132,6 +133,10 @@ pub struct Block {
     pub(super) norm_mlp: LayerNorm,
     pub(super) up: Linear,
     pub(super) down: Linear,
+    /// The four layers' weights packed for the few-row kernel, where [`Block::packed`] made them
+    /// (a widened target's, on flex): qkv, out, up, down.
+    #[module(skip)]
+    pub(super) packed: Option<Arc<[Option<PackedLinear>; 4]>>,
 }
 
 /// A large negative score instead of −∞, so a fully masked row stays finite.
@@ -263,6 +268,25 @@ pub(crate) fn causal(tokens: &Tensor<2, Int>) -> (Tensor<2, Int>, Tensor<3, Bool
 }
 
 impl Block {
+    /// This block with its large layers' weights packed ([`super::matmul::pack`]): a second
+    /// copy of them, which the forward reads instead on flex.
+    pub(super) fn packed(self) -> Block {
+        let layers = [&self.qkv, &self.out, &self.up, &self.down].map(super::matmul::pack);
+        Block {
+            packed: layers.iter().any(Option::is_some).then(|| Arc::new(layers)),
+            ..self
+        }
+    }
+
+    /// `l.forward(x)`, over `l`'s packed weights where there are some (`which`: its place in
+    /// [`Block::packed`]).
+    fn linear<const D: usize>(&self, which: usize, l: &Linear, x: Tensor<D>) -> Tensor<D> {
+        match &self.packed {
+            Some(p) => packed_linear(l, p[which].as_ref(), x),
+            None => linear(l, x),
+        }
+    }
+
     pub(super) fn forward(
         &self,
         x: Tensor<3>,
@@ -273,7 +297,7 @@ impl Block {
     ) -> Tensor<3> {
         let [batch, new, d] = x.dims();
         let dk = d / n_heads;
-        let qkv = linear(&self.qkv, self.norm_attn.forward(x.clone())); // [batch, new, 3d]
+        let qkv = self.linear(0, &self.qkv, self.norm_attn.forward(x.clone())); // [batch, new, 3d]
         let heads = |t: Tensor<3>| t.reshape([batch, new, n_heads, dk]).swap_dims(1, 2); // [batch, h, new, dk]
         let q = heads(qkv.clone().narrow(2, 0, d));
         let k = heads(qkv.clone().narrow(2, d, d));
@@ -282,11 +306,9 @@ impl Block {
         let scores = q.matmul(k.swap_dims(2, 3)); // [batch, h, new, cached + new]
         let weights = softmax_last(scores.mask_fill(blocked, MASKED), 1.0 / (dk as f32).sqrt());
         let context = weights.matmul(v).swap_dims(1, 2).reshape([batch, new, d]);
-        let x = x + linear(&self.out, context);
-        let h = linear(
-            &self.down,
-            gelu(linear(&self.up, self.norm_mlp.forward(x.clone()))),
-        );
+        let x = x + self.linear(1, &self.out, context);
+        let up = self.linear(2, &self.up, self.norm_mlp.forward(x.clone()));
+        let h = self.linear(3, &self.down, gelu(up));
         x + h
     }
 }

@@ -10,6 +10,13 @@
 //! target, 17 rows 10.8 ms against burn's 16.9, 32 rows 16.4 against 29.5; on the trained target
 //! 119 µs against 137 and 201 against 226; in wasm likewise on the threaded module, one pass on a
 //! single thread), [`linear`] calls it over flex's own buffers; otherwise burn's `Linear` runs.
+//!
+//! A layer of a widened target can also carry its weights packed in strips ([`PackedLinear`],
+//! made once by [`pack`]): [`packed_linear`] then runs [`specdec_kernels::matmul_packed`], which
+//! reads each strip as one sequential stream (in the page, one thread, the ×16 target's layers:
+//! one row 3.3 → 2.0 ms, eight rows 9.3 → 7.9 ms). It is a second copy of the weights, so only
+//! the layers large enough to be split across threads are packed; a packed copy that no longer
+//! matches its layer's weights (they were replaced) is not used.
 
 use burn::nn::Linear;
 use burn::tensor::Tensor;
@@ -24,6 +31,67 @@ static FEW_ROWS_KERNEL: AtomicBool = AtomicBool::new(true);
 #[cfg(feature = "flex")]
 pub fn use_few_rows_kernel(on: bool) {
     FEW_ROWS_KERNEL.store(on, Ordering::Relaxed);
+}
+
+/// Whether widened targets pack their large layers here ([`pack`]), and the calibration times the
+/// packed kernel: in wasm, where the row-major kernel's eight interleaved weight streams ran at
+/// two thirds of the packed kernel's speed. Natively the AVX2 row-major kernel, which prefetches
+/// its streams and holds twelve accumulators, stays: the packed one has not been measured there.
+pub const PACKS: bool = cfg!(target_arch = "wasm32");
+
+/// A [`Linear`]'s weights packed for [`specdec_kernels::matmul_packed`], with what identifies
+/// the weights they were packed from (their buffer, and a few of their values).
+#[derive(Debug)]
+pub struct PackedLinear {
+    #[cfg(feature = "flex")]
+    packed: specdec_kernels::Packed,
+    #[cfg(feature = "flex")]
+    from: Fingerprint,
+}
+
+/// The weights' buffer (address, length) and eight of their values spread over it.
+#[cfg(feature = "flex")]
+#[derive(Debug, PartialEq)]
+struct Fingerprint(usize, usize, [u32; 8]);
+
+#[cfg(feature = "flex")]
+impl Fingerprint {
+    fn of(w: &[f32]) -> Fingerprint {
+        let at = |k: usize| w.get(k * w.len() / 8).map_or(0, |v| v.to_bits());
+        Fingerprint(w.as_ptr() as usize, w.len(), std::array::from_fn(at))
+    }
+}
+
+/// `l`'s weights packed, if they are flex f32 weights outside autodiff large enough to be split
+/// across threads ([`specdec_kernels::matmul::SPLIT_WEIGHTS`] weights); `None` otherwise.
+pub fn pack(l: &Linear) -> Option<PackedLinear> {
+    #[cfg(feature = "flex")]
+    return on_flex::pack(l);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = l;
+        None
+    }
+}
+
+/// `l.forward(x)` over `packed` where it is `l`'s weights packed and the rows are few enough
+/// (as [`linear`]); otherwise [`linear`].
+pub fn packed_linear<const D: usize>(
+    l: &Linear,
+    packed: Option<&PackedLinear>,
+    x: Tensor<D>,
+) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match packed {
+        Some(p) if FEW_ROWS_KERNEL.load(Ordering::Relaxed) => match on_flex::packed(l, p, x) {
+            std::ops::ControlFlow::Break(y) => return y,
+            std::ops::ControlFlow::Continue(x) => x,
+        },
+        _ => x,
+    };
+    #[cfg(not(feature = "flex"))]
+    let _ = packed;
+    linear(l, x)
 }
 
 /// `l.forward(x)`: x [.., d_in] → [.., d_out].
@@ -79,7 +147,28 @@ mod on_flex {
         }
     }
 
-    pub fn linear<const D: usize>(l: &Linear, x: Tensor<D>) -> ControlFlow<Tensor<D>, Tensor<D>> {
+    /// See [`super::pack`].
+    pub fn pack(l: &Linear) -> Option<super::PackedLinear> {
+        let [d_in, d_out] = l.weight.dims();
+        if d_in * d_out < specdec_kernels::matmul::SPLIT_WEIGHTS {
+            return None;
+        }
+        let w = flex(l.weight.val().into_dispatch()).ok()?;
+        let ws = w.as_slice::<f32>().filter(|_| w.is_contiguous())?;
+        Some(super::PackedLinear {
+            packed: specdec_kernels::Packed::new(ws, d_in, d_out),
+            from: super::Fingerprint::of(ws),
+        })
+    }
+
+    /// `x` [.., d_in] and `bias` as flex slices, then `run(x, rows, bias, y)` into a new
+    /// [.., d_out] tensor; `x` back where a tensor is not on flex, the rows are too many or the
+    /// shapes do not fit.
+    fn few_rows<const D: usize>(
+        l: &Linear,
+        x: Tensor<D>,
+        run: impl FnOnce(&[f32], usize, Option<&[f32]>, &mut [f32]),
+    ) -> ControlFlow<Tensor<D>, Tensor<D>> {
         let [d_in, d_out] = l.weight.dims();
         let dims = x.dims();
         let rows = dims[..D - 1].iter().product::<usize>();
@@ -90,16 +179,56 @@ mod on_flex {
             Ok(x) => x,
             Err(other) => return ControlFlow::Continue(Tensor::from_dispatch(*other)),
         };
-        let (Ok(w), bias) = (
-            flex(l.weight.val().into_dispatch()),
-            l.bias.as_ref().map(|b| flex(b.val().into_dispatch())),
-        ) else {
+        let bias = match l.bias.as_ref().map(|b| flex(b.val().into_dispatch())) {
+            None => None,
+            Some(Ok(b)) => Some(if b.is_contiguous() {
+                b
+            } else {
+                b.to_contiguous()
+            }),
+            Some(Err(_)) => return ControlFlow::Continue(Tensor::from_dispatch(back(x))),
+        };
+        let x = if x.is_contiguous() {
+            x
+        } else {
+            x.to_contiguous()
+        };
+        let Some(xs) = x.as_slice::<f32>() else {
             return ControlFlow::Continue(Tensor::from_dispatch(back(x)));
         };
-        let bias = match bias {
-            None => None,
-            Some(Ok(b)) => Some(b),
-            Some(Err(_)) => return ControlFlow::Continue(Tensor::from_dispatch(back(x))),
+        let bs = bias.as_ref().and_then(|b| b.as_slice::<f32>());
+        let mut y = vec![0.0f32; rows * d_out];
+        run(xs, rows, bs, &mut y);
+        let mut shape = dims.to_vec();
+        shape[D - 1] = d_out;
+        ControlFlow::Break(Tensor::from_dispatch(back(FlexTensor::from_data(
+            TensorData::new(y, shape),
+        ))))
+    }
+
+    /// `l.forward(x)` over `p`, if `p` was packed from `l`'s weights as they are now.
+    pub fn packed<const D: usize>(
+        l: &Linear,
+        p: &super::PackedLinear,
+        x: Tensor<D>,
+    ) -> ControlFlow<Tensor<D>, Tensor<D>> {
+        let Ok(w) = flex(l.weight.val().into_dispatch()) else {
+            return ControlFlow::Continue(x);
+        };
+        match w.as_slice::<f32>() {
+            Some(ws) if super::Fingerprint::of(ws) == p.from => {}
+            _ => return ControlFlow::Continue(x),
+        }
+        few_rows(l, x, |xs, rows, bs, y| {
+            #[cfg(test)]
+            super::tests::PACKED_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            specdec_kernels::matmul_packed(xs, rows, &p.packed, bs, y)
+        })
+    }
+
+    pub fn linear<const D: usize>(l: &Linear, x: Tensor<D>) -> ControlFlow<Tensor<D>, Tensor<D>> {
+        let Ok(w) = flex(l.weight.val().into_dispatch()) else {
+            return ControlFlow::Continue(x);
         };
         // The weights as they are stored (a Linear's are contiguous; a view is copied once here).
         let w = if w.is_contiguous() {
@@ -107,29 +236,13 @@ mod on_flex {
         } else {
             w.to_contiguous()
         };
-        let x = if x.is_contiguous() {
-            x
-        } else {
-            x.to_contiguous()
+        let Some(ws) = w.as_slice::<f32>() else {
+            return ControlFlow::Continue(x);
         };
-        let (Some(ws), Some(xs)) = (w.as_slice::<f32>(), x.as_slice::<f32>()) else {
-            return ControlFlow::Continue(Tensor::from_dispatch(back(x)));
-        };
-        let bias = bias.map(|b| {
-            if b.is_contiguous() {
-                b
-            } else {
-                b.to_contiguous()
-            }
-        });
-        let bs = bias.as_ref().and_then(|b| b.as_slice::<f32>());
-        let mut y = vec![0.0f32; rows * d_out];
-        specdec_kernels::matmul_few_rows(xs, rows, ws, d_in, d_out, bs, &mut y);
-        let mut shape = dims.to_vec();
-        shape[D - 1] = d_out;
-        ControlFlow::Break(Tensor::from_dispatch(back(FlexTensor::from_data(
-            TensorData::new(y, shape),
-        ))))
+        let [d_in, d_out] = l.weight.dims();
+        few_rows(l, x, |xs, rows, bs, y| {
+            specdec_kernels::matmul_few_rows(xs, rows, ws, d_in, d_out, bs, y)
+        })
     }
 }
 
@@ -138,6 +251,10 @@ mod tests {
     use super::*;
     use burn::nn::LinearConfig;
     use burn::tensor::{Device, TensorData};
+
+    /// Calls that ran over packed weights.
+    pub(super) static PACKED_CALLS: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
 
     fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
         burn::tensor::read_sync(crate::model::floats(t)).unwrap()
@@ -161,6 +278,49 @@ mod tests {
             assert_eq!(fast.len(), rows * 131);
             for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
                 assert!((a - b).abs() <= 1e-5, "{rows} rows [{i}]: {a} ≠ {b}");
+            }
+        }
+    }
+
+    /// A layer large enough is packed, and the packed path equals burn's matmul for every row
+    /// count it takes (and runs: the count of packed calls grows by each); packed weights that
+    /// are not the layer's (another layer of the same shape) are not used.
+    #[test]
+    fn the_packed_path_equals_burns_linear_and_only_for_its_own_weights() {
+        use std::sync::atomic::Ordering;
+        let device = Device::flex();
+        let small = LinearConfig::new(67, 131).init(&device);
+        assert!(
+            pack(&small).is_none(),
+            "a layer too small to split is not packed"
+        );
+        let layer = LinearConfig::new(256, 600).init(&device);
+        let other = LinearConfig::new(256, 600).init(&device);
+        let packed = pack(&layer).expect("256 × 600 weights are packed");
+        for rows in 1..=on_flex::most_rows() + 1 {
+            let xs: Vec<f32> = (0..rows * 256)
+                .map(|i| ((i * 7919) % 1001) as f32 / 500.0 - 1.0)
+                .collect();
+            let x = Tensor::<3>::from_data(TensorData::new(xs, [1, rows, 256]), &device);
+            let before = PACKED_CALLS.load(Ordering::Relaxed);
+            let fast = values(packed_linear(&layer, Some(&packed), x.clone()));
+            let ran = PACKED_CALLS.load(Ordering::Relaxed) - before;
+            assert_eq!(
+                ran,
+                usize::from(rows <= on_flex::most_rows()),
+                "{rows} rows"
+            );
+            let slow = values(layer.forward(x.clone()));
+            for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                assert!((a - b).abs() <= 1e-5, "{rows} rows [{i}]: {a} ≠ {b}");
+            }
+            let wrong = values(packed_linear(&other, Some(&packed), x.clone()));
+            let right = values(other.forward(x));
+            for (i, (a, b)) in wrong.iter().zip(&right).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-5,
+                    "other layer, {rows} rows [{i}]: {a} ≠ {b}"
+                );
             }
         }
     }

@@ -272,10 +272,13 @@ const STREAM_IN: usize = 4096;
 const WARM_STREAMS: usize = 20;
 
 /// The device's bandwidth and peak. On the CPU backends the bandwidth is what a weight-streaming
-/// call achieves: one row through [`specdec_kernels::matmul_few_rows`] — the kernel, access
-/// pattern and threads of a decode call's linear layers — over a 64 MB weight matrix, far
-/// larger than a last-level cache, so that no call of the model can beat the floor it draws (a
-/// plain streaming sum did: in a browser it ran at half a decode call's speed); the peak is
+/// call achieves: one row through the kernel, access pattern and threads of a widened target's
+/// linear layers ([`specdec_kernels::matmul_packed`] where they are packed,
+/// [`super::matmul::PACKS`]; else [`specdec_kernels::matmul_few_rows`]) over a 64 MB weight
+/// matrix, far larger than a last-level cache, so that
+/// no call of the model can beat the floor it draws (a plain streaming sum did: in a browser it
+/// ran at half a decode call's speed; so did the row-major kernel once the layers were packed);
+/// the peak is
 /// [`specdec_kernels::fma_peak`] on those threads at once ([`specdec_kernels::threads`]). On a GPU, burn's sum of a
 /// 64 MB tensor and a 1024² matmul on the device.
 pub async fn calibrate(
@@ -286,18 +289,22 @@ pub async fn calibrate(
     let resolution = clock_resolution(clock);
     let (bandwidth_gbs, peak_gflops) = if on_cpu {
         let w: Vec<f32> = (0..STREAM_FLOATS).map(|i| (i % 7) as f32 * 1e-3).collect();
+        let (d_in, d_out) = (STREAM_IN, STREAM_FLOATS / STREAM_IN);
+        let packed = super::matmul::PACKS.then(|| specdec_kernels::Packed::new(&w, d_in, d_out));
+        let w = if packed.is_some() { Vec::new() } else { w };
         let x = vec![1.0f32; STREAM_IN];
-        let mut y = vec![0.0f32; STREAM_FLOATS / STREAM_IN];
+        let mut y = vec![0.0f32; d_out];
         let mut stream = || {
-            specdec_kernels::matmul_few_rows(
-                std::hint::black_box(&x),
-                1,
-                std::hint::black_box(&w),
-                STREAM_IN,
-                STREAM_FLOATS / STREAM_IN,
-                None,
-                &mut y,
-            );
+            let x = std::hint::black_box(&x);
+            match &packed {
+                Some(p) => {
+                    specdec_kernels::matmul_packed(x, 1, std::hint::black_box(p), None, &mut y)
+                }
+                None => {
+                    let w = std::hint::black_box(&w);
+                    specdec_kernels::matmul_few_rows(x, 1, w, d_in, d_out, None, &mut y)
+                }
+            }
             std::hint::black_box(&y);
         };
         // Warm well before timing: a browser runs a function first in its baseline tier and

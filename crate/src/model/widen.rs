@@ -68,13 +68,20 @@ pub async fn widen(model: &Decoder, r: usize, device: &Device) -> Result<Decoder
             weight: param2(w, [d * r, 3 * d * r], device),
             bias: Some(param1(bb, device)),
         };
-        blocks.push(Block {
+        let block = Block {
             norm_attn: norm(&b.norm_attn, r, device).await?,
             qkv,
             out: linear(&b.out, r, r, device).await?,
             norm_mlp: norm(&b.norm_mlp, r, device).await?,
             up: linear(&b.up, r, r, device).await?,
             down: linear(&b.down, r, r, device).await?,
+            packed: None,
+        };
+        // A second copy of the large layers, which the forward reads instead on flex.
+        blocks.push(if super::matmul::PACKS {
+            block.packed()
+        } else {
+            block
         });
     }
     let head = linear(&model.head, r, 1, device).await?;
