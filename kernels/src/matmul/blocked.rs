@@ -42,8 +42,8 @@ pub const FEW_ROWS: usize = 16;
 /// streams, and how many multiply-adds each `y` load and store is shared between.
 pub(super) const BLOCK: usize = 8;
 
-/// Vectors per column chunk of the register tile: two natively (AVX2's sixteen 256-bit
-/// registers), one in wasm, where a vector of eight lanes is two SIMD128 registers and the
+/// Vectors per register tile of a full group of [`GROUP`] rows: two natively (AVX2's sixteen
+/// 256-bit registers), one in wasm, where a vector of eight lanes is two SIMD128 registers and the
 /// browser's compiler has sixteen of those on x86: a native-sized tile (24 of them for the
 /// accumulators alone) spilled to the stack, and 8 rows cost 3.7× one on a single thread.
 const VECTORS: usize = if WASM { 1 } else { 2 };
@@ -83,8 +83,8 @@ const LINE: usize = 16;
 
 /// `y += x[.., inputs] · w[inputs, ..]` (`y` already holds the bias, or zeros), blocked as the
 /// module header describes: up to [`FEW_ROWS`] rows at a time (each such group streams the
-/// weights once), and for them column panels copied into an L1-resident buffer, over which the
-/// inputs run in blocks. `y` is a pointer so that threads may each work on their own `y` for
+/// weights once), and for them column panels copied into a buffer (in L1 natively, in L2 in
+/// wasm), over which the inputs run in blocks. `y` is a pointer so that threads may each work on their own `y` for
 /// disjoint input ranges (`split`); one thread passes `0..d_in`. A column's sums are added in
 /// the same order whatever the rows.
 ///
@@ -171,7 +171,7 @@ struct Dims {
 }
 
 /// `y += x[.., i..i + B] · w[i..i + B, ..]` over the panel's columns and rows, where `x` points
-/// at x\[0\]\[i\], `w` at w\[i\]\[c0\] and `y` at the panel: chunks of [`VECTORS`] vectors, then one,
+/// at x\[0\]\[i\], `w` at w\[i\]\[c0\] and `y` at the panel: chunks of [`CHUNK`] vectors, then one,
 /// then single columns.
 ///
 /// # Safety
@@ -301,8 +301,9 @@ unsafe fn chunk<V: Lanes, const B: usize, const N: usize>(
 }
 
 /// The register tile: `R` rows × `N` vectors of `y` loaded, `B × R × N` multiply-adds with the
-/// `B` weight rows, stored back. All loops have constant bounds, so they unroll and the
-/// accumulators live in registers.
+/// `B` weight rows, stored back. The loops over rows and vectors have constant bounds, so they
+/// unroll and the accumulators live in registers; the loop over the weight rows unrolls
+/// natively and stays a loop in wasm.
 ///
 /// # Safety
 /// `x` addresses `R` rows (stride `d.d_in`) of `B` values, `w` `B` rows (stride `d.d_out`) of

@@ -4,21 +4,21 @@
 //! A decoder step multiplies a handful of rows (1 for plain decoding, k for verifying k draft
 //! tokens) by weight matrices far larger than the caches. The time is then the weights' bytes over
 //! the memory bandwidth, whatever k is, provided every weight byte is read from memory once per
-//! call and not once per row: that is what makes verification nearly free. How the kernel
-//! manages that (weight blocks, register tiles, L1-resident panels of `y`) is in `blocked`'s
-//! header.
+//! call and not once per row: that is what makes verification nearly free. Two algorithms do it:
+//! over weights as burn stores them (`blocked`: weight blocks, register tiles, panels of `y`) and
+//! over weights packed once in strips (`packed`: one sequential stream a strip).
 //!
-//! One algorithm, two back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
+//! Each runs on two back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
 //! at run time, the answer cached), and fixed-size lane arrays everywhere else, which the compiler
-//! turns into SIMD where it has some (SIMD128 on wasm, without FMA). The portable back-end is also
-//! the reference the tests compare the fast one against.
+//! turns into SIMD where it has some (SIMD128 on wasm; `relaxed` adds FMA there). The portable
+//! back-end is also the reference the tests compare the fast one against.
 //!
 //! The files follow the layers of that design, each using only the ones below it: `lanes` (the
-//! `Lanes` trait and its portable back-end), `blocked` (the matmul's loops, generic over
-//! `Lanes`) and `calibrate` (the two calibration loops, generic too), `avx2` (those loops
-//! compiled for AVX2 + FMA), and this file on top: the public entry points, which check the
-//! shapes and pick the back-end at run time, and the tests, which hold both back-ends to a naive
-//! product through those entry points.
+//! `Lanes` trait and its portable back-end), `blocked` and `packed` (the matmuls' loops, generic
+//! over `Lanes`) and `calibrate` (the two calibration loops, generic too), `avx2` and `relaxed`
+//! (those loops compiled with their features), `split` (the threads' shares of a blocked call),
+//! and this file on top: the entry points, which check the shapes and pick the back-end at run
+//! time, and the tests, which hold both back-ends to a naive product through those entry points.
 
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod avx2;
@@ -32,7 +32,7 @@ mod split;
 
 pub use blocked::FEW_ROWS;
 pub use calibrate::FMA_CHAINS;
-pub use packed::{matmul_packed, split_packed, Packed, STRIP};
+pub use packed::{matmul_packed, Packed, STRIP};
 pub use split::{input_share, split};
 
 use blocked::accumulate;

@@ -5,8 +5,8 @@
 //! written once, and the tile's inner loop is a weight row of the strip: two vectors, broadcast
 //! against two rows of `x`.
 //!
-//! Measured in headless Chromium, one thread, FMA, on the ×16 target's twelve layers (75.5 MB;
-//! `node tests/bench-kernel.mjs`, four runs): 1 row 3.3–3.7 → 2.0–2.5 ms, 2 rows 3.6–3.8 →
+//! Measured in headless Chromium, one thread, FMA, on the ×16 target's weights (75.5 MB, its
+//! fused qkv then timed as three 1024 × 1024 matrices; `node tests/bench-kernel.mjs`, four runs): 1 row 3.3–3.7 → 2.0–2.5 ms, 2 rows 3.6–3.8 →
 //! 2.8–3.4, 4 rows 5.3–5.7 → 5.1–5.4, 8 rows 9.3–9.7 → 7.9–8.2, against
 //! [`matmul_few_rows`](super::matmul_few_rows) over the same weights unpacked (the row-major
 //! layout reads a block of eight weight rows as eight interleaved streams, which
@@ -50,7 +50,7 @@ impl Packed {
         );
         let strips = d_out.div_ceil(STRIP);
         let mut data = alloc::vec![0.0; strips * d_in * STRIP];
-        for (s, strip) in data.chunks_exact_mut(d_in * STRIP.max(1)).enumerate() {
+        for (s, strip) in data.chunks_exact_mut((d_in * STRIP).max(1)).enumerate() {
             let cols = STRIP.min(d_out - s * STRIP);
             for (i, row) in strip.chunks_exact_mut(STRIP).enumerate() {
                 let from = i * d_out + s * STRIP;
@@ -98,12 +98,13 @@ pub fn matmul_packed(x: &[f32], rows: usize, w: &Packed, bias: Option<&[f32]>, y
 }
 
 /// [`matmul_packed`] for `of` threads: the strips in `of` shares, handed to `run` as one job that
-/// each thread runs (`job(share)` for every share in 0..of, on any threads, returning when all
-/// have). Each share writes its own strips' columns of `y`.
+/// each thread runs (`job(share)` once for every share in 0..of, on any threads, returning when
+/// all have; a share past them does nothing). Each share writes its own strips' columns of `y`,
+/// so `run` must not run one share twice at once: private, for the pool and the tests.
 ///
 /// # Panics
 /// If a slice's length does not match the dimensions.
-pub fn split_packed(
+fn split_packed(
     x: &[f32],
     rows: usize,
     w: &Packed,
@@ -134,6 +135,9 @@ pub fn split_packed(
     }
     let (out, strips, of) = (Out(y.as_mut_ptr()), w.strips(), of.max(1));
     let job = move |share: usize| {
+        if share >= of {
+            return;
+        }
         // SAFETY: the lengths were checked above; the shares' strips, hence their columns of y,
         // are disjoint.
         unsafe { over_strips(x, rows, w, bias, strip_share(strips, share, of), out.at()) };
@@ -206,7 +210,9 @@ unsafe fn over_strips(
 /// first pass streams the strip from memory, the others read it back from L2 (a strip is
 /// `d_in` × 64 bytes). Passes over a part of the strip at a time, so that the later ones read
 /// it from L1, were slower: 4 rows 4.3 → 5.3 ms over 4096 × 4096 weights with parts of 128
-/// inputs, 4.3 with 1024.
+/// inputs, 4.3 with 1024. So was touching the next strip in the last pass (a load of one value
+/// a line, for the line to stream in while this strip is computed): 4 rows 5.8–6.1 → 7.5–7.6 ms
+/// over the ×16 target's layers.
 ///
 /// # Safety
 /// As [`over_strips`]; the CPU has `V`'s features.
@@ -322,13 +328,26 @@ mod tests {
     }
 
     /// The packed product, on the dispatched and on the portable back-end, against a sum in f64
-    /// for rows 1..=20 and widths with every tail of a strip, with and without bias; `y` starts
+    /// for rows 1..=20, no inputs, and widths that leave 0, 1, 3, 7, 8 and 15 columns in the last
+    /// strip, with and without bias; `y` starts
     /// as garbage. And the same bits for a row whatever the rows beside it.
     #[test]
     fn the_packed_product_equals_the_naive_one() {
         let mut seed = 3;
         for rows in 1..=20 {
-            for (d_in, d_out) in [(1, 1), (3, 17), (7, 16), (17, 33), (64, 160), (160, 257)] {
+            for (d_in, d_out) in [
+                (0, 5),
+                (1, 1),
+                (3, 17),
+                (7, 16),
+                (5, 19),
+                (9, 23),
+                (4, 24),
+                (17, 31),
+                (17, 33),
+                (64, 160),
+                (160, 257),
+            ] {
                 for with_bias in [false, true] {
                     seed += 1;
                     let x = values(rows * d_in, seed);
