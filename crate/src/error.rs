@@ -156,7 +156,8 @@ pub fn shown(text: &str) -> String {
 }
 
 /// `text` as [`shown`] cuts it, in Chinese quotation marks, with what `{:?}` escapes escaped
-/// (a newline as `\n`, a `"` as `\"`), so that a bad value is seen whole and exactly.
+/// (a newline as `\n`, a `"` as `\"`), so that a bad value is seen exactly, up to [`shown`]'s
+/// cut.
 pub fn quoted_zh(text: &str) -> String {
     let debug = format!("{:?}", shown(text));
     format!("“{}”", &debug[1..debug.len() - 1])

@@ -13,10 +13,11 @@
 //!
 //! A layer of a widened target can also carry its weights packed in strips ([`PackedLinear`],
 //! made once by [`pack`]): [`packed_linear`] then runs [`specdec_kernels::matmul_packed`], which
-//! reads each strip as one sequential stream (in the page, one thread, the ×16 target's layers:
-//! one row 3.3 → 2.0 ms, eight rows 9.3 → 7.9 ms). It is a second copy of the weights, so only
-//! the layers large enough to be split across threads are packed; a packed copy that no longer
-//! matches its layer's weights (they were replaced) is not used.
+//! reads each strip as one sequential stream (headless Chromium, one thread, the ×16 target's
+//! weights, `tests/bench-kernel.mjs`: one row 3.3–3.7 → 2.0–2.5 ms, eight rows 9.3–9.7 →
+//! 7.9–8.2 ms). It is a second copy of the weights, so only
+//! the layers large enough to be split across threads are packed; a packed copy whose layer's
+//! weights were replaced since is not used.
 
 use burn::nn::Linear;
 use burn::tensor::Tensor;
@@ -39,27 +40,16 @@ pub fn use_few_rows_kernel(on: bool) {
 /// its streams and holds twelve accumulators, stays: the packed one has not been measured there.
 pub const PACKS: bool = cfg!(target_arch = "wasm32");
 
-/// A [`Linear`]'s weights packed for [`specdec_kernels::matmul_packed`], with what identifies
-/// the weights they were packed from (their buffer, and a few of their values).
+/// A [`Linear`]'s weights packed for [`specdec_kernels::matmul_packed`], with the weights they
+/// were packed from: a second handle on their buffer, which keeps it alive and shared, so that
+/// flex can neither free it nor change it in place (it copies a shared buffer first). A layer
+/// whose weight is still that buffer, in the same shape, is the layer these were packed from.
 #[derive(Debug)]
 pub struct PackedLinear {
     #[cfg(feature = "flex")]
     packed: specdec_kernels::Packed,
     #[cfg(feature = "flex")]
-    from: Fingerprint,
-}
-
-/// The weights' buffer (address, length) and eight of their values spread over it.
-#[cfg(feature = "flex")]
-#[derive(Debug, PartialEq)]
-struct Fingerprint(usize, usize, [u32; 8]);
-
-#[cfg(feature = "flex")]
-impl Fingerprint {
-    fn of(w: &[f32]) -> Fingerprint {
-        let at = |k: usize| w.get(k * w.len() / 8).map_or(0, |v| v.to_bits());
-        Fingerprint(w.as_ptr() as usize, w.len(), std::array::from_fn(at))
-    }
+    from: burn_flex::FlexTensor,
 }
 
 /// `l`'s weights packed, if they are flex f32 weights outside autodiff large enough to be split
@@ -157,7 +147,7 @@ mod on_flex {
         let ws = w.as_slice::<f32>().filter(|_| w.is_contiguous())?;
         Some(super::PackedLinear {
             packed: specdec_kernels::Packed::new(ws, d_in, d_out),
-            from: super::Fingerprint::of(ws),
+            from: w.clone(),
         })
     }
 
@@ -215,13 +205,16 @@ mod on_flex {
         let Ok(w) = flex(l.weight.val().into_dispatch()) else {
             return ControlFlow::Continue(x);
         };
-        match w.as_slice::<f32>() {
-            Some(ws) if super::Fingerprint::of(ws) == p.from => {}
-            _ => return ControlFlow::Continue(x),
+        let same = |a: &FlexTensor| a.as_slice::<f32>().map(|s| (s.as_ptr(), s.len()));
+        if same(&w).is_none()
+            || same(&w) != same(&p.from)
+            || w.layout().shape() != p.from.layout().shape()
+        {
+            return ControlFlow::Continue(x);
         }
         few_rows(l, x, |xs, rows, bs, y| {
             #[cfg(test)]
-            super::tests::PACKED_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            super::tests::PACKED_CALLS.with(|n| n.set(n.get() + 1));
             specdec_kernels::matmul_packed(xs, rows, &p.packed, bs, y)
         })
     }
@@ -247,14 +240,15 @@ mod on_flex {
 }
 
 #[cfg(all(test, feature = "flex"))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use burn::nn::LinearConfig;
     use burn::tensor::{Device, TensorData};
 
-    /// Calls that ran over packed weights.
-    pub(super) static PACKED_CALLS: std::sync::atomic::AtomicUsize =
-        std::sync::atomic::AtomicUsize::new(0);
+    thread_local! {
+        /// Calls that ran over packed weights on this thread (each test runs on its own).
+        pub(crate) static PACKED_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
 
     fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
         burn::tensor::read_sync(crate::model::floats(t)).unwrap()
@@ -287,7 +281,6 @@ mod tests {
     /// are not the layer's (another layer of the same shape) are not used.
     #[test]
     fn the_packed_path_equals_burns_linear_and_only_for_its_own_weights() {
-        use std::sync::atomic::Ordering;
         let device = Device::flex();
         let small = LinearConfig::new(67, 131).init(&device);
         assert!(
@@ -302,9 +295,9 @@ mod tests {
                 .map(|i| ((i * 7919) % 1001) as f32 / 500.0 - 1.0)
                 .collect();
             let x = Tensor::<3>::from_data(TensorData::new(xs, [1, rows, 256]), &device);
-            let before = PACKED_CALLS.load(Ordering::Relaxed);
+            let before = PACKED_CALLS.with(|n| n.get());
             let fast = values(packed_linear(&layer, Some(&packed), x.clone()));
-            let ran = PACKED_CALLS.load(Ordering::Relaxed) - before;
+            let ran = PACKED_CALLS.with(|n| n.get()) - before;
             assert_eq!(
                 ran,
                 usize::from(rows <= on_flex::most_rows()),

@@ -25,7 +25,8 @@ use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
 
 /// Widths the playground builds: 24 is 43 M parameters (170 MB of f32), the most a browser tab's
-/// 32-bit wasm memory holds beside the read-back copy while widening.
+/// 32-bit wasm memory holds beside the read-back copy while widening (and, in the page, the
+/// layers' packed copy: 340 MB in all, run in the threaded module, whose memory stops at 2 GB).
 pub const WIDTH: Range = Range::new("target width", 1.0, 24.0)
     .shown_as("width")
     .after("(the widest: 43 M parameters, 170 MB)");
@@ -275,5 +276,37 @@ mod tests {
         assert_eq!(params(v, 1), 84_584);
         let bytes = step_bytes(v, 16) as f64 / 1e6;
         assert!((75.0..77.0).contains(&bytes), "{bytes} MB");
+    }
+
+    /// A widened target with its blocks packed, as the page builds it, gives the unpacked one's
+    /// logits (within 1e-4) through the packed path: the count of packed calls grows.
+    #[cfg(feature = "flex")]
+    #[test]
+    fn packed_blocks_give_the_unpacked_targets_logits() {
+        use crate::model::device::Backend;
+        use crate::model::matmul::tests::PACKED_CALLS;
+        use burn::tensor::{read_sync, Int};
+        let device = Device::flex();
+        let models = read_sync(crate::model::Models::load(Backend::Flex)).unwrap();
+        let wide = read_sync(widen(models.trained(), 4, &device)).unwrap();
+        let packed = Decoder {
+            blocks: wide.blocks.iter().cloned().map(Block::packed).collect(),
+            ..wide.clone()
+        };
+        assert!(packed.blocks.iter().all(|b| b.packed.is_some()));
+        let ids: Vec<i64> = (0..9)
+            .map(|i| (i * 5 + 2) % crate::likesworld::VOCAB as i64)
+            .collect();
+        let tokens = Tensor::<2, Int>::from_data(TensorData::new(ids, [1, 9]), &device);
+        let floats = |t| read_sync(crate::model::floats::<3>(t)).unwrap();
+        let before = PACKED_CALLS.with(|n| n.get());
+        let fast = floats(packed.forward_causal(tokens.clone()));
+        let after = PACKED_CALLS.with(|n| n.get());
+        assert!(after > before, "the packed path ran");
+        let slow = floats(wide.forward_causal(tokens));
+        assert_eq!(fast.len(), slow.len());
+        for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+            assert!((a - b).abs() <= 1e-4, "logit {i}: {a} ≠ {b}");
+        }
     }
 }
