@@ -3,7 +3,7 @@
 // kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
 // and without, and for each build prints the FMA peak, the streaming sum's bandwidth over 64 MB,
 // and the median ms per call (with GFLOP/s) of the matmul over 64 MB of weights (4096 × 4096)
-// and over the ×16 target's twelve layers in a row (75.5 MB), for 1 to 16 rows, with the weights
+// and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 16 rows, with the weights
 // row-major (as burn stores them) and packed in strips (kernels::Packed). Rounds alternate
 // the builds, so that a machine whose speed drifts drifts for both.
 //   node tests/bench-kernel.mjs [--rounds N] [--only fma|simd] [--rows 1,2,4,8]
@@ -37,7 +37,8 @@ async function measure({ bytes, rowsList }) {
   const { instance } = await WebAssembly.instantiate(new Uint8Array(bytes), {});
   const e = instance.exports;
   const layers = [];
-  for (let l = 0; l < 2; l++) layers.push([1024, 1024], [1024, 1024], [1024, 1024], [1024, 1024], [1024, 2560], [2560, 1024]);
+  // Each of its two blocks: qkv, out, up, down.
+  for (let l = 0; l < 2; l++) layers.push([1024, 3072], [1024, 1024], [1024, 2560], [2560, 1024]);
   const big = 4096 * 4096;
   const model = layers.reduce((s, [a, b]) => s + a * b, 0);
   const page = 65536;
