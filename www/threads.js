@@ -145,12 +145,13 @@ const KERNELS_ZH = { 'SIMD128 (no FMA)': 'SIMD128（无 FMA）', 'SIMD128 + rela
  * How a CPU job ran its matmuls, as one sentence in the page's language (`tr`): threads, FMA and
  * the kernel, and why one thread where there could have been more. `ex`: a report's `execution`
  * — the worker's { pool, split_from, fma, kernel, why, detail }, and for a measured model the
- * core's { threads, pool, fma, kernel } over it; '' without.
+ * core's { threads, pool, fma, kernel, packed } over it; '' without.
  */
 export function executionSentence(ex, tr) {
   if (!ex) return '';
   const fma = ex.fma ? tr('FMA on', 'FMA 开启') : tr('FMA off', 'FMA 关闭');
-  const kernel = tr(ex.kernel, KERNELS_ZH[ex.kernel] ?? ex.kernel);
+  const kernel = tr(ex.kernel, KERNELS_ZH[ex.kernel] ?? ex.kernel)
+    + (ex.packed ? tr(', over weights packed in strips', '，权重按列条打包') : '');
   const why = oneThreadReason(ex.why, tr, ex.detail);
   const one = tr(`1 thread${why ? `: ${why}` : ''}`, `1 个线程${why ? `（${why}）` : ''}`);
   const ran = (n) => tr(`The matmuls ran on ${n}; ${fma} (kernel: ${kernel}).`, `矩阵乘法用了 ${n}；${fma}（内核：${kernel}）。`);

@@ -411,6 +411,8 @@ pub struct Execution {
     pub fma: bool,
     /// The matmul's back-end in words.
     pub kernel: &'static str,
+    /// Whether the model's large layers read weights packed in strips (`super::matmul::pack`).
+    pub packed: bool,
 }
 
 /// [`Execution`] of `model` on `backend`: flex runs the few-rows kernel (`super::matmul`),
@@ -423,12 +425,14 @@ pub fn execution(model: &Decoder, backend: super::device::Backend) -> Option<Exe
             pool: specdec_kernels::threads(),
             fma: specdec_kernels::fused(),
             kernel: specdec_kernels::kernel_path(),
+            packed: model.blocks.iter().any(|b| b.packed.is_some()),
         }),
         Backend::Ndarray => Some(Execution {
             threads: 1,
             pool: 1,
             fma: false,
             kernel: "burn's ndarray matmul",
+            packed: false,
         }),
         Backend::Wgpu => None,
     }
