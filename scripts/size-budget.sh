@@ -52,7 +52,7 @@
 #   first visit is unchanged
 #   the first visit raised on 2026-12-04 to 1.75 MB for issue 31's packed weights (the strip
 #   kernel and the widened target's packed layers: the threaded FMA build 1.1096 → 1.1142 MB),
-#   which took it to 1.7394–1.7404 MB; the ×16 target's one-token call in the page went from 2.40–2.50
+#   which took it to 1.7394–1.7409 MB; the ×16 target's one-token call in the page went from 2.40–2.50
 #   to 2.04–2.19 ms with them (three rounds side by side)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
