@@ -296,7 +296,7 @@ mod tests {
     use std::vec::Vec;
 
     /// Deterministic values in [−1, 1) from a 64-bit LCG.
-    fn values(n: usize, seed: u64) -> Vec<f32> {
+    pub(super) fn values(n: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
         (0..n)
             .map(|_| {
@@ -309,7 +309,7 @@ mod tests {
     }
 
     /// The naive triple loop in f64, with Σ|bias| + Σ|x·w| per output (the scale of its rounding).
-    fn naive(
+    pub(super) fn naive(
         x: &[f32],
         rows: usize,
         w: &[f32],

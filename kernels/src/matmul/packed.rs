@@ -313,19 +313,8 @@ unsafe fn tile<V: Lanes, const R: usize>(x: *const f32, s: &Strip<'_>, y: *mut f
 #[cfg(test)]
 mod tests {
     extern crate std;
+    use super::super::tests::{naive, values};
     use super::*;
-
-    fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect()
-    }
 
     /// The packed product, on the dispatched and on the portable back-end, against a sum in f64
     /// for rows 1..=20, no inputs, and widths that leave 0, 1, 3, 7, 8 and 15 columns in the last
@@ -359,23 +348,13 @@ mod tests {
                     for f in [matmul_packed as Product, matmul_packed_portable] {
                         let mut y = std::vec![f32::NAN; rows * d_out];
                         f(&x, rows, &packed, bias, &mut y);
-                        for m in 0..rows {
-                            for o in 0..d_out {
-                                let (mut want, mut mag) =
-                                    (bias.map_or(0.0, |b| f64::from(b[o])), 0.0);
-                                mag += want.abs();
-                                for i in 0..d_in {
-                                    let t =
-                                        f64::from(x[m * d_in + i]) * f64::from(w[i * d_out + o]);
-                                    want += t;
-                                    mag += t.abs();
-                                }
-                                let got = f64::from(y[m * d_out + o]);
-                                assert!(
-                                    (got - want).abs() <= 1e-5 * mag + 1e-30,
-                                    "rows {rows}, {d_in} → {d_out}, bias {with_bias}, y[{m}][{o}] = {got}, want {want}"
-                                );
-                            }
+                        let (want, mag) = naive(&x, rows, &w, d_in, d_out, bias);
+                        for (j, (&g, (&t, &a))) in y.iter().zip(want.iter().zip(&mag)).enumerate() {
+                            assert!(
+                                (f64::from(g) - t).abs() <= 1e-5 * a + 1e-30,
+                                "rows {rows}, {d_in} → {d_out}, bias {with_bias}, y[{j}] = {g}, \
+                                 want {t}"
+                            );
                         }
                         // Row m alone gives the same bits as row m among the others.
                         let last = rows - 1;
