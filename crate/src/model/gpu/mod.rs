@@ -21,10 +21,11 @@
 //!
 //! Wider models (the widened target, `model::widen`: d up to 1536, d_ff up to 3840) feed as few
 //! rows but read megabytes of weights a call, so there the linear layers stream their weights:
-//! a LayerNorm kernel (a workgroup of 256 units per row) writes the normalised rows, then a unit
-//! per output column and chunk of up to 16 rows holds one accumulator per row and reads its
-//! column once for all of them (consecutive units, consecutive columns: the reads coalesce),
-//! with the bias, GELU and residual fused. A block is then nine dispatches, the forward 21; the
+//! a LayerNorm kernel (a workgroup of 256 units per row) writes the normalised rows, then a
+//! workgroup per 8 output columns and chunk of up to 16 rows reads those columns once for all
+//! the rows, its 256 units each summing one column over a 32nd of the inputs (eight consecutive
+//! columns per read: 32 bytes) before the 32 partial sums meet in workgroup memory, with the
+//! bias, GELU and residual fused. A block is then nine dispatches, the forward 21; the
 //! attention kernels are the same for any head dim.
 //!
 //! Only outside autodiff: training runs natively on flex, and burn's ops keep the gradients.
@@ -144,6 +145,13 @@ impl Decoder {
     }
 }
 
+/// x · w + bias through the wide path's linear kernel, whatever the width (the GPU's bandwidth
+/// calibration, `super::measure`, times it: what a layer of a widened target streams); `None`
+/// off a cubecl device.
+pub(in crate::model) fn streamed(x: Tensor<2>, linear: &burn::nn::Linear) -> Option<Tensor<2>> {
+    Some(tensor(wide::linear_rows(&cube(x)?, linear, false, None)))
+}
+
 impl Decoder {
     /// How many forwards this thread has run through this module's kernels: (d ≤ 64, wider).
     /// The tests' evidence that a model took the GPU path rather than burn's ops; not an API.
@@ -151,5 +159,55 @@ impl Decoder {
     pub fn gpu_forwards_on_this_thread() -> (usize, usize) {
         let [narrow, wide] = FORWARDS.with(Cell::get);
         (narrow, wide)
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::super::device::Backend;
+    use super::*;
+    use burn::nn::LinearConfig;
+    use burn::tensor::activation::gelu;
+    use burn::tensor::Distribution;
+
+    /// The wide path's linear kernel gives burn's product where its split leaves tails: columns
+    /// past a workgroup's eight (13, 1001), inputs that leave some of the 32 slices short or
+    /// empty (5, 33), and rows past one chunk of 16 (17); with GELU and with the residual too.
+    #[test]
+    fn the_split_linear_kernel_gives_burns_product_on_ragged_shapes() {
+        let device = Backend::Wgpu.device_blocking().unwrap_or_else(|e| {
+            panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
+        });
+        let values = |t: Tensor<2>| -> Vec<f32> {
+            t.into_data().convert::<f32>().try_into_vec().expect("f32")
+        };
+        let uniform = Distribution::Uniform(-1.0, 1.0);
+        for (rows, d_in, d_out) in [(1, 4096, 13), (3, 5, 1001), (17, 33, 40), (2, 1536, 1001)] {
+            let linear = LinearConfig::new(d_in, d_out).init(&device);
+            let x = Tensor::<2>::random([rows, d_in], uniform, &device);
+            let res = Tensor::<2>::random([rows, d_out], uniform, &device);
+            let burns = linear.forward(x.clone());
+            let cases = [
+                (None, false, burns.clone()),
+                (Some(res.clone()), false, burns.clone() + res),
+                (None, true, gelu(burns)),
+            ];
+            for (res, with_gelu, expected) in cases {
+                let x = cube(x.clone()).expect("on the device");
+                let res = res.map(|r| cube(r).expect("on the device"));
+                let got = tensor(wide::linear_rows(&x, &linear, with_gelu, res.as_ref()));
+                let (got, expected) = (values(got), values(expected));
+                let worst = got
+                    .iter()
+                    .zip(&expected)
+                    .map(|(g, e)| (g - e).abs())
+                    .fold(0.0f32, f32::max);
+                assert!(
+                    worst <= 1e-5 * (d_in as f32).sqrt(),
+                    "{rows} × {d_in} → {d_out}, residual {}, GELU {with_gelu}: off by {worst}",
+                    res.is_some()
+                );
+            }
+        }
     }
 }

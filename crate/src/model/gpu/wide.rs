@@ -1,15 +1,17 @@
 //! The linear layers of wider models (the widened target, `model::widen`: d up to 1536, d_ff up
 //! to 3840), which feed as few rows as the trained ones but read megabytes of weights a call: a
 //! LayerNorm kernel (a workgroup of [`NORM_UNITS`] units per row) writes the normalised rows,
-//! then a linear kernel streams the weights, a unit per output column and chunk of up to
-//! [`CHUNK`] rows holding one accumulator per row, with the bias, GELU and residual fused.
+//! then a linear kernel streams the weights once per chunk of up to [`CHUNK`] rows: a workgroup
+//! per [`LANES`] output columns, whose units sum the columns over [`SLICES`] interleaved slices
+//! of the inputs (one accumulator per row each) and then add the slices' sums in workgroup
+//! memory, with the bias, GELU and residual fused.
 //!
 //! The kernels and the launchers that bind their arguments sit together, since the two must
 //! agree argument by argument. Which layers take this path is decided in `super::linear`; this
 //! file uses only `super::tensors`. The decoder's entry point also calls [`layer_norm`] alone, at
 //! any width, for the features (the final LayerNorm's output) that the hidden-state drafts read.
 
-use super::tensors::{beta, bias, empty, param, UNITS};
+use super::tensors::{beta, bias, empty, param};
 use burn_backend::TensorMetadata;
 use burn_cubecl::cubecl::{CubeCount, CubeDim};
 use burn_cubecl::tensor::CubeTensor;
@@ -18,8 +20,20 @@ use kernels::*;
 /// Units per workgroup of the wide path's LayerNorm (WebGPU allows at most 256).
 const NORM_UNITS: u32 = 256;
 
-/// The most rows a unit of the wide path's linear kernel carries at once.
+/// The most rows a unit of the wide path's linear kernel carries at once (its workgroup then
+/// holds 16 KiB of sums: all that WebGPU promises).
 const CHUNK: usize = 16;
+
+/// The wide path's linear kernel: output columns per workgroup, and the slices of the inputs that
+/// its units sum apart (256 units, WebGPU's most). Timed on an H200 (Vulkan), the ×16 target's
+/// decode call: 8 × 32 0.87–0.92 ms, 4 × 64 0.94–1.07, 16 × 16 1.25–1.26, 32 × 8 1.46–1.53,
+/// 64 × 4 1.97–2.39, and a unit per column over all the inputs (this kernel before) 5.6–6.2: a
+/// GPU needs tens of thousands of units in flight to hide its memory's latency, and a unit per
+/// column gave it one or three thousand. On lavapipe (a GPU emulated on two CPU cores) the split
+/// costs: ×16 decode 32–33 → 44–68 ms, 8 rows 116 → 145 ms (a barrier, and eight times the
+/// workgroups, which the emulator runs in turn).
+const LANES: usize = 8;
+const SLICES: usize = 32;
 
 /// The wide path's kernels, in cubecl's Rust dialect (its `Tensor` and `Int` are not burn's).
 mod kernels {
@@ -99,10 +113,12 @@ mod kernels {
     /// out[r, c] = act(x[r] · w[:, c] + bias[c]) (+ res[r, c]) for few rows: the weights are
     /// streamed once per `chunk` rows.
     ///
-    /// A unit per output column and chunk of rows (the grid's x and y): it holds `chunk`
-    /// accumulators and reads its column of w once, consecutive units reading consecutive
-    /// columns (the reads coalesce). Rows past the last repeat the last (read, never written).
-    /// `res` is a stand-in, never read, without `residual`.
+    /// A workgroup per `LANES` output columns and chunk of rows (the grid's x and y), its
+    /// `SLICES` × `LANES` units each summing one column over every `SLICES`-th input, `chunk`
+    /// accumulators each; the slices' sums then meet in workgroup memory, and a unit per column
+    /// and row adds them up in order and writes the result. Units past the last column read
+    /// the last (they take part in the barrier), rows past the last repeat the last (read, never
+    /// written). `res` is a stand-in, never read, without `residual`.
     #[cube(launch)]
     pub(super) fn linear_rows_kernel(
         x: &Tensor<f32>,
@@ -113,14 +129,16 @@ mod kernels {
         rows: u32,
         cols: u32,
         #[comptime] chunk: usize,
+        #[comptime] lanes: usize,
+        #[comptime] slices: usize,
         #[comptime] gelu: bool,
         #[comptime] residual: bool,
     ) {
         let (rows, cols) = (rows as usize, cols as usize);
-        let c = (CUBE_POS_X * CUBE_DIM_X + UNIT_POS_X) as usize;
-        if c >= cols {
-            terminate!();
-        }
+        let u = UNIT_POS as usize;
+        let units = lanes * slices;
+        let (lane, slice) = (u % lanes, u / lanes);
+        let c = min(CUBE_POS_X as usize * lanes + lane, cols - 1);
         let first = CUBE_POS_Y as usize * chunk;
         let (xs, ws, column) = (x.stride(1), w.stride(0), c * w.stride(1));
         let mut start = Array::<usize>::new(chunk);
@@ -131,20 +149,32 @@ mod kernels {
             start[j] = r * x.stride(0);
             acc[j] = 0.0f32;
         }
-        for i in 0..x.shape(1) {
+        let d = x.shape(1);
+        let mut i = slice;
+        while i < d {
             let weight = w[i * ws + column];
             let at = i * xs;
             #[unroll]
             for j in 0..chunk {
                 acc[j] += x[start[j] + at] * weight;
             }
+            i += slices;
         }
-        let b = bias[c * bias.stride(0)];
+        let mut sums = Shared::new_slice(chunk * units);
         #[unroll]
         for j in 0..chunk {
-            let r = first + j;
-            if r < rows {
-                let mut value = acc[j] + b;
+            sums[j * units + u] = acc[j];
+        }
+        sync_cube();
+        let mut o = u;
+        while o < chunk * lanes {
+            let (lane, j) = (o % lanes, o / lanes);
+            let (c, r) = (CUBE_POS_X as usize * lanes + lane, first + j);
+            if c < cols && r < rows {
+                let mut value = bias[c * bias.stride(0)];
+                for slice in 0..slices {
+                    value += sums[j * units + slice * lanes + lane];
+                }
                 if gelu {
                     value = 0.5f32
                         * value
@@ -155,6 +185,7 @@ mod kernels {
                 }
                 out[r * cols + c] = value;
             }
+            o += units;
         }
     }
 }
@@ -194,17 +225,14 @@ pub(super) fn linear_rows(
     // The fewest chunks of at most `CHUNK` rows, each a power of two rows wide (one compiled
     // kernel per width: 1, 2, 4, 8, 16).
     let chunk = rows.div_ceil(rows.div_ceil(CHUNK)).next_power_of_two();
-    let count = CubeCount::new_2d(
-        cols.div_ceil(UNITS as usize) as u32,
-        rows.div_ceil(chunk) as u32,
-    );
+    let count = CubeCount::new_2d(cols.div_ceil(LANES) as u32, rows.div_ceil(chunk) as u32);
     // Without a residual, a one-element stand-in that the kernel never reads.
     let residual = res.is_some();
     let res = res.cloned().unwrap_or_else(|| empty(x, vec![1, 1]));
     linear_rows_kernel::launch(
         &x.client,
         count,
-        CubeDim::new_1d(UNITS),
+        CubeDim::new_1d((LANES * SLICES) as u32),
         x.clone().into_tensor_arg(),
         param(&linear.weight).into_tensor_arg(),
         bias(linear).into_tensor_arg(),
@@ -213,6 +241,8 @@ pub(super) fn linear_rows(
         rows as u32,
         cols as u32,
         chunk,
+        LANES,
+        SLICES,
         gelu,
         residual,
     );
