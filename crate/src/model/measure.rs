@@ -12,6 +12,10 @@
 //! With the target's weights offloaded (`super::offload`), every call pays their crossing first;
 //! [`transfer`] times the crossing alone, and the roofline reports it beside T(k).
 
+mod calibrate;
+
+pub use calibrate::{calibrate, Calibration};
+
 use super::{floats, Decoder, KvCache};
 use crate::clock::Clock;
 use crate::error::{Error, Range};
@@ -79,17 +83,6 @@ pub struct Point {
     pub iqr_us: f64,
     /// Calls per timed block.
     pub calls_per_block: usize,
-}
-
-/// The device's two calibrations.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Calibration {
-    /// Reading a buffer much larger than any cache, once.
-    pub bandwidth_gbs: f64,
-    /// A compute-bound kernel (a large matmul on a GPU, an FMA loop on a CPU).
-    pub peak_gflops: f64,
-    /// The clock's measured resolution.
-    pub clock_resolution_us: f64,
 }
 
 /// The clock's resolution: the smallest step it was seen to take.
@@ -262,113 +255,6 @@ pub async fn transfer(
         crossing,
         gb_per_s: host.bytes() as f64 / crossing.median_us.max(1e-9) / 1e3,
     }))
-}
-
-/// Floats the bandwidth calibration reads: 64 MB, twice the largest last-level cache it meets.
-const STREAM_FLOATS: usize = 16 << 20;
-/// The inputs of the calibration's weight matrix on the CPU (4096 × 4096 floats: 64 MB).
-const STREAM_IN: usize = 4096;
-/// Untimed calls of the bandwidth calibration before it is timed (≈ 0.1 s in a browser).
-const WARM_STREAMS: usize = 20;
-
-/// The device's bandwidth and peak. On the CPU backends the bandwidth is what a weight-streaming
-/// call achieves: one row through the kernel, access pattern and threads of a widened target's
-/// linear layers ([`specdec_kernels::matmul_packed`] where they are packed,
-/// [`super::matmul::PACKS`]; else [`specdec_kernels::matmul_few_rows`]) over a 64 MB weight
-/// matrix, far larger than a last-level cache, so that
-/// no call of the model can beat the floor it draws (a plain streaming sum did: in a browser it
-/// ran at half a decode call's speed; so did the row-major kernel once the layers were packed);
-/// the peak is
-/// [`specdec_kernels::fma_peak`] on those threads at once ([`specdec_kernels::threads`]). On a GPU, burn's sum of a
-/// 64 MB tensor and a 1024² matmul on the device.
-pub async fn calibrate(
-    device: &Device,
-    on_cpu: bool,
-    clock: Clock<'_>,
-) -> Result<Calibration, Error> {
-    let resolution = clock_resolution(clock);
-    let (bandwidth_gbs, peak_gflops) = if on_cpu {
-        let w: Vec<f32> = (0..STREAM_FLOATS).map(|i| (i % 7) as f32 * 1e-3).collect();
-        let (d_in, d_out) = (STREAM_IN, STREAM_FLOATS / STREAM_IN);
-        let packed = super::matmul::PACKS.then(|| specdec_kernels::Packed::new(&w, d_in, d_out));
-        let w = if packed.is_some() { Vec::new() } else { w };
-        let x = vec![1.0f32; STREAM_IN];
-        let mut y = vec![0.0f32; d_out];
-        let mut stream = || {
-            let x = std::hint::black_box(&x);
-            match &packed {
-                Some(p) => {
-                    specdec_kernels::matmul_packed(x, 1, std::hint::black_box(p), None, &mut y)
-                }
-                None => {
-                    let w = std::hint::black_box(&w);
-                    specdec_kernels::matmul_few_rows(x, 1, w, d_in, d_out, None, &mut y)
-                }
-            }
-            std::hint::black_box(&y);
-        };
-        // Warm well before timing: a browser runs a function first in its baseline tier and
-        // swaps in the optimised code only for later calls; measured cold, the kernel read at
-        // two thirds of the speed a decode call then reaches.
-        for _ in 0..WARM_STREAMS {
-            stream();
-        }
-        let (read, _) = time_blocks(
-            async || {
-                stream();
-                Ok(())
-            },
-            resolution,
-            clock,
-        )
-        .await?;
-        let iterations = 1 << 16;
-        let mut flops = 0;
-        let (fma, _) = time_blocks(
-            async || {
-                flops = specdec_kernels::fma_peak(iterations);
-                Ok(())
-            },
-            resolution,
-            clock,
-        )
-        .await?;
-        (
-            (STREAM_FLOATS * 4) as f64 / read.median_us / 1e3,
-            flops as f64 / fma.median_us / 1e3,
-        )
-    } else {
-        let big = Tensor::<1>::ones([STREAM_FLOATS], device);
-        let (read, _) = time_blocks(
-            async || {
-                std::hint::black_box(floats(big.clone().sum()).await?);
-                Ok(())
-            },
-            resolution,
-            clock,
-        )
-        .await?;
-        let n = 1024;
-        let a = Tensor::<2>::ones([n, n], device);
-        let (mm, _) = time_blocks(
-            async || {
-                std::hint::black_box(floats(a.clone().matmul(a.clone()).sum()).await?);
-                Ok(())
-            },
-            resolution,
-            clock,
-        )
-        .await?;
-        (
-            (STREAM_FLOATS * 4) as f64 / read.median_us / 1e3,
-            2.0 * (n * n * n) as f64 / mm.median_us / 1e3,
-        )
-    };
-    Ok(Calibration {
-        bandwidth_gbs,
-        peak_gflops,
-        clock_resolution_us: resolution,
-    })
 }
 
 /// The measured roofline of one model on one device.

@@ -1,0 +1,170 @@
+//! The device's two calibrations, which place a model's roofline under its measured points
+//! (`super`): the bandwidth that a weight-streaming call achieves, for the memory floor, and the
+//! arithmetic peak, for the compute slope. A file of its own: one procedure for the CPU backends
+//! and one for a GPU, apart from the timing of calls they share with the roofline.
+
+use super::{clock_resolution, time_blocks};
+use crate::clock::Clock;
+use crate::error::Error;
+use crate::model::floats;
+use burn::tensor::{Device, Tensor};
+
+/// The device's two calibrations.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Calibration {
+    /// What one row through a widened target's linear kernel streams, over 64 MB of weights.
+    pub bandwidth_gbs: f64,
+    /// A compute-bound kernel (a large matmul on a GPU, an FMA loop on a CPU).
+    pub peak_gflops: f64,
+    /// The clock's measured resolution.
+    pub clock_resolution_us: f64,
+}
+
+/// Floats the bandwidth calibration reads: 64 MB, twice the largest last-level cache it meets.
+const STREAM_FLOATS: usize = 16 << 20;
+/// The inputs of the calibration's weight matrix on the CPU (4096 × 4096 floats: 64 MB).
+const STREAM_IN: usize = 4096;
+/// Layers of 64 MB in the GPU's bandwidth calibration, read back at once (against one).
+const GPU_READS: usize = 5;
+/// Untimed calls of the bandwidth calibration before it is timed (≈ 0.1 s in a browser).
+const WARM_STREAMS: usize = 20;
+
+/// The device's bandwidth and peak. The bandwidth is what a weight-streaming call achieves, so
+/// that no call of the model can beat the floor it draws: one row through the kernel, access
+/// pattern and threads of a widened target's linear layers over a 64 MB weight matrix, far
+/// larger than a last-level cache (a plain streaming sum was beaten: in a browser it ran at half
+/// a decode call's speed; so was the row-major kernel once the layers were packed). On the CPU
+/// backends that kernel is [`specdec_kernels::matmul_packed`] where the layers are packed
+/// ([`crate::model::matmul::PACKS`]), else [`specdec_kernels::matmul_few_rows`], and the peak is
+/// [`specdec_kernels::fma_peak`] on the same threads at once ([`specdec_kernels::threads`]). On a
+/// GPU the kernel is the wide path's linear kernel, timed as what each more layer adds to a call
+/// (without the call's fixed cost), and the peak is one 1024² matmul's rate with that cost (a
+/// lower bound: on an emulated GPU more matmuls would take seconds).
+pub async fn calibrate(
+    device: &Device,
+    on_cpu: bool,
+    clock: Clock<'_>,
+) -> Result<Calibration, Error> {
+    let resolution = clock_resolution(clock);
+    let (bandwidth_gbs, peak_gflops) = if on_cpu {
+        on_the_cpu(resolution, clock).await?
+    } else {
+        on_the_gpu(device, resolution, clock).await?
+    };
+    Ok(Calibration {
+        bandwidth_gbs,
+        peak_gflops,
+        clock_resolution_us: resolution,
+    })
+}
+
+/// [`calibrate`] on the CPU backends: (GB/s, GFLOP/s).
+async fn on_the_cpu(resolution: f64, clock: Clock<'_>) -> Result<(f64, f64), Error> {
+    let w: Vec<f32> = (0..STREAM_FLOATS).map(|i| (i % 7) as f32 * 1e-3).collect();
+    let (d_in, d_out) = (STREAM_IN, STREAM_FLOATS / STREAM_IN);
+    let packed = crate::model::matmul::PACKS.then(|| specdec_kernels::Packed::new(&w, d_in, d_out));
+    let w = if packed.is_some() { Vec::new() } else { w };
+    let x = vec![1.0f32; STREAM_IN];
+    let mut y = vec![0.0f32; d_out];
+    let mut stream = || {
+        let x = std::hint::black_box(&x);
+        match &packed {
+            Some(p) => specdec_kernels::matmul_packed(x, 1, std::hint::black_box(p), None, &mut y),
+            None => {
+                let w = std::hint::black_box(&w);
+                specdec_kernels::matmul_few_rows(x, 1, w, d_in, d_out, None, &mut y)
+            }
+        }
+        std::hint::black_box(&y);
+    };
+    // Warm well before timing: a browser runs a function first in its baseline tier and
+    // swaps in the optimised code only for later calls; measured cold, the kernel read at
+    // two thirds of the speed a decode call then reaches.
+    for _ in 0..WARM_STREAMS {
+        stream();
+    }
+    let (read, _) = time_blocks(
+        async || {
+            stream();
+            Ok(())
+        },
+        resolution,
+        clock,
+    )
+    .await?;
+    let iterations = 1 << 16;
+    let mut flops = 0;
+    let (fma, _) = time_blocks(
+        async || {
+            flops = specdec_kernels::fma_peak(iterations);
+            Ok(())
+        },
+        resolution,
+        clock,
+    )
+    .await?;
+    Ok((
+        (STREAM_FLOATS * 4) as f64 / read.median_us / 1e3,
+        flops as f64 / fma.median_us / 1e3,
+    ))
+}
+
+/// [`calibrate`] on a GPU: (GB/s, GFLOP/s).
+async fn on_the_gpu(
+    device: &Device,
+    resolution: f64,
+    clock: Clock<'_>,
+) -> Result<(f64, f64), Error> {
+    // Any call on a GPU first pays its submission and read-back (0.8 ms through wgpu on an
+    // H200), which one timed read of 64 MB measured instead of the bandwidth; and burn's sum
+    // reads slower than a model's layers (82 GB/s there, where the ×24 target's calls then
+    // took half its "floor"). So the bandwidth is what the widened target's own linear
+    // kernel streams, as on the CPU: one row through 4096 × 4096 weights, as the slope of
+    // `GPU_READS` such layers in a row (each reading the last one's output, over two weight
+    // matrices in turn: 128 MB, more than a GPU's L2) read back once, against one layer; and
+    // one layer's rate only where noise leaves no slope.
+    let layers = [0, 1]
+        .map(|_| burn::nn::LinearConfig::new(STREAM_IN, STREAM_FLOATS / STREAM_IN).init(device));
+    let layer = |x: Tensor<2>, l: &burn::nn::Linear| -> Tensor<2> {
+        #[cfg(feature = "wgpu")]
+        if let Some(y) = crate::model::gpu::streamed(x.clone(), l) {
+            return y;
+        }
+        l.forward(x)
+    };
+    let x = Tensor::<2>::ones([1, STREAM_IN], device);
+    let reads = async |n: usize| {
+        let (timing, _) = time_blocks(
+            async || {
+                let mut y = layer(x.clone(), &layers[0]);
+                for r in 1..n {
+                    y = layer(y, &layers[r % 2]);
+                }
+                std::hint::black_box(floats(y).await?);
+                Ok(())
+            },
+            resolution,
+            clock,
+        )
+        .await?;
+        Ok::<_, Error>(timing.median_us)
+    };
+    let one = reads(1).await?;
+    let slope = (reads(GPU_READS).await? - one) / (GPU_READS - 1) as f64;
+    let read_us = if slope > 0.0 { slope } else { one };
+    let n = 1024;
+    let a = Tensor::<2>::ones([n, n], device);
+    let (mm, _) = time_blocks(
+        async || {
+            std::hint::black_box(floats(a.clone().matmul(a.clone()).sum()).await?);
+            Ok(())
+        },
+        resolution,
+        clock,
+    )
+    .await?;
+    Ok((
+        (STREAM_FLOATS * 4) as f64 / read_us / 1e3,
+        2.0 * (n * n * n) as f64 / mm.median_us / 1e3,
+    ))
+}
