@@ -3,26 +3,36 @@
 # speedup of a separate draft natively on wgpu (Vulkan, Metal or DX12), with the drafts on the
 # GPU beside the target and on the CPU (flex), then the same in the page where this machine's
 # Chromium gets a hardware WebGPU adapter. Record what it prints in docs/performance.md.
-#   bash scripts/gpu-bench.sh [--width 16] [--prompts 10] [--no-page]
+#   bash scripts/gpu-bench.sh [--width 16] [--prompts 10] [--no-page] [--specdec PATH]
+# --specdec runs a `specdec` built elsewhere (`cargo build --release -p specdec --bin specdec`) on
+# a GPU machine that has no Rust and no registry; the page then needs --no-page too.
 # Takes a few minutes on a GPU. Run nothing else meanwhile: it times this machine.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$repo/scripts/setup.sh"
-ensure_rust
+usage="expected --width N, --prompts N, --no-page, --specdec PATH"
 width=16
 prompts=10
 page=1
+specdec=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --width) width="$2"; shift 2 ;;
-    --prompts) prompts="$2"; shift 2 ;;
+    --width) width="${2:?$usage}"; shift 2 ;;
+    --prompts) prompts="${2:?$usage}"; shift 2 ;;
     --no-page) page=0; shift ;;
-    *) echo "gpu-bench.sh: unknown option $1 (expected --width N, --prompts N, --no-page)" >&2; exit 2 ;;
+    --specdec) specdec="${2:?$usage}"; shift 2 ;;
+    *) echo "gpu-bench.sh: unknown option $1 ($usage)" >&2; exit 2 ;;
   esac
 done
 cd "$repo"
-cargo build --release -p specdec --bin specdec --quiet
-specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
+if [ -n "$specdec" ]; then
+  [ -x "$specdec" ] || { echo "gpu-bench.sh: --specdec $specdec is not an executable file" >&2; exit 2; }
+  [ "$page" = 0 ] || { echo "gpu-bench.sh: --specdec needs --no-page (the page is built with Rust here)" >&2; exit 2; }
+else
+  source "$repo/scripts/setup.sh"
+  ensure_rust
+  cargo build --release -p specdec --bin specdec --quiet
+  specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
+fi
 printf '\n== The adapter wgpu picks, and per-call latency of the three models (c = draft / target) ==\n'
 "$specdec" model-bench --backend wgpu
 printf '\n== The measured roofline of ×%s on wgpu: T(k)/T(1) ==\n' "$width"
@@ -35,6 +45,8 @@ done
 printf '\n== The §6 table on ×%s on wgpu (8 nodes) ==\n' "$width"
 "$specdec" likesworld methods --backend wgpu --target-width "$width" --budget 8 --prompts "$prompts"
 if [ "$page" = 1 ]; then
+  # shellcheck source=setup.sh
+  source "$repo/scripts/setup.sh"
   ensure_browser
   bash scripts/build-wasm.sh cpu1
   bash scripts/build-wasm.sh gpu
