@@ -34,8 +34,9 @@
 //! primitives and back, buffers, grids, [`tensors::UNITS`]); `narrow` and `wide` (the linear
 //! layers' kernels and launchers for d ≤ `UNITS` and beyond); `linear` (which of the two a layer
 //! takes); `block` (the attention kernels and a block's forward); and this file, the entry point:
-//! the embeddings' kernel, the decoder's forward through the blocks to the head, and the count of
-//! forwards the tests read.
+//! the embeddings' kernel, the decoder's forward through the blocks to the head, the count of
+//! forwards the tests read, and [`streamed`] (the wide linear kernel alone, which the GPU's
+//! bandwidth calibration times).
 
 mod block;
 mod linear;
@@ -164,15 +165,16 @@ impl Decoder {
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::super::device::Backend;
     use super::*;
+    use crate::model::device::Backend;
     use burn::nn::LinearConfig;
     use burn::tensor::activation::gelu;
     use burn::tensor::Distribution;
 
     /// The wide path's linear kernel gives burn's product where its split leaves tails: columns
     /// past a workgroup's eight (13, 1001), inputs that leave some of the 32 slices short or
-    /// empty (5, 33), and rows past one chunk of 16 (17); with GELU and with the residual too.
+    /// empty (5, 33, 40), and rows in chunks of 1, 2, 4, 8 and 16 (17: two chunks); with GELU and
+    /// with the residual too.
     #[test]
     fn the_split_linear_kernel_gives_burns_product_on_ragged_shapes() {
         let device = Backend::Wgpu.device_blocking().unwrap_or_else(|e| {
@@ -182,7 +184,14 @@ mod tests {
             t.into_data().convert::<f32>().try_into_vec().expect("f32")
         };
         let uniform = Distribution::Uniform(-1.0, 1.0);
-        for (rows, d_in, d_out) in [(1, 4096, 13), (3, 5, 1001), (17, 33, 40), (2, 1536, 1001)] {
+        let shapes = [
+            (1, 4096, 13),
+            (3, 5, 1001),
+            (7, 40, 9),
+            (17, 33, 40),
+            (2, 1536, 1001),
+        ];
+        for (rows, d_in, d_out) in shapes {
             let linear = LinearConfig::new(d_in, d_out).init(&device);
             let x = Tensor::<2>::random([rows, d_in], uniform, &device);
             let res = Tensor::<2>::random([rows, d_out], uniform, &device);
@@ -197,6 +206,7 @@ mod tests {
                 let res = res.map(|r| cube(r).expect("on the device"));
                 let got = tensor(wide::linear_rows(&x, &linear, with_gelu, res.as_ref()));
                 let (got, expected) = (values(got), values(expected));
+                assert_eq!(got.len(), expected.len());
                 let worst = got
                     .iter()
                     .zip(&expected)

@@ -24,16 +24,22 @@ const NORM_UNITS: u32 = 256;
 /// holds 16 KiB of sums: all that WebGPU promises).
 const CHUNK: usize = 16;
 
-/// The wide path's linear kernel: output columns per workgroup, and the slices of the inputs that
-/// its units sum apart (256 units, WebGPU's most). Timed on an H200 (Vulkan), the ×16 target's
-/// decode call: 8 × 32 0.87–0.92 ms, 4 × 64 0.94–1.07, 16 × 16 1.25–1.26, 32 × 8 1.46–1.53,
-/// 64 × 4 1.97–2.39, and a unit per column over all the inputs (this kernel before) 5.6–6.2: a
-/// GPU needs tens of thousands of units in flight to hide its memory's latency, and a unit per
-/// column gave it one or three thousand. On lavapipe (a GPU emulated on two CPU cores) the split
-/// costs: ×16 decode 32–33 → 44–68 ms, 8 rows 116 → 145 ms (a barrier, and eight times the
-/// workgroups, which the emulator runs in turn).
+/// The wide path's linear kernel: output columns per workgroup ([`LANES`]) and the slices of
+/// the inputs that its units sum apart ([`SLICES`]): 256 units, WebGPU's most. Timed on an H200
+/// (Vulkan) in one run, the ×16 target's decode call: 8 × 32 0.87–0.92 ms, 4 × 64 0.94–1.07,
+/// 16 × 16 1.25–1.26, 32 × 8 1.46–1.53, 64 × 4 1.97–2.39, 64 × 1 5.6–5.9; the kernel before
+/// this one (a unit per column over all the inputs) 6.1–6.2 in other runs, where 8 × 32 took
+/// 1.06–1.16 (each run had a machine of its own). A GPU needs tens of thousands of units in
+/// flight to hide its memory's latency, and a unit per column gave it at most three thousand. On
+/// lavapipe (a GPU emulated on two CPU cores) the split is slower: ×16 decode 32–33 → 44–68 ms,
+/// 8 rows 116 → 145 ms (a barrier, and eight times the workgroups, which the emulator runs in
+/// turn).
 const LANES: usize = 8;
+/// See [`LANES`].
 const SLICES: usize = 32;
+
+// A workgroup's units, and its sums for a chunk of rows, within what WebGPU promises.
+const _: () = assert!(LANES * SLICES <= 256 && CHUNK * LANES * SLICES * 4 <= 16384);
 
 /// The wide path's kernels, in cubecl's Rust dialect (its `Tensor` and `Int` are not burn's).
 mod kernels {
@@ -219,7 +225,7 @@ pub(super) fn linear_rows(
     let rows = x.shape()[0];
     let cols = linear.weight.dims()[1];
     let out = empty(x, vec![rows, cols]);
-    if rows == 0 {
+    if rows == 0 || cols == 0 {
         return out;
     }
     // The fewest chunks of at most `CHUNK` rows, each a power of two rows wide (one compiled
