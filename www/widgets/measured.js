@@ -66,8 +66,8 @@ function clockSentence(v) {
     ? tr(' — coarse: this page is not cross-origin isolated, so the browser rounds performance.now(); every point is timed over blocks of many calls, so it still holds.',
       '——很粗：这个页面没有跨源隔离，浏览器把 performance.now() 取整了；每个点都是对一组多次调用计时的，所以结果仍然可信。')
     : (coarse ? tr(' — coarse; every point is timed over blocks of many calls.', '——很粗；每个点都是对一组多次调用计时的。') : '');
-  return tr(`Measured here on <b>${escapeHtml(v.backend)}</b>: bandwidth <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b> (${v.backend === 'wgpu' ? 'summing 64 MB' : 'one row through the weight-streaming matmul over 64 MB of weights, as a decode call reads its weights'}), peak <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>, clock resolution ${fmt(v.clock_resolution_us, 1)} µs${why}`,
-    `在这里的 <b>${escapeHtml(v.backend)}</b> 上实测：带宽 <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b>（${v.backend === 'wgpu' ? '对 64 MB 求和' : '让一行输入流过 64 MB 权重的矩阵乘法，和解码调用读权重的方式一样'}），峰值 <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>，时钟分辨率 ${fmt(v.clock_resolution_us, 1)} µs${why}`);
+  return tr(`Measured here on <b>${escapeHtml(v.backend)}</b>: bandwidth <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b> (${v.backend === 'wgpu' ? 'one row through the model’s weight-streaming kernel over 64 MB of weights: what each more such layer adds to a call, without the call’s fixed cost' : 'one row through the weight-streaming matmul over 64 MB of weights, as a decode call reads its weights'}), peak <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>, clock resolution ${fmt(v.clock_resolution_us, 1)} µs${why}`,
+    `在这里的 <b>${escapeHtml(v.backend)}</b> 上实测：带宽 <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b>（${v.backend === 'wgpu' ? '让一行输入流过模型自己的权重流式内核、64 MB 权重：每多一层这样的计算，调用多花的时间（不含调用的固定开销）' : '让一行输入流过 64 MB 权重的矩阵乘法，和解码调用读权重的方式一样'}），峰值 <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>，时钟分辨率 ${fmt(v.clock_resolution_us, 1)} µs${why}`);
 }
 
 function resultHtml(v) {

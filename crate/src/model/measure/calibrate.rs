@@ -24,8 +24,8 @@ pub struct Calibration {
 const STREAM_FLOATS: usize = 16 << 20;
 /// The inputs of the calibration's weight matrix on the CPU (4096 × 4096 floats: 64 MB).
 const STREAM_IN: usize = 4096;
-/// Layers of 64 MB in the GPU's bandwidth calibration, read back at once (against one).
-const GPU_READS: usize = 5;
+/// Layers of 64 MB in the longer call of the GPU's bandwidth calibration (the shorter has 2).
+const GPU_LAYERS: usize = 6;
 /// Untimed calls of the bandwidth calibration before it is timed (≈ 0.1 s in a browser).
 const WARM_STREAMS: usize = 20;
 
@@ -116,13 +116,16 @@ async fn on_the_gpu(
     clock: Clock<'_>,
 ) -> Result<(f64, f64), Error> {
     // Any call on a GPU first pays its submission and read-back (0.8 ms through wgpu on an
-    // H200), which one timed read of 64 MB measured instead of the bandwidth; and burn's sum
-    // reads slower than a model's layers (82 GB/s there, where the ×24 target's calls then
-    // took half its "floor"). So the bandwidth is what the widened target's own linear
-    // kernel streams, as on the CPU: one row through 4096 × 4096 weights, as the slope of
-    // `GPU_READS` such layers in a row (each reading the last one's output, over two weight
-    // matrices in turn: 128 MB, more than a GPU's L2) read back once, against one layer; and
-    // one layer's rate only where noise leaves no slope.
+    // H200): one timed 64 MB sum measured that instead of the bandwidth (63.6 GB/s there, where
+    // the ×24 target's calls then took half its "floor"), and burn's sum, even as a slope, read
+    // at about 80 GB/s, below what the model's own layers stream. So the bandwidth is what the
+    // widened target's linear kernel streams, as on the CPU: one row through 4096 × 4096
+    // weights, as the slope between calls of `GPU_LAYERS` and of 2 such layers in a row, each
+    // reading the last one's output, over two weight matrices in turn (128 MB, more than a
+    // GPU's L2; both calls alternate, so neither reads from a cache the other cannot). Where
+    // noise leaves no clear slope, or a steeper one, the longer call's time per layer stands
+    // instead: its share of the fixed cost only lowers the bandwidth, and the floor it draws is
+    // still under every call of a model up to GPU_LAYERS × 64 MB.
     let layers = [0, 1]
         .map(|_| burn::nn::LinearConfig::new(STREAM_IN, STREAM_FLOATS / STREAM_IN).init(device));
     let layer = |x: Tensor<2>, l: &burn::nn::Linear| -> Tensor<2> {
@@ -147,11 +150,16 @@ async fn on_the_gpu(
             clock,
         )
         .await?;
-        Ok::<_, Error>(timing.median_us)
+        Ok::<_, Error>(timing)
     };
-    let one = reads(1).await?;
-    let slope = (reads(GPU_READS).await? - one) / (GPU_READS - 1) as f64;
-    let read_us = if slope > 0.0 { slope } else { one };
+    let (two, many) = (reads(2).await?, reads(GPU_LAYERS).await?);
+    let per_layer = many.median_us / GPU_LAYERS as f64;
+    let rise = many.median_us - two.median_us;
+    let read_us = if rise > two.iqr_us + many.iqr_us {
+        (rise / (GPU_LAYERS - 2) as f64).min(per_layer)
+    } else {
+        per_layer
+    };
     let n = 1024;
     let a = Tensor::<2>::ones([n, n], device);
     let (mm, _) = time_blocks(
