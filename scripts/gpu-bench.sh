@@ -9,31 +9,36 @@
 # Takes a few minutes on a GPU. Run nothing else meanwhile: it times this machine.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage="expected --width N, --prompts N, --no-page, --specdec PATH"
+usage() { echo "gpu-bench.sh: $1 (expected --width N, --prompts N, --no-page, --specdec PATH)" >&2; exit 2; }
+count() { [[ "${2-}" =~ ^[1-9][0-9]*$ ]] || usage "$1 needs a positive whole number"; }
 width=16
 prompts=10
 page=1
 specdec=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --width) width="${2:?$usage}"; shift 2 ;;
-    --prompts) prompts="${2:?$usage}"; shift 2 ;;
+    --width) count "$1" "${2-}"; width="$2"; shift 2 ;;
+    --prompts) count "$1" "${2-}"; prompts="$2"; shift 2 ;;
     --no-page) page=0; shift ;;
-    --specdec) specdec="${2:?$usage}"; shift 2 ;;
-    *) echo "gpu-bench.sh: unknown option $1 ($usage)" >&2; exit 2 ;;
+    --specdec) [ -n "${2-}" ] || usage "--specdec needs a path"; specdec="$2"; shift 2 ;;
+    *) usage "unknown option $1" ;;
   esac
 done
-cd "$repo"
 if [ -n "$specdec" ]; then
-  [ -x "$specdec" ] || { echo "gpu-bench.sh: --specdec $specdec is not an executable file" >&2; exit 2; }
-  [ "$page" = 0 ] || { echo "gpu-bench.sh: --specdec needs --no-page (the page is built with Rust here)" >&2; exit 2; }
-else
+  # Resolved before the cd below, so that a relative path means what it meant where it was typed.
+  [ -f "$specdec" ] && [ -x "$specdec" ] || usage "--specdec $specdec is not an executable file"
+  specdec="$(realpath -- "$specdec")"
+  [ "$page" = 0 ] || usage "--specdec needs --no-page (the page is built with Rust here)"
+fi
+cd "$repo"
+if [ -z "$specdec" ]; then
   source "$repo/scripts/setup.sh"
   ensure_rust
   cargo build --release -p specdec --bin specdec --quiet
   specdec="${CARGO_TARGET_DIR:-$repo/target}/release/specdec"
 fi
-printf '\n== The adapter wgpu picks, and per-call latency of the three models (c = draft / target) ==\n'
+if command -v nvidia-smi > /dev/null; then nvidia-smi -L; fi
+printf '\n== Per-call latency of the three models (c = draft / target) ==\n'
 "$specdec" model-bench --backend wgpu
 printf '\n== The measured roofline of ×%s on wgpu: T(k)/T(1) ==\n' "$width"
 "$specdec" roofline-measure --backend wgpu --width "$width" --k 1,2,4,5,8,16,32
