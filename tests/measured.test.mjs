@@ -59,3 +59,19 @@ test('measured roofline: a bad width in the URL is named, the engine rejects bad
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('measured roofline on WebGPU: the captions speak of a GPU — its fixed work, its calibration — not of a CPU', async () => {
+  const { page, errors } = await open(env, '?measured.backend=wgpu&measured.width=1');
+  await page.click(`${W} .mr-go`);
+  await measured(page, 1);
+  assert.match(await text(page, `${W} .mr-status`), /Measured on wgpu/);
+  const all = await text(page, `${W} .mr-result`);
+  assert.match(all, /bandwidth [\d.]+ GB\/s \(one row through the model’s weight-streaming kernel over 64 MB of weights/, all);
+  assert.doesNotMatch(all, /CPU’s|summing 64 MB/, all);
+  // The first row's last cell is T(1) over the memory floor.
+  const over = Number((await rowsOf(page, `${W} table.mr-rows`))[1].split(' ').at(-1));
+  if (over > 3) assert.match(all, /on a GPU a call’s fixed work \(its submission, some twenty kernels, the read-back\) outweighs reading 0\.3 MB of weights/, all);
+  else assert.match(all, /reading 0\.3 MB of weights is most of what it costs/, all);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -39,6 +39,10 @@ function floorSentence(v) {
       '权重卸载时，每次调用都要先付一次传输（见下）；访存下限和“× 访存下限”这一列只算读取已经在设备上的权重。');
   }
   const over = t1 / v.memory_floor_us;
+  if (over > 3 && v.backend === 'wgpu') {
+    return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: on a GPU a call’s fixed work (its submission, some twenty kernels, the read-back) outweighs reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights.`,
+      `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：在 GPU 上，一次调用的固定工作（提交、约二十个内核、读回结果）比读 ${fmt(v.weight_bytes / 1e6, 1)} MB 权重更费时。`);
+  }
   if (over > 3) {
     return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: at ${fmt(v.weight_bytes / 1e6, 2)} MB these weights stay in the CPU’s caches, so what a call costs is its fixed work (small kernels, the read-back), not reading the weights. Widen the target to see the floor.`,
       `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：${fmt(v.weight_bytes / 1e6, 2)} MB 的权重一直待在 CPU 的缓存里，所以一次调用的开销是它的固定工作（小算子、读回结果），而不是读权重。把目标模型加宽，就能看到这条下限。`);
@@ -52,8 +56,8 @@ function floorSentence(v) {
 function busySentence(v) {
   const under = v.rows.filter((p) => p.median_us < 0.8 * v.memory_floor_us).map((p) => p.k);
   if (!under.length) return '';
-  return tr(` <b>k = ${under.join(', ')} came out under the memory floor</b>: either the ${fmt(v.weight_bytes / 1e6, 1)} MB of weights fit this CPU’s last-level cache, which is faster than memory (the floor is memory’s), or the device was busy while the bandwidth was timed — measure again on a quiet device to tell.`,
-    ` <b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 CPU 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
+  return tr(` <b>k = ${under.join(', ')} came out under the memory floor</b>: either the ${fmt(v.weight_bytes / 1e6, 1)} MB of weights fit this ${v.backend === 'wgpu' ? 'GPU' : 'CPU'}’s last-level cache, which is faster than memory (the floor is memory’s), or the device was busy while the bandwidth was timed — measure again on a quiet device to tell.`,
+    ` <b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 ${v.backend === 'wgpu' ? 'GPU' : 'CPU'} 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
 }
 
 /** The roofline's ridge point (the calibration's: compute time = memory time), which may lie below one token. */
