@@ -11,8 +11,23 @@ let env;
 before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
 
+/** Follows `page`'s requests (its workers' included) from now on; the function returned resolves
+ * once none has been in flight for half a second (or after 20 s). */
+function quiet(page) {
+  const pending = new Set();
+  page.on('request', (r) => pending.add(r));
+  for (const end of ['requestfinished', 'requestfailed']) page.on(end, (r) => pending.delete(r));
+  return async () => {
+    for (let calm = 0, waited = 0; calm < 5 && waited < 200; waited++) {
+      await page.waitForTimeout(100);
+      calm = pending.size ? 0 : calm + 1;
+    }
+  };
+}
+
 test('the language switch changes the page and the widgets to Chinese, is remembered, and keeps the state', async () => {
   const { page, errors } = await open(env, '?theory.alpha=0.7');
+  const settled = quiet(page);
   const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
   assert.equal(await h1(), 'Speculative decoding, exactly');
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
@@ -52,7 +67,10 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   assert.match(await page.$eval('[data-widget="exercises"] .ex-says', (e) => e.innerHTML), /α<sup>i<\/sup>/);
   // No English prose is visible: every [data-lang="en"] is hidden.
   assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0);
-  // Remembered: a new visit is in Chinese; the switch goes back.
+  // Remembered: a new visit is in Chinese; the switch goes back. The visit waits for quiet too:
+  // a navigation while the thread pool's scripts still load aborts them (once seen in CI), and
+  // networkidle, reached once already, would not wait again.
+  await settled();
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await h1(), '推测解码，精确地');
