@@ -214,8 +214,9 @@ impl Canvas<'_> {
 
     /// A legend: one swatch and name per entry, left to right from `at`, onto a new row below
     /// when the next entry would pass the figure's right edge; an entry too long for a row of its
-    /// own wraps its name. The figure grows to hold the rows.
-    pub fn legend(&self, at: (i32, i32), entries: &[(&str, RGBColor)]) {
+    /// own wraps its name. The figure grows to hold the rows. Returns the last row's y, for what
+    /// is drawn below the legend.
+    pub fn legend(&self, at: (i32, i32), entries: &[(&str, RGBColor)]) -> i32 {
         let right = self.width - MARGIN;
         // A legend placed for a wide figure (right of the middle) starts at the left margin in a
         // narrow one, rather than wrapping each name into a column a few letters wide.
@@ -251,10 +252,11 @@ impl Canvas<'_> {
             x += SWATCH + 12 + wide;
             self.reach(y + ROW / 2 + 2);
         }
+        y
     }
 
     /// Marks `y` as drawn: the figure grows to hold it.
-    fn reach(&self, y: i32) {
+    pub fn reach(&self, y: i32) {
         self.bottom.set(self.bottom.get().max(y));
     }
 

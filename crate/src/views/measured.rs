@@ -282,7 +282,7 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
                 );
             }
         }
-        cv.legend(
+        let legend = cv.legend(
             (70, 300),
             &[
                 (
@@ -299,8 +299,11 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
                 ),
             ],
         );
+        // Below the legend's last row, however many rows a narrow figure wraps it into; the
+        // figure grows to hold it.
+        cv.reach(legend + 28);
         cv.text(
-            (70, 320),
+            (70, legend + 20),
             &l.pick(
                 format!(
                     "measured here: {:.1} GB/s, {:.1} GFLOP/s, clock step {:.0} µs",
@@ -362,6 +365,41 @@ mod tests {
         let json = serde_json::to_value(&v).unwrap();
         assert_eq!(json["rows"].as_array().unwrap().len(), 4);
         assert_eq!(json["width"], 16);
+    }
+
+    /// The y of the SVG text element that holds `needle`.
+    fn text_y(svg: &str, needle: &str) -> f64 {
+        let at = svg
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {svg}"));
+        let open = svg[..at].rfind("<text").expect("inside a text element");
+        let y = &svg[open..at][svg[open..at].find(" y=\"").expect("a y") + 4..];
+        y[..y.find('"').expect("closed")].parse().expect("a number")
+    }
+
+    /// The line under the legend stays under it when the legend wraps into a second row (as its
+    /// three names do in both languages at the figure's width): it overlapped the second row.
+    #[test]
+    fn the_calibration_line_sits_below_the_legend_rows() {
+        for (l, last, line) in [
+            (Lang::En, "2·params·k·B / peak", "measured here"),
+            (Lang::Zh, "2·参数·k·B / 峰值", "在这里实测"),
+        ] {
+            let svg = view_of(sample(Some(5.3)), l).svg;
+            let (legend, under) = (text_y(&svg, last), text_y(&svg, line));
+            assert!(
+                under >= legend + 12.0,
+                "{l:?}: legend at y {legend}, the line at {under}"
+            );
+            let at = svg.find("height=\"").expect("a height") + 8;
+            let height: f64 = svg[at..at + svg[at..].find('"').expect("closed")]
+                .parse()
+                .expect("a number");
+            assert!(
+                height >= under + 6.0,
+                "{l:?}: the figure ({height} px) holds the line at {under}"
+            );
+        }
     }
 
     #[test]
