@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # For a machine with a real GPU (issue 31; nothing else needs one): the ×16 target's T(k) and the
-# speedup of a separate draft natively on wgpu (Vulkan, Metal or DX12), with the drafts on the
-# GPU beside the target and on the CPU (flex), then the same in the page where this machine's
-# Chromium gets a hardware WebGPU adapter. Record what it prints in docs/performance.md.
+# speedup of a separate draft and the §6 table natively on wgpu (Vulkan, Metal or DX12), with the
+# draft models on the GPU beside the target and on the CPU (flex), then the same in the page where
+# this machine's Chromium gets a hardware WebGPU adapter. Record what it prints in
+# docs/performance.md.
 #   bash scripts/gpu-bench.sh [--width 16] [--prompts 10] [--no-page] [--specdec PATH]
 # --specdec runs a `specdec` built elsewhere (`cargo build --release -p specdec --bin specdec`) on
 # a GPU machine that has no Rust and no registry; the page then needs --no-page too.
@@ -47,8 +48,11 @@ for drafts in flex wgpu; do
   "$specdec" likesworld speedup --backend wgpu --drafts-on "$drafts" --target-width "$width" \
     --draft b --gamma 1,2,3,4,6 --prompts "$prompts"
 done
-printf '\n== The §6 table on ×%s on wgpu (8 nodes) ==\n' "$width"
-"$specdec" likesworld methods --backend wgpu --target-width "$width" --budget 8 --prompts "$prompts"
+for drafts in flex wgpu; do
+  printf '\n== The §6 table on ×%s on wgpu (8 nodes), every draft model on %s ==\n' "$width" "$drafts"
+  "$specdec" likesworld methods --backend wgpu --drafts-on "$drafts" --target-width "$width" \
+    --budget 8 --prompts "$prompts"
+done
 if [ "$page" = 1 ]; then
   # shellcheck source=setup.sh
   source "$repo/scripts/setup.sh"
@@ -58,5 +62,5 @@ if [ "$page" = 1 ]; then
   printf '\n== In the page (Chromium with a hardware adapter where it gets one; the adapter is printed first) ==\n'
   # Vulkan for Chromium's WebGPU on Linux: without it headless Chromium falls back to SwiftShader.
   CHROMIUM_ARGS="--enable-features=Vulkan --use-angle=vulkan --ignore-gpu-blocklist" \
-    node tests/bench-webgpu.mjs --width "$width" --prompts "$prompts"
+    node tests/bench-webgpu.mjs --width "$width" --prompts "$prompts" --table
 fi

@@ -67,21 +67,32 @@ test('the §6 table: every method on one wall-clock axis, in Chinese too, and on
   const note = await page.evaluate(async () => {
     const m = await import('./widgets/decoding.js');
     const p = document.createElement('div');
-    p.innerHTML = m.placementNote({ backend: 'wgpu' });
-    return { wgpu: p.textContent, flex: m.placementNote({ backend: 'flex' }) };
+    const text = (r, backend) => { p.innerHTML = m.placementNote(r, { backend }); return p.textContent; };
+    return { gpu: text({}, 'wgpu'), cpu: text({ drafts_on: 'flex' }, 'wgpu'), flex: text({}, 'flex') };
   });
-  assert.match(note.wgpu, /^在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行.*墙钟：c 与加速比，并把草稿放在 CPU 上。$/);
+  assert.match(note.gpu, /^在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行.*把草稿放到 CPU 上，就能看到它们在 GPU 目标模型旁边运行。$/);
+  assert.match(note.cpu, /^在 WebGPU 上，表里的每个草稿模型（A、B、Medusa 的头、EAGLE）都在 CPU（flex）上、GPU 上的目标模型旁边运行/);
   assert.equal(note.flex, '');
   assert.deepEqual(errors, []);
   await page.close();
 });
 
-test('hidden-state drafts on WebGPU: the same greedy output', async () => {
+test('hidden-state drafts on WebGPU: on the CPU beside the GPU target by default, or on the GPU; the same greedy output either way', async () => {
   const { page, errors } = await open(env, '?decoding.experiment=hidden&decoding.backend=wgpu&decoding.method=eagle&decoding.prompts=10&decoding.budget=8');
   await decoded(page, 1);
+  const status = () => page.$eval(`${widget} .dec-status`, (el) => el.textContent);
   const rows = await rowsOf(page, `${widget} table.dec-hidden`);
   assert.ok(rows.includes('identical to the target’s greedy output 10/10'), rows.join(' | '));
-  assert.match(await page.$eval(`${widget} .dec-status`, (el) => el.textContent), /wgpu/);
+  assert.match(await status(), /^Done on wgpu, the drafts on flex, in /);
+  assert.match(await page.$eval(`${widget} .drafts-note`, (el) => el.textContent), /^Drafts on the CPU: the draft ran on flex in this worker while the target ran on WebGPU, so c = [\d.]+ /);
+  const tau = rows.find((r) => r.startsWith('τ'));
+  await setControl(page, 'decoding', 'drafts', 'gpu');
+  await decoded(page, 2);
+  const onGpu = await rowsOf(page, `${widget} table.dec-hidden`);
+  assert.ok(onGpu.includes('identical to the target’s greedy output 10/10'), onGpu.join(' | '));
+  assert.equal(onGpu.find((r) => r.startsWith('τ')), tau, 'greedy: the same proposals wherever the draft runs');
+  assert.match(await status(), /^Done on wgpu in /);
+  assert.equal(await page.$(`${widget} .drafts-note`), null, 'no note with the drafts on the GPU');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,9 +1,9 @@
 //! Drafts on the target's hidden states (lecture §5.1, §5.2, §4.7): Medusa's heads, EAGLE on a
 //! static tree, EAGLE-2's dynamic tree and EAGLE trained with the training-time test reproduce the
-//! target's greedy output at every node budget, on every backend and on the widened target; the
-//! features the target's cache keeps are a fresh forward's; MSS on the sampled dynamic tree passes
-//! the calibration test and EAGLE-2's top-k children verified as if sampled fail it; training is
-//! seeded and reproducible.
+//! target's greedy output at every node budget, on every backend (on the CPU beside a GPU target
+//! too) and on the widened target; the features the target's cache keeps are a fresh forward's;
+//! MSS on the sampled dynamic tree passes the calibration test and EAGLE-2's top-k children
+//! verified as if sampled fail it; training is seeded and reproducible.
 #![cfg(not(target_arch = "wasm32"))]
 
 use burn::tensor::read_sync;
@@ -47,7 +47,7 @@ fn run(
     };
     let lab = Lab::new(m, Lang::En, CLOCK);
     let report = async {
-        let ready = Ready::new(&drafts, spec, &m.device).await?;
+        let ready = Ready::new(&drafts, spec).await?;
         evaluate(lab, &ready, spec, &prompts(n), seed, &mut |_, _| {}).await
     };
     read_sync(report).unwrap_or_else(|e| panic!("{drafter:?} at {budget}: {e}"))
@@ -112,7 +112,7 @@ fn every_hidden_state_draft_is_identical_to_the_target_at_every_budget() {
 }
 
 #[test]
-fn hidden_state_drafts_are_identical_on_ndarray_wgpu_and_the_widened_target() {
+fn hidden_state_drafts_are_identical_on_ndarray_wgpu_beside_the_cpu_and_the_widened_target() {
     let wide = read_sync(flex().with_target_width(4)).expect("the target widens");
     let n = 4;
     for drafter in [MEDUSA, EAGLE, EAGLE2] {
@@ -127,14 +127,21 @@ fn hidden_state_drafts_are_identical_on_ndarray_wgpu_and_the_widened_target() {
             on_flex.tokens_per_call
         );
     }
-    for backend in [Backend::Ndarray, Backend::Wgpu] {
-        let m = read_sync(Models::load(backend)).unwrap_or_else(|e| {
-            panic!("{e} (natively, wgpu needs a Vulkan driver: scripts/setup.sh installs lavapipe)")
-        });
+    // The target and the drafts on one backend, or the drafts on the CPU beside the GPU target
+    // (as the page runs WebGPU): they read the features its calls read back.
+    use Backend::{Flex, Ndarray, Wgpu};
+    for (backend, drafts) in [(Ndarray, Ndarray), (Wgpu, Wgpu), (Wgpu, Flex)] {
+        let m = read_sync(Models::load_on(backend, drafts))
+            .expect("the models load (natively, wgpu needs lavapipe: scripts/setup.sh)");
         for drafter in [MEDUSA, EAGLE, EAGLE2] {
             for budget in [4, 8, 16, 32] {
                 let r = run(&m, drafter, budget, Verification::Greedy, n, 0);
-                assert_eq!(r.identical, n, "{backend:?}: {}", r.method);
+                assert_eq!(
+                    r.identical, n,
+                    "{backend:?}, drafts {drafts:?}: {}",
+                    r.method
+                );
+                assert_eq!(r.drafts_on, m.drafts_apart(), "{}", r.method);
             }
         }
     }

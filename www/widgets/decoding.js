@@ -26,9 +26,10 @@ const load = uses('load');
 const clocked = (s) => timed(s) || load(s);
 // A step-through of a draft on the target's hidden states (no draft model, γ or tree to choose).
 const hiddenStep = (s) => s.experiment === 'step' && ['medusa', 'eagle-2'].includes(s.stepkind);
-// The runs with draft A or B, which can sit on the CPU beside a WebGPU target (the hidden-state
-// drafts read the target's features on the GPU; a drafter without a model has no weights).
-const drafted = (s) => !['hidden', 'methods'].includes(s.experiment) && !free(s) && !hiddenStep(s);
+// The runs with a draft model (A, B, Medusa's heads, EAGLE), which can sit on the CPU beside a
+// WebGPU target: the hidden-state drafts read the features the target's calls read back. A
+// drafter without a model has no weights to place.
+const drafted = (s) => !free(s);
 
 // Whole numbers for the engine: a URL may carry an off-step value such as gamma=2.5.
 function params(s) {
@@ -76,7 +77,7 @@ function hiddenHtml({ report: r, trees }) {
   if (r.first_position_tv != null) rows.push([tr('first position: TV(output, p)', '第一个位置：TV(输出, p)'), `<b class="bad">${fmt(r.first_position_tv, 4)}</b>`]);
   const drawn = trees.map((t) => escapeHtml(t.method)).join(tr(' beside ', ' 与 '));
   return `<p class="numbers">${escapeHtml(r.method)}${tr(`, ${r.prompts} prompts.`, `，${r.prompts} 个提示词。`)}</p>` + table(rows, 'dec-hidden')
-    + `<p class="numbers">${tr(`Drawn: one proposal of ${drawn}, for the same context. Orange: what the target accepts; the fill is the draft’s confidence in the path.`,
+    + draftsHtml(r) + `<p class="numbers">${tr(`Drawn: one proposal of ${drawn}, for the same context. Orange: what the target accepts; the fill is the draft’s confidence in the path.`,
       `图中：同一上下文下 ${drawn} 各一次提议。橙色：目标模型接受的；填充深浅：草稿对这条路径的置信度。`)}</p>`;
 }
 
@@ -100,13 +101,16 @@ function methodsHtml(r, v) {
       + '曲线一列用的正是这次运行花掉的调用时间，所以它与实测一列按构造就一致（差别只在模型调用之外花的时间）：'
       + '它证实的是“调用时间解释了墙钟时间”，而不是“公式预测了墙钟时间”。课上的公式与实测之间的差距，就是这台设备上验证的代价'
       + `${verifyCost(r)}。</p>`)
-    + placementNote(v);
+    + placementNote(r, v);
 }
 
-/** The §6 table on WebGPU: where its drafts ran, and where a CPU draft is measured instead ('' elsewhere). */
-export function placementNote(v) {
-  return v?.backend !== 'wgpu' ? '' : tr('<p class="numbers gpu-methods">On WebGPU every row ran on the GPU, its drafts included, so that the rows are compared at one placement: a draft call here pays a GPU call’s fixed cost as the target’s does. For draft B on the CPU beside the GPU target, run <i>wall clock: c and speedup</i> with the drafts on the CPU.</p>',
-      '<p class="numbers gpu-methods">在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行，各行在同一种放置下比较：这里每次草稿调用都像目标模型一样付一次 GPU 调用的固定开销。要看放在 CPU 上、GPU 目标模型旁边的草稿 B，请运行<i>墙钟：c 与加速比</i>，并把草稿放在 CPU 上。</p>');
+/** The §6 table on WebGPU: where its drafts ran, and the other placement to compare ('' elsewhere). */
+export function placementNote(r, v) {
+  if (v?.backend !== 'wgpu') return '';
+  return r.drafts_on ? tr(`<p class="numbers gpu-methods">On WebGPU every draft model of the table (A, B, Medusa’s heads, EAGLE) ran on the CPU (${escapeHtml(r.drafts_on)}) beside the target on the GPU, reading the features its calls read back: c is a draft’s CPU time over the target’s GPU step. Put the drafts on the GPU to see each draft call pay a GPU call’s fixed cost.</p>`,
+    `<p class="numbers gpu-methods">在 WebGPU 上，表里的每个草稿模型（A、B、Medusa 的头、EAGLE）都在 CPU（${escapeHtml(r.drafts_on)}）上、GPU 上的目标模型旁边运行，读取目标模型调用读回的特征：c 是草稿的 CPU 时间比目标模型的一步 GPU 时间。把草稿放到 GPU 上，就能看到每次草稿调用都付一次 GPU 调用的固定开销。</p>`)
+    : tr('<p class="numbers gpu-methods">On WebGPU every row ran on the GPU, its drafts included, so that the rows are compared at one placement: a draft call here pays a GPU call’s fixed cost as the target’s does. Put the drafts on the CPU to see them beside the GPU target.</p>',
+      '<p class="numbers gpu-methods">在 WebGPU 上，每一行（草稿也一样）都在 GPU 上运行，各行在同一种放置下比较：这里每次草稿调用都像目标模型一样付一次 GPU 调用的固定开销。把草稿放到 CPU 上，就能看到它们在 GPU 目标模型旁边运行。</p>');
 }
 
 /** What verifying cost in this run, from its own rows: the largest T(n)/T(1), and where. */
@@ -487,7 +491,7 @@ export default {
         }[v.experiment](r, v);
       }
       // The timed reports name the drafts' backend when it is not the target's.
-      const apart = v.report?.drafts_on ?? v.report?.rows?.[0]?.drafts_on;
+      const apart = v.report?.drafts_on ?? v.report?.report?.drafts_on ?? v.report?.rows?.[0]?.drafts_on;
       const on = apart ? tr(`${v.backend}, the drafts on ${apart},`, `${v.backend}（草稿在 ${apart} 上）`) : v.backend;
       return tr(`Done on ${on} in ${duration(v.elapsed_ms)}.`, `在 ${on} 上完成，用时 ${duration(v.elapsed_ms)}。`);
     });

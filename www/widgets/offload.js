@@ -43,7 +43,7 @@ export function crossingHtml(t, callUs) {
  * `shown(s)` adds the widget's own condition (experiments that run a draft model). */
 export function draftsControl(shown = () => true) {
   return {
-    key: 'drafts', label: 'drafts A and B', label_zh: '草稿 A 和 B', type: 'select', value: 'cpu',
+    key: 'drafts', label: 'draft models', label_zh: '草稿模型', type: 'select', value: 'cpu',
     options: [['cpu', 'on the CPU, beside the GPU target'], ['gpu', 'on the GPU, with the target']],
     options_zh: [['cpu', '在 CPU 上，GPU 上的目标模型旁边'], ['gpu', '在 GPU 上，和目标模型一起']],
     showIf: (s) => s.backend === 'wgpu' && shown(s),

@@ -101,11 +101,10 @@ pub async fn run(
 /// Lecture §5.1–5.2: a draft on the target's hidden states over the prompts, and one proposal of
 /// it drawn beside the other kind of tree for the same context (static beside dynamic).
 async fn hidden_run(lab: Lab<'_>, h: &HiddenRun, progress: Progress<'_>) -> Result<Outcome, Error> {
-    let device = &lab.models.device;
     let drafts = Drafts::load(lab.models)?;
     let prompts = held_out(h.prompts);
     let spec = h.spec();
-    let ready = Ready::new(&drafts, spec, device).await?;
+    let ready = Ready::new(&drafts, spec).await?;
     let report = hidden::evaluate(lab, &ready, spec, &prompts, h.seed, progress).await?;
     let other = match spec.drafter {
         Drafter::Eagle {
@@ -117,7 +116,7 @@ async fn hidden_run(lab: Lab<'_>, h: &HiddenRun, progress: Progress<'_>) -> Resu
     let other = HiddenSpec::greedy(other.drafter(h.depth, h.heads), h.budget);
     let prompt = &prompts[(h.seed as usize) % prompts.len()];
     let mut trees = vec![hidden::picture(lab, &ready, prompt, PICTURE_AFTER).await?];
-    let ready = Ready::new(&drafts, other, device).await?;
+    let ready = Ready::new(&drafts, other).await?;
     trees.push(hidden::picture(lab, &ready, prompt, PICTURE_AFTER).await?);
     Ok(Outcome::Hidden { report, trees })
 }

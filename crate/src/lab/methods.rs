@@ -52,6 +52,10 @@ pub struct MethodRow {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MethodsReport {
     pub budget: usize,
+    /// Where every model draft of the table ran where it is not the target's backend (on WebGPU,
+    /// the CPU beside the GPU); the rows are compared at one placement either way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drafts_on: Option<&'static str>,
     pub prompts: usize,
     pub target_width: usize,
     pub rows: Vec<MethodRow>,
@@ -173,13 +177,13 @@ pub async fn methods(
     ];
     for method in hidden {
         let drafter = method.drafter(DEFAULT_DEPTH, MAX_HEADS);
-        let ready =
-            Ready::new(&drafts, HiddenSpec::greedy(drafter, budget), &models.device).await?;
+        let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, budget)).await?;
         rows.push(timed(lab, &ready, prompts).await?);
         progress(rows.len(), total);
     }
     Ok(MethodsReport {
         budget,
+        drafts_on: models.drafts_apart(),
         prompts: prompts.len(),
         target_width: models.target_width(),
         rows,

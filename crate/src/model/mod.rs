@@ -69,10 +69,11 @@ pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
 /// weights (a module's parameters are reference-counted).
 #[derive(Clone)]
 pub struct Models {
-    /// The target's backend and device (and the hidden-state drafts', which read its features).
+    /// The target's backend and device.
     pub backend: Backend,
     pub device: Device,
-    /// Drafts A and B's backend and device: the target's, or the CPU's beside a GPU target.
+    /// The draft models' backend and device (drafts A and B here; Medusa's heads and EAGLE,
+    /// `lab::hidden::Drafts`, load on it too): the target's, or the CPU's beside a GPU target.
     pub drafts: Backend,
     pub draft_device: Device,
     /// The target the experiments run: the trained one, or it widened [`Models::target_width`]×.
@@ -89,10 +90,11 @@ impl Models {
         Models::load_on(backend, backend).await
     }
 
-    /// The target on `backend` and drafts A and B on `drafts`: on WebGPU, the drafts on the CPU
+    /// The target on `backend` and the draft models on `drafts`: on WebGPU, the drafts on the CPU
     /// (flex) make c a draft's CPU time over the target's GPU step, instead of one GPU call's
-    /// fixed cost over another's (issue 31). The engine only ever exchanges token ids and
-    /// distributions on the host between them, so nothing else changes.
+    /// fixed cost over another's (issue 31). The engine only ever exchanges token ids,
+    /// distributions and (for the drafts on its hidden states) the features the target's calls
+    /// read back, all on the host, between them, so nothing else changes.
     pub async fn load_on(backend: Backend, drafts: Backend) -> Result<Models, Error> {
         let device = backend.device().await?;
         let draft_device = match drafts == backend {
@@ -121,7 +123,7 @@ impl Models {
         }
     }
 
-    /// Where drafts A and B run when it is not where the target runs: their backend's name.
+    /// Where the draft models run when it is not where the target runs: their backend's name.
     pub fn drafts_apart(&self) -> Option<&'static str> {
         (self.drafts != self.backend).then(|| self.drafts.name())
     }

@@ -94,7 +94,7 @@ pub(super) fn with_trained(
     Ok((Rc::new(m), note))
 }
 
-/// The models with the target on `backend` and drafts A and B on `drafts` (the target's backend
+/// The models with the target on `backend` and the draft models on `drafts` (the target's backend
 /// unless named), loaded once. A WebGPU job without a usable adapter gets the flex models and
 /// the reason, for the page to show (the worker asks [`super::webgpu_unavailable`] first and
 /// sends such jobs to the CPU module, whose threads and FMA the GPU module lacks).

@@ -117,7 +117,7 @@ impl Job {
         self.models_on(backend, None, width).await
     }
 
-    /// [`Job::models`] with drafts A and B on `drafts` (the target's backend unless named).
+    /// [`Job::models`] with the draft models on `drafts` (the target's backend unless named).
     async fn models_on(
         &self,
         backend: &str,
@@ -203,7 +203,7 @@ struct OnBackend {
     target_width: usize,
     /// The target's weights cross to the GPU before every call (`model::offload`).
     offload: bool,
-    /// The backend of drafts A and B, when not the target's (`flex` beside a WebGPU target).
+    /// The draft models' backend, when not the target's (`flex` beside a WebGPU target).
     drafts: Option<String>,
     figure_width: Option<u32>,
     /// The draft trained in the page ([`provide_trained_draft`]) takes both drafts' places.

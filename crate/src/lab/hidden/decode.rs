@@ -17,7 +17,6 @@ use crate::lab::context::Lab;
 use crate::lab::lm::Cached;
 use crate::lab::params::{Drafter, HiddenSpec, Verification};
 use crate::likesworld::{self, EOS};
-use burn::tensor::Device;
 
 /// A run ready to decode: the loaded drafts, what runs (checked), and the static shapes measured
 /// for it once.
@@ -28,9 +27,9 @@ pub struct Ready<'a> {
 }
 
 impl<'a> Ready<'a> {
-    pub async fn new(drafts: &'a Drafts, spec: HiddenSpec, device: &Device) -> Result<Self, Error> {
+    pub async fn new(drafts: &'a Drafts, spec: HiddenSpec) -> Result<Self, Error> {
         spec.check()?;
-        let shapes = Shapes::new(drafts, spec.drafter, spec.budget, device).await?;
+        let shapes = Shapes::new(drafts, spec.drafter, spec.budget).await?;
         Ok(Ready {
             drafts,
             spec,
@@ -47,24 +46,23 @@ impl<'a> Ready<'a> {
     }
 }
 
-/// The proposals of one generation: Medusa's heads, or EAGLE's draft with its running cache.
+/// The proposals of one generation: Medusa's heads, or EAGLE's draft with its running cache, on
+/// the drafts' device.
 pub struct Proposer<'a> {
     ready: &'a Ready<'a>,
     spec: HiddenSpec,
-    device: &'a Device,
     eagle: EagleRun<'a>,
 }
 
 impl<'a> Proposer<'a> {
     /// A fresh proposer of `ready`'s drafter, verified as `spec` says.
-    pub fn new(ready: &'a Ready<'a>, spec: HiddenSpec, device: &'a Device) -> Self {
+    pub fn new(ready: &'a Ready<'a>, spec: HiddenSpec) -> Self {
         let drafts = ready.drafts;
         let eagle = drafts.eagle_for(spec.drafter);
         Proposer {
             ready,
             spec,
-            device,
-            eagle: EagleRun::new(eagle, drafts.trained(), device),
+            eagle: EagleRun::new(eagle, drafts.trained(), &drafts.device),
         }
     }
 
@@ -92,8 +90,9 @@ impl<'a> Proposer<'a> {
         match self.spec.drafter {
             Drafter::Medusa { .. } => {
                 let f = feats[ctx.len() - 2];
-                let heads = &self.ready.drafts.medusa;
-                medusa::propose(heads, f, &shapes.medusa, limit, self.device, values).await
+                let drafts = self.ready.drafts;
+                let (heads, device) = (&drafts.medusa, &drafts.device);
+                medusa::propose(heads, f, &shapes.medusa, limit, device, values).await
             }
             Drafter::Eagle { tree, depth, .. } => {
                 let growth = Growth {
@@ -128,7 +127,7 @@ pub async fn decode(
     let width = ready.drafts.width();
     let mut target = Cached::with_features(&models.target, device, temperature, width);
     let mut chance = Seeded::new(seed);
-    let mut proposer = Proposer::new(ready, spec, device);
+    let mut proposer = Proposer::new(ready, spec);
     let mut g = Generation::default();
     g.stats.generations = 1;
     let mut ctx = prompt.to_vec();
@@ -201,6 +200,6 @@ pub async fn step_through(
     let spec = HiddenSpec::greedy(drafter, budget);
     spec.check()?;
     let drafts = Drafts::load(lab.models)?;
-    let ready = Ready::new(&drafts, spec, &lab.models.device).await?;
+    let ready = Ready::new(&drafts, spec).await?;
     decode(lab, &ready, spec, prompt, 0, true).await
 }

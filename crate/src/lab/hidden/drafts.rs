@@ -7,29 +7,40 @@ use crate::lab::lm::softmax;
 use crate::lab::params::Drafter;
 use crate::model::eagle::Eagle;
 use crate::model::medusa::Medusa;
-use crate::model::weights::{load_eagle, load_medusa, HiddenKind};
-use crate::model::{Decoder, Models};
+use crate::model::weights::{self, load_eagle, load_medusa, HiddenKind};
+use crate::model::{Decoder, ModelKind, Models};
 use crate::sampling::Dist;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// The drafts on the trained target's features, loaded from the shipped weights.
+/// The drafts on the trained target's features, loaded from the shipped weights where drafts A
+/// and B run ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
+/// the draft's CPU time and not a GPU call's fixed cost (issue 31). The features they read are
+/// already on the host (the target's cache reads them back with its logits), so nothing else
+/// crosses between the two.
 pub struct Drafts {
     pub medusa: Medusa,
     pub eagle: Eagle,
     pub eagle_ttt: Eagle,
-    /// The trained target (its embedding and LM head are the drafts' frozen parts).
+    /// The trained target (its embedding and LM head are the drafts' frozen parts), on the drafts'
+    /// device.
     trained: Decoder,
+    /// Where the drafts run.
+    pub device: Device,
 }
 
 impl Drafts {
     pub fn load(models: &Models) -> Result<Drafts, Error> {
-        let trained = models.trained().clone();
-        let d = &models.device;
+        let d = models.draft_device.clone();
+        let trained = match models.drafts_apart() {
+            None => models.trained().clone(),
+            Some(_) => weights::load(ModelKind::Target, &d)?,
+        };
         Ok(Drafts {
-            medusa: load_medusa(&trained, d)?,
-            eagle: load_eagle(HiddenKind::Eagle, &trained, d)?,
-            eagle_ttt: load_eagle(HiddenKind::EagleTtt, &trained, d)?,
+            medusa: load_medusa(&trained, &d)?,
+            eagle: load_eagle(HiddenKind::Eagle, &trained, &d)?,
+            eagle_ttt: load_eagle(HiddenKind::EagleTtt, &trained, &d)?,
             trained,
+            device: d,
         })
     }
 

@@ -52,7 +52,7 @@ pub async fn picture(
     let feats = target.features(&ctx);
     let limit = likesworld::MAX_LEN.saturating_sub(ctx.len() + 1);
     let mut values = Vec::new();
-    let mut proposer = Proposer::new(ready, spec, device);
+    let mut proposer = Proposer::new(ready, spec);
     let mut chance = Seeded::new(0);
     let proposal = proposer
         .propose(&ctx, &feats, limit, &mut chance, &mut values)

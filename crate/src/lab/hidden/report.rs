@@ -46,6 +46,10 @@ pub fn acceptance_by_depth(accepted: &[usize], depth: usize) -> Vec<f64> {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct HiddenReport {
     pub method: String,
+    /// The drafts' backend where it is not the target's (on WebGPU, the CPU beside the GPU: c is
+    /// then the draft's CPU time over the target's GPU step).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drafts_on: Option<&'static str>,
     pub prompts: usize,
     /// Outputs equal to the target's own greedy output (greedy verification; every one of them
     /// must be).
@@ -128,6 +132,7 @@ pub async fn evaluate(
     let depth = shapes.reach(drafter, budget);
     Ok(HiddenReport {
         method: spec.describe(lab.lang),
+        drafts_on: lab.models.drafts_apart(),
         prompts: prompts.len(),
         identical,
         tokens_per_call: stats.tokens_per_call(),
@@ -164,7 +169,7 @@ async fn first_position_tv(
     let device = &lab.models.device;
     let width = ready.drafts.width();
     let mut target = Cached::with_features(&lab.models.target, device, 1.0, width);
-    let mut proposer = Proposer::new(ready, greedy, device);
+    let mut proposer = Proposer::new(ready, greedy);
     let run = proposer.eagle();
     let (mut sum, mut n) = (0.0, 0usize);
     let full: Vec<u32> = [prompt, g.output.as_slice()].concat();

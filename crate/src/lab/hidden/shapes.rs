@@ -13,7 +13,7 @@ use crate::lab::params::{Drafter, TreeKind, DEPTH};
 use crate::likesworld;
 use crate::model::decoder::causal;
 use crate::model::{floats, KvCache};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::Tensor;
 
 /// Children per expanded node in EAGLE-2's dynamic tree (its top-k; the paper takes 10 of a 32k
 /// vocabulary; here 4 gave τ 0.1 lower at budget 16 than 8, and 6 to 12 the same), and the top-k a
@@ -117,13 +117,9 @@ pub struct Calibration {
 
 /// [`Calibration`] of Medusa's heads (head i at depth i + 1), or of EAGLE's guess one step
 /// ahead (the one row, used at every depth of a static tree).
-pub async fn calibrate(
-    drafts: &Drafts,
-    medusa: bool,
-    device: &Device,
-) -> Result<Calibration, Error> {
+pub async fn calibrate(drafts: &Drafts, medusa: bool) -> Result<Calibration, Error> {
     let worlds = likesworld::worlds(likesworld::Split::Train, 17, CALIBRATION_WORLDS);
-    let (tokens, seqs) = crate::model::eval::batch(&worlds, device);
+    let (tokens, seqs) = crate::model::eval::batch(&worlds, &drafts.device);
     let len = tokens.dims()[1];
     let target = drafts.trained();
     let (features, logits) = target.features_causal(tokens.clone());
@@ -227,19 +223,14 @@ impl Shapes {
         }
     }
 
-    pub async fn new(
-        drafts: &Drafts,
-        drafter: Drafter,
-        budget: usize,
-        device: &Device,
-    ) -> Result<Shapes, Error> {
+    pub async fn new(drafts: &Drafts, drafter: Drafter, budget: usize) -> Result<Shapes, Error> {
         let shape = |tree: TreeKind, acc: &[Vec<f64>], depth: usize| match tree {
             TreeKind::Balanced => RankTree::balanced(BALANCED_K, depth, budget),
             _ => RankTree::sparse(acc, budget),
         };
         Ok(match drafter {
             Drafter::Medusa { heads, tree } => {
-                let c = calibrate(drafts, true, device).await?;
+                let c = calibrate(drafts, true).await?;
                 Shapes {
                     medusa: shape(tree, &c.ranks[..heads.min(c.ranks.len())], heads),
                     eagle: RankTree::balanced(1, 1, 1),
@@ -248,7 +239,7 @@ impl Shapes {
             }
             Drafter::Eagle { tree, depth, .. } => {
                 let acc = if tree == TreeKind::Sparse {
-                    calibrate(drafts, false, device).await?.ranks
+                    calibrate(drafts, false).await?.ranks
                 } else {
                     Vec::new()
                 };

@@ -55,7 +55,7 @@ pub async fn eagle2_trees(
             .await?;
         let feats = target.features(prompt);
         let limit = likesworld::MAX_LEN.saturating_sub(prompt.len() + 1);
-        let mut run = EagleRun::new(&drafts.eagle, drafts.trained(), device);
+        let mut run = EagleRun::new(&drafts.eagle, drafts.trained(), &drafts.device);
         let (mut chance, mut values) = (Seeded::new(0), Vec::new());
         let proposal = run
             .propose(prompt, &feats, &growth, limit, &mut chance, &mut values)

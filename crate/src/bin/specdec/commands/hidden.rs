@@ -2,7 +2,7 @@
 //! §5.2, §4.7) and the §6 table measured. Each reads its options into one `specdec::lab`
 //! experiment, runs it as the page does (`options::run`), and prints its report.
 
-use super::options::{models, models_without_draft, prompts, return_if_drafts_on, run, value};
+use super::options::{drafts_row, models, models_without_draft, prompts, run, value};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
 use specdec::i18n::Lang;
@@ -107,16 +107,14 @@ fn report(
         prompts: n,
         seed,
     });
-    return_if_drafts_on(
-        o,
-        "a draft on the target's hidden states runs where the target's features are",
-    )?;
     let m = models_without_draft(o, "a draft on the target's hidden states")?;
     let Outcome::Hidden { report: r, .. } = run(o, &experiment, &m)? else {
         unreachable!("a hidden-state experiment reports its draft")
     };
+    let mut rows = rows(&r);
+    rows.extend(drafts_row(r.drafts_on, m.backend.name()));
     Ok(Report {
-        rows: rows(&r),
+        rows,
         json: value(&r),
     })
 }
@@ -175,9 +173,8 @@ pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
 pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
     let budget = o.count(&BUDGET, Some(DEFAULT_BUDGET))?;
     let n = prompts(o, 20)?;
-    // Its Medusa and EAGLE rows run where the target's features are, and the rows are compared
-    // at one placement (as in the page).
-    return_if_drafts_on(o, "the §6 table runs every draft beside the target")?;
+    // With --drafts-on every model draft moves (A, B, Medusa, EAGLE): the rows are compared at
+    // one placement, as in the page.
     let m = models(o)?;
     let experiment = Experiment::Methods(MethodsRun { budget, prompts: n });
     let Outcome::Methods(r) = run(o, &experiment, &m)? else {
@@ -187,6 +184,7 @@ pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
         "budget, prompts, target width",
         format!("{} nodes, {}, ×{}", r.budget, r.prompts, r.target_width),
     )];
+    rows.extend(drafts_row(r.drafts_on, m.backend.name()));
     for x in &r.rows {
         rows.push(row(
             &x.method,

@@ -81,6 +81,11 @@ fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
     }
 }
 
+/// The row that says where the drafts ran, when apart from the target (`--drafts-on`).
+pub fn drafts_row(on: Option<&str>, backend: &str) -> Option<(String, String)> {
+    on.map(|b| crate::opts::row("drafts on", format!("{b}, beside the target on {backend}")))
+}
+
 /// `--drafts-on` refused, naming why, where drafts A and B do not run (or not all of a report's
 /// rows would follow it), rather than accepted without effect.
 pub fn return_if_drafts_on(o: &Opts, what: &str) -> Result<(), Usage> {

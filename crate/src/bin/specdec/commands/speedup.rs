@@ -6,7 +6,7 @@
 //! tree at each batch beside the published serving figures (speculation under load). All print
 //! the same numbers the page shows.
 
-use super::options::{draft, prompts, run, timed_models, value};
+use super::options::{draft, drafts_row, prompts, run, timed_models, value};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
 use specdec::i18n::Lang;
@@ -218,10 +218,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 fn crossed(r: &SpeedupReport) -> Vec<(String, String)> {
     let crossing = r.transfer.as_ref();
     let crossing = crossing.map(|t| row("offloaded weights", t.summary()));
-    let drafts = r.drafts_on.map(|b| {
-        let on = format!("{b}, beside the target on {}", r.backend);
-        row("drafts on", on)
-    });
+    let drafts = drafts_row(r.drafts_on, r.backend);
     crossing.into_iter().chain(drafts).collect()
 }
 
