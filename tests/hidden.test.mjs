@@ -93,6 +93,13 @@ test('hidden-state drafts on WebGPU: on the CPU beside the GPU target by default
   assert.equal(onGpu.find((r) => r.startsWith('τ')), tau, 'greedy: the same proposals wherever the draft runs');
   assert.match(await status(), /^Done on wgpu in /);
   assert.equal(await page.$(`${widget} .drafts-note`), null, 'no note with the drafts on the GPU');
+  // The step-through too: its status names where the draft ran.
+  await setControl(page, 'decoding', 'drafts', 'cpu');
+  await setControl(page, 'decoding', 'experiment', 'step');
+  await setControl(page, 'decoding', 'stepkind', 'eagle-2');
+  await page.waitForSelector(`${widget} .dec-step`, { timeout: 180_000 });
+  assert.match(await page.$eval(`${widget} .dec-step`, (el) => el.textContent.trim()), /^EAGLE-2, a dynamic tree/);
+  assert.match(await status(), /^Done on wgpu, the drafts on flex, in /);
   assert.deepEqual(errors, []);
   await page.close();
 });

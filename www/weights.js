@@ -47,7 +47,7 @@ export function provideHidden(engine, ws) {
 
 /**
  * Whether a job runs the hidden-state drafts (so that its worker fetches them first): the §5 and
- * §6 experiments, a step-through of any kind but the draft models' chain and tree (the core's
+ * §6 experiments, a step-through of any kind but drafts A and B's chain and tree (the core's
  * `StepKind`), and per-sequence vs tree-parallel verification of EAGLE-2's dynamic trees
  * (`eagle-2`, `eagle-2:N`; the core's `lab::paths::parse_source`).
  */

@@ -6,6 +6,7 @@
 //! verified as if sampled fail it; training is seeded and reproducible.
 #![cfg(not(target_arch = "wasm32"))]
 
+use burn::module::Module;
 use burn::tensor::read_sync;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use specdec::decode::{LanguageModel, Speculation};
@@ -112,7 +113,7 @@ fn every_hidden_state_draft_is_identical_to_the_target_at_every_budget() {
 }
 
 #[test]
-fn hidden_state_drafts_are_identical_on_ndarray_wgpu_beside_the_cpu_and_the_widened_target() {
+fn hidden_state_drafts_are_identical_on_ndarray_on_wgpu_on_the_cpu_beside_wgpu_and_widened() {
     let wide = read_sync(flex().with_target_width(4)).expect("the target widens");
     let n = 4;
     for drafter in [MEDUSA, EAGLE, EAGLE2] {
@@ -141,9 +142,29 @@ fn hidden_state_drafts_are_identical_on_ndarray_wgpu_beside_the_cpu_and_the_wide
                     "{backend:?}, drafts {drafts:?}: {}",
                     r.method
                 );
-                assert_eq!(r.drafts_on, m.drafts_apart(), "{}", r.method);
+                let apart = (drafts != backend).then(|| drafts.name());
+                assert_eq!(r.drafts_on, apart, "{}", r.method);
             }
         }
+        // Their parameters are where the draft models run, the target's where it runs.
+        let loaded = Drafts::load(&m).expect("the shipped drafts load");
+        let on_drafts = vec![m.draft_device.clone()];
+        assert_eq!(
+            loaded.device, m.draft_device,
+            "{backend:?}, drafts {drafts:?}"
+        );
+        assert_eq!(
+            loaded.medusa.devices(),
+            on_drafts,
+            "{backend:?}, drafts {drafts:?}"
+        );
+        assert_eq!(
+            loaded.eagle.devices(),
+            on_drafts,
+            "{backend:?}, drafts {drafts:?}"
+        );
+        assert_eq!(loaded.trained().devices(), on_drafts, "{drafts:?}");
+        assert_eq!(m.target.devices(), vec![m.device.clone()], "{backend:?}");
     }
 }
 

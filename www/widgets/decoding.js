@@ -490,8 +490,8 @@ export default {
           hidden: hiddenHtml, methods: methodsHtml,
         }[v.experiment](r, v);
       }
-      // The timed reports name the drafts' backend when it is not the target's.
-      const apart = v.report?.drafts_on ?? v.report?.report?.drafts_on ?? v.report?.rows?.[0]?.drafts_on;
+      // The view names the draft models' backend when it is not the target's, whatever ran.
+      const apart = v.drafts_on;
       const on = apart ? tr(`${v.backend}, the drafts on ${apart},`, `${v.backend}（草稿在 ${apart} 上）`) : v.backend;
       return tr(`Done on ${on} in ${duration(v.elapsed_ms)}.`, `在 ${on} 上完成，用时 ${duration(v.elapsed_ms)}。`);
     });

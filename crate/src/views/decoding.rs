@@ -27,6 +27,10 @@ use crate::theory;
 pub struct DecodingView {
     pub experiment: &'static str,
     pub backend: &'static str,
+    /// The draft models' backend where it is not the target's (on WebGPU, the CPU beside it),
+    /// whatever the experiment: the page's status line names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drafts_on: Option<&'static str>,
     pub note: Option<String>,
     /// The experiment's report(s), as the CLI prints them with --json.
     pub report: serde_json::Value,
@@ -58,6 +62,7 @@ pub async fn decoding_view(
     let mut view = DecodingView {
         experiment: experiment.name(),
         backend: models.backend.name(),
+        drafts_on: models.drafts_apart(),
         words: (0..likesworld::VOCAB as u32)
             .map(likesworld::word)
             .collect(),

@@ -108,10 +108,14 @@ fn drafts_on_is_refused_where_no_draft_model_would_move() {
             "--draft-file",
             "draft.bpk",
         ],
-        "--draft-file: a drafter without a model runs no draft model",
+        "--draft-file: a drafter without a model runs neither draft A nor draft B",
     );
     check_error(
         &on_flex(&["likesworld", "widen-check", "--width", "2"]),
         "--drafts-on: the widening check runs no draft model",
+    );
+    check_error(
+        &on_flex(&["likesworld", "tree-vs-paths", "--config", "eagle-2"]),
+        "--drafts-on: it times the target's calls alone",
     );
 }

@@ -96,11 +96,11 @@ fn a_trained_draft_is_written_reported_and_decodes_through_draft_file() {
             "--prompts",
             "2",
         ],
-        "runs no draft model",
+        "runs neither draft A nor draft B",
     );
     check_error(
         &["likesworld", "boost", "--draft-file", out, "--prompts", "2"],
-        "runs no draft model",
+        "runs neither draft A nor draft B",
     );
     // A directory is not a file (refused before it is read).
     let d = dir.to_str().unwrap();

@@ -54,9 +54,9 @@ LikesWorld models (native):
 Speculative decoding on LikesWorld (native; every one takes [--backend flex|ndarray|wgpu]
 and [--target-width R]: the target widened R×, its answers the trained target's; and
 [--draft-file FILE]: a draft trained by `train --model draft` in the place of both shipped drafts,
-refused by the experiments that run no draft model; and [--drafts-on flex|ndarray|wgpu]: every
-draft model (A, B, a trained draft or pool, Medusa's heads, EAGLE) on that backend, the target on
---backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
+refused by the experiments that run neither draft A nor B; and [--drafts-on flex|ndarray|wgpu]:
+every draft model (A, B, a trained draft or pool, Medusa's heads, EAGLE) on that backend, the
+target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
   likesworld acceptance [--prompts N]                    acceptance by token kind, drafts A and B
   likesworld greedy     --draft a|b --gamma G [--prompts N] [--seed S]   (greedy is deterministic: the seed changes nothing)
   likesworld sample     --draft a|b --gamma G [--prompts N] [--repeats R] [--seed S] [--variant V]

@@ -31,7 +31,7 @@ pub fn models(o: &mut Opts) -> Result<Models, Usage> {
     Ok(read_sync(m.with_target_width(width))?)
 }
 
-/// The models with the target on `backend` and drafts A and B on `--drafts-on` (default: the
+/// The models with the target on `backend` and the draft models on `--drafts-on` (default: the
 /// target's backend; `--backend wgpu --drafts-on flex` puts the drafts on the CPU beside the
 /// GPU target, as the page does on WebGPU).
 fn load(o: &mut Opts, backend: Backend) -> Result<Models, Usage> {
@@ -74,7 +74,7 @@ fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
 fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
     match o.peek("draft-file") {
         Some(_) => Err(Usage(format!(
-            "{}: --draft-file: {what} runs no draft model, so a trained draft has no place here",
+            "{}: --draft-file: {what} runs neither draft A nor draft B, so a trained draft has no place here",
             o.command
         ))),
         None => Ok(()),
@@ -86,8 +86,8 @@ pub fn drafts_row(on: Option<&str>, backend: &str) -> Option<(String, String)> {
     on.map(|b| crate::opts::row("drafts on", format!("{b}, beside the target on {backend}")))
 }
 
-/// `--drafts-on` refused, naming why, where drafts A and B do not run (or not all of a report's
-/// rows would follow it), rather than accepted without effect.
+/// `--drafts-on` refused, naming why, where no draft model runs, rather than accepted without
+/// effect.
 pub fn return_if_drafts_on(o: &Opts, what: &str) -> Result<(), Usage> {
     match o.peek("drafts-on") {
         Some(_) => Err(Usage(format!(
@@ -98,8 +98,8 @@ pub fn return_if_drafts_on(o: &Opts, what: &str) -> Result<(), Usage> {
     }
 }
 
-/// [`models`] for an experiment that runs no draft model (Medusa, EAGLE, a pool, a drafter without
-/// a model): `--draft-file` is refused, naming why, rather than ignored.
+/// [`models`] for an experiment that runs neither draft A nor B (Medusa, EAGLE, a pool, a drafter
+/// without a model): `--draft-file` is refused, naming why, rather than ignored.
 pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
     return_if_draft_file(o, what)?;
     models(o)

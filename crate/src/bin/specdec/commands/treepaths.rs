@@ -3,7 +3,7 @@
 //! one cache), at several batch sizes, timed (lecture §4.3; SpecInfer's Figure 11). The numbers
 //! are `lab::paths::tree_vs_paths`'s, the page's.
 
-use super::options::{models, value};
+use super::options::{models, return_if_drafts_on, value};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
@@ -19,6 +19,10 @@ pub fn tree_vs_paths(o: &mut Opts) -> Result<Report, Usage> {
     let batches = parse_batches(&o.take("batch").unwrap_or_else(|| DEFAULT_BATCHES.into()))?;
     let largest = batches.last().copied().unwrap_or(1);
     let prompts = o.count(&PROMPTS, Some(largest.min(PROMPTS.max as usize)))?;
+    return_if_drafts_on(
+        o,
+        "it times the target's calls alone (EAGLE-2's trees are grown before the clock starts)",
+    )?;
     let m = models(o)?;
     o.finish()?;
     let clock = native_clock();
