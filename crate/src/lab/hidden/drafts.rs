@@ -1,6 +1,7 @@
-//! The drafts on the trained target's features, loaded once from the shipped weights, and the
-//! small conversions every proposer uses: tensors from plain values, distributions from logits
-//! read back, tokens ranked by a distribution.
+//! The drafts on the trained target's features, loaded once from the shipped weights where the
+//! draft models run (beside a GPU target, on the CPU), and the small conversions every proposer
+//! uses: tensors from plain values, distributions from logits read back, tokens ranked by a
+//! distribution.
 
 use crate::error::Error;
 use crate::lab::lm::softmax;

@@ -10,6 +10,9 @@
 //! read one copy of each: their outputs are the same as on the trained target and their cost
 //! stays a draft's (a one-layer draft on a 40-layer LLM costs ≈ 1/40 of it; widened with the
 //! 2-layer target it would cost half of it, which is not the regime the lecture describes).
+//! They run where the draft models run (`Models::draft_device`): beside a GPU target, on the CPU,
+//! reading the features the target's calls read back, so that a proposal costs the draft's
+//! arithmetic and not a GPU call's fixed cost (EAGLE's once per level of its tree).
 //!
 //! - [`drafts`]: the drafts loaded from the shipped weights, and small conversions;
 //! - [`shapes`]: the static trees (sparse by calibrated rank accuracy, balanced) of a run;
