@@ -13,8 +13,8 @@ use crate::model::{Decoder, ModelKind, Models};
 use crate::sampling::Dist;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// The drafts on the trained target's features, loaded from the shipped weights where drafts A
-/// and B run ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
+/// The drafts on the trained target's features, loaded from the shipped weights where the draft
+/// models run ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
 /// the draft's CPU time and not a GPU call's fixed cost (issue 31). The features they read are
 /// already on the host (the target's cache reads them back with its logits), so nothing else
 /// crosses between the two.
