@@ -3,7 +3,8 @@
 //! target's greedy output at every node budget, on every backend (on the CPU beside a GPU target
 //! too) and on the widened target; the features the target's cache keeps are a fresh forward's;
 //! MSS on the sampled dynamic tree passes the calibration test and EAGLE-2's top-k children
-//! verified as if sampled fail it; training is seeded and reproducible.
+//! verified as if sampled fail it; training is seeded and reproducible; the drafts are parsed
+//! once per loaded models and held.
 #![cfg(not(target_arch = "wasm32"))]
 
 use burn::module::Module;
@@ -165,6 +166,39 @@ fn hidden_state_drafts_are_identical_on_ndarray_on_wgpu_on_the_cpu_beside_wgpu_a
         );
         assert_eq!(loaded.trained().devices(), on_drafts, "{drafts:?}");
         assert_eq!(m.target.devices(), vec![m.device.clone()], "{backend:?}");
+    }
+}
+
+/// The drafts on the features are parsed at the first job on loaded models and held: the
+/// widened target's jobs find them held too; models loaded again hold none until they run one.
+#[test]
+fn the_hidden_state_drafts_are_parsed_once_and_held_for_every_job() {
+    use Backend::{Flex, Wgpu};
+    for (backend, drafts) in [(Flex, Flex), (Wgpu, Flex)] {
+        let m = read_sync(Models::load_on(backend, drafts))
+            .expect("the models load (natively, wgpu needs lavapipe: scripts/setup.sh)");
+        let wide = read_sync(m.with_target_width(2)).expect("the target widens");
+        assert!(
+            !m.hidden_drafts_held(),
+            "{backend:?}: nothing parsed before a job"
+        );
+        let r = run(&m, EAGLE2, 8, Verification::Greedy, 1, 0);
+        assert_eq!(r.identical, 1, "{backend:?}");
+        assert!(
+            m.hidden_drafts_held(),
+            "{backend:?}: held after the first job"
+        );
+        assert!(
+            wide.hidden_drafts_held(),
+            "{backend:?}: the widened target shares them"
+        );
+        let loaded = Drafts::load(&wide).expect("the held drafts");
+        assert_eq!(loaded.medusa.devices(), vec![m.draft_device.clone()]);
+        let fresh = read_sync(Models::load_on(backend, drafts)).expect("the models load");
+        assert!(
+            !fresh.hidden_drafts_held(),
+            "{backend:?}: models loaded again hold none"
+        );
     }
 }
 

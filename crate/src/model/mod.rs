@@ -47,6 +47,10 @@ pub use decoder::{Decoder, DecoderConfig, ModelKind};
 use crate::error::Error;
 use burn::tensor::{Device, Tensor};
 use device::Backend;
+use eagle::Eagle;
+use medusa::Medusa;
+use std::sync::{Arc, OnceLock};
+use weights::HiddenKind;
 
 /// Reads a float tensor back to the host, row-major. Awaited: a browser maps a WebGPU buffer
 /// asynchronously (the CPU backends are ready at once).
@@ -82,6 +86,21 @@ pub struct Models {
     pub draft_b: Decoder,
     trained: Decoder,
     width: usize,
+    /// The drafts on the trained target's features, on `draft_device`: parsed at the first job
+    /// that asks for them, then shared by every clone with these drafts.
+    hidden: Arc<OnceLock<HiddenDrafts>>,
+}
+
+/// The drafts on the trained target's features (lecture §5.1–5.2): Medusa's heads and EAGLE's
+/// draft, trained without and with the training-time test, with the trained target beside them
+/// (their embedding and LM head are its), all on [`Models::draft_device`]. A clone shares the
+/// weights.
+#[derive(Clone)]
+pub struct HiddenDrafts {
+    pub medusa: Medusa,
+    pub eagle: Eagle,
+    pub eagle_ttt: Eagle,
+    pub trained: Decoder,
 }
 
 impl Models {
@@ -112,6 +131,7 @@ impl Models {
             drafts,
             draft_device,
             width: 1,
+            hidden: Arc::default(),
         })
     }
 
@@ -168,6 +188,7 @@ impl Models {
             draft_device: other.draft_device.clone(),
             draft_a: other.draft_a.clone(),
             draft_b: other.draft_b.clone(),
+            hidden: other.hidden.clone(),
             ..self.clone()
         }
     }
@@ -198,6 +219,33 @@ impl Models {
     /// The trained target (the one a widened target was widened from).
     pub fn trained(&self) -> &Decoder {
         &self.trained
+    }
+
+    /// The drafts on the trained target's features, on [`Models::draft_device`]: parsed from the
+    /// shipped weights once (with the trained target again when the drafts run apart from it,
+    /// on the CPU beside a GPU target), then shared by every job on these models. A failed load
+    /// (in wasm: the page has not handed the weights over yet) is not kept.
+    pub fn hidden_drafts(&self) -> Result<HiddenDrafts, Error> {
+        if let Some(held) = self.hidden.get() {
+            return Ok(held.clone());
+        }
+        let d = &self.draft_device;
+        let trained = match self.drafts_apart() {
+            None => self.trained.clone(),
+            Some(_) => weights::load(ModelKind::Target, d)?,
+        };
+        let loaded = HiddenDrafts {
+            medusa: weights::load_medusa(&trained, d)?,
+            eagle: weights::load_eagle(HiddenKind::Eagle, &trained, d)?,
+            eagle_ttt: weights::load_eagle(HiddenKind::EagleTtt, &trained, d)?,
+            trained,
+        };
+        Ok(self.hidden.get_or_init(|| loaded).clone())
+    }
+
+    /// Whether [`Models::hidden_drafts`] holds the drafts already (a job parsed them).
+    pub fn hidden_drafts_held(&self) -> bool {
+        self.hidden.get().is_some()
     }
 
     pub fn get(&self, kind: ModelKind) -> &Decoder {

@@ -1,6 +1,6 @@
-//! The drafts on the trained target's features, loaded once from the shipped weights where the
-//! draft models run (beside a GPU target, on the CPU), and the small conversions every proposer
-//! uses: tensors from plain values, distributions from logits read back, tokens ranked by a
+//! The drafts on the trained target's features, where the draft models run (beside a GPU target,
+//! on the CPU; parsed once per placement by [`Models::hidden_drafts`]), and the small conversions
+//! every proposer uses: tensors from plain values, distributions from logits read back, tokens ranked by a
 //! distribution.
 
 use crate::error::Error;
@@ -8,13 +8,12 @@ use crate::lab::lm::softmax;
 use crate::lab::params::Drafter;
 use crate::model::eagle::Eagle;
 use crate::model::medusa::Medusa;
-use crate::model::weights::{self, load_eagle, load_medusa, HiddenKind};
-use crate::model::{Decoder, ModelKind, Models};
+use crate::model::{Decoder, HiddenDrafts, Models};
 use crate::sampling::Dist;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// The drafts on the trained target's features, loaded from the shipped weights where the draft
-/// models run ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
+/// The drafts on the trained target's features, where the draft models run
+/// ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
 /// the draft's CPU time and not a GPU call's fixed cost (issue 31). The features they read are
 /// already on the host (the target's cache reads them back with its logits), so nothing else
 /// crosses between the two.
@@ -30,18 +29,21 @@ pub struct Drafts {
 }
 
 impl Drafts {
+    /// `models`' drafts on the target's features (loaded at the first job that asks, then held
+    /// by `models`).
     pub fn load(models: &Models) -> Result<Drafts, Error> {
-        let d = models.draft_device.clone();
-        let trained = match models.drafts_apart() {
-            None => models.trained().clone(),
-            Some(_) => weights::load(ModelKind::Target, &d)?,
-        };
-        Ok(Drafts {
-            medusa: load_medusa(&trained, &d)?,
-            eagle: load_eagle(HiddenKind::Eagle, &trained, &d)?,
-            eagle_ttt: load_eagle(HiddenKind::EagleTtt, &trained, &d)?,
+        let HiddenDrafts {
+            medusa,
+            eagle,
+            eagle_ttt,
             trained,
-            device: d,
+        } = models.hidden_drafts()?;
+        Ok(Drafts {
+            medusa,
+            eagle,
+            eagle_ttt,
+            trained,
+            device: models.draft_device.clone(),
         })
     }
 
