@@ -3,7 +3,7 @@
 // kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
 // and without, and for each build prints the FMA peak, the streaming sum's bandwidth over 64 MB,
 // and the median ms per call (with GFLOP/s) of the matmul over 64 MB of weights (4096 × 4096)
-// and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 16 rows, with the weights
+// and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 128 rows, with the weights
 // row-major (as burn stores them) and packed in strips (kernels::Packed). Rounds alternate
 // the builds, so that a machine whose speed drifts drifts for both.
 //   node tests/bench-kernel.mjs [--rounds N] [--only fma|simd] [--rows 1,2,4,8]
@@ -18,8 +18,8 @@ const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i
 const rounds = Number(arg('--rounds', 2));
 const only = arg('--only', null);
 const rowsList = arg('--rows', '1,2,4,8,16').split(',').map(Number);
-if (!(rounds >= 1) || rowsList.some((r) => !(r >= 1 && r <= 16)) || (only && !['fma', 'simd'].includes(only))) {
-  console.error('usage: node tests/bench-kernel.mjs [--rounds N ≥ 1] [--only fma|simd] [--rows 1,2,…,16]');
+if (!(rounds >= 1) || rowsList.some((r) => !(r >= 1 && r <= 128)) || (only && !['fma', 'simd'].includes(only))) {
+  console.error('usage: node tests/bench-kernel.mjs [--rounds N ≥ 1] [--only fma|simd] [--rows 1,2,…,128]');
   process.exit(2);
 }
 
@@ -43,13 +43,14 @@ async function measure({ bytes, rowsList }) {
   const model = layers.reduce((s, [a, b]) => s + a * b, 0);
   const page = 65536;
   const start = Math.ceil(e.memory.buffer.byteLength / page) * page;
-  e.memory.grow(Math.ceil(((big + model + 4 * 16 * 4096) * 4 + 16 * 4096) / page) + 1);
+  const most = Math.max(...rowsList);
+  e.memory.grow(Math.ceil(((big + model + 2 * most * 4096) * 4 + 16 * 4096) / page) + 1);
   const w = start;
   let at = w + big * 4;
   const ws = layers.map(([a, b]) => { const p = at; at += a * b * 4 + 4096; return p; });
-  const x = at; const y = x + 16 * 4096 * 4;
+  const x = at; const y = x + most * 4096 * 4;
   const f = new Float32Array(e.memory.buffer);
-  for (let i = w / 4; i < (y + 16 * 4096 * 4) / 4; i++) f[i] = Math.sin(i) * 0.01;
+  for (let i = w / 4; i < (y + most * 4096 * 4) / 4; i++) f[i] = Math.sin(i) * 0.01;
   const median = (run, times) => {
     for (let k = 0; k < 2; k++) run();
     const ts = [];

@@ -217,7 +217,10 @@ unsafe fn over_strips(
 /// already follows one stream. So were passes of three rows first (twelve registers of sums: V8
 /// spills), so that four rows take a streaming pass of three and one of a single row from L2
 /// (×16 layers, one thread, FMA: 3 rows 5.9 → 5.3 ms, but 4 rows 6.0 → 7.6 and 8 rows 8.9 →
-/// 12.8).
+/// 12.8). So were strips of 8 columns, four rows in one pass (4 rows over the ×16 layers 6.2 →
+/// 7.2 ms): that pass ran at the peak from L2 (52 GFLOP/s) and at 21 over streaming weights, a
+/// stream's time plus its arithmetic's (docs/performance.md, "The packed kernel at any number of
+/// rows").
 ///
 /// # Safety
 /// As [`over_strips`]; the CPU has `V`'s features.
