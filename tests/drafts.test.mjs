@@ -27,12 +27,15 @@ test('on WebGPU the drafts run on the CPU by default: same outputs, c far below 
   assert.match(await text(page, `${W} .dec-result`), /Measured here on wgpu/);
   assert.match(await text(page, `${W} .dec-status`), /^Done on wgpu, the drafts on flex, in /);
   assert.match(await text(page, `${W} .drafts-note`), /^Drafts on the CPU: the draft ran on flex in this worker while the target ran on WebGPU, so c = [\d.]+ is a draft’s CPU time over the target’s GPU step\./);
+  // How the drafts' matmuls ran: the WebGPU module's flex, one thread, its own kernel.
+  assert.match(await text(page, `${W} .dec-during`), /The draft models’ matmuls ran on the CPU beside the GPU target, on 1 thread \(the WebGPU module’s\); FMA (on|off) \(kernel: .+\)\.$/);
   const tau = await row(page, 'τ (tokens per target call)');
   const cOnCpu = Number(await row(page, 'c (draft call / target call)'));
   await setControl(page, 'decoding', 'drafts', 'gpu');
   await decoded(page, 2);
   assert.equal(await page.$(`${W} .drafts-note`), null, 'no note with the drafts on the GPU');
   assert.match(await text(page, `${W} .dec-status`), /^Done on wgpu in /);
+  assert.doesNotMatch(await text(page, `${W} .dec-during`), /matmuls ran/, 'nothing ran on the CPU');
   assert.equal(await row(page, 'τ (tokens per target call)'), tau, 'greedy: the same tokens per call wherever the drafts run');
   const cOnGpu = Number(await row(page, 'c (draft call / target call)'));
   // A draft call on SwiftShader pays its fixed cost like the target's (≈ 0.8 measured); on the

@@ -27,6 +27,20 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
   assert.ok(gbs > 0, all);
   assert.match(all, /Target ×2: \d+ k parameters/);
   assert.match(all, /verification is (almost free (up to k ≈ \d+|beyond k = 64)|not free)/);
+  // The caution shows exactly where the points are noisy, and names what made them so.
+  const noisy = await page.evaluate(async () => {
+    const { noisyPoints } = await import('./widgets/measured.js');
+    const row = (k, median_us, iqr_us) => ({ k, median_us, iqr_us });
+    return [noisyPoints([row(2, 467, 10), row(1, 14300, 11625), row(4, 600, 20)]), noisyPoints([row(1, 100, 5), row(2, 90, 5), row(4, 150, 80)])];
+  });
+  assert.deepEqual(noisy, [{ spread: [1], falls: [[1, 2]] }, { spread: [4], falls: [] }]);
+  const points = (await rowsOf(page, `${W} table.mr-rows`)).slice(1).map((r) => r.split(' ').map(Number));
+  const expected = await page.evaluate(async (ps) => {
+    const { noisyPoints } = await import('./widgets/measured.js');
+    const n = noisyPoints(ps.map(([k, median_us, iqr_us]) => ({ k, median_us, iqr_us })));
+    return n.spread.length + n.falls.length > 0;
+  }, points);
+  assert.equal(/^Noisy: /m.test(all), expected, all);
   assert.ok(await page.$(`${W} .mr-plot svg`), 'the figure');
   assert.match(await text(page, `${W} .mr-status`), /Measured on flex/);
   // The dev server sends COOP/COEP: the page is cross-origin isolated, its clock fine.

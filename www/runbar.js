@@ -93,8 +93,9 @@ export const titleOf = (ui) => ui.root.querySelector('header h2')?.textContent ?
  * (`execution`, from the worker: threads, FMA, and why one thread where there could be more).
  */
 export function duringText(during, execution) {
-  const how = execution ? ` ${executionSentence(execution, tr)}` : '';
-  if (!during.length) return tr('Nothing else ran during this measurement.', '测量期间没有别的任务在运行。') + how;
+  const how = execution ? tr(' ', '') + executionSentence(execution, tr) : '';
+  // The page knows its own jobs only: other programs on the device may have run.
+  if (!during.length) return tr('No other job of this page ran during this measurement.', '测量期间本页没有别的任务在运行。') + how;
   const others = during.map((d) => tr(`${d.what} ran during this measurement for ${duration(d.ms)}`, `测量期间${d.what}运行了 ${duration(d.ms)}`));
   return tr(`Warning: ${others.join(', ')}; the figures may be off (times too long, speeds too low).`,
     `警告：${others.join('，')}；这些数字可能不准（时间偏长、速度偏低）。`) + how;

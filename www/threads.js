@@ -145,7 +145,8 @@ const KERNELS_ZH = { 'SIMD128 (no FMA)': 'SIMD128（无 FMA）', 'SIMD128 + rela
  * How a CPU job ran its matmuls, as one sentence in the page's language (`tr`): threads, FMA and
  * the kernel, and why one thread where there could have been more. `ex`: a report's `execution`
  * — the worker's { pool, split_from, fma, kernel, why, detail }, and for a measured model the
- * core's { threads, pool, fma, kernel, packed } over it; '' without.
+ * core's { threads, pool, fma, kernel, packed } over it; for the drafts beside a GPU target the
+ * WebGPU module's, with `drafts`; '' without.
  */
 export function executionSentence(ex, tr) {
   if (!ex) return '';
@@ -155,10 +156,18 @@ export function executionSentence(ex, tr) {
   const why = oneThreadReason(ex.why, tr, ex.detail);
   const one = tr(`1 thread${why ? `: ${why}` : ''}`, `1 个线程${why ? `（${why}）` : ''}`);
   const ran = (n) => tr(`The matmuls ran on ${n}; ${fma} (kernel: ${kernel}).`, `矩阵乘法用了 ${n}；${fma}（内核：${kernel}）。`);
+  if (ex.drafts) {
+    return tr(`The draft models’ matmuls ran on the CPU beside the GPU target, on 1 thread (the WebGPU module’s); ${fma} (kernel: ${kernel}).`,
+      `草稿模型的矩阵乘法在 GPU 目标模型旁边的 CPU 上运行，用 1 个线程（WebGPU 模块的）；${fma}（内核：${kernel}）。`);
+  }
   if (ex.threads != null) {
     // One model, measured: the threads its own calls used.
     return ran(ex.threads > 1 ? tr(`${ex.threads} threads`, `${ex.threads} 个线程`)
       : ex.pool > 1 ? tr('1 thread: this model’s matrices are too small to be worth splitting', '1 个线程（这个模型的矩阵太小，不值得拆分）') : one);
+  }
+  if (ex.pool > 1 && ex.width === 1) {
+    return ran(tr(`1 thread: the trained target’s and the drafts’ matrices are too small to be worth splitting across ${ex.pool} (a widened target’s are)`,
+      `1 个线程（训练好的目标模型和草稿模型的矩阵太小，不值得拆到 ${ex.pool} 个线程上；加宽的目标模型的才值得）`));
   }
   if (ex.pool > 1) {
     const from = Math.round((ex.split_from ?? 0) / 1024);

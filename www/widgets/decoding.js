@@ -20,8 +20,7 @@ const uses = (...names) => (s) => names.includes(s.experiment);
 // The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
 const timed = uses('speedup', 'sweep');
 const free = (s) => timed(s) && !['chain', 'tree'].includes(s.shape);
-// Speculation under load: one chain or tree at every batch of a list.
-const load = uses('load');
+const load = uses('load'); // speculation under load: one chain or tree at every batch of a list
 /** The wall-clock experiments, where offloading the target's weights shows (lecture §4.6). */
 const clocked = (s) => timed(s) || load(s);
 // A step-through of a draft on the target's hidden states (no draft model, γ or tree to choose).
@@ -89,13 +88,13 @@ function methodsHtml(r, v) {
       ['方法', 'τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
       x.accepted_fraction == null ? '—' : pct(x.accepted_fraction), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3), fmt(x.verify_over_target, 2),
       `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`])), 'dec-methods')
-    + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c) (for a chain E(α, γ)/(γc + 1)), verification taken as free. '
+    + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c), with c the drafting of a step (for a chain E(α, γ)/(γc + 1), with c a draft call’s), verification taken as free. '
       + '<b>T(n)/T(1)</b>: this run’s own mean verification call over its own mean one-token call. <b>On the measured curve</b>: τ/(T(n)/T(1) + c) (a chain: E(α, γ) for τ). '
       + '<b>Measured</b>: the target alone’s wall time over the method’s, on the same prompts. '
       + 'Since the curve column is built from the very call times the run spent, it matches the measured column by construction, up to the time spent outside model calls: '
       + 'it confirms that the calls explain the wall clock, not that the formula predicts it. The gap between the lecture’s formula and the measured column is what verifying costs on this device'
       + `${verifyCost(r)}.</p>`,
-    '<p class="numbers">各列的含义。<b>课上的公式</b>：τ/(1 + c)（链是 E(α, γ)/(γc + 1)），把验证当作免费。'
+    '<p class="numbers">各列的含义。<b>课上的公式</b>：τ/(1 + c)，c 是一步起草的开销（链是 E(α, γ)/(γc + 1)，其中 c 是一次草稿调用的），把验证当作免费。'
       + '<b>T(n)/T(1)</b>：本次运行自己的平均验证调用除以自己的平均单 token 调用。<b>按实测曲线</b>：τ/(T(n)/T(1) + c)（链用 E(α, γ) 代替 τ）。'
       + '<b>实测</b>：目标模型单独解码同样提示词的墙钟时间除以该方法的墙钟时间。'
       + '曲线一列用的正是这次运行花掉的调用时间，所以它与实测一列按构造就一致（差别只在模型调用之外花的时间）：'
@@ -176,8 +175,9 @@ function slowerHtml(r) {
   const cost = r.verify_over_target + drafting;
   const reasons = [];
   if (drafting >= 0.5) {
-    reasons.push(tr(`the draft is not cheap: ${fmt(r.draft_calls_per_step, 1)} draft calls at c = ${fmt(r.c, 2)} cost ${fmt(drafting, 2)} target calls a step`,
-      `草稿并不便宜：${fmt(r.draft_calls_per_step, 1)} 次草稿调用，c = ${fmt(r.c, 2)}，每步就花掉 ${fmt(drafting, 2)} 次目标调用的时间`));
+    const look = r.shape && !['chain', 'tree'].includes(r.shape); // a model-free drafter looks up
+    reasons.push(tr(`the ${look ? 'look-up' : 'draft'} is not cheap: ${fmt(r.draft_calls_per_step, 1)} ${look ? 'look-ups' : 'draft calls'} at c = ${fmt(r.c, 2)} cost ${fmt(drafting, 2)} target calls a step`,
+      `${look ? '查找' : '草稿'}并不便宜：${fmt(r.draft_calls_per_step, 1)} 次${look ? '查找' : '草稿调用'}，c = ${fmt(r.c, 2)}，每步就花掉 ${fmt(drafting, 2)} 次目标调用的时间`));
   }
   if (r.verify_over_target >= 1.5) {
     reasons.push(tr(`verification is not free on this device: one verify call costs ${fmt(r.verify_over_target, 2)}× a one-token call`,
@@ -231,9 +231,10 @@ function sweepHtml(r) {
       `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，选 γ ${r.formula_gamma}，承诺 ${fmt(r.formula_speedup, 2)}×——它假设验证是免费的。`);
   }
   // The trained target is as small as its drafts: say why no γ pays and where the lecture's regime is.
+  const [more, verify] = [r.c >= 1.1, best.verify_over_target >= 1.25];
   const tiny = r.target_width === 1 && r.best_speedup < 1 && r.shape === 'chain' && !r.rows[0].drafts_on
-    ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs nearly what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05) and a verify call is not free either. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
-      `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用几乎和一次目标调用一样贵（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05），验证调用也不免费。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
+    ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs ${more ? 'more than' : 'nearly'} what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05)${verify ? ` and a verify call is not free either (${fmt(best.verify_over_target, 2)}× a one-token call at γ ${best.gamma})` : ''}. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
+      `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用${more ? '比一次目标调用还贵' : '几乎和一次目标调用一样贵'}（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05）${verify ? `，验证调用也不免费（γ ${best.gamma} 时是一个 token 调用的 ${fmt(best.verify_over_target, 2)} 倍）` : ''}。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
     : '';
   const summary = tr(`<p class="numbers">${escapeHtml(r.method)}. On <b>${r.rows[0].backend}</b>, ${target}, batch ${r.batch}: the best measured γ is <b>${r.best_gamma}</b>, at <b>${fmt(r.best_speedup, 2)}×</b>;
     the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,
@@ -492,8 +493,8 @@ export default {
       }
       // The view names the draft models' backend when it is not the target's, whatever ran.
       const apart = v.drafts_on;
-      const on = apart ? tr(`${v.backend}, the drafts on ${apart},`, `${v.backend}（草稿在 ${apart} 上）`) : v.backend;
-      return tr(`Done on ${on} in ${duration(v.elapsed_ms)}.`, `在 ${on} 上完成，用时 ${duration(v.elapsed_ms)}。`);
+      return tr(`Done on ${v.backend}${apart ? `, the drafts on ${apart},` : ''} in ${duration(v.elapsed_ms)}.`,
+        `在 ${v.backend} 上完成${apart ? `（草稿在 ${apart} 上）` : ''}，用时 ${duration(v.elapsed_ms)}。`);
     });
   },
 };

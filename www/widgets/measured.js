@@ -22,7 +22,7 @@ function kneeSentence(v) {
   }
   if (v.knee_k < 2) {
     return tr('On this device verification is <b>not free</b>: already two tokens in a call cost more than 1.25× one.',
-      '在这台设备上，验证<b>并不免费</b>：一次调用里放两个 token，就已经比一个 token 贵 1.25 倍以上。');
+      '在这台设备上，验证<b>并不免费</b>：一次调用里放两个 token，花的时间就已经是一个 token 的 1.25 倍以上。');
   }
   const n = fmt(v.knee_k, 1);
   return tr(`On this device verification is almost free <b>up to k ≈ ${n}</b>, where T(k) reaches 1.25·T(1) (the red line): until there, a call of k tokens costs less than 1.25× a call of one.`,
@@ -57,7 +57,25 @@ function busySentence(v) {
   const under = v.rows.filter((p) => p.median_us < 0.8 * v.memory_floor_us).map((p) => p.k);
   if (!under.length) return '';
   return tr(` <b>k = ${under.join(', ')} came out under the memory floor</b>: either the ${fmt(v.weight_bytes / 1e6, 1)} MB of weights fit this ${v.backend === 'wgpu' ? 'GPU' : 'CPU'}’s last-level cache, which is faster than memory (the floor is memory’s), or the device was busy while the bandwidth was timed — measure again on a quiet device to tell.`,
-    ` <b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 ${v.backend === 'wgpu' ? 'GPU' : 'CPU'} 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
+    `<b>k = ${under.join('、')} 低于访存下限</b>：要么 ${fmt(v.weight_bytes / 1e6, 1)} MB 的权重装得进这颗 ${v.backend === 'wgpu' ? 'GPU' : 'CPU'} 的末级缓存，比内存快（下限是按内存算的），要么测带宽时设备正忙——在设备空闲时再测一次就能分清。`);
+}
+
+/** What makes a measurement noisy: the k whose calls spread over half their median (IQR), and the
+ * steps [a, b] of k where T(k) fell by more than a fifth (more tokens cannot cost less). */
+export function noisyPoints(rows) {
+  const sorted = [...rows].sort((p, q) => p.k - q.k);
+  return { spread: sorted.filter((p) => p.iqr_us > 0.5 * p.median_us).map((p) => p.k),
+    falls: sorted.slice(1).flatMap((p, i) => (p.median_us < 0.8 * sorted[i].median_us ? [[sorted[i].k, p.k]] : [])) };
+}
+
+/** A caution before the conclusions, where the points they rest on are noisy. */
+function noisySentence(v) {
+  const { spread, falls } = noisyPoints(v.rows);
+  if (!spread.length && !falls.length) return '';
+  const what = [spread.length ? tr(`at k = ${spread.join(', ')} the calls varied by more than half their median (IQR)`, `k = ${spread.join('、')} 时调用时间的波动（IQR）超过中位数的一半`) : '',
+    falls.length ? tr(`T(k) fell from ${falls.map(([a, b]) => `k = ${a} to ${b}`).join(', ')}, though more tokens cannot cost less`, `T(k) 从 ${falls.map(([a, b]) => `k = ${a} 到 ${b}`).join('、')} 反而变小了，而更多的 token 不会更便宜`) : ''].filter(Boolean);
+  return tr(`<p class="note mr-noisy">Noisy: ${what.join('; ')}. Something else used this device meanwhile, and the sentences below rest on these points: measure again when it is quiet.</p>`,
+    `<p class="note mr-noisy">噪声大：${what.join('；')}。测量期间设备上有别的工作，下面的结论以这些点为依据：等设备空闲时再测一次。</p>`);
 }
 
 /** The roofline's ridge point (the calibration's: compute time = memory time), which may lie below one token. */
@@ -78,9 +96,9 @@ function resultHtml(v) {
   const t1 = v.rows.find((p) => p.k === 1)?.median_us ?? v.rows[0].median_us;
   const rows = v.rows.map((p) => [p.k, num(p.median_us), num(p.iqr_us), fmt(p.median_us / t1, 2), fmt(p.median_us / v.memory_floor_us, 2)]);
   const size = v.params >= 1e6 ? `${fmt(v.params / 1e6, 1)} M` : `${fmt(v.params / 1e3, 0)} k`;
-  return `<p class="numbers">${kneeSentence(v)}</p>`
+  return noisySentence(v) + `<p class="numbers">${kneeSentence(v)}</p>`
     + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the calibration’s ridge point, where the roofline’s compute time equals its memory time (peak × bytes / (2 · params · bandwidth · batch)), ${modelKnee(v)} — not the red line, which is measured.`,
-      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；按校准算出的屋顶线转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)} ${floorSentence(v)}${busySentence(v)}</p>`
+      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；按校准算出的屋顶线转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)}${tr(' ', '')}${floorSentence(v)}${busySentence(v)}</p>`
     + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
     + crossingHtml(v.transfer, t1) + `<p class="numbers">${clockSentence(v)}</p>`;
 }
@@ -96,7 +114,7 @@ export default {
     + '训练好的目标模型很小（8.5 万个参数，整个待在缓存里）；加宽以后，它每一步读的字节和真实模型一样多，而它的回答仍然是训练好的目标模型的。'
     + '实测点下面是：访存下限（权重字节 / 这里实测的带宽）和算力斜线（2 · 参数 · k · 批 / 这里实测的峰值）。',
   presets: [
-    { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call: memory-bound, so the first few extra tokens cost little', note_zh: '每次调用 76 MB：访存受限，所以头几个额外的 token 花费很少' },
+    { label: '×16, batch 1', label_zh: '×16，批 1', values: { width: '16', batch: '1' }, note: '76 MB a call, as a real model’s step: do the first few extra tokens cost little on this device?', note_zh: '每次调用 76 MB，和真实模型的一步一样：在这台设备上，头几个额外的 token 是否花费很少？' },
     { label: '§4.6 · ×16 on WebGPU, weights offloaded', label_zh: '§4.6 · WebGPU 上的 ×16，权重卸载', values: { width: '16', batch: '1', backend: 'wgpu', weights: 'host' },
       note: 'every call first writes the 76 MB of weights into the GPU’s buffers: the crossing is a floor of its own, and T(k)/T(1) flattens', note_zh: '每次调用前先把 76 MB 权重写进 GPU 的缓冲区：传输成了自己的一条下限，T(k)/T(1) 变平' },
     { label: '×1 (the trained target: in cache)', label_zh: '×1（训练好的目标模型：在缓存里）', values: { width: '1', batch: '1' }, note: 'fixed costs, not bytes', note_zh: '固定开销，而不是字节' },

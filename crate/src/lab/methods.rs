@@ -37,8 +37,8 @@ pub struct MethodRow {
     pub c: f64,
     /// T(n)/T(1): this run's mean verification call over its mean one-token call (plain decoding's).
     pub verify_over_target: f64,
-    /// The lecture's prediction, verification free: E(α, γ)/(γc + 1) for a chain, τ/(1 + c) for
-    /// the others.
+    /// The lecture's prediction, verification free: τ/(1 + c) with `c` the drafting of a step;
+    /// for a chain E(α, γ)/(γc + 1), with c there a draft call's.
     pub predicted_speedup: f64,
     /// τ / (T(n)/T(1) + c), with T(n)/T(1) this run's verification call over a one-token call:
     /// the same formula on the measured cost curve (so it agrees with the measured speedup up to

@@ -115,14 +115,15 @@ fn parse_list(
                 "应为用逗号分隔的整数，例如 1,2,4",
             ));
         }
-        let v: u64 = part.parse().map_err(|_| {
+        // A whole number out of range (a negative one too) is named with the range.
+        let v: i64 = part.parse().map_err(|_| {
             bad(
                 "every value must be a whole number, such as 1,2,4",
                 "每个值都必须是整数，例如 1,2,4",
             )
         })?;
         each.check(v as f64)?;
-        list.push(v);
+        list.push(v as u64);
     }
     list.sort_unstable();
     list.dedup();
@@ -151,6 +152,7 @@ mod tests {
         let e = |t: &str| parse_batches(t).unwrap_err().to_string();
         assert_eq!(e("1,0"), "batch = 0 is out of range: 1 ≤ batch ≤ 64");
         assert_eq!(e("2,65"), "batch = 65 is out of range: 1 ≤ batch ≤ 64");
+        assert_eq!(e("-1,2"), "batch = -1 is out of range: 1 ≤ batch ≤ 64");
         assert!(e("1,,2").starts_with("bad batch list \"1,,2\": expected whole numbers"));
         assert!(e("1,x").contains("every value must be a whole number"));
         assert!(e("1,2,3,4,5,6,7,8,9").contains("#batches = 9"));
