@@ -3,7 +3,7 @@
 // kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
 // and without, and for each build prints the FMA peak, the streaming sum's bandwidth over 64 MB,
 // and the median ms per call (with GFLOP/s) of the matmul over 64 MB of weights (4096 × 4096)
-// and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 128 rows, with the weights
+// and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 1024 rows, with the weights
 // row-major (as burn stores them) and packed in strips (kernels::Packed). Rounds alternate
 // the builds, so that a machine whose speed drifts drifts for both.
 //   node tests/bench-kernel.mjs [--rounds N] [--only fma|simd] [--rows 1,2,4,8]
@@ -18,8 +18,8 @@ const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i
 const rounds = Number(arg('--rounds', 2));
 const only = arg('--only', null);
 const rowsList = arg('--rows', '1,2,4,8,16').split(',').map(Number);
-if (!(rounds >= 1) || rowsList.some((r) => !(r >= 1 && r <= 128)) || (only && !['fma', 'simd'].includes(only))) {
-  console.error('usage: node tests/bench-kernel.mjs [--rounds N ≥ 1] [--only fma|simd] [--rows 1,2,…,128]');
+if (!(rounds >= 1) || rowsList.some((r) => !(r >= 1 && r <= 1024)) || (only && !['fma', 'simd'].includes(only))) {
+  console.error('usage: node tests/bench-kernel.mjs [--rounds N ≥ 1] [--only fma|simd] [--rows 1,2,…,1024]');
   process.exit(2);
 }
 

@@ -144,15 +144,18 @@ const KERNELS_ZH = { 'SIMD128 (no FMA)': 'SIMD128（无 FMA）', 'SIMD128 + rela
 /**
  * How a CPU job ran its matmuls, as one sentence in the page's language (`tr`): threads, FMA and
  * the kernel, and why one thread where there could have been more. `ex`: a report's `execution`
- * — the worker's { pool, split_from, fma, kernel, why, detail }, and for a measured model the
- * core's { threads, pool, fma, kernel, packed } over it; for the drafts beside a GPU target the
- * WebGPU module's, with `drafts`; '' without.
+ * — the worker's { pool, split_from, fma, kernel, why, detail } with the job's target `width` and
+ * whether it ran a draft trained in the page (`yours`), and for a measured model the core's
+ * { threads, pool, fma, kernel, packed, most_rows } over it; for the drafts beside a GPU target
+ * the WebGPU module's, with `drafts`; '' without.
  */
 export function executionSentence(ex, tr) {
   if (!ex) return '';
   const fma = ex.fma ? tr('FMA on', 'FMA 开启') : tr('FMA off', 'FMA 关闭');
   const kernel = tr(ex.kernel, KERNELS_ZH[ex.kernel] ?? ex.kernel)
-    + (ex.packed ? tr(', over weights packed in strips', '，权重按列条打包') : '');
+    + (ex.packed ? tr(', over weights packed in strips', '，权重按列条打包') : '')
+    + (ex.most_rows ? tr(`${ex.packed ? '; smaller layers' : ','} up to ${ex.most_rows} rows a call, burn’s matmul beyond`,
+      `${ex.packed ? '；较小的层' : '，'}每次调用最多 ${ex.most_rows} 行，更多行用 burn 的矩阵乘法`) : '');
   const why = oneThreadReason(ex.why, tr, ex.detail);
   const one = tr(`1 thread${why ? `: ${why}` : ''}`, `1 个线程${why ? `（${why}）` : ''}`);
   const ran = (n) => tr(`The matmuls ran on ${n}; ${fma} (kernel: ${kernel}).`, `矩阵乘法用了 ${n}；${fma}（内核：${kernel}）。`);
@@ -165,8 +168,8 @@ export function executionSentence(ex, tr) {
     return ran(ex.threads > 1 ? tr(`${ex.threads} threads`, `${ex.threads} 个线程`)
       : ex.pool > 1 ? tr('1 thread: this model’s matrices are too small to be worth splitting', '1 个线程（这个模型的矩阵太小，不值得拆分）') : one);
   }
-  if (ex.pool > 1 && ex.width === 1) {
-    return ran(tr(`1 thread: the trained target’s and the drafts’ matrices are too small to be worth splitting across ${ex.pool} (a widened target’s are)`,
+  if (ex.pool > 1 && ex.width === 1 && !ex.yours) {
+    return ran(tr(`1 thread: the trained target’s and the drafts’ matrices are too small to be worth splitting across ${ex.pool} threads (a widened target’s are)`,
       `1 个线程（训练好的目标模型和草稿模型的矩阵太小，不值得拆到 ${ex.pool} 个线程上；加宽的目标模型的才值得）`));
   }
   if (ex.pool > 1) {

@@ -67,8 +67,8 @@ pub fn pack(l: &Linear) -> Option<PackedLinear> {
     }
 }
 
-/// `l.forward(x)` over `packed` where it is `l`'s weights packed and the rows are few enough
-/// (as [`linear`]); otherwise [`linear`].
+/// `l.forward(x)` over `packed` where it is `l`'s weights packed (for any number of rows);
+/// otherwise [`linear`].
 pub fn packed_linear<const D: usize>(
     l: &Linear,
     packed: Option<&PackedLinear>,
@@ -85,6 +85,17 @@ pub fn packed_linear<const D: usize>(
     #[cfg(not(feature = "flex"))]
     let _ = packed;
     linear(l, x)
+}
+
+/// The most rows a call that the row-major few-rows kernel takes (burn's matmul runs past them):
+/// two passes of [`specdec_kernels::FEW_ROWS`] (a 16-node tree's verification is 17 rows),
+/// natively and on the threaded wasm module's threads; one on a single wasm thread, where burn's
+/// blocked matmul did better beyond 16 rows. The packed kernel takes any number.
+pub fn most_rows() -> usize {
+    #[cfg(feature = "flex")]
+    return on_flex::most_rows();
+    #[cfg(not(feature = "flex"))]
+    specdec_kernels::FEW_ROWS
 }
 
 /// `l.forward(x)`: x [.., d_in] → [.., d_out].
@@ -129,9 +140,7 @@ mod on_flex {
         }
     }
 
-    /// The most rows streamed: two passes of [`specdec_kernels::FEW_ROWS`] (a 16-node tree's
-    /// verification is 17 rows), natively and on the threaded wasm module's threads; one on a
-    /// single wasm thread, where burn's blocked matmul did better beyond 16 rows.
+    /// See [`super::most_rows`].
     pub(super) fn most_rows() -> usize {
         if cfg!(target_arch = "wasm32") && specdec_kernels::threads() == 1 {
             specdec_kernels::FEW_ROWS

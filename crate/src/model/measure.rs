@@ -299,6 +299,10 @@ pub struct Execution {
     pub kernel: &'static str,
     /// Whether the model's large layers read weights packed in strips (`super::matmul::pack`).
     pub packed: bool,
+    /// The most rows a call that the row-major kernel takes (the layers not packed: all of them
+    /// natively, the smaller ones in wasm); burn's matmul runs past them. `None`: burn's matmul
+    /// throughout (ndarray). Packed layers take any number.
+    pub most_rows: Option<usize>,
 }
 
 /// [`Execution`] of `model` on `backend`: flex runs the few-rows kernel (`super::matmul`),
@@ -312,6 +316,7 @@ pub fn execution(model: &Decoder, backend: super::device::Backend) -> Option<Exe
             fma: specdec_kernels::fused(),
             kernel: specdec_kernels::kernel_path(),
             packed: model.blocks.iter().any(|b| b.packed.is_some()),
+            most_rows: Some(super::matmul::most_rows()),
         }),
         Backend::Ndarray => Some(Execution {
             threads: 1,
@@ -319,6 +324,7 @@ pub fn execution(model: &Decoder, backend: super::device::Backend) -> Option<Exe
             fma: false,
             kernel: "burn's ndarray matmul",
             packed: false,
+            most_rows: None,
         }),
         Backend::Wgpu => None,
     }

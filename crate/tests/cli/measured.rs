@@ -51,6 +51,12 @@ fn the_widened_target_on_the_command_line() {
     let kernel = ex["kernel"].as_str().unwrap();
     assert!(["AVX2 + FMA", "portable"].contains(&kernel), "{r}");
     assert_eq!(ex["fma"].as_bool(), Some(kernel == "AVX2 + FMA"), "{r}");
+    // Natively nothing is packed: the row-major kernel takes two passes of 16 rows, burn past them.
+    assert_eq!(
+        (ex["packed"].as_bool(), ex["most_rows"].as_u64()),
+        (Some(false), Some(32)),
+        "{r}"
+    );
     let sp = json(&[
         "likesworld",
         "speedup",

@@ -1,4 +1,4 @@
-//! The few-row matmul over weights packed once, at load: each strip of [`STRIP`] output columns
+//! The matmul over weights packed once, at load (few rows or many): each strip of [`STRIP`] output columns
 //! holds its inputs one after another, so that a strip is read as one sequential stream and a
 //! thread's share of the strips as one stream too (what onnxruntime's MLAS does with a constant
 //! weight matrix). The accumulators of a tile stay in registers over all the inputs, so `y` is

@@ -387,11 +387,21 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
             "matmuls",
             match r.execution {
                 Some(e) => format!(
-                    "{} thread{}, FMA {}, kernel: {}",
+                    "{} thread{}, FMA {}, kernel: {}{}",
                     e.threads,
                     if e.threads == 1 { "" } else { "s" },
                     if e.fma { "on" } else { "off" },
-                    e.kernel
+                    e.kernel,
+                    match (e.packed, e.most_rows) {
+                        (true, Some(n)) => format!(
+                            ", over weights packed in strips (smaller layers up to {n} rows a call, burn's matmul beyond)"
+                        ),
+                        (false, Some(n)) => {
+                            format!(", up to {n} rows a call (burn's matmul beyond)")
+                        }
+                        (true, None) => ", over weights packed in strips".into(),
+                        (false, None) => String::new(),
+                    }
                 ),
                 None => "on the GPU".to_string(),
             },
