@@ -34,13 +34,16 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
     return [noisyPoints([row(2, 467, 10), row(1, 14300, 11625), row(4, 600, 20)]), noisyPoints([row(1, 100, 5), row(2, 90, 5), row(4, 150, 80)])];
   });
   assert.deepEqual(noisy, [{ spread: [1], falls: [[1, 2]] }, { spread: [4], falls: [] }]);
+  // The table's rounded values give the page's verdict, unless one sits within 5% of a threshold.
   const points = (await rowsOf(page, `${W} table.mr-rows`)).slice(1).map((r) => r.split(' ').map(Number));
+  const near = (x, t) => Math.abs(x / t - 1) < 0.05;
+  const close = points.some(([, m, iqr], i) => near(iqr / m, 0.5) || (i > 0 && near(m / points[i - 1][1], 0.8)));
   const expected = await page.evaluate(async (ps) => {
     const { noisyPoints } = await import('./widgets/measured.js');
     const n = noisyPoints(ps.map(([k, median_us, iqr_us]) => ({ k, median_us, iqr_us })));
     return n.spread.length + n.falls.length > 0;
   }, points);
-  assert.equal(/^Noisy: /m.test(all), expected, all);
+  if (!close) assert.equal(/^Noisy: /m.test(all), expected, all);
   assert.ok(await page.$(`${W} .mr-plot svg`), 'the figure');
   assert.match(await text(page, `${W} .mr-status`), /Measured on flex/);
   // The dev server sends COOP/COEP: the page is cross-origin isolated, its clock fine.

@@ -88,8 +88,8 @@ export function waitsForRun(ui, view, cls, run) {
 export const titleOf = (ui) => ui.root.querySelector('header h2')?.textContent ?? '';
 
 /**
- * The line a timed report carries (`during`, from runJob): that nothing else ran during the
- * measurement, or what did and for how long; then, for a job on the CPU, how its matmuls ran
+ * The line a timed report carries (`during`, from runJob): that no other job of the page ran
+ * during the measurement (the page cannot see other programs), or which did and for how long; then, for a job on the CPU, how its matmuls ran
  * (`execution`, from the worker: threads, FMA, and why one thread where there could be more).
  */
 export function duringText(during, execution) {

@@ -170,18 +170,22 @@ fn hidden_state_drafts_are_identical_on_ndarray_on_wgpu_on_the_cpu_beside_wgpu_a
 }
 
 /// The drafts on the features are parsed at the first job on loaded models and held: the
-/// widened target's jobs find them held too; models loaded again hold none until they run one.
+/// widened target's jobs and a target given these drafts (`with_drafts_of`, as the page reuses a
+/// widened target for another placement) find them held, on the drafts' device; models loaded
+/// again hold none until they run a job. (The weights themselves cannot tell: a parse of the
+/// embedded file reads its values in place, the same buffer every time.)
 #[test]
 fn the_hidden_state_drafts_are_parsed_once_and_held_for_every_job() {
     use Backend::{Flex, Wgpu};
+    let on_drafts = |m: &Models| {
+        let d = Drafts::load(m).expect("the drafts load");
+        (d.device.clone(), d.medusa.devices(), d.eagle.devices())
+    };
     for (backend, drafts) in [(Flex, Flex), (Wgpu, Flex)] {
         let m = read_sync(Models::load_on(backend, drafts))
             .expect("the models load (natively, wgpu needs lavapipe: scripts/setup.sh)");
         let wide = read_sync(m.with_target_width(2)).expect("the target widens");
-        assert!(
-            !m.hidden_drafts_held(),
-            "{backend:?}: nothing parsed before a job"
-        );
+        assert!(!m.hidden_drafts_held(), "{backend:?}: none before a job");
         let r = run(&m, EAGLE2, 8, Verification::Greedy, 1, 0);
         assert_eq!(r.identical, 1, "{backend:?}");
         assert!(
@@ -190,15 +194,33 @@ fn the_hidden_state_drafts_are_parsed_once_and_held_for_every_job() {
         );
         assert!(
             wide.hidden_drafts_held(),
-            "{backend:?}: the widened target shares them"
+            "{backend:?}: the widened target's too"
         );
-        let loaded = Drafts::load(&wide).expect("the held drafts");
-        assert_eq!(loaded.medusa.devices(), vec![m.draft_device.clone()]);
+        let expected = (
+            m.draft_device.clone(),
+            vec![m.draft_device.clone()],
+            vec![m.draft_device.clone()],
+        );
+        assert_eq!(on_drafts(&wide), expected, "{backend:?}");
         let fresh = read_sync(Models::load_on(backend, drafts)).expect("the models load");
         assert!(
             !fresh.hidden_drafts_held(),
-            "{backend:?}: models loaded again hold none"
+            "{backend:?}: models loaded again"
         );
+        if backend != drafts {
+            // The GPU target given the CPU's drafts: theirs, held, on the CPU.
+            let gpu = read_sync(Models::load_on(backend, backend)).expect("the models load");
+            let mixed = gpu.with_drafts_of(&m);
+            assert!(
+                mixed.hidden_drafts_held(),
+                "with_drafts_of takes the drafts held"
+            );
+            assert_eq!(on_drafts(&mixed), expected, "with_drafts_of");
+            assert!(
+                !gpu.hidden_drafts_held(),
+                "the GPU's own models hold none yet"
+            );
+        }
     }
 }
 

@@ -231,10 +231,10 @@ function sweepHtml(r) {
       `课上的公式用实测的 α ${fmt(r.alpha)} 和 c ${fmt(r.c)}，选 γ ${r.formula_gamma}，承诺 ${fmt(r.formula_speedup, 2)}×——它假设验证是免费的。`);
   }
   // The trained target is as small as its drafts: say why no γ pays and where the lecture's regime is.
-  const [more, verify] = [r.c >= 1.1, best.verify_over_target >= 1.25];
+  const [cost, verify] = [r.c >= 1.1 ? ['more than', '比一次目标调用还贵'] : r.c >= 0.7 ? ['nearly', '几乎和一次目标调用一样贵'] : ['a large part of', '占一次目标调用的一大部分'], best.verify_over_target >= 1.25];
   const tiny = r.target_width === 1 && r.best_speedup < 1 && r.shape === 'chain' && !r.rows[0].drafts_on
-    ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs ${more ? 'more than' : 'nearly'} what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05)${verify ? ` and a verify call is not free either (${fmt(best.verify_over_target, 2)}× a one-token call at γ ${best.gamma})` : ''}. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
-      `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用${more ? '比一次目标调用还贵' : '几乎和一次目标调用一样贵'}（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05）${verify ? `，验证调用也不免费（γ ${best.gamma} 时是一个 token 调用的 ${fmt(best.verify_over_target, 2)} 倍）` : ''}。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
+    ? tr(`<p class="numbers">Why: the trained target has 85 k parameters and sits in the CPU’s cache, so a draft call costs ${cost[0]} what a target call costs (c ≈ ${fmt(r.c, 2)}, where the lecture’s c is 0.05)${verify ? ` and a verify call is not free either (${fmt(best.verify_over_target, 2)}× a one-token call at γ ${best.gamma})` : ''}. Widen the target (the “Demo 5, measured” preset, ×16) to see the lecture’s regime: a memory-bound target and a draft a hundred times cheaper.</p>`,
+      `<p class="numbers">原因：训练好的目标模型只有 85 k 个参数，装得进 CPU 的缓存，所以一次草稿调用${cost[1]}（c ≈ ${fmt(r.c, 2)}，课上的 c 是 0.05）${verify ? `，验证调用也不免费（γ ${best.gamma} 时是一个 token 调用的 ${fmt(best.verify_over_target, 2)} 倍）` : ''}。把目标模型加宽（“演示 5，实测”预设，×16）就能看到课上的情形：目标模型受访存限制，草稿便宜一百倍。</p>`)
     : '';
   const summary = tr(`<p class="numbers">${escapeHtml(r.method)}. On <b>${r.rows[0].backend}</b>, ${target}, batch ${r.batch}: the best measured γ is <b>${r.best_gamma}</b>, at <b>${fmt(r.best_speedup, 2)}×</b>;
     the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,

@@ -74,8 +74,8 @@ function noisySentence(v) {
   if (!spread.length && !falls.length) return '';
   const what = [spread.length ? tr(`at k = ${spread.join(', ')} the calls varied by more than half their median (IQR)`, `k = ${spread.join('、')} 时调用时间的波动（IQR）超过中位数的一半`) : '',
     falls.length ? tr(`T(k) fell from ${falls.map(([a, b]) => `k = ${a} to ${b}`).join(', ')}, though more tokens cannot cost less`, `T(k) 从 ${falls.map(([a, b]) => `k = ${a} 到 ${b}`).join('、')} 反而变小了，而更多的 token 不会更便宜`) : ''].filter(Boolean);
-  return tr(`<p class="note mr-noisy">Noisy: ${what.join('; ')}. Something else used this device meanwhile, and the sentences below rest on these points: measure again when it is quiet.</p>`,
-    `<p class="note mr-noisy">噪声大：${what.join('；')}。测量期间设备上有别的工作，下面的结论以这些点为依据：等设备空闲时再测一次。</p>`);
+  return tr(`<p class="note mr-noisy">Noisy: ${what.join('; ')}. Something else may have used this device, or the browser was still compiling the engine; the sentences below rest on these points: measure again when it is quiet.</p>`,
+    `<p class="note mr-noisy">噪声大：${what.join('；')}。可能有别的工作占用了设备，或者浏览器还在编译引擎；下面的结论以这些点为依据：等设备空闲时再测一次。</p>`);
 }
 
 /** The roofline's ridge point (the calibration's: compute time = memory time), which may lie below one token. */

@@ -1,6 +1,6 @@
-//! The drafts on the trained target's features, where the draft models run (beside a GPU target,
-//! on the CPU; parsed once per placement by [`Models::hidden_drafts`]), and the small conversions
-//! every proposer uses: tensors from plain values, distributions from logits read back, tokens ranked by a
+//! The drafts on the trained target's features, where the draft models run (beside a GPU
+//! target, on the CPU; parsed once per loaded models by [`Models::hidden_drafts`]), and the small
+//! conversions every proposer uses: tensors from plain values, distributions from logits read back, tokens ranked by a
 //! distribution.
 
 use crate::error::Error;
