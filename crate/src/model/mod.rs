@@ -92,15 +92,22 @@ pub struct Models {
 }
 
 /// The drafts on the trained target's features (lecture §5.1–5.2): Medusa's heads and EAGLE's
-/// draft, trained without and with the training-time test, with the trained target beside them
-/// (their embedding and LM head are its), all on [`Models::draft_device`]. A clone shares the
-/// weights.
+/// draft, trained without and with the training-time test, with the trained target beside them,
+/// all where the draft models run ([`Models::draft_device`]): beside a GPU target, on the CPU, so
+/// that a proposal costs the draft's CPU time and not a GPU call's fixed cost (issue 31). The
+/// features they read are already on the host (the target's cache reads them back with its
+/// logits), so nothing else crosses between the two. A clone shares the weights; the
+/// experiments know it as `lab::hidden::Drafts`, which adds what they ask of it.
 #[derive(Clone)]
 pub struct HiddenDrafts {
     pub medusa: Medusa,
     pub eagle: Eagle,
     pub eagle_ttt: Eagle,
-    pub trained: Decoder,
+    /// The trained target (its embedding and LM head are the drafts' frozen parts), on the
+    /// drafts' device.
+    pub(crate) trained: Decoder,
+    /// Where the drafts run.
+    pub device: Device,
 }
 
 impl Models {
@@ -239,6 +246,7 @@ impl Models {
             eagle: weights::load_eagle(HiddenKind::Eagle, &trained, d)?,
             eagle_ttt: weights::load_eagle(HiddenKind::EagleTtt, &trained, d)?,
             trained,
+            device: d.clone(),
         };
         Ok(self.hidden.get_or_init(|| loaded).clone())
     }

@@ -7,44 +7,19 @@ use crate::error::Error;
 use crate::lab::lm::softmax;
 use crate::lab::params::Drafter;
 use crate::model::eagle::Eagle;
-use crate::model::medusa::Medusa;
-use crate::model::{Decoder, HiddenDrafts, Models};
+use crate::model::{Decoder, Models};
 use crate::sampling::Dist;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// The drafts on the trained target's features, where the draft models run
-/// ([`Models::draft_device`]): beside a GPU target, on the CPU, so that a proposal costs
-/// the draft's CPU time and not a GPU call's fixed cost (issue 31). The features they read are
-/// already on the host (the target's cache reads them back with its logits), so nothing else
-/// crosses between the two.
-pub struct Drafts {
-    pub medusa: Medusa,
-    pub eagle: Eagle,
-    pub eagle_ttt: Eagle,
-    /// The trained target (its embedding and LM head are the drafts' frozen parts), on the drafts'
-    /// device.
-    trained: Decoder,
-    /// Where the drafts run.
-    pub device: Device,
-}
+/// The drafts on the trained target's features ([`crate::model::HiddenDrafts`]), held by the
+/// models.
+pub use crate::model::HiddenDrafts as Drafts;
 
 impl Drafts {
     /// `models`' drafts on the target's features (loaded at the first job that asks, then held
     /// by `models`).
     pub fn load(models: &Models) -> Result<Drafts, Error> {
-        let HiddenDrafts {
-            medusa,
-            eagle,
-            eagle_ttt,
-            trained,
-        } = models.hidden_drafts()?;
-        Ok(Drafts {
-            medusa,
-            eagle,
-            eagle_ttt,
-            trained,
-            device: models.draft_device.clone(),
-        })
+        models.hidden_drafts()
     }
 
     /// The width of the trained target's features, which the drafts read.
