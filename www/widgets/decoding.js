@@ -17,9 +17,10 @@ const byDefault = (name) => ({ value: (d) => d.decoding.defaults[name] });
 const budgets = { options: (d) => d.decoding.budgets.map((b) => [String(b), String(b)]), value: (d) => String(d.decoding.defaults.budget) };
 
 const uses = (...names) => (s) => names.includes(s.experiment);
-// The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes.
+// The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes (no model: a look-up).
 const timed = uses('speedup', 'sweep');
-const free = (s) => timed(s) && !['chain', 'tree'].includes(s.shape);
+const modelFree = (shape) => !['chain', 'tree'].includes(shape);
+const free = (s) => timed(s) && modelFree(s.shape);
 const load = uses('load'); // speculation under load: one chain or tree at every batch of a list
 /** The wall-clock experiments, where offloading the target's weights shows (lecture §4.6). */
 const clocked = (s) => timed(s) || load(s);
@@ -171,11 +172,10 @@ function stochasticHtml(reports) {
 
 /** Why a measured speedup is below 1, in the student's words, from the measured numbers. */
 function slowerHtml(r) {
-  const drafting = r.draft_calls_per_step * r.c;
+  const [drafting, look] = [r.draft_calls_per_step * r.c, r.shape && modelFree(r.shape)]; // look: no model, a look-up
   const cost = r.verify_over_target + drafting;
   const reasons = [];
   if (drafting >= 0.5) {
-    const look = r.shape && !['chain', 'tree'].includes(r.shape); // a model-free drafter looks up
     reasons.push(tr(`the ${look ? 'look-up' : 'draft'} is not cheap: ${fmt(r.draft_calls_per_step, 1)} ${look ? 'look-ups' : 'draft calls'} at c = ${fmt(r.c, 2)} cost ${fmt(drafting, 2)} target calls a step`,
       `${look ? '查找' : '草稿'}并不便宜：${fmt(r.draft_calls_per_step, 1)} 次${look ? '查找' : '草稿调用'}，c = ${fmt(r.c, 2)}，每步就花掉 ${fmt(drafting, 2)} 次目标调用的时间`));
   }
@@ -192,7 +192,7 @@ function slowerHtml(r) {
 
 function speedupHtml(r) {
   const formula = r.predicted_speedup == null ? '—' : `${fmt(r.predicted_speedup, 2)}×`;
-  const lookup = !['chain', 'tree'].includes(r.shape);
+  const lookup = modelFree(r.shape);
   // A chain: the lecture's E(α, γ) over the measured cost; a tree has no E, so its measured τ.
   const curve = r.predicted_speedup == null ? 'τ/(T(n)/T(1) + d·c)' : 'E(α, γ)/(T(γ+1)/T(1) + γc)';
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
@@ -429,7 +429,7 @@ export default {
       options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩'], ['prompt-lookup', '无模型：Prompt Lookup（k = γ）'], ['suffix', '无模型：后缀索引（γ 个节点）'],
         ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: (s) => timed(s) || load(s),
       // A static tree has no γ to sweep; a drafter without a model follows one request (batch 1).
-      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && !['chain', 'tree'].includes(v)) },
+      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && modelFree(v)) },
     { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', value: '1,2,3,4,6', showIf: uses('sweep') },
     // A list of batches is short by nature: its own small cap keeps the page's URL short (widget.js).
     declare({ key: 'batches', label: 'batches', label_zh: '批大小列表', type: 'text', cap: 40, showIf: load }, byDefault('batches')),

@@ -92,10 +92,11 @@ pub fn packed_linear<const D: usize>(
 /// natively and on the threaded wasm module's threads; one on a single wasm thread, where burn's
 /// blocked matmul did better beyond 16 rows. The packed kernel takes any number.
 pub fn most_rows() -> usize {
-    #[cfg(feature = "flex")]
-    return on_flex::most_rows();
-    #[cfg(not(feature = "flex"))]
-    specdec_kernels::FEW_ROWS
+    if cfg!(target_arch = "wasm32") && specdec_kernels::threads() == 1 {
+        specdec_kernels::FEW_ROWS
+    } else {
+        2 * specdec_kernels::FEW_ROWS
+    }
 }
 
 /// `l.forward(x)`: x [.., d_in] → [.., d_out].
@@ -137,15 +138,6 @@ mod on_flex {
         DispatchTensor {
             kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
             autodiff: DispatchAutodiffContext::Disabled,
-        }
-    }
-
-    /// See [`super::most_rows`].
-    pub(super) fn most_rows() -> usize {
-        if cfg!(target_arch = "wasm32") && specdec_kernels::threads() == 1 {
-            specdec_kernels::FEW_ROWS
-        } else {
-            2 * specdec_kernels::FEW_ROWS
         }
     }
 
@@ -247,7 +239,7 @@ mod on_flex {
             return ControlFlow::Continue(x);
         };
         let [d_in, d_out] = l.weight.dims();
-        few_rows(l, x, most_rows(), |xs, rows, bs, y| {
+        few_rows(l, x, super::most_rows(), |xs, rows, bs, y| {
             specdec_kernels::matmul_few_rows(xs, rows, ws, d_in, d_out, bs, y)
         })
     }
@@ -275,7 +267,7 @@ pub(crate) mod tests {
     fn the_few_rows_path_equals_burns_linear() {
         let device = Device::flex();
         let layer = LinearConfig::new(67, 131).init(&device);
-        for rows in 1..=on_flex::most_rows() + 1 {
+        for rows in 1..=most_rows() + 1 {
             let xs: Vec<f32> = (0..rows * 67)
                 .map(|i| ((i * 7919) % 1001) as f32 / 500.0 - 1.0)
                 .collect();
@@ -305,7 +297,7 @@ pub(crate) mod tests {
         let layer = LinearConfig::new(256, 600).init(&device);
         let other = LinearConfig::new(256, 600).init(&device);
         let packed = pack(&layer).expect("256 × 600 weights are packed");
-        let most = on_flex::most_rows();
+        let most = most_rows();
         for rows in (1..=most + 1).chain([2 * most + 3, 100]) {
             let xs: Vec<f32> = (0..rows * 256)
                 .map(|i| ((i * 7919) % 1001) as f32 / 500.0 - 1.0)

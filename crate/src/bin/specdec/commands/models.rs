@@ -387,21 +387,22 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
             "matmuls",
             match r.execution {
                 Some(e) => format!(
-                    "{} thread{}, FMA {}, kernel: {}{}",
+                    "{} thread{}, FMA {}, kernel: {}{}{}",
                     e.threads,
                     if e.threads == 1 { "" } else { "s" },
                     if e.fma { "on" } else { "off" },
                     e.kernel,
-                    match (e.packed, e.most_rows) {
-                        (true, Some(n)) => format!(
-                            ", over weights packed in strips (smaller layers up to {n} rows a call, burn's matmul beyond)"
-                        ),
-                        (false, Some(n)) => {
-                            format!(", up to {n} rows a call (burn's matmul beyond)")
-                        }
-                        (true, None) => ", over weights packed in strips".into(),
-                        (false, None) => String::new(),
-                    }
+                    if e.packed {
+                        ", over weights packed in strips"
+                    } else {
+                        ""
+                    },
+                    e.most_rows
+                        .map(|n| format!(
+                            "{} up to {n} rows a call, burn's matmul beyond",
+                            if e.packed { "; smaller layers" } else { "," }
+                        ))
+                        .unwrap_or_default()
                 ),
                 None => "on the GPU".to_string(),
             },
