@@ -79,6 +79,16 @@ pub(super) fn assert_naive(
 
 type Matmul = fn(&[f32], usize, &[f32], usize, usize, Option<&[f32]>, &mut [f32]);
 
+/// `f` on one case of random inputs (`seed`), `y` starting as garbage, against [`naive`].
+fn check_case(f: Matmul, (rows, d_in, d_out): (usize, usize, usize), with_bias: bool, seed: u64) {
+    let (x, w, b) = inputs((rows, d_in, d_out), seed);
+    let bias = with_bias.then_some(&b[..]);
+    let mut y = std::vec![f32::NAN; rows * d_out];
+    f(&x, rows, &w, d_in, d_out, bias, &mut y);
+    let what = std::format!("rows {rows}, {d_in} → {d_out}, bias {with_bias}");
+    assert_naive((&x, rows), &w, (d_in, d_out), bias, &y, &what);
+}
+
 /// `f` against [`naive`] over rows 1..=20 and widths with every tail (1, 3, 7, 17, 64, 160,
 /// 257), with and without bias; `y` starts as garbage, which must be overwritten.
 fn check_against_naive(f: Matmul) {
@@ -89,12 +99,7 @@ fn check_against_naive(f: Matmul) {
             for d_out in DIMS {
                 for with_bias in [false, true] {
                     seed += 1;
-                    let (x, w, b) = inputs((rows, d_in, d_out), seed);
-                    let bias = with_bias.then_some(&b[..]);
-                    let mut y = std::vec![f32::NAN; rows * d_out];
-                    f(&x, rows, &w, d_in, d_out, bias, &mut y);
-                    let what = std::format!("rows {rows}, {d_in} → {d_out}, bias {with_bias}");
-                    assert_naive((&x, rows), &w, (d_in, d_out), bias, &y, &what);
+                    check_case(f, (rows, d_in, d_out), with_bias, seed);
                 }
             }
         }
@@ -111,11 +116,7 @@ fn layers_wider_than_a_panel_equal_the_naive_product() {
         for rows in [1, 2, 3, 4, 5, 7, 8, 16, 17] {
             for (d_in, d_out) in [(3, 16421), (17, 1057), (9, 4133)] {
                 seed += 1;
-                let (x, w, _) = inputs((rows, d_in, d_out), seed);
-                let mut y = std::vec![f32::NAN; rows * d_out];
-                f(&x, rows, &w, d_in, d_out, None, &mut y);
-                let what = std::format!("rows {rows}, {d_in} → {d_out}");
-                assert_naive((&x, rows), &w, (d_in, d_out), None, &y, &what);
+                check_case(f, (rows, d_in, d_out), false, seed);
             }
         }
     }
