@@ -29,3 +29,13 @@ impl Lang {
         }
     }
 }
+
+/// `before` then `after` in Chinese prose: a space between a Latin letter or digit and a Chinese
+/// character ("草稿 B 链"), none between two Chinese characters ("你的草稿链").
+pub fn zh_join(before: &str, after: &str) -> String {
+    let latin = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    match latin(before.chars().next_back()) || latin(after.chars().next()) {
+        true => format!("{before} {after}"),
+        false => format!("{before}{after}"),
+    }
+}

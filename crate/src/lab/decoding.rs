@@ -65,7 +65,7 @@ pub async fn greedy(
         _ => None,
     };
     Ok(GreedyReport {
-        method: describe(&method, lab.lang),
+        method: describe(&method, lab.models.whose(), lab.lang),
         prompts: prompts.len(),
         identical,
         tokens: stats.tokens,
@@ -188,7 +188,7 @@ pub async fn sample(
     let own: Vec<(Vec<u32>, Generation)> = each_prompt.into_iter().zip(o).collect();
     let (chi_square, df) = stats.calibration.chi_square();
     Ok(SampleReport {
-        method: describe(&method, lab.lang),
+        method: describe(&method, lab.models.whose(), lab.lang),
         variant,
         prompts: prompts.len(),
         repeats,
@@ -287,7 +287,7 @@ pub async fn stochastic(
         None
     };
     Ok(StochasticReport {
-        method: describe(&method, lab.lang),
+        method: describe(&method, lab.models.whose(), lab.lang),
         children,
         verify: rule,
         prompts: prompts.len(),

@@ -11,9 +11,9 @@ use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, ChainRule, Config, Method, TreeRule};
 use crate::decode::stats::Generation;
 use crate::error::Error;
-use crate::i18n::Lang;
+use crate::i18n::{zh_join, Lang};
 use crate::likesworld::{self, EOS};
-use crate::model::{ModelKind, Models};
+use crate::model::{ModelKind, Models, Whose};
 
 /// A seed per (run, prompt, repeat), so that runs are independent and replayable.
 pub fn derive_seed(seed: u64, i: usize, r: usize) -> u64 {
@@ -104,9 +104,9 @@ pub async fn target_greedy(
 }
 
 /// A method in the lecture's words, for reports, in `lang` (the page shows it in its language;
-/// the CLI prints English).
-pub fn describe(method: &Method, lang: Lang) -> String {
-    let draft = |d: &usize| Draft::from_index(*d).name();
+/// the CLI prints English), its draft named as `whose` drafts run ([`Draft::called`]).
+pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
+    let draft = |d: &usize| Draft::from_index(*d).called(whose, lang);
     let l = lang;
     match method {
         Method::Target { greedy } => {
@@ -135,8 +135,8 @@ pub fn describe(method: &Method, lang: Lang) -> String {
                 ),
             };
             l.pick(
-                format!("draft {d} chain γ {gamma}, {how}"),
-                format!("草稿 {d} 链 γ {gamma}，{how}"),
+                format!("{d} chain γ {gamma}, {how}"),
+                format!("{} γ {gamma}，{how}", zh_join(d, "链")),
             )
         }
         Method::Expand {
@@ -158,8 +158,8 @@ pub fn describe(method: &Method, lang: Lang) -> String {
                 ),
             };
             l.pick(
-                format!("draft {d} tree ⟨{w}⟩, {how}"),
-                format!("草稿 {d} 树 ⟨{w}⟩，{how}"),
+                format!("{d} tree ⟨{w}⟩, {how}"),
+                format!("{} ⟨{w}⟩，{how}", zh_join(d, "树")),
             )
         }
         Method::Merge { gamma, rule } => {
@@ -168,10 +168,16 @@ pub fn describe(method: &Method, lang: Lang) -> String {
                 TreeRule::Naive => "朴素采样",
                 TreeRule::Mss => "MSS",
             };
-            l.pick(
-                format!("merge of A and B, γ {gamma}, {rule:?}"),
-                format!("A 与 B 合并，γ {gamma}，{how}"),
-            )
+            match whose {
+                Whose::Shipped => l.pick(
+                    format!("merge of A and B, γ {gamma}, {rule:?}"),
+                    format!("A 与 B 合并，γ {gamma}，{how}"),
+                ),
+                Whose::Yours => l.pick(
+                    format!("merge of two chains of your draft, γ {gamma}, {rule:?}"),
+                    format!("你的草稿的两条链合并，γ {gamma}，{how}"),
+                ),
+            }
         }
     }
 }
@@ -189,8 +195,21 @@ mod tests {
             gamma: 1,
             rule: ChainRule::Greedy,
         };
-        assert_eq!(describe(&chain, Lang::En), "draft B chain γ 1, greedy");
-        assert_eq!(describe(&chain, Lang::Zh), "草稿 B 链 γ 1，贪心");
+        let shipped = Whose::Shipped;
+        assert_eq!(
+            describe(&chain, shipped, Lang::En),
+            "draft B chain γ 1, greedy"
+        );
+        assert_eq!(describe(&chain, shipped, Lang::Zh), "草稿 B 链 γ 1，贪心");
+        // The student's draft, in both places, is named as theirs: no space between Chinese words.
+        assert_eq!(
+            describe(&chain, Whose::Yours, Lang::En),
+            "your draft chain γ 1, greedy"
+        );
+        assert_eq!(
+            describe(&chain, Whose::Yours, Lang::Zh),
+            "你的草稿链 γ 1，贪心"
+        );
         let tree = Method::Expand {
             draft: 1,
             widths: vec![2, 1],
@@ -198,7 +217,7 @@ mod tests {
             rule: TreeRule::Mss,
         };
         assert_eq!(
-            describe(&tree, Lang::Zh),
+            describe(&tree, shipped, Lang::Zh),
             "草稿 B 树 ⟨2,1⟩，MSS（子节点 iid）"
         );
         // No English words left in any Chinese description (identifiers such as a rule's
@@ -217,12 +236,22 @@ mod tests {
                 rule: TreeRule::Naive,
             },
         ];
-        for m in methods {
-            let zh = describe(&m, Lang::Zh);
+        for (m, whose) in methods
+            .iter()
+            .flat_map(|m| [(m, shipped), (m, Whose::Yours)])
+        {
+            let zh = describe(m, whose, Lang::Zh);
             for word in [
                 "draft", "chain", "tree", "greedy,", "sampling", "target", "merge",
             ] {
                 assert!(!zh.contains(word), "{zh:?} contains {word:?}");
+            }
+            // Where the student's draft runs, no report names a shipped draft.
+            let en = describe(m, whose, Lang::En);
+            if whose == Whose::Yours {
+                for name in [" A", " B", "A ", "B "] {
+                    assert!(!en.contains(name) && !zh.contains(name), "{en:?} / {zh:?}");
+                }
             }
         }
     }

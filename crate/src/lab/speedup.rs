@@ -31,10 +31,10 @@ use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
 use crate::decode::stats::{Generation, Span, Stats};
 use crate::error::Error;
-use crate::i18n::Lang;
+use crate::i18n::{zh_join, Lang};
 use crate::likesworld::{EOS, MAX_LEN};
 use crate::model::measure::{self, Transfer};
-use crate::model::Models;
+use crate::model::{Models, Whose};
 use crate::sampling::multi::Children;
 use crate::theory;
 
@@ -136,10 +136,10 @@ impl Speedup {
         })
     }
 
-    /// The method in the lecture's words, in `lang`.
-    fn describe(&self, lang: Lang) -> Result<String, Error> {
+    /// The method in the lecture's words, in `lang`, its draft named as `whose` drafts run.
+    fn describe(&self, whose: Whose, lang: Lang) -> Result<String, Error> {
         Ok(match (self.method()?, self.shape.free()) {
-            (Some(m), _) => describe(&m, lang),
+            (Some(m), _) => describe(&m, whose, lang),
             (_, Some(kind)) => match lang {
                 Lang::En => format!(
                     "{} without a model, {} token{} a step, greedy",
@@ -295,7 +295,7 @@ pub async fn speedup(
         drafts_on: models
             .drafts_apart()
             .filter(|_| matches!(proposer, Proposer::Model(_))),
-        method: spec.describe(lang)?,
+        method: spec.describe(models.whose(), lang)?,
         shape: spec.shape,
         gamma: spec.gamma,
         prompts: prompts.len(),
@@ -344,13 +344,14 @@ fn rebase(spans: &[Span]) -> Vec<Span> {
 }
 
 impl Sweep {
-    /// What proposes, γ aside, in `lang`.
-    fn describe(&self, lang: Lang) -> String {
+    /// What proposes, γ aside, in `lang`, its draft named as `whose` drafts run.
+    fn describe(&self, whose: Whose, lang: Lang) -> String {
+        let draft = self.draft.called(whose, lang);
         match (self.shape.free(), lang) {
             (Some(kind), Lang::En) => format!("{} without a model, greedy", kind.label(lang)),
             (Some(kind), Lang::Zh) => format!("{}（无模型），贪心", kind.label(lang)),
-            (None, Lang::En) => format!("draft {} chains, greedy", self.draft.name()),
-            (None, Lang::Zh) => format!("草稿 {} 链，贪心", self.draft.name()),
+            (None, Lang::En) => format!("{draft} chains, greedy"),
+            (None, Lang::Zh) => format!("{}，贪心", zh_join(draft, "链")),
         }
     }
 }
@@ -429,7 +430,7 @@ pub async fn sweep(
         Vec::new()
     };
     Ok(SweepReport {
-        method: sweep.describe(lang),
+        method: sweep.describe(models.whose(), lang),
         shape: sweep.shape,
         formula_at,
         target_width: models.target_width(),

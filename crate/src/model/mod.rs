@@ -67,6 +67,14 @@ pub async fn floats<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, Error> {
         .map_err(|e| unreadable(format!("{e:?}")))
 }
 
+/// Whose drafts A and B are, for the reports to name them: the shipped ones, or one the student
+/// trained (in the page, or by `specdec train`) in both places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whose {
+    Shipped,
+    Yours,
+}
+
 /// The target and both drafts, loaded from the shipped weights: on one backend, or the target on
 /// the GPU and the drafts on the CPU beside it ([`Models::load_on`]). The target may be widened
 /// ([`Models::with_target_width`]): the trained one is kept to widen from. A clone shares the
@@ -84,6 +92,9 @@ pub struct Models {
     pub target: Decoder,
     pub draft_a: Decoder,
     pub draft_b: Decoder,
+    /// Whose drafts A and B are: the shipped ones, or the student's own in both places
+    /// ([`Models::with_own_draft`]); the reports name them by it.
+    whose: Whose,
     trained: Decoder,
     width: usize,
     /// The drafts on the trained target's features, on `draft_device`: parsed at the first job
@@ -138,6 +149,7 @@ impl Models {
             drafts,
             draft_device,
             width: 1,
+            whose: Whose::Shipped,
             hidden: Arc::default(),
         })
     }
@@ -195,6 +207,7 @@ impl Models {
             draft_device: other.draft_device.clone(),
             draft_a: other.draft_a.clone(),
             draft_b: other.draft_b.clone(),
+            whose: other.whose,
             hidden: other.hidden.clone(),
             ..self.clone()
         }
@@ -205,22 +218,21 @@ impl Models {
         self.target.host_weights().is_some()
     }
 
-    /// These models with `draft` (a trained draft of any shape: [`draft_file`], loaded on
-    /// [`Models::draft_device`]) in the place of draft A (`DraftA`) or draft B (`DraftB`).
-    pub fn with_draft(&self, slot: ModelKind, draft: Decoder) -> Result<Models, Error> {
-        let mut m = self.clone();
-        match slot {
-            ModelKind::DraftA => m.draft_a = draft,
-            ModelKind::DraftB => m.draft_b = draft,
-            ModelKind::Target => {
-                return Err(Error::Unknown {
-                    what: "draft",
-                    name: "target".into(),
-                    known: crate::error::Text::new("a, b", "a、b"),
-                })
-            }
+    /// These models with `draft` (a draft the student trained, of any shape: [`draft_file`],
+    /// loaded on [`Models::draft_device`]) in the places of drafts A and B, so that whichever
+    /// draft an experiment runs is this one, and its reports call it the student's.
+    pub fn with_own_draft(&self, draft: Decoder) -> Models {
+        Models {
+            draft_a: draft.clone(),
+            draft_b: draft,
+            whose: Whose::Yours,
+            ..self.clone()
         }
-        Ok(m)
+    }
+
+    /// Whose drafts A and B are ([`Models::with_own_draft`]).
+    pub fn whose(&self) -> Whose {
+        self.whose
     }
 
     /// The trained target (the one a widened target was widened from).

@@ -128,7 +128,7 @@ pub async fn decoding_view(
                 "variant": variant,
                 "hidden": hidden.is_some(),
                 "heads": heads,
-                "method": hidden.map_or_else(|| describe(&method, lang), |h| h.1),
+                "method": hidden.map_or_else(|| describe(&method, models.whose(), lang), |h| h.1),
                 "output": words(&run.output),
                 "stats": run.stats,
             });

@@ -1,7 +1,7 @@
 //! The models a worker holds between jobs: loaded once per placement (the target's backend and
 //! the drafts'), the last widened target, and the draft a student trained in the page
 //! ([`provide_trained_draft`], synchronous), which takes both drafts' places in a decoding job
-//! that asks for it ([`with_trained`]; its report relabelled by [`relabel`]).
+//! that asks for it ([`with_trained`]; the reports name it as the student's).
 
 use super::{into_error, lang_of};
 use crate::error::Named;
@@ -76,7 +76,6 @@ pub(super) fn with_trained(
     lang: Lang,
 ) -> Result<(Rc<Models>, String), crate::Error> {
     use crate::model::draft_file::{from_bytes, shape_name};
-    use crate::model::ModelKind;
     let bytes = TRAINED.with(|t| t.borrow().clone()).ok_or(crate::Error::Unavailable {
         what: "trained draft",
         why: crate::error::Text::new(
@@ -85,8 +84,7 @@ pub(super) fn with_trained(
         ),
     })?;
     let (draft, shape) = from_bytes(&bytes, TRAINED_NAME, &m.draft_device)?;
-    let m = m.with_draft(ModelKind::DraftA, draft.clone())?;
-    let m = m.with_draft(ModelKind::DraftB, draft)?;
+    let m = m.with_own_draft(draft);
     let note = lang.pick(
         &format!("Your draft trained in this page ({}: d, layers, heads, d_ff) proposes in this run, in the place of drafts A and B.", shape_name(&shape)),
         &format!("这次运行由你在本页训练的草稿（{}：d、层数、头数、d_ff）提议，代替草稿 A 和 B。", shape_name(&shape)),
@@ -142,32 +140,4 @@ pub(super) async fn widened(models: Rc<Models>, width: usize) -> Result<Rc<Model
     let wide = Rc::new(models.with_target_width(width).await?);
     WIDENED.with(|w| *w.borrow_mut() = Some(wide.clone()));
     Ok(wide)
-}
-
-/// A report of the trained draft, which ran in the shipped drafts' places: every "draft A" (or B)
-/// its texts and figures name becomes "your draft", in both languages.
-pub(super) fn relabel(value: &mut serde_json::Value) {
-    use serde_json::Value;
-    const NAMES: [(&str, &str); 8] = [
-        ("draft A", "your draft"),
-        ("draft B", "your draft"),
-        ("Draft A", "Your draft"),
-        ("Draft B", "Your draft"),
-        ("草稿 A ", "你的草稿"),
-        ("草稿 B ", "你的草稿"),
-        ("草稿 A", "你的草稿"),
-        ("草稿 B", "你的草稿"),
-    ];
-    match value {
-        Value::String(s) => {
-            for (from, to) in NAMES {
-                if s.contains(from) {
-                    *s = s.replace(from, to);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(relabel),
-        Value::Object(fields) => fields.values_mut().for_each(relabel),
-        _ => {}
-    }
 }

@@ -9,7 +9,7 @@
 //! draft a student trained in the page takes both drafts' places in a decoding job that asks for
 //! it (`trained_draft`).
 
-use super::held::{models, relabel, widened, with_trained};
+use super::held::{models, widened, with_trained};
 use super::{into_error, lang_of, output, params, performance};
 use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
@@ -350,17 +350,13 @@ pub async fn likesworld_decode(
     let view =
         views::decoding::decoding_view(&experiment, lang, on.figure_width, &m, &clock, &mut tell)
             .await;
-    let Some(yours) = yours else {
-        return job.output(view.map(|v| v.noted(note)));
+    // The trained draft ran in both drafts' places: the note says whose it is (the report's own
+    // words name it so, `Models::whose`).
+    let note = match (note, yours) {
+        (Some(n), Some(y)) => Some(format!("{n} {y}")),
+        (n, y) => n.or(y),
     };
-    // The trained draft ran in draft A's (and B's) place: the report names it as the student's.
-    let view = view.map_err(|e| job.fail(e))?;
-    let mut value = serde_json::to_value(&view).map_err(|e| into_error(e, lang))?;
-    relabel(&mut value);
-    value["note"] = note
-        .map_or(yours.clone(), |n| format!("{n} {yours}"))
-        .into();
-    output(&value, lang)
+    job.output(view.map(|v| v.noted(note)))
 }
 
 /// The measured roofline (`views::measured`): T(k) of the target widened `width`× on `backend`,

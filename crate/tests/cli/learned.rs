@@ -51,6 +51,10 @@ fn a_trained_draft_is_written_reported_and_decodes_through_draft_file() {
         g["draft_file"].as_str().is_some_and(|f| f.starts_with(out)),
         "the report names the file: {g}"
     );
+    assert_eq!(
+        g["method"], "your draft chain γ 3, greedy",
+        "the report names the draft as the student's, not draft A or B: {g}"
+    );
     // The same draft in the chain as in the training run's check: the same α.
     let s = json(&[
         "likesworld",

@@ -37,7 +37,8 @@ pub struct Opts {
     flags: Vec<String>,
     pub json: bool,
     /// Added to the report by the dispatcher, as a JSON key and a row: what an option changed
-    /// that the report's own words do not say (`--draft-file`: the reports still say "draft A").
+    /// that the report's own words do not say (`--draft-file`: the reports say "your draft", this
+    /// row which file it is).
     pub beside: Vec<(&'static str, String)>,
 }
 

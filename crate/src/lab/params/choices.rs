@@ -7,6 +7,8 @@
 use crate::decode::engine::TreeRule;
 use crate::decode::free::kind::DrafterKind;
 use crate::error::{named, Error, Named};
+use crate::i18n::Lang;
+use crate::model::Whose;
 
 /// Which trained draft proposes: A (1 layer) or B (2 layers). Read from its name by
 /// [`Named::parse`] everywhere, so a bad name gets the core's message.
@@ -67,6 +69,16 @@ impl Draft {
         match self {
             Draft::A => "A",
             Draft::B => "B",
+        }
+    }
+
+    /// How reports name this draft where `whose` drafts run, in `lang`: "draft B" (草稿 B), or
+    /// "your draft" (你的草稿) where the student's own runs in both places.
+    pub fn called(self, whose: Whose, lang: Lang) -> &'static str {
+        match (whose, self) {
+            (Whose::Yours, _) => lang.pick("your draft", "你的草稿"),
+            (Whose::Shipped, Draft::A) => lang.pick("draft A", "草稿 A"),
+            (Whose::Shipped, Draft::B) => lang.pick("draft B", "草稿 B"),
         }
     }
 }

@@ -14,7 +14,7 @@ use specdec::lab::params::{Draft, Experiment, Proposing, PROMPTS};
 use specdec::lab::Lab;
 use specdec::model::device::Backend;
 use specdec::model::widen::WIDTH;
-use specdec::model::{ModelKind, Models};
+use specdec::model::Models;
 
 /// `--backend flex|ndarray|wgpu` (default flex).
 pub fn backend(o: &mut Opts) -> Result<Backend, Usage> {
@@ -63,12 +63,11 @@ fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
     let bytes = std::fs::read(&path).map_err(|e| fail(e.to_string()))?;
     let (draft, _) = specdec::model::draft_file::from_bytes(&bytes, &path, &models.draft_device)
         .map_err(|e| Usage(format!("{}: {e}", o.command)))?;
-    let m = models.with_draft(ModelKind::DraftA, draft.clone())?;
     o.beside.push((
         "draft_file",
-        format!("{path} (in the place of drafts A and B)"),
+        format!("{path} (your draft, in the places of drafts A and B)"),
     ));
-    Ok(m.with_draft(ModelKind::DraftB, draft)?)
+    Ok(models.with_own_draft(draft))
 }
 
 fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
