@@ -2,7 +2,8 @@
 // experiment times one chain at every batch of a list against the target alone and draws the
 // speedup against the batch beside the EAGLE-3 paper's serving figures, with a caption computed
 // from the measured rows. Small sizes (the trained target, 10 prompts, batches 1 and 2); both
-// languages; at 390 px; a bad batch list gets the core's one line and the widget keeps working.
+// languages; at 390 px; a bad batch list gets the core's one line and the widget keeps working; a
+// list too long for its field is cut between two values.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
@@ -53,6 +54,16 @@ test('the speedup against the batch: a row per batch, the published serving figu
   // A list too long is refused too.
   await setControl(page, 'decoding', 'batches', '1,2,3,4,5,6,7,8,9');
   await page.waitForFunction(() => /#batches = 9/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  // A list longer than the field keeps (40 characters) is cut between two values, never inside
+  // one, and the person is told; Chinese commas cost no more of the cap than ASCII ones.
+  await setControl(page, 'decoding', 'batches', '10,20,30,40,50,60,10,20,30,40,50,60,10,20');
+  assert.equal(await page.inputValue(`${W} [data-key="batches"]`), '10,20,30,40,50,60,10,20,30,40,50,60,10');
+  await page.waitForFunction(() => /#batches = 13/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  assert.match(await alertOf(page, 'decoding'), /batches: the text was cut to its first 38 characters, after its last whole value/);
+  await setControl(page, 'decoding', 'batches', '1，2，4，8，16，32，64，99');
+  assert.equal(await page.inputValue(`${W} [data-key="batches"]`), '1，2，4，8，16，32，64，99');
+  await page.waitForFunction(() => /batch = 99 is out of range/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
+  assert.doesNotMatch(await alertOf(page, 'decoding'), /cut/);
   const done = Number(await page.getAttribute(W, 'data-decoded'));
   await setControl(page, 'decoding', 'batches', '1');
   await decoded(page, done + 1);

@@ -51,7 +51,7 @@ function parseValue(c, raw) {
     const [using, usingZh] = name === c.value ? [c.value, ` ${c.value}`] : [`“${name}” (${c.value})`, `“${name}”（${c.value}）`];
     return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${using}`, `${label}：“${shown}” 不是可选项之一；改用${usingZh}`) };
   }
-  const r = capText(raw, c.cap);
+  const r = capText(raw, c.cap, c.list);
   return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
 }
 
@@ -60,19 +60,26 @@ function parseValue(c, raw) {
 // most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
 // server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
 // so the thirteen text controls of the course page together stay under 6.5 KB, however they are typed.
-// A control whose text is short by nature sets its own smaller cap (`cap`: a list of batches).
+// A control whose text is short by nature sets its own smaller cap (`cap`: a list of batches); a
+// list of values (`list`) is cut between two values, never inside one.
 export const TEXT_MAX = 500;
 const TEXT_URL_MAX = 500;
 const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
 
-/** `raw` cut to the cap (`max` characters and URL bytes), never inside a character: { text, cut }. */
-export function capText(raw, max = TEXT_MAX) {
+/**
+ * `raw` cut to the cap (`max` characters, and TEXT_URL_MAX bytes as a URL spells them), never
+ * inside a character, and for a `list` (a control's values separated by commas) never inside a
+ * value: { text, cut }.
+ */
+export function capText(raw, max = TEXT_MAX, list = false) {
   let text = '';
   let bytes = 0;
   let n = 0;
   for (const ch of String(raw)) {
     bytes += urlBytes(ch);
-    if (n === max || bytes > Math.min(max, TEXT_URL_MAX)) return { text, cut: true };
+    if (n === max || bytes > TEXT_URL_MAX) {
+      return { text: list ? text.slice(0, Math.max(text.lastIndexOf(','), text.lastIndexOf('，'), 0)) : text, cut: true };
+    }
     text += ch;
     n += 1;
   }
@@ -83,8 +90,9 @@ export function capText(raw, max = TEXT_MAX) {
 export function cutNote(c, text) {
   const n = [...text].length;
   const max = c.cap ?? TEXT_MAX;
-  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
-    `${t(c, 'label')}：文本被截短为前 ${n} 个字符（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
+  const [whole, wholeZh] = c.list ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
+  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
+    `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
 
 /**
@@ -330,7 +338,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     let cut = '';
     if (c.type === 'text') {
       // Cut as it is typed (or pasted), so that what the field shows is what the URL keeps.
-      const r = capText(v, c.cap);
+      const r = capText(v, c.cap, c.list);
       if (r.cut) {
         ev.target.value = r.text;
         cut = cutNote(c, r.text);

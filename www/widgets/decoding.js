@@ -430,9 +430,9 @@ export default {
         ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: (s) => timed(s) || load(s),
       // A static tree has no γ to sweep; a drafter without a model follows one request (batch 1).
       optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && modelFree(v)) },
-    { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', value: '1,2,3,4,6', showIf: uses('sweep') },
+    { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', list: true, value: '1,2,3,4,6', showIf: uses('sweep') },
     // A list of batches is short by nature: its own small cap keeps the page's URL short (widget.js).
-    declare({ key: 'batches', label: 'batches', label_zh: '批大小列表', type: 'text', cap: 40, showIf: load }, byDefault('batches')),
+    declare({ key: 'batches', label: 'batches', label_zh: '批大小列表', type: 'text', cap: 40, list: true, showIf: load }, byDefault('batches')),
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed, optionOff: (v, s) => free(s) && v !== '1' },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (uses('speedup', 'load')(s) && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
