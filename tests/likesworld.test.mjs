@@ -15,6 +15,12 @@ test('LikesWorld runs the trained models in a worker, on both CPU backends', asy
   assert.ok(await page.$('[data-widget="likesworld"] .lw-plot svg'));
   const kinds = await rowsOf(page, '[data-widget="likesworld"] table.kinds');
   assert.ok(kinds.some((r) => r.startsWith('answer ')), kinds.join(' | '));
+  // The trained models' matrices are never split across threads: the timed line says 1 thread
+  // (and, with a pool, why), not the widened target's policy.
+  await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+  const how = await text(page, '[data-widget="likesworld"] .lw-during');
+  assert.match(how, /The matmuls ran on 1 thread/, how);
+  assert.doesNotMatch(how, /ran on \d+ threads/, how);
   // A typed world: the target answers it; the status shows the parsed sequence.
   await page.fill('[data-widget="likesworld"] [data-key="text"]', 'dan likes jam . fay likes nuts . eve likes tea . q fay nuts . q dan jam . q eve tea . <eos>');
   await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status')?.textContent.includes('<bos> dan likes jam'));
@@ -22,9 +28,10 @@ test('LikesWorld runs the trained models in a worker, on both CPU backends', asy
   await page.waitForSelector('[data-widget="likesworld"][data-state="error"]', { timeout: 30_000 });
   assert.match(await alertOf(page, 'likesworld'), /unknown LikesWorld word "loves"/);
   await page.fill('[data-widget="likesworld"] [data-key="text"]', '');
+  const timed = Number(await page.getAttribute('[data-widget="likesworld"]', 'data-latency'));
   await setControl(page, 'likesworld', 'backend', 'ndarray');
   await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'ndarray', null, { timeout: 60_000 });
-  await page.waitForSelector('[data-widget="likesworld"][data-latency]', { timeout: 120_000 });
+  await page.waitForFunction((n) => Number(document.querySelector('[data-widget="likesworld"]').dataset.latency) > n, timed, { timeout: 120_000 });
   assert.match(await text(page, '[data-widget="likesworld"] .lw-latency'), /c = draft\/target for one token: A \d\.\d\d, B \d\.\d\d/);
   assert.deepEqual(errors, []);
   await page.close();

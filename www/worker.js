@@ -272,7 +272,7 @@ self.onmessage = async ({ data }) => {
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
     // How the matmuls ran, for a job on flex (the few-rows kernel and its threads are flex's).
     if (!job.gpu && (job.params?.backend ?? 'flex') === 'flex' && result && typeof result === 'object' && !Array.isArray(result)) {
-      result.execution = { ...execution, width: job.params?.target_width, yours: !!job.params?.trained_draft, ...result.execution };
+      result.execution = { ...execution, width: Number(job.params?.target_width ?? 1), yours: !!job.params?.trained_draft, ...result.execution };
     }
     // Beside a GPU target the draft models ran on the GPU module's own flex: one thread, its kernel.
     if (job.gpu && result?.drafts_on) result.execution = { ...job.engine.execution?.(), drafts: true };
