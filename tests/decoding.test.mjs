@@ -92,6 +92,18 @@ test('speculative decoding: a seeded step-through, operable with the keyboard', 
   await setControl(page, 'decoding', 'stepkind', 'tree');
   await decoded(page, 4);
   assert.ok(await page.$('[data-widget="decoding"] table.dec-mask'), 'the tree mask');
+  // A step that ends with the target's own token says where the path stopped: after its last
+  // accepted token, or at the root (it never says no draft token matched when some did).
+  const sel = '[data-widget="decoding"] .dec-step';
+  const n = Number((await text(page, sel)).match(/Step 1 of (\d+)/)[1]);
+  const endings = [];
+  for (let i = 1; i <= n; i += 1) {
+    const [t, last] = [await text(page, sel), await page.$$eval(`${sel} .dec-node.on`, (ns) => ns.at(-1)?.textContent)];
+    if (/Then the target’s own token/.test(t)) endings.push([t.match(/Then (the target’s own token \([^)]*\))/)[1], last]);
+    if (i < n) await page.click('[data-widget="decoding"] .dec-next');
+  }
+  assert.ok(endings.some(([, last]) => last), `a step stops after an accepted token: ${endings.join(' / ')}`);
+  for (const [said, last] of endings) assert.equal(said, last ? `the target’s own token (no draft token after ${last} matched it)` : 'the target’s own token (no draft token matched it)');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -57,6 +57,12 @@ test('train: a tiny draft trains, is checked beside the shipped one, kept, and s
   await page.waitForFunction(() => /Kept in this browser/.test(document.querySelector('[data-widget="train"] .tr-kept')?.textContent));
   const again = await decodeWithYours(page);
   assert.deepEqual(again.map((r) => r.replace(/\d+(\.\d+)? ?(ms|µs|s)\b.*$/, '')), rows.map((r) => r.replace(/\d+(\.\d+)? ?(ms|µs|s)\b.*$/, '')));
+  // An experiment without a choice of draft (acceptance runs both shipped drafts) does not take
+  // the draft chosen before: no note says the student's draft proposed.
+  const n = await page.$eval('[data-widget="decoding"]', (e) => Number(e.dataset.decoded));
+  await setControl(page, 'decoding', 'experiment', 'acceptance');
+  await decoded(page, n + 1);
+  assert.ok(await page.$eval('[data-widget="decoding"] .dec-note', (e) => e.hidden || !/Your draft/.test(e.textContent)));
   assert.deepEqual(errors, []);
   await page.close();
 });
