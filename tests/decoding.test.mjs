@@ -82,6 +82,11 @@ test('speculative decoding: a seeded step-through, operable with the keyboard', 
   assert.equal(await page.getAttribute('[data-widget="decoding"]', 'data-step'), '2');
   await page.keyboard.press('ArrowLeft');
   assert.equal(await text(page, '[data-widget="decoding"] .dec-step'), first, 'the same step again');
+  // A seed typed out of range is not used: the message says which seed the run keeps.
+  await page.fill('[data-widget="decoding"] [data-key="seed"]', '-5');
+  await page.waitForSelector('[data-widget="decoding"][data-state="error"]', { timeout: 30_000 });
+  assert.match(await alertOf(page, 'decoding'), /^seed: -5 is outside 0…4294967295; the run keeps 4$/);
+  assert.equal(new URL(page.url()).searchParams.get('decoding.seed'), '4');
   // The same seed replays the same run.
   await setControl(page, 'decoding', 'seed', 5);
   await decoded(page, 2);

@@ -17,23 +17,26 @@ import { urlPrefix, shareUrl, syncUrl } from './url.js';
 
 const params = new URLSearchParams(location.search);
 
-// The notes below name the control by its label in the page's language.
-function clampNumber(c, raw) {
+// The notes below name the control by its label in the page's language, and the value used
+// instead: read from a URL or an attribute, the nearest good one (`value`); typed, the one the
+// widget keeps (`kept`: the run does not change).
+function clampNumber(c, raw, kept) {
   const v = Number(raw);
   const label = t(c, 'label');
+  const use = (to) => (kept === undefined ? tr(`using ${to}`, `改用 ${to}`) : tr(`the run keeps ${kept}`, `仍用 ${kept}`));
   if (raw === '' || raw === null || !Number.isFinite(v)) {
-    return { error: tr(`${label}: “${raw}” is not a number; using ${c.value}`, `${label}：“${raw}” 不是数字；改用 ${c.value}`), value: c.value };
+    return { error: tr(`${label}: “${raw}” is not a number; ${use(c.value)}`, `${label}：“${raw}” 不是数字；${use(c.value)}`), value: c.value };
   }
   if (v < c.min || v > c.max) {
     const to = Math.min(c.max, Math.max(c.min, v));
-    return { error: tr(`${label}: ${v} is outside ${c.min}…${c.max}; using ${to}`, `${label}：${v} 超出 ${c.min}…${c.max}；改用 ${to}`), value: to };
+    return { error: tr(`${label}: ${v} is outside ${c.min}…${c.max}; ${use(to)}`, `${label}：${v} 超出 ${c.min}…${c.max}；${use(to)}`), value: to };
   }
   // Off the control's step (gamma=2.5): snap to the nearest step, as the control itself would.
   if (c.step && c.step !== 'any') {
     const decimals = (String(c.step).split('.')[1] ?? '').length;
     const snapped = Math.min(c.max, Number((c.min + Math.round((v - c.min) / c.step) * c.step).toFixed(decimals)));
     if (Math.abs(snapped - v) > 1e-9 * Math.max(1, Math.abs(v))) {
-      return { error: tr(`${label}: ${v} is not on the control’s steps of ${c.step}; using ${snapped}`, `${label}：${v} 不在步长为 ${c.step} 的刻度上；改用 ${snapped}`), value: snapped };
+      return { error: tr(`${label}: ${v} is not on the control’s steps of ${c.step}; ${use(snapped)}`, `${label}：${v} 不在步长为 ${c.step} 的刻度上；${use(snapped)}`), value: snapped };
     }
   }
   return { value: v };
@@ -346,7 +349,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       v = r.text;
     }
     if (c.type === 'range' || c.type === 'number') {
-      const r = clampNumber(c, v);
+      const r = clampNumber(c, v, state[key]);
       if (r.error) {
         alertBox.textContent = r.error;
         alertBox.classList.add('shown');
