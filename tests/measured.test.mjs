@@ -34,6 +34,16 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
     return [noisyPoints([row(2, 467, 10), row(1, 14300, 11625), row(4, 600, 20)]), noisyPoints([row(1, 100, 5), row(2, 90, 5), row(4, 150, 80)])];
   });
   assert.deepEqual(noisy, [{ spread: [1], falls: [[1, 2]] }, { spread: [4], falls: [] }]);
+  // A one-token call far above the floor: the trained target's few MB sit in the caches, a widened
+  // target's 76 MB do not (its caption must not say they do).
+  const floors = await page.evaluate(async () => {
+    const { floorSentence } = await import('./widgets/measured.js');
+    const v = (width, weight_bytes) => ({ width, weight_bytes, backend: 'flex', memory_floor_us: 100, rows: [{ k: 1, median_us: 400 }] });
+    return [floorSentence(v(16, 75.66e6)), floorSentence(v(1, 4.7e6))];
+  });
+  assert.match(floors[0], /reading 75\.7 MB of weights explains only part of it/);
+  assert.doesNotMatch(floors[0], /caches|Widen/);
+  assert.match(floors[1], /stay in the CPU’s caches.*Widen the target/);
   // The table's rounded values give the page's verdict, unless one sits within 5% of a threshold.
   const points = (await rowsOf(page, `${W} table.mr-rows`)).slice(1).map((r) => r.split(' ').map(Number));
   const near = (x, t) => Math.abs(x / t - 1) < 0.05;

@@ -31,7 +31,7 @@ function kneeSentence(v) {
 
 /** Why T(1) sits where it does against the memory floor, in the student's words. Whether the extra
  * tokens are free is the knee sentence's to say: this one speaks of k = 1 only. */
-function floorSentence(v) {
+export function floorSentence(v) {
   const t1 = v.rows.find((p) => p.k === 1)?.median_us;
   if (t1 == null) return '';
   if (v.transfer) {
@@ -42,6 +42,11 @@ function floorSentence(v) {
   if (over > 3 && v.backend === 'wgpu') {
     return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: on a GPU a call’s fixed work (its submission, some twenty kernels, the read-back) outweighs reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights.`,
       `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：在 GPU 上，一次调用的固定工作（提交、约二十个内核、读回结果）比读 ${fmt(v.weight_bytes / 1e6, 1)} MB 权重更费时。`);
+  }
+  if (over > 3 && v.width > 1) {
+    // A widened target's weights are far larger than a CPU's caches: not the reason here.
+    return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: reading ${fmt(v.weight_bytes / 1e6, 1)} MB of weights explains only part of it; the rest is the call’s other work (attention, the head, small kernels), or this device was busy while it was timed — measure again when it is quiet.`,
+      `一个 token 的调用用了访存下限的 ${fmt(over, 1)} 倍：读 ${fmt(v.weight_bytes / 1e6, 1)} MB 权重只解释了其中一部分；其余是调用的其他工作（注意力、输出头、小算子），或者计时时设备正忙——等设备空闲时再测一次。`);
   }
   if (over > 3) {
     return tr(`A one-token call takes ${fmt(over, 1)}× the memory floor: at ${fmt(v.weight_bytes / 1e6, 2)} MB these weights stay in the CPU’s caches, so what a call costs is its fixed work (small kernels, the read-back), not reading the weights. Widen the target to see the floor.`,
@@ -137,7 +142,7 @@ export default {
     '<p class="note mr-note" hidden></p>', '<div class="mr-result"></div>', '<p class="numbers mr-during" hidden></p>', '<div class="plots mr-plot"></div>'];
   },
   after(s, ui, view) {
-    runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch), offload: offloads(s) }, 'measure', (v) => {
+    runInWorker(ui, view, 'mr', 'roofline_measure', { backend: s.backend, width: Number(s.width), batch: Number(s.batch), offload: offloads(s), figure_width: ui.figureWidth() }, 'measure', (v) => {
       view.querySelector('.mr-plot').innerHTML = v.svg;
       view.querySelector('.mr-result').innerHTML = resultHtml(v);
       return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);

@@ -10,7 +10,7 @@ use crate::i18n::Lang;
 use crate::model::measure::{self, Roofline};
 use crate::model::widen::WIDTH;
 use crate::model::Models;
-use crate::plot::{colors, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -25,6 +25,8 @@ pub struct MeasuredParams {
     /// The weights cross to the GPU before every call (`crate::model::offload`): wgpu only.
     pub offload: bool,
     pub lang: Lang,
+    /// The room the page has for the figure, in px (a phone's is narrower than its design).
+    pub figure_width: Option<u32>,
 }
 
 impl Default for MeasuredParams {
@@ -36,6 +38,7 @@ impl Default for MeasuredParams {
             batch: 1,
             offload: false,
             lang: Lang::En,
+            figure_width: None,
         }
     }
 }
@@ -88,13 +91,13 @@ pub async fn measured_view(
         progress,
     )
     .await?;
-    Ok(view_of(roofline, params.lang))
+    Ok(view_of(roofline, params.lang, params.figure_width))
 }
 
-/// The view of a measured roofline (pure: the drawing only).
-pub fn view_of(roofline: Roofline, lang: Lang) -> MeasuredView {
+/// The view of a measured roofline (pure: the drawing only), its figure fitted to `room` px.
+pub fn view_of(roofline: Roofline, lang: Lang, room: Option<u32>) -> MeasuredView {
     MeasuredView {
-        svg: roofline_svg(&roofline, lang),
+        svg: roofline_svg(&roofline, lang, figure_width(560, room)),
         roofline,
         note: None,
     }
@@ -116,8 +119,8 @@ fn time(us: f64) -> String {
 }
 
 /// Measured median T(k) with its IQR on log-log axes, the memory floor, the compute slope and the
-/// knee.
-fn roofline_svg(r: &Roofline, l: Lang) -> String {
+/// knee, `width` px wide.
+fn roofline_svg(r: &Roofline, l: Lang, width: u32) -> String {
     let batch = r.rows.first().map_or(1, |p| p.batch);
     let kmax = r.rows.iter().map(|p| p.k).max().unwrap_or(1).max(2) as f64;
     let lows = r
@@ -154,7 +157,8 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
         ),
     );
     let mb = r.weight_bytes as f64 / 1e6;
-    render(560, 330, &label, |cv| {
+    let w = width as i32;
+    render(width, 330, &label, |cv| {
         let title = match r.transfer {
             None => l.pick(
                 format!(
@@ -191,7 +195,7 @@ fn roofline_svg(r: &Roofline, l: Lang) -> String {
         };
         let ch = Chart::new(
             cv,
-            (70, 40, 540, 250),
+            (70, 40, w - 20, 250),
             Scale::log(1.0, kmax),
             Scale::log(bottom, top),
             &labels,
@@ -356,10 +360,10 @@ mod tests {
 
     #[test]
     fn the_figure_names_its_lines_in_both_languages() {
-        let v = view_of(sample(Some(5.3)), Lang::En);
+        let v = view_of(sample(Some(5.3)), Lang::En, None);
         assert!(v.svg.contains("T(k) = 1.25·T(1) at k ≈ 5.3") && v.svg.contains("memory floor"));
         assert!(v.svg.contains("weight bytes / bandwidth"), "{}", v.svg);
-        let zh = view_of(sample(None), Lang::Zh);
+        let zh = view_of(sample(None), Lang::Zh, None);
         assert!(zh.svg.contains("访存下限") && zh.svg.contains("没有拐点"));
         assert!(!zh.svg.contains("memory floor"));
         let json = serde_json::to_value(&v).unwrap();
@@ -378,14 +382,21 @@ mod tests {
     }
 
     /// The line under the legend stays under it when the legend wraps into a second row (as its
-    /// three names do in both languages at the figure's width): it overlapped the second row.
+    /// three names do in both languages at the figure's width, and more on a phone): it overlapped
+    /// the second row. The figure takes the room the page gives it.
     #[test]
     fn the_calibration_line_sits_below_the_legend_rows() {
-        for (l, last, line) in [
+        let rooms = [None, Some(crate::plot::MIN_WIDTH)];
+        for ((l, last, line), room) in [
             (Lang::En, "2·params·k·B / peak", "measured here"),
             (Lang::Zh, "2·参数·k·B / 峰值", "在这里实测"),
-        ] {
-            let svg = view_of(sample(Some(5.3)), l).svg;
+        ]
+        .into_iter()
+        .flat_map(|case| rooms.map(|room| (case, room)))
+        {
+            let svg = view_of(sample(Some(5.3)), l, room).svg;
+            let wide = room.unwrap_or(560);
+            assert!(svg.contains(&format!("width=\"{wide}\"")), "{l:?} {room:?}");
             let (legend, under) = (text_y(&svg, last), text_y(&svg, line));
             assert!(
                 under >= legend + 12.0,
@@ -406,7 +417,9 @@ mod tests {
     fn an_offloaded_measurement_draws_the_crossing_as_a_floor_of_its_own() {
         use crate::model::measure::{Timing, Transfer};
         let mut r = sample(Some(5.3));
-        assert!(!view_of(r.clone(), Lang::En).svg.contains("weights cross"));
+        assert!(!view_of(r.clone(), Lang::En, None)
+            .svg
+            .contains("weights cross"));
         r.transfer = Some(Transfer {
             bytes: 76_200_000,
             crossing: Timing {
@@ -415,13 +428,13 @@ mod tests {
             },
             gb_per_s: 3.387,
         });
-        let en = view_of(r.clone(), Lang::En).svg;
+        let en = view_of(r.clone(), Lang::En, None).svg;
         assert!(
             en.contains("offloaded: 76.2 MB cross before every call"),
             "{en}"
         );
         assert!(en.contains("weights cross: 22.5 ms (3.4 GB/s)"), "{en}");
-        let zh = view_of(r, Lang::Zh).svg;
+        let zh = view_of(r, Lang::Zh, None).svg;
         assert!(
             zh.contains("权重卸载：每次调用前传输 76.2 MB")
                 && zh.contains("权重传输：22.5 ms（3.4 GB/s）")
