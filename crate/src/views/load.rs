@@ -205,17 +205,18 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
         Lang::En => format!(" Measured, a speculative step costs T(n)/T(1) + d·c = {va:.2} + {:.2} one-token calls at batch {ba} and {vz:.2} + {:.2} at batch {bz}, for τ = {ta:.2} and {tz:.2} tokens.", cost(a) - va, cost(z) - vz),
         Lang::Zh => format!(" 实测：一个推测步花 T(n)/T(1) + d·c = {va:.2} + {:.2} 次单 token 调用（批 {ba}），{vz:.2} + {:.2} 次（批 {bz}），分别得到 τ = {ta:.2} 和 {tz:.2} 个 token。", cost(a) - va, cost(z) - vz),
     });
-    let falls = sz < sa * (1.0 - LEVEL);
+    // Only a fall the runs' spread does not cover is explained (as the trend above says).
+    let falls = sz < sa * (1.0 - LEVEL) && moved;
     let why = if falls && vz > va * (1.0 + LEVEL) {
         lang.pick(
             " The verification is what grew: the larger the batch, the more a step computes for every weight byte it reads, the nearer it is to compute-bound, and the less the extra tokens of a verification are free — what speculation saves in steps it spends in compute, as in serving.",
             " 变大的是验证：批越大，每读一个权重字节要算的就越多，一步越接近受算力限制，验证多出来的 token 就越不免费——推测省下的步数又花在了计算上，和服务系统一样。",
         )
     } else if falls {
-        lang.pick(
-            " The verification's cost hardly grew, so the step is not turning compute-bound across these batches: the rest of the step (the draft's calls, τ) moved the speedup.",
-            " 验证的开销几乎没有变大，所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。",
-        )
+        &match lang {
+            Lang::En => format!(" The verification's cost did not grow (T(n)/T(1) {va:.2} at batch {ba}, {vz:.2} at batch {bz}), so the step is not turning compute-bound across these batches: the rest of the step (the draft's calls, τ) moved the speedup."),
+            Lang::Zh => format!(" 验证的开销没有变大（T(n)/T(1)：批 {ba} 时 {va:.2}，批 {bz} 时 {vz:.2}），所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。"),
+        }
     } else {
         ""
     };
@@ -345,6 +346,10 @@ mod tests {
             "{en}"
         );
         assert!(!en.contains("falls, as it does"), "{en}");
+        // No trend, so nothing explains one: neither the costs nor where a fall starts.
+        for said in ["did not grow", "what grew", "the fall starts"] {
+            assert!(!en.contains(said), "{en}");
+        }
         let zh = caption(&r, Lang::Zh);
         assert!(zh.contains("读不出趋势"), "{zh}");
     }
@@ -366,8 +371,11 @@ mod tests {
         let rising = caption(&report(&[1, 8], &[1.2, 1.6], &[1.5, 1.5]), Lang::En);
         assert!(rising.contains("it rises, unlike serving"), "{rising}");
         assert!(!rising.contains("the fall starts"), "{rising}");
-        let flat_cost = caption(&report(&[1, 8], &[1.6, 1.2], &[1.0, 1.0]), Lang::En);
-        assert!(flat_cost.contains("hardly grew"), "{flat_cost}");
+        let flat_cost = caption(&report(&[1, 8], &[1.6, 1.2], &[1.0, 0.9]), Lang::En);
+        assert!(
+            flat_cost.contains("cost did not grow (T(n)/T(1) 1.00 at batch 1, 0.90 at batch 8)"),
+            "{flat_cost}"
+        );
         let one = caption(&report(&[4], &[1.2], &[1.0]), Lang::Zh);
         assert!(one.starts_with("只测了一个批大小：批 4 时 1.20×"), "{one}");
     }
