@@ -73,6 +73,15 @@ test('boost: bad values get one clear message and the widget keeps working', asy
   assert.match(refused[2], /pool = 5 is out of range/, refused[2]);
   assert.match(refused[3], /gamma = 0 is out of range: 1 ≤ γ ≤ 16/, refused[3]);
   assert.match(refused[4], /prompts = 0 is out of range/, refused[4]);
+  // The sentence says which way the pool of four falls short of the control, or that it matches it.
+  const versus = await page.evaluate(async () => {
+    const { sentence } = await import('./widgets/boost.js');
+    const row = (pool, boosted, tokens_per_call) => ({ pool, boosted, tokens_per_call, coverage: [{ pool: 0.5 }], measured_speedup: 1.2, tree_nodes: 4, identical: 10, prompts: 10, verify: 'greedy' });
+    const of = (tau) => sentence({ rows: [row(1, null, 2), row(4, true, tau), row(4, false, 2.5)] });
+    return [of(2.3), of(2.5)];
+  });
+  assert.match(versus[0], /boost-tuning gives fewer tokens per call than the control \(0\.92×\)/);
+  assert.match(versus[1], /boost-tuning gives about as many tokens per call as the control \(1\.00×\)/);
   await page.click(`${W} .bt-go`);
   await measured(page, 1);
   assert.equal((await rows(page)).length, 5);
