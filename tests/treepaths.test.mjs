@@ -131,6 +131,16 @@ test('tree vs paths: bad values get one clear message and the widget keeps worki
   await page.click(`${W} .tp-go`);
   await measured(page, 1);
   assert.deepEqual((await rows(page)).map((x) => x.slice(0, 3)), [['1', '10', '12']]);
+  // A tree of one level, ⟨8⟩: both ways compute 8 tokens, so a slower per-sequence call is put
+  // down to the copies of the cache, not to tokens it does not compute.
+  const flat = await page.evaluate(async () => {
+    const { compareSentence } = await import('./widgets/treepaths.js');
+    const row = (batch, ratio) => ({ batch, ratio, tokens_tree: 8 * batch, tokens_paths: 8 * batch });
+    return compareSentence({ rows: [row(1, 1.19), row(8, 1.3)], nodes: 8, path_tokens: 8, backend: 'flex', prompt_trees: null });
+  });
+  assert.match(flat, /though here it computes no more tokens/);
+  assert.match(flat, /as many tokens as the tree here \(8 per prompt: no node lies on two paths\)/);
+  assert.doesNotMatch(flat, /grows with the tokens|1\.00× the tokens|instead of/);
   assert.deepEqual(errors, []);
   await page.close();
 });
