@@ -60,6 +60,10 @@ test('the speedup against the batch: a row per batch, the published serving figu
   assert.equal(await page.inputValue(`${W} [data-key="batches"]`), '10,20,30,40,50,60,10,20,30,40,50,60,10');
   await page.waitForFunction(() => /#batches = 13/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
   assert.match(await alertOf(page, 'decoding'), /batches: the text was cut to its first 38 characters, after its last whole value/);
+  // One value longer than the field: cut as any text (not emptied), and refused as out of range.
+  await setControl(page, 'decoding', 'batches', '9'.repeat(44));
+  assert.equal(await page.inputValue(`${W} [data-key="batches"]`), '9'.repeat(40));
+  await page.waitForFunction(() => /: 9{40} is out of range: 1 ≤ batch ≤ 64/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });
   await setControl(page, 'decoding', 'batches', '1，2，4，8，16，32，64，99');
   assert.equal(await page.inputValue(`${W} [data-key="batches"]`), '1，2，4，8，16，32，64，99');
   await page.waitForFunction(() => /batch = 99 is out of range/.test(document.querySelector('[data-widget="decoding"] [role="alert"]').textContent), null, { timeout: 30_000 });

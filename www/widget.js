@@ -81,7 +81,9 @@ export function capText(raw, max = TEXT_MAX, list = false) {
   for (const ch of String(raw)) {
     bytes += urlBytes(ch);
     if (n === max || bytes > TEXT_URL_MAX) {
-      return { text: list ? text.slice(0, Math.max(text.lastIndexOf(','), text.lastIndexOf('，'), 0)) : text, cut: true };
+      // A list without a comma (one long value) is cut as any text: refused as out of range.
+      const at = Math.max(text.lastIndexOf(','), text.lastIndexOf('，'));
+      return { text: list && at > 0 ? text.slice(0, at) : text, cut: true };
     }
     text += ch;
     n += 1;
@@ -93,7 +95,7 @@ export function capText(raw, max = TEXT_MAX, list = false) {
 export function cutNote(c, text) {
   const n = [...text].length;
   const max = c.cap ?? TEXT_MAX;
-  const [whole, wholeZh] = c.list ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
+  const [whole, wholeZh] = c.list && /[,，]/.test(text) ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
   return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
     `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }

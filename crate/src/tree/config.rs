@@ -69,7 +69,7 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
         ));
     }
     let mut widths = Vec::new();
-    for (i, part) in inner.split(',').enumerate() {
+    for (i, part) in inner.split([',', '，']).enumerate() {
         let part = part.trim();
         if part.is_empty() {
             return Err(bad(
@@ -77,12 +77,18 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
                 format!("第 {} 层是空的", i + 1),
             ));
         }
-        let k: u64 = part.parse().map_err(|_| {
-            bad(
-                format!("level {} ({:?}) is not a whole number", i + 1, shown(part)),
-                format!("第 {} 层（{:?}）不是整数", i + 1, shown(part)),
-            )
-        })?;
+        // Digits too many for a u64 are a width over any budget: saturated, as the count is.
+        let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        let k: u64 = match part.parse() {
+            Ok(k) => k,
+            Err(_) if digits => u64::MAX,
+            Err(_) => {
+                return Err(bad(
+                    format!("level {} ({:?}) is not a whole number", i + 1, shown(part)),
+                    format!("第 {} 层（{:?}）不是整数", i + 1, shown(part)),
+                ))
+            }
+        };
         if k == 0 {
             return Err(bad(
                 format!(
@@ -144,6 +150,10 @@ mod tests {
         check("<0>", Err("width 0"));
         check("<>", Err("no levels"));
         check("<2,x>", Err("(\"x\") is not a whole number"));
+        // Chinese commas, as the γ and batch lists take them; digits too many for any integer
+        // type are a width over the budget.
+        check("<2，2>", Ok(&[2, 2]));
+        check("<99999999999999999999>", Err("over the budget of"));
         check("<2,-1>", Err("not a whole number"));
         check("<2,2", Err("not closed"));
         check("2,2>", Err("no opening"));

@@ -115,13 +115,26 @@ fn parse_list(
                 "应为用逗号分隔的整数，例如 1,2,4",
             ));
         }
-        // A whole number out of range (a negative one too) is named with the range.
-        let v: i64 = part.parse().map_err(|_| {
-            bad(
-                "every value must be a whole number, such as 1,2,4",
-                "每个值都必须是整数，例如 1,2,4",
-            )
-        })?;
+        // A whole number out of range (a negative one, or one too long for any integer type)
+        // is named with the range.
+        let digits = part.strip_prefix('-').unwrap_or(part);
+        let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        let v: i64 = match part.parse() {
+            Ok(v) => v,
+            Err(_) if whole => {
+                let (shown, allowed) = (crate::error::shown(part), each.allowed());
+                return Err(bad(
+                    &format!("{shown} is out of range: {allowed}"),
+                    &format!("{shown} 超出范围：{allowed}"),
+                ));
+            }
+            Err(_) => {
+                return Err(bad(
+                    "every value must be a whole number, such as 1,2,4",
+                    "每个值都必须是整数，例如 1,2,4",
+                ))
+            }
+        };
         each.check(v as f64)?;
         list.push(v as u64);
     }
@@ -155,6 +168,14 @@ mod tests {
         assert_eq!(e("-1,2"), "batch = -1 is out of range: 1 ≤ batch ≤ 64");
         assert!(e("1,,2").starts_with("bad batch list \"1,,2\": expected whole numbers"));
         assert!(e("1,x").contains("every value must be a whole number"));
+        assert!(e("1,2.5").contains("every value must be a whole number"));
+        // Too long for any integer type: still a whole number, out of range.
+        assert!(
+            e("2,99999999999999999999")
+                .ends_with(": 99999999999999999999 is out of range: 1 ≤ batch ≤ 64"),
+            "{}",
+            e("2,99999999999999999999")
+        );
         assert!(e("1,2,3,4,5,6,7,8,9").contains("#batches = 9"));
         // The γ list keeps its own name and bounds.
         assert!(parse_gammas("1,17")
