@@ -121,6 +121,12 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   const rows = await rowsOf(page, '[data-widget="decoding"] table.dec-greedy');
   assert.ok(rows.length > 1 && rows.slice(1).every((r) => / greedy 10\/10 /.test(r)), rows.join(' | '));
   assert.match(await text(page, '[data-widget="decoding"] .dec-note'), /Your draft trained in this page \(16,1,2,32/);
+  // Forgotten again: the next run cannot run, and what the last one left is greyed out, and said to be.
+  await page.click(`${W} .tr-forget`);
+  await setControl(page, 'decoding', 'gamma', '2');
+  await page.waitForFunction(() => /greyed out below is from the last run that did/.test(document.querySelector('[data-widget="decoding"] .dec-status').textContent));
+  assert.match(await alertOf(page, 'decoding'), /no draft is kept in this browser/);
+  assert.deepEqual(await page.$$eval('[data-widget="decoding"] .stale', (es) => es.map((e) => e.className)), ['note dec-note stale', 'dec-result stale']);
   assert.deepEqual(errors.filter((e) => !/no draft is kept in this browser/.test(e)), []);
   await page.close();
 });

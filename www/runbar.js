@@ -153,6 +153,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
         duringLine.textContent = v.during ? duringText(v.during, v.execution) : '';
       }
       status.textContent = done(v);
+      for (const el of [q('result'), note]) el?.classList.remove('stale');
       // An error this run bar showed belongs to an earlier run: this one succeeded.
       if (p.shownError) ui.alert('');
       p.shownError = false;
@@ -171,7 +172,12 @@ function startRun(ui, view, cls, name, params, channel, done) {
         count('failed');
         return;
       }
-      status.textContent = tr('The experiment could not run.', '实验无法运行。');
+      // What the widget still shows came from the last run that did (another input, a draft since
+      // forgotten): greyed out, and said so.
+      const last = !!q('result')?.textContent.trim();
+      for (const el of [q('result'), note]) el?.classList.toggle('stale', last);
+      status.textContent = last ? tr('The experiment could not run; what is greyed out below is from the last run that did.', '实验无法运行；下面变灰的是上一次成功运行的结果。')
+        : tr('The experiment could not run.', '实验无法运行。');
       ui.alert(e.message);
       p.shownError = true;
     })).finally(() => { if (current()) busy(false); });
