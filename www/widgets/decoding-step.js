@@ -96,7 +96,7 @@ export function stepHtml(v, i) {
   const dist = `${st.last_dist.map(([t, p]) => `${w(t)} ${fmt(p, 3)}`).join(', ')} → <b>${w(st.last)}</b>`;
   const emitted = `<b>${st.emitted.map(w).join(' ')}</b>`;
   return `<p class="numbers">${tr(`Step ${i + 1} of ${v.steps.length} · context`, `第 ${i + 1} 步，共 ${v.steps.length} 步 · 上下文`)} …${tail}</p>
-    <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}: ${nodes || tr('(none)', '（无）')}</p>${drafted}`
+    <p class="dec-tree">${chain ? tr('draft chain', '草稿链') : tr('token tree', '令牌树')}${tr(': ', '：')}${nodes || tr('(none)', '（无）')}</p>${drafted}`
     + (checks.length ? table([tr(['at', 'candidate x', 'p(x)', 'q(x)', a, 'uniform u', 'verdict'], ['位置', '候选 x', 'p(x)', 'q(x)', a, '均匀 u', '结果'])].concat(checks), 'dec-checks') : '')
     + tr(`<p class="numbers">Then ${ending}: ${dist}.
       This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).${cut}</p>`,

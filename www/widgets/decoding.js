@@ -123,7 +123,7 @@ function verifyCost(r) {
   return tr(` (here T(n)/T(1) is up to ${fmt(worst.verify_over_target, 2)}, for ${escapeHtml(worst.short)})`,
     `（这里 T(n)/T(1) 最高 ${fmt(worst.verify_over_target, 2)}，${escapeHtml(worst.short)}）`);
 }
-const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)} ${tr(`(${k.tested})`, `（${k.tested}）`)}`).join(tr(', ', '，'));
+const byKind = (rows) => rows.map((k) => `${kindName(k.kind)} ${fmt(k.alpha, 2)}${tr(` (${k.tested})`, `（${k.tested}）`)}`).join(tr(', ', '，'));
 
 function acceptanceHtml(rows) {
   return tr('<p class="numbers">Acceptance at every position of whole held-out worlds (teacher-forced): sampling β = Σ min(p, q), greedy: the draft’s argmax is the target’s.</p>',
@@ -220,7 +220,7 @@ function speedupHtml(r) {
 function sweepHtml(r) {
   const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
   const rows = r.rows.map((w, i) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
-    `<b>${fmt(w.measured_speedup, 2)}×</b> ${tr(`(IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
+    `<b>${fmt(w.measured_speedup, 2)}×</b>${tr(` (IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
   const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟']);
   const best = r.rows.find((w) => w.gamma === r.best_gamma);
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');

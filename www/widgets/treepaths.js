@@ -48,20 +48,20 @@ export function compareSentence(v) {
   const sameTokens = bound < 1.005;
   const small = first.ratio > 1.15 && sameTokens
     ? tr(` Unlike Figure 11, the per-sequence way is already slower at batch ${first.batch}, though here it computes no more tokens: what it adds is a copy of the prompt’s cache for every path, each path a sequence of its own.`,
-      ` 和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢，尽管这里它并没有多算 token：多出来的是每条路径一份提示词缓存的复制，每条路径都是一个单独的序列。`)
+      `和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢，尽管这里它并没有多算 token：多出来的是每条路径一份提示词缓存的复制，每条路径都是一个单独的序列。`)
     : first.ratio > 1.15
     ? tr(` Unlike Figure 11, the per-sequence way is already slower at batch ${first.batch}: on ${device} a call’s time grows with the tokens it computes even when it is small, where Figure 11’s GPU has idle lanes that hide the extra tokens of a small batch.`,
-      ` 和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢：在${device}上，哪怕调用很小，它的时间也随计算的 token 数增长；而图 11 的 GPU 在小批时有空闲的计算单元，把多出来的 token 藏起来了。`)
+      `和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢：在${device}上，哪怕调用很小，它的时间也随计算的 token 数增长；而图 11 的 GPU 在小批时有空闲的计算单元，把多出来的 token 藏起来了。`)
     : tr(` At batch ${first.batch} the two are comparable, as in Figure 11: a call this small costs reading the weights and its fixed work, not its tokens.`,
-      ` 批 ${first.batch} 时两者相当，和图 11 一样：这么小的调用，花的是读权重和固定开销，而不是 token。`);
+      `批 ${first.batch} 时两者相当，和图 11 一样：这么小的调用，花的是读权重和固定开销，而不是 token。`);
   const counts = v.prompt_trees
     ? tr(`${last.tokens_paths} instead of ${last.tokens_tree} at batch ${last.batch}, a tree per prompt`, `批 ${last.batch} 时 ${last.tokens_paths} 个而不是 ${last.tokens_tree} 个，每个提示词一棵树`)
     : tr(`${v.path_tokens} instead of ${v.nodes} per prompt`, `每个提示词 ${v.path_tokens} 个而不是 ${v.nodes} 个`);
   const each = v.prompt_trees ? tr(`${last.tokens_tree} at batch ${last.batch}`, `批 ${last.batch} 时 ${last.tokens_tree} 个`) : tr(`${v.nodes} per prompt`, `每个提示词 ${v.nodes} 个`);
   const tokens = sameTokens ? tr(` Per sequence computes as many tokens as the tree here (${each}: no node lies on two paths), so the time ratio measures what the copies of the prompt’s cache cost.`,
-    ` 这里按序列验证算的 token 和树一样多（${each}：没有节点同时在两条路径上），所以时间比量的是复制提示词缓存的开销。`)
+    `这里按序列验证算的 token 和树一样多（${each}：没有节点同时在两条路径上），所以时间比量的是复制提示词缓存的开销。`)
     : tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${counts}), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
-    ` 按序列验证要算 ${fmt(bound, 2)} 倍的 token（${counts}），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
+    `按序列验证要算 ${fmt(bound, 2)} 倍的 token（${counts}），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
   return `<p class="numbers">${here}${trend}${small}${tokens}</p>`;
 }
 

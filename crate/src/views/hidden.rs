@@ -144,7 +144,7 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
                 (20, h as i32 - 22),
                 &[(
                     l.pick(
-                        "fill: the draft's confidence in the path",
+                        "fill: the draft’s confidence in the path",
                         "填充：草稿对路径的置信度",
                     ),
                     colors::BLUE,
@@ -264,7 +264,7 @@ pub fn methods_svg(r: &MethodsReport, l: Lang) -> String {
             (20, bottom + 44),
             &[(
                 l.pick(
-                    "the lecture's formula (verification free)",
+                    "the lecture’s formula (verification free)",
                     "课上的公式（验证免费）",
                 ),
                 colors::PURPLE,

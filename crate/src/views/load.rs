@@ -175,7 +175,7 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
         .to_string()
     } else if sz < sa * (1.0 - LEVEL) || sz > sa * (1.0 + LEVEL) {
         lang.pick(
-            "moves less than the runs' own spread (IQR up to {spread}×), so no trend can be read from it; in serving it falls",
+            "moves less than the runs’ own spread (IQR up to {spread}×), so no trend can be read from it; in serving it falls",
             "变化小于这些运行自身的离散（IQR 最大 {spread}×），读不出趋势；服务系统里是下降的",
         )
         .replace("{spread}", &format!("{spread:.2}"))
@@ -203,19 +203,19 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
     let (ta, tz) = (a.tokens_per_call, z.tokens_per_call);
     said.push_str(&match lang {
         Lang::En => format!(" Measured, a speculative step costs T(n)/T(1) + d·c = {va:.2} + {:.2} one-token calls at batch {ba} and {vz:.2} + {:.2} at batch {bz}, for τ = {ta:.2} and {tz:.2} tokens.", cost(a) - va, cost(z) - vz),
-        Lang::Zh => format!(" 实测：一个推测步花 T(n)/T(1) + d·c = {va:.2} + {:.2} 次单 token 调用（批 {ba}），{vz:.2} + {:.2} 次（批 {bz}），分别得到 τ = {ta:.2} 和 {tz:.2} 个 token。", cost(a) - va, cost(z) - vz),
+        Lang::Zh => format!("实测：一个推测步花 T(n)/T(1) + d·c = {va:.2} + {:.2} 次单 token 调用（批 {ba}），{vz:.2} + {:.2} 次（批 {bz}），分别得到 τ = {ta:.2} 和 {tz:.2} 个 token。", cost(a) - va, cost(z) - vz),
     });
     // Only a fall the runs' spread does not cover is explained (as the trend above says).
     let falls = sz < sa * (1.0 - LEVEL) && moved;
     let why = if falls && vz > va * (1.0 + LEVEL) {
         lang.pick(
             " The verification is what grew: the larger the batch, the more a step computes for every weight byte it reads, the nearer it is to compute-bound, and the less the extra tokens of a verification are free — what speculation saves in steps it spends in compute, as in serving.",
-            " 变大的是验证：批越大，每读一个权重字节要算的就越多，一步越接近受算力限制，验证多出来的 token 就越不免费——推测省下的步数又花在了计算上，和服务系统一样。",
+            "变大的是验证：批越大，每读一个权重字节要算的就越多，一步越接近受算力限制，验证多出来的 token 就越不免费——推测省下的步数又花在了计算上，和服务系统一样。",
         )
     } else if falls {
         &match lang {
-            Lang::En => format!(" The verification's cost did not grow (T(n)/T(1) {va:.2} at batch {ba}, {vz:.2} at batch {bz}), so the step is not turning compute-bound across these batches: the rest of the step (the draft's calls, τ) moved the speedup."),
-            Lang::Zh => format!(" 验证的开销没有变大（T(n)/T(1)：批 {ba} 时 {va:.2}，批 {bz} 时 {vz:.2}），所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。"),
+            Lang::En => format!(" The verification’s cost did not grow (T(n)/T(1) {va:.2} at batch {ba}, {vz:.2} at batch {bz}), so the step is not turning compute-bound across these batches: the rest of the step (the draft’s calls, τ) moved the speedup."),
+            Lang::Zh => format!("验证的开销没有变大（T(n)/T(1)：批 {ba} 时 {va:.2}，批 {bz} 时 {vz:.2}），所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。"),
         }
     } else {
         ""
@@ -224,8 +224,8 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
     // The device: a serving GPU at a small batch verifies almost for free; say what this one pays.
     if falls && va >= 1.0 + LEVEL {
         said.push_str(&match lang {
-            Lang::En => format!(" On this device verifying costs {va:.2}× a one-token call already at batch {ba}, where a serving GPU's small batches are memory-bound and verify nearly free: the fall starts here at a smaller batch than in serving."),
-            Lang::Zh => format!(" 在这台设备上，批 {ba} 时验证就已经是单 token 调用的 {va:.2} 倍，而服务用的 GPU 在小批量时受访存限制、验证几乎免费：所以这里的下降比服务系统开始得更早。"),
+            Lang::En => format!(" On this device verifying costs {va:.2}× a one-token call already at batch {ba}, where a serving GPU’s small batches are memory-bound and verify nearly free: the fall starts here at a smaller batch than in serving."),
+            Lang::Zh => format!("在这台设备上，批 {ba} 时验证就已经是单 token 调用的 {va:.2} 倍，而服务用的 GPU 在小批量时受访存限制、验证几乎免费：所以这里的下降比服务系统开始得更早。"),
         });
     }
     // Every batch where speculation lost, not just the first: a noisy sweep need not stay below 1.
@@ -241,7 +241,7 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
     if !slow.is_empty() {
         said.push_str(&match lang {
             Lang::En => format!(" Slower than plain decoding at batch {}.", slow.join(", ")),
-            Lang::Zh => format!(" 比普通解码还慢的批大小：{}。", slow.join("，")),
+            Lang::Zh => format!("比普通解码还慢的批大小：{}。", slow.join("，")),
         });
     }
     said
@@ -342,7 +342,7 @@ mod tests {
         r.rows[0].measured_speedup_iqr = 0.5;
         let en = caption(&r, Lang::En);
         assert!(
-            en.contains("moves less than the runs' own spread (IQR up to 0.50×)"),
+            en.contains("moves less than the runs’ own spread (IQR up to 0.50×)"),
             "{en}"
         );
         assert!(!en.contains("falls, as it does"), "{en}");
