@@ -89,7 +89,7 @@ test('train: the same seed gives the same loss curve; another seed another', asy
 
 test('train: Download gives the file; Load takes it back; a corrupt or foreign file is refused and changes nothing; Forget forgets', async () => {
   const { page, errors } = await open(env, `${TINY}&decoding.experiment=greedy&decoding.prompts=10&decoding.gamma=2#train`, { height: 1400 });
-  assert.match(await kept(page), /No draft is kept in this browser yet/);
+  assert.match(await kept(page), /^No draft is kept in this browser: train one/);
   // Before any draft: the decoding widget says there is none, and keeps working.
   await setControl(page, 'decoding', 'draft', 'yours');
   await page.waitForFunction(() => /no draft is kept in this browser \(none was trained here yet, or it was forgotten\)/.test(document.querySelector('[data-widget="decoding"] [role="alert"]')?.textContent));
@@ -139,7 +139,7 @@ test('train in Chinese at 390 px: Cancel stops a run mid-way and keeps nothing; 
   assert.equal(await count(page, 'cancelled'), 1);
   assert.match(await text(page, `${W} .tr-status`), /^在第 \d+ 步取消：什么都没保存（之前保存的草稿还在）。$/);
   assert.equal(await count(page, 'trained'), 0);
-  assert.match(await kept(page), /这个浏览器里还没有保存草稿/);
+  assert.match(await kept(page), /这个浏览器里没有保存草稿/);
   assert.match(await text(page, `${W} .tr-check`), /留出提示词上用 γ 4 的贪心链/);
   assert.deepEqual(await tooWide(page, 'train', '.tr-chart svg'), []);
   assert.equal(await page.$eval(`${W} .tr-cancel`, (b) => b.hidden), true);

@@ -118,7 +118,7 @@ function historyHtml() {
 }
 
 function keptHtml(kept) {
-  if (!kept) return tr('No draft is kept in this browser yet: train one, or load a draft file.', '这个浏览器里还没有保存草稿：训练一个，或载入一个草稿文件。');
+  if (!kept) return tr('No draft is kept in this browser: train one, or load a draft file.', '这个浏览器里没有保存草稿：训练一个，或载入一个草稿文件。');
   const from = kept.teacher ? tr(`${escapeHtml(teacherName(kept.teacher))}, ${kept.steps} steps, seed ${kept.seed}`, `${escapeHtml(teacherName(kept.teacher))}，${kept.steps} 步，种子 ${kept.seed}`) : tr('loaded from a file', '从文件载入');
   const tau = kept.check ? tr(`, τ ${fmt(kept.check.tokens_per_call, 2)} at γ ${kept.check.gamma}`, `，γ ${kept.check.gamma} 时 τ ${fmt(kept.check.tokens_per_call, 2)}`) : '';
   return tr(`Kept in this browser: your draft (${escapeHtml(kept.shape)}: d, layers, heads, d_ff; ${from}${tau}). The decoding widget speculates with it: choose the draft “yours”.`,
