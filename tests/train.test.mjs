@@ -126,7 +126,10 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   await setControl(page, 'decoding', 'gamma', '2');
   await page.waitForFunction(() => /greyed out below is from the last run that did/.test(document.querySelector('[data-widget="decoding"] .dec-status').textContent));
   assert.match(await alertOf(page, 'decoding'), /no draft is kept in this browser/);
-  assert.deepEqual(await page.$$eval('[data-widget="decoding"] .stale', (es) => es.map((e) => e.className)), ['note dec-note stale', 'dec-result stale']);
+  // Every part of the view under the run bar (result, note, figure, timing line) is greyed; the bar is not.
+  const shade = await page.$eval('[data-widget="decoding"] .view', (v) => [...v.children].map((e) => [e.querySelector('.dec-run, .dec-result, .dec-plot') ? e.firstElementChild.className : '', getComputedStyle(e).opacity]));
+  assert.deepEqual(shade.filter(([c, o]) => (o === '1') !== /dec-run/.test(c)), [], JSON.stringify(shade));
+  assert.ok(shade.some(([c]) => /dec-result/.test(c)) && shade.length >= 4, JSON.stringify(shade));
   assert.deepEqual(errors.filter((e) => !/no draft is kept in this browser/.test(e)), []);
   await page.close();
 });

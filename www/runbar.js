@@ -124,6 +124,9 @@ function startRun(ui, view, cls, name, params, channel, done) {
   p.job?.cancel();
   const q = (what) => view.querySelector(`.${cls}-${what}`);
   const [status, bar, cancel, note, retry, duringLine] = ['status', 'progress', 'cancel', 'note', 'retry', 'during'].map(q);
+  // Everything the view shows under its run bar (each in a part of its own, widget.js): a run's
+  // result, note, figures and timing line.
+  const below = () => [...view.children].filter((el) => !el.matches('.dec-run') && !el.querySelector('.dec-run'));
   const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; ui.root.setAttribute('aria-busy', String(on)); };
   if (waitsForRun(ui, view, cls, () => runInWorker(ui, view, cls, name, params, channel, done))) {
     busy(false);
@@ -153,7 +156,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
         duringLine.textContent = v.during ? duringText(v.during, v.execution) : '';
       }
       status.textContent = done(v);
-      for (const el of [q('result'), note]) el?.classList.remove('stale');
+      for (const el of below()) el.classList.remove('stale');
       // An error this run bar showed belongs to an earlier run: this one succeeded.
       if (p.shownError) ui.alert('');
       p.shownError = false;
@@ -175,7 +178,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
       // What the widget still shows came from the last run that did (another input, a draft since
       // forgotten): greyed out, and said so.
       const last = !!q('result')?.textContent.trim();
-      for (const el of [q('result'), note]) el?.classList.toggle('stale', last);
+      for (const el of below()) el.classList.toggle('stale', last);
       status.textContent = last ? tr('The experiment could not run; what is greyed out below is from the last run that did.', '实验无法运行；下面变灰的是上一次成功运行的结果。')
         : tr('The experiment could not run.', '实验无法运行。');
       ui.alert(e.message);
