@@ -213,9 +213,13 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
             "变大的是验证：批越大，每读一个权重字节要算的就越多，一步越接近受算力限制，验证多出来的 token 就越不免费——推测省下的步数又花在了计算上，和服务系统一样。",
         )
     } else if falls {
+        let (grew, grew_zh) = match vz <= va {
+            true => ("did not grow", "没有变大"),
+            false => ("hardly grew", "几乎没有变大"),
+        };
         &match lang {
-            Lang::En => format!(" The verification’s cost did not grow (T(n)/T(1) {va:.2} at batch {ba}, {vz:.2} at batch {bz}), so the step is not turning compute-bound across these batches: the rest of the step (the draft’s calls, τ) moved the speedup."),
-            Lang::Zh => format!("验证的开销没有变大（T(n)/T(1)：批 {ba} 时 {va:.2}，批 {bz} 时 {vz:.2}），所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。"),
+            Lang::En => format!(" The verification’s cost {grew} (T(n)/T(1) {va:.2} at batch {ba}, {vz:.2} at batch {bz}), so the step is not turning compute-bound across these batches: the rest of the step (the draft’s calls, τ) moved the speedup."),
+            Lang::Zh => format!("验证的开销{grew_zh}（T(n)/T(1)：批 {ba} 时 {va:.2}，批 {bz} 时 {vz:.2}），所以在这些批大小上一步并没有变成受算力限制：是步里的其余部分（草稿调用、τ）让加速比变了。"),
         }
     } else {
         ""
@@ -375,6 +379,11 @@ mod tests {
         assert!(
             flat_cost.contains("cost did not grow (T(n)/T(1) 1.00 at batch 1, 0.90 at batch 8)"),
             "{flat_cost}"
+        );
+        let little = caption(&report(&[1, 8], &[1.6, 1.2], &[1.0, 1.04]), Lang::En);
+        assert!(
+            little.contains("cost hardly grew (T(n)/T(1) 1.00 at batch 1, 1.04 at batch 8)"),
+            "{little}"
         );
         let one = caption(&report(&[4], &[1.2], &[1.0]), Lang::Zh);
         assert!(one.starts_with("只测了一个批大小：批 4 时 1.20×"), "{one}");
