@@ -1,7 +1,7 @@
 //! Data-space charts on a [`Canvas`]: a linear or log₁₀ scale per axis, nice ticks, grid,
 //! titles, and helpers that map data points to pixels.
 
-use super::{colors, tick_label, Align, Canvas};
+use super::{colors, text_width, tick_label, Align, Canvas, MARGIN};
 use plotters::style::RGBColor;
 
 /// One axis: the data range and whether it is logarithmic.
@@ -147,14 +147,12 @@ impl<'c, 'a> Chart<'c, 'a> {
             );
         }
         canvas.line(&[(l, t), (l, b), (r, b)], colors::AXIS, 1);
-        canvas.text(
-            ((l + r) / 2, b + 20),
-            labels.x,
-            12,
-            colors::INK,
-            Align::Middle,
-            true,
-        );
+        // Centred under the plot, shifted (not cut) where a narrow figure's edge would clip it.
+        let half = text_width(labels.x, 12) / 2;
+        let cx = ((l + r) / 2)
+            .min(canvas.width - MARGIN - half)
+            .max(MARGIN + half);
+        canvas.text((cx, b + 20), labels.x, 12, colors::INK, Align::Middle, true);
         canvas.text_vertical((l - 42, (t + b) / 2), labels.y, 12, colors::INK);
         canvas.title(l, t, labels.title, 14);
         chart

@@ -280,7 +280,7 @@ impl Canvas<'_> {
 }
 
 /// Room kept free at a figure's right edge.
-const MARGIN: i32 = 6;
+pub(crate) const MARGIN: i32 = 6;
 /// A legend's text size, its swatch with the gap after it, and its row height.
 const LEGEND_PX: u32 = 12;
 const SWATCH: i32 = 16;

@@ -10,7 +10,7 @@ use crate::i18n::Lang;
 use crate::model::measure::{self, Roofline};
 use crate::model::widen::WIDTH;
 use crate::model::Models;
-use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, wrap, Align, Chart, Labels, Scale};
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -188,8 +188,8 @@ fn roofline_svg(r: &Roofline, l: Lang, width: u32) -> String {
         let labels = Labels {
             title: &title,
             x: l.pick(
-                "k (tokens per sequence in one call, log)",
-                "k（一次调用里每个序列的 token 数，对数）",
+                "k = tokens per sequence (log)",
+                "k = 每个序列的 token 数（对数）",
             ),
             y: l.pick("time per call (µs, log)", "每次调用的时间（µs，对数）"),
         };
@@ -303,26 +303,24 @@ fn roofline_svg(r: &Roofline, l: Lang, width: u32) -> String {
                 ),
             ],
         );
-        // Below the legend's last row, however many rows a narrow figure wraps it into; the
-        // figure grows to hold it.
-        cv.reach(legend + 28);
-        cv.text(
-            (70, legend + 20),
-            &l.pick(
-                format!(
-                    "measured here: {:.1} GB/s, {:.1} GFLOP/s, clock step {:.0} µs",
-                    r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
-                ),
-                format!(
-                    "在这里实测：{:.1} GB/s，{:.1} GFLOP/s，时钟步长 {:.0} µs",
-                    r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
-                ),
+        // Below the legend's last row, however many rows a narrow figure wraps it into, itself
+        // wrapped to the figure's width; the figure grows to hold it.
+        let measured = l.pick(
+            format!(
+                "measured here: {:.1} GB/s, {:.1} GFLOP/s, clock step {:.0} µs",
+                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
             ),
-            11,
-            colors::AXIS,
-            Align::Start,
-            false,
+            format!(
+                "在这里实测：{:.1} GB/s，{:.1} GFLOP/s，时钟步长 {:.0} µs",
+                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+            ),
         );
+        let lines = wrap(&measured, 11, cv.width - 70 - 6);
+        cv.reach(legend + 28 + 14 * (lines.len() as i32 - 1));
+        for (i, line) in lines.iter().enumerate() {
+            let y = legend + 20 + 14 * i as i32;
+            cv.text((70, y), line, 11, colors::AXIS, Align::Start, false);
+        }
     })
 }
 
@@ -397,6 +395,16 @@ mod tests {
             let svg = view_of(sample(Some(5.3)), l, room).svg;
             let wide = room.unwrap_or(560);
             assert!(svg.contains(&format!("width=\"{wide}\"")), "{l:?} {room:?}");
+            // Every text inside the figure (the y-axis title runs upright along its axis).
+            let upright = l.pick("time per call (µs, log)", "每次调用的时间（µs，对数）");
+            for (text, left, right) in crate::plot::tests::text_spans(&svg) {
+                if text != upright {
+                    assert!(
+                        left >= 0 && right <= wide as i32,
+                        "{l:?} at {wide}: {text:?} spans {left}…{right}"
+                    );
+                }
+            }
             let (legend, under) = (text_y(&svg, last), text_y(&svg, line));
             assert!(
                 under >= legend + 12.0,
