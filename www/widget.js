@@ -55,7 +55,7 @@ function parseValue(c, raw) {
     return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${using}`, `${label}：“${shown}” 不是可选项之一；改用${usingZh}`) };
   }
   const r = capText(raw, c.cap, c.list);
-  return r.cut ? { value: r.text, error: cutNote(c, r.text) } : { value: r.text };
+  return r.cut ? { value: r.text, error: cutNote(c, r.text, r.atValue) } : { value: r.text };
 }
 
 // One cap for every text a person can type (a control, an exercise's answer), applied as it is
@@ -70,20 +70,23 @@ const TEXT_URL_MAX = 500;
 const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
 
 /**
- * `raw` cut to the cap (`max` characters, and TEXT_URL_MAX bytes as a URL spells them), never
- * inside a character, and for a `list` (a control's values separated by commas) never inside a
- * value: { text, cut }.
+ * `raw` cut to the cap (`max` characters and URL bytes), never inside a character; a `list` (a
+ * control's values separated by commas) takes its Chinese commas as ASCII ones (a URL spells "，"
+ * in nine bytes) and is never cut inside a value: { text, cut, atValue (a list cut between two
+ * values) }.
  */
 export function capText(raw, max = TEXT_MAX, list = false) {
   let text = '';
   let bytes = 0;
   let n = 0;
-  for (const ch of String(raw)) {
+  for (const ch of list ? String(raw).replaceAll('，', ',') : String(raw)) {
     bytes += urlBytes(ch);
-    if (n === max || bytes > TEXT_URL_MAX) {
-      // A list without a comma (one long value) is cut as any text: refused as out of range.
-      const at = Math.max(text.lastIndexOf(','), text.lastIndexOf('，'));
-      return { text: list && at > 0 ? text.slice(0, at) : text, cut: true };
+    if (n === max || bytes > Math.min(max, TEXT_URL_MAX)) {
+      // A list is cut after its last whole value (here, or at its last comma); one without a
+      // comma (one long value) is cut as any text, and refused as out of range.
+      const at = text.lastIndexOf(',');
+      if (!list || ch === ',' || at <= 0) return { text, cut: true, atValue: list && (ch === ',' || at > 0) };
+      return { text: text.slice(0, at), cut: true, atValue: true };
     }
     text += ch;
     n += 1;
@@ -91,11 +94,11 @@ export function capText(raw, max = TEXT_MAX, list = false) {
   return { text, cut: false };
 }
 
-/** What a person is told when their text was cut (`label` names the field). */
-export function cutNote(c, text) {
+/** What a person is told when their text was cut (`label` names the field; `atValue`: a list cut between values). */
+export function cutNote(c, text, atValue = false) {
   const n = [...text].length;
   const max = c.cap ?? TEXT_MAX;
-  const [whole, wholeZh] = c.list && /[,，]/.test(text) ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
+  const [whole, wholeZh] = atValue ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
   return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
     `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
@@ -344,10 +347,8 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     if (c.type === 'text') {
       // Cut as it is typed (or pasted), so that what the field shows is what the URL keeps.
       const r = capText(v, c.cap, c.list);
-      if (r.cut) {
-        ev.target.value = r.text;
-        cut = cutNote(c, r.text);
-      }
+      if (r.text !== v) ev.target.value = r.text;
+      if (r.cut) cut = cutNote(c, r.text, r.atValue);
       v = r.text;
     }
     if (c.type === 'range' || c.type === 'number') {
