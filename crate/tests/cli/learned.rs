@@ -106,6 +106,15 @@ fn a_trained_draft_is_written_reported_and_decodes_through_draft_file() {
         &["likesworld", "boost", "--draft-file", out, "--prompts", "2"],
         "runs neither draft A nor draft B",
     );
+    // Experiments that set drafts A and B side by side have no one place for it either.
+    check_error(
+        &["likesworld", "acceptance", "--draft-file", out],
+        "--draft-file: acceptance by kind compares drafts A and B, so a trained draft has no place here",
+    );
+    check_error(
+        &["likesworld", "methods", "--draft-file", out],
+        "--draft-file: the §6 table compares drafts A and B",
+    );
     // A directory is not a file (refused before it is read).
     let d = dir.to_str().unwrap();
     check_error(

@@ -38,7 +38,7 @@ pub struct Opts {
     pub json: bool,
     /// Added to the report by the dispatcher, as a JSON key and a row: what an option changed
     /// that the report's own words do not say (`--draft-file`: the reports say "your draft", this
-    /// row which file it is).
+    /// row which file it is; the experiments that compare drafts A and B refuse it).
     pub beside: Vec<(&'static str, String)>,
 }
 

@@ -6,7 +6,7 @@
 //! for); `decode-bench` times the page's `decoding_view` on the benchmark's suite. Each
 //! prints its report.
 
-use super::options::{draft, models, prompts, run, value};
+use super::options::{draft, models, models_with_both_drafts, prompts, run, value};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
@@ -37,7 +37,7 @@ fn kinds_row(by_kind: &[KindAlpha]) -> (String, String) {
 
 pub fn acceptance(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 200)?;
-    let m = models(o)?;
+    let m = models_with_both_drafts(o, "acceptance by kind compares drafts A and B")?;
     let Outcome::Acceptance(rows) = run(o, &Experiment::Acceptance(Worlds { prompts: n }), &m)?
     else {
         unreachable!("the acceptance experiment reports acceptance by kind")

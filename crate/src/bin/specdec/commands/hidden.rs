@@ -2,7 +2,9 @@
 //! §5.2, §4.7) and the §6 table measured. Each reads its options into one `specdec::lab`
 //! experiment, runs it as the page does (`options::run`), and prints its report.
 
-use super::options::{drafts_row, models, models_without_draft, prompts, run, value};
+use super::options::{
+    drafts_row, models_with_both_drafts, models_without_draft, prompts, run, value,
+};
 use crate::opts::{row, Opts, Report, Usage};
 use specdec::error::Named;
 use specdec::i18n::Lang;
@@ -175,7 +177,10 @@ pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
     let n = prompts(o, 20)?;
     // With --drafts-on every model draft moves (A, B, Medusa, EAGLE): the rows are compared at
     // one placement, as in the page.
-    let m = models(o)?;
+    let m = models_with_both_drafts(
+        o,
+        "the §6 table compares drafts A and B with the other methods",
+    )?;
     let experiment = Experiment::Methods(MethodsRun { budget, prompts: n });
     let Outcome::Methods(r) = run(o, &experiment, &m)? else {
         unreachable!("the §6 experiment reports its table")

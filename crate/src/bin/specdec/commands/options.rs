@@ -70,10 +70,12 @@ fn draft_file(o: &mut Opts, models: Models) -> Result<Models, Usage> {
     Ok(models.with_own_draft(draft))
 }
 
-fn return_if_draft_file(o: &Opts, what: &str) -> Result<(), Usage> {
+/// `--draft-file` refused where the experiment has no one draft's place for it: `why` says what
+/// it runs instead.
+fn return_if_draft_file(o: &Opts, why: &str) -> Result<(), Usage> {
     match o.peek("draft-file") {
         Some(_) => Err(Usage(format!(
-            "{}: --draft-file: {what} runs neither draft A nor draft B, so a trained draft has no place here",
+            "{}: --draft-file: {why}, so a trained draft has no place here",
             o.command
         ))),
         None => Ok(()),
@@ -100,6 +102,13 @@ pub fn return_if_drafts_on(o: &Opts, what: &str) -> Result<(), Usage> {
 /// [`models`] for an experiment that runs neither draft A nor B (Medusa, EAGLE, a pool, a drafter
 /// without a model): `--draft-file` is refused, naming why, rather than ignored.
 pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
+    return_if_draft_file(o, &format!("{what} runs neither draft A nor draft B"))?;
+    models(o)
+}
+
+/// [`models`] for an experiment that compares the shipped drafts A and B side by side (`what`
+/// says how): `--draft-file`, which would take both places, is refused, naming why.
+pub fn models_with_both_drafts(o: &mut Opts, what: &str) -> Result<Models, Usage> {
     return_if_draft_file(o, what)?;
     models(o)
 }
@@ -109,7 +118,10 @@ pub fn models_without_draft(o: &mut Opts, what: &str) -> Result<Models, Usage> {
 /// backends before any model loads). A drafter without a model refuses a draft's options.
 pub fn timed_models(o: &mut Opts, shape: Proposing) -> Result<Models, Usage> {
     if shape.free().is_some() {
-        return_if_draft_file(o, "a drafter without a model")?;
+        return_if_draft_file(
+            o,
+            "a drafter without a model runs neither draft A nor draft B",
+        )?;
         return_if_drafts_on(o, "a drafter without a model runs no draft model")?;
     }
     let width = width(o, "target-width")?;
