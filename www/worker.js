@@ -269,7 +269,8 @@ self.onmessage = async ({ data }) => {
   try {
     engine = job.engine;
     const result = job.gpu ? await runOnGpu(job, name, progress, test) : await engine[name](job.params, progress);
-    if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(' ');
+    // Two notes, two sentences: no space between Chinese ones.
+    if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(job.params?.lang === 'zh' ? '' : ' ');
     // How the matmuls ran, for a job on flex (the few-rows kernel and its threads are flex's).
     if (!job.gpu && (job.params?.backend ?? 'flex') === 'flex' && result && typeof result === 'object' && !Array.isArray(result)) {
       result.execution = { ...execution, width: Number(job.params?.target_width ?? 1), yours: !!job.params?.trained_draft, ...result.execution };

@@ -130,7 +130,12 @@ impl Error {
                 },
                 Lang::En,
             ) => {
-                format!("{} has {nodes} nodes, over the budget of {budget}", what.en)
+                // A saturated count (a hostile width of twenty digits) is a lower bound.
+                let at_least = if *nodes == u64::MAX { "at least " } else { "" };
+                format!(
+                    "{} has {at_least}{nodes} nodes, over the budget of {budget}",
+                    what.en
+                )
             }
             (
                 Error::TooLarge {
@@ -140,7 +145,11 @@ impl Error {
                 },
                 Lang::Zh,
             ) => {
-                format!("{} 有 {nodes} 个节点，超出 {budget} 个节点的预算", what.zh)
+                let at_least = if *nodes == u64::MAX { "至少" } else { "" };
+                format!(
+                    "{} 有{at_least} {nodes} 个节点，超出 {budget} 个节点的预算",
+                    what.zh
+                )
             }
         }
     }

@@ -153,7 +153,10 @@ mod tests {
         // Chinese commas, as the γ and batch lists take them; digits too many for any integer
         // type are a width over the budget.
         check("<2，2>", Ok(&[2, 2]));
-        check("<99999999999999999999>", Err("over the budget of"));
+        check(
+            "<99999999999999999999>",
+            Err("has at least 18446744073709551615 nodes, over the budget of"),
+        );
         check("<2,-1>", Err("not a whole number"));
         check("<2,2", Err("not closed"));
         check("2,2>", Err("no opening"));

@@ -353,7 +353,7 @@ pub async fn likesworld_decode(
     // The trained draft ran in both drafts' places: the note says whose it is (the report's own
     // words name it so, `Models::whose`).
     let note = match (note, yours) {
-        (Some(n), Some(y)) => Some(format!("{n} {y}")),
+        (Some(n), Some(y)) => Some(lang.pick(format!("{n} {y}"), format!("{n}{y}"))),
         (n, y) => n.or(y),
     };
     job.output(view.map(|v| v.noted(note)))
