@@ -59,7 +59,7 @@ test('boost in Chinese, at 390 px, embedded: the numbers, the sentence, nothing 
   await page.close();
 });
 
-test('boost: bad values get one clear message and the widget keeps working', async () => {
+test('boost: bad values get one clear message and the widget keeps working; the sentence says fewer tokens, or as many, where boosting does not pay', async () => {
   const { page, errors } = await open(env, '?boost.pools=1,9&boost.prompts=10');
   assert.match(await alertOf(page, 'boost'), /pool sizes: “1,9” is not one of the choices; using 1,2,4/);
   // The engine's own checks, in the worker.

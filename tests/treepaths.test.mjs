@@ -109,7 +109,7 @@ test('tree vs paths: EAGLE-2’s dynamic tree on flex grows a tree per prompt, c
   await zh.page.close();
 });
 
-test('tree vs paths: bad values get one clear message and the widget keeps working', async () => {
+test('tree vs paths: bad values get one clear message and the widget keeps working; a tree whose paths share no node is not said to cost more tokens', async () => {
   const { page, errors } = await open(env, '?treepaths.config=%3C2,,1%3E&treepaths.batches=1');
   assert.match(await alertOf(page, 'treepaths'), /tree: “<2,,1>” is not one of the choices; using “⟨2,2,1⟩” \(<2,2,1>\)/);
   // The engine's own checks, in the worker: a batch of 0, a malformed list, a bad tree, too many
