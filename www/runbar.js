@@ -89,8 +89,9 @@ export const titleOf = (ui) => ui.root.querySelector('header h2')?.textContent ?
 
 /**
  * The line a timed report carries (`during`, from runJob): that no other job of the page ran
- * during the measurement (the page cannot see other programs), or which did and for how long; then, for a job on the CPU, how its matmuls ran
- * (`execution`, from the worker: threads, FMA, and why one thread where there could be more).
+ * during the measurement (the page cannot see other programs), or which did and for how long;
+ * then, for a job on the CPU, how its matmuls ran (`execution`, from the worker: threads, FMA,
+ * and why one thread where there could be more).
  */
 export function duringText(during, execution) {
   const how = execution ? tr(' ', '') + executionSentence(execution, tr) : '';

@@ -85,8 +85,9 @@ export function capText(raw, max = TEXT_MAX, list = false) {
       // A list is cut after its last whole value (here, or at its last comma); one without a
       // comma (one long value) is cut as any text, and refused as out of range.
       const at = text.lastIndexOf(',');
-      if (!list || ch === ',' || at <= 0) return { text, cut: true, atValue: list && (ch === ',' || at > 0) };
-      return { text: text.slice(0, at), cut: true, atValue: true };
+      if (list && ch === ',') return { text, cut: true, atValue: true };
+      if (list && at > 0) return { text: text.slice(0, at), cut: true, atValue: true };
+      return { text, cut: true, atValue: false };
     }
     text += ch;
     n += 1;

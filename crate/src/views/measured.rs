@@ -10,7 +10,7 @@ use crate::i18n::Lang;
 use crate::model::measure::{self, Roofline};
 use crate::model::widen::WIDTH;
 use crate::model::Models;
-use crate::plot::{colors, figure_width, render, wrap, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, wrap, Align, Chart, Labels, Scale, MARGIN};
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -315,7 +315,7 @@ fn roofline_svg(r: &Roofline, l: Lang, width: u32) -> String {
                 r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
             ),
         );
-        let lines = wrap(&measured, 11, cv.width - 70 - 6);
+        let lines = wrap(&measured, 11, cv.width - 70 - MARGIN);
         cv.reach(legend + 28 + 14 * (lines.len() as i32 - 1));
         for (i, line) in lines.iter().enumerate() {
             let y = legend + 20 + 14 * i as i32;
