@@ -100,6 +100,5 @@ export function stepHtml(v, i) {
     + (checks.length ? table([tr(['at', 'candidate x', 'p(x)', 'q(x)', a, 'uniform u', 'verdict'], ['位置', '候选 x', 'p(x)', 'q(x)', a, '均匀 u', '结果'])].concat(checks), 'dec-checks') : '')
     + tr(`<p class="numbers">Then ${ending}: ${dist}.
       This step emitted: ${emitted} (${st.emitted.length} token${st.emitted.length > 1 ? 's' : ''} for one target call).${cut}</p>`,
-    `<p class="numbers">然后${ending}：${dist}。
-      这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。${cut}</p>`) + compareHtml(st, rule, w) + mask;
+    `<p class="numbers">然后${ending}：${dist}。这一步输出：${emitted}（一次目标模型调用得到 ${st.emitted.length} 个 token）。${cut}</p>`) + compareHtml(st, rule, w) + mask;
 }
