@@ -50,7 +50,7 @@ pub enum Error {
     OutOfRange {
         name: &'static str,
         value: f64,
-        allowed: String,
+        allowed: Text,
     },
     /// A value that does not parse: what was being parsed, the text, and why.
     Parse {
@@ -87,7 +87,7 @@ impl Error {
                 },
                 Lang::En,
             ) => {
-                format!("{name} = {value} is out of range: {allowed}")
+                format!("{name} = {value} is out of range: {}", allowed.en)
             }
             (
                 Error::OutOfRange {
@@ -97,7 +97,7 @@ impl Error {
                 },
                 Lang::Zh,
             ) => {
-                format!("{name} = {value} 超出范围：{allowed}")
+                format!("{} = {value} 超出范围：{}", range_name_zh(name), allowed.zh)
             }
             (Error::Parse { what, text, why }, Lang::En) => {
                 format!("bad {what} {:?}: {}", shown(text), why.en)
@@ -228,6 +228,52 @@ fn noun_zh(what: &str) -> &str {
     }
 }
 
+/// A range's name in a Chinese message: its Chinese name before the key the URL and the CLI use
+/// (`批大小 batch`), or the name alone where it is a symbol (`gamma`, `tp`) or has none.
+fn range_name_zh(name: &str) -> String {
+    let zh = match name {
+        "budget" => "节点预算",
+        "context" => "上下文长度",
+        "context + speculation length" => "上下文加推测的长度",
+        "corpus" => "语料大小",
+        "depth" | "tree depth" => "树深度",
+        "heads" => "头数",
+        "layers" => "层数",
+        "lookups" => "查找次数",
+        "max-tokens" => "最多词元数",
+        "micro_batches" => "微批数",
+        "min-ngram" => "最短 n-gram",
+        "ngram" => "n-gram 长度",
+        "number of k" => "k 的个数",
+        "#batches" => "批大小的个数",
+        "#γ" => "γ 的个数",
+        "pool" => "池大小",
+        "prompts" => "提示数",
+        "repeats" => "重复次数",
+        "request" => "请求序号",
+        "requests" => "请求数",
+        "rollout" => "展开步数",
+        "runs" => "运行次数",
+        "sequence length" => "序列长度",
+        "sharpness" => "锐度",
+        "steps" => "训练步数",
+        "target width" => "目标宽度",
+        "temperature" => "温度",
+        "token id" => "词元 id",
+        "warmup" => "预热次数",
+        "window" => "窗口",
+        "worlds" => "世界数",
+        "draft_noise" => "草稿噪声",
+        "overhead_ms" => "每次调用的固定开销（毫秒）",
+        other => noun_zh(other),
+    };
+    if zh == name {
+        name.to_string()
+    } else {
+        format!("{zh} {name}")
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message(Lang::En))
@@ -248,9 +294,10 @@ pub struct Range {
     /// How the message writes the value (`γ` for gamma); its name unless set.
     #[serde(skip)]
     pub symbol: &'static str,
-    /// What the message adds after the bounds (a unit, a note); nothing unless set.
+    /// What the message adds after the bounds (a unit, a note), in English and in Chinese;
+    /// nothing unless set.
     #[serde(skip)]
-    pub after: &'static str,
+    pub after: (&'static str, &'static str),
 }
 
 impl Range {
@@ -260,7 +307,7 @@ impl Range {
             min,
             max,
             symbol: name,
-            after: "",
+            after: ("", ""),
         }
     }
 
@@ -269,21 +316,34 @@ impl Range {
         Range { symbol, ..self }
     }
 
-    /// The range with `text` after its bounds in the message (`1 ≤ budget ≤ 64 nodes`).
-    pub const fn after(self, text: &'static str) -> Range {
+    /// The range with `en` after its bounds in an English message (`1 ≤ budget ≤ 64 nodes`),
+    /// `zh` in a Chinese one (`1 ≤ budget ≤ 64 个节点`).
+    pub const fn after(self, en: &'static str, zh: &'static str) -> Range {
         Range {
-            after: text,
+            after: (en, zh),
             ..self
         }
     }
 
-    /// The range in words, from its bounds: `1 ≤ γ ≤ 16`.
+    /// The range in English words, from its bounds: `1 ≤ γ ≤ 16`.
     pub fn allowed(&self) -> String {
+        self.allowed_in(Lang::En)
+    }
+
+    /// The range in `lang`'s words.
+    pub fn allowed_in(&self, lang: Lang) -> String {
         let (lo, hi, symbol) = (self.min, self.max, self.symbol);
-        match self.after {
+        match lang.pick(self.after.0, self.after.1) {
             "" => format!("{lo} ≤ {symbol} ≤ {hi}"),
+            // No space before a full-width bracket.
+            after if after.starts_with('（') => format!("{lo} ≤ {symbol} ≤ {hi}{after}"),
             after => format!("{lo} ≤ {symbol} ≤ {hi} {after}"),
         }
+    }
+
+    /// The range in both languages' words.
+    pub fn allowed_text(&self) -> Text {
+        Text::new(self.allowed_in(Lang::En), self.allowed_in(Lang::Zh))
     }
 
     /// `value` if it lies in the range, else the error that names it.
@@ -294,7 +354,7 @@ impl Range {
             Err(Error::OutOfRange {
                 name: self.name,
                 value,
-                allowed: self.allowed(),
+                allowed: self.allowed_text(),
             })
         }
     }
@@ -429,6 +489,20 @@ mod tests {
             .check(0.0)
             .unwrap_err();
         assert_eq!(range.message(Lang::Zh), "gamma = 0 超出范围：1 ≤ γ ≤ 16");
+        // A range's name in Chinese before its key, its unit in Chinese.
+        let budget = Range::new("budget", 1.0, 64.0).after("nodes", "个节点");
+        let e = budget.check(65.0).unwrap_err();
+        assert_eq!(
+            e.message(Lang::Zh),
+            "节点预算 budget = 65 超出范围：1 ≤ budget ≤ 64 个节点"
+        );
+        assert_eq!(
+            e.message(Lang::En),
+            "budget = 65 is out of range: 1 ≤ budget ≤ 64 nodes"
+        );
+        let batch = Range::new("batch", 1.0, 64.0).after("(a note)", "（注）");
+        let e = batch.check(-1.0).unwrap_err().message(Lang::Zh);
+        assert_eq!(e, "批大小 batch = -1 超出范围：1 ≤ batch ≤ 64（注）");
         let unknown = Lang::parse("fr").unwrap_err().message(Lang::Zh);
         assert_eq!(unknown, "未知的语言“fr”（可选：en, zh）");
         // A library's own words read the same in both languages.

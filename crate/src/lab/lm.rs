@@ -223,7 +223,9 @@ impl Batched for Batch<'_> {
                 return Err(Error::OutOfRange {
                     name: positions.name,
                     value: deepest as f64,
-                    allowed: positions.after("tokens (the models' positions)").allowed(),
+                    allowed: positions
+                        .after("tokens (the models' positions)", "个词元（模型的位置数）")
+                        .allowed_text(),
                 });
             }
             // A token outside the vocabulary: an error here on every backend (the GPU kernels
@@ -235,12 +237,12 @@ impl Batched for Batch<'_> {
                 .chain(&r.tree.tokens)
                 .find(|&&t| t as usize >= vocab)
             {
-                let ids =
-                    Range::new("token id", 0.0, (vocab - 1) as f64).after("(LikesWorld's tokens)");
+                let ids = Range::new("token id", 0.0, (vocab - 1) as f64)
+                    .after("(LikesWorld's tokens)", "（LikesWorld 的词元）");
                 return Err(Error::OutOfRange {
                     name: ids.name,
                     value: f64::from(t),
-                    allowed: ids.allowed(),
+                    allowed: ids.allowed_text(),
                 });
             }
             let i = self

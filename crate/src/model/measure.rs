@@ -18,7 +18,7 @@ pub use calibrate::{calibrate, Calibration};
 
 use super::{floats, Decoder, KvCache};
 use crate::clock::Clock;
-use crate::error::{Error, Range};
+use crate::error::{Error, Range, Text};
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 /// Cached tokens before every timed call (as in [`super::bench`]), fewer where the k new ones
@@ -149,7 +149,7 @@ pub async fn time_call(
         return Err(Error::OutOfRange {
             name: "k",
             value: k as f64,
-            allowed: "k ≤ the model's positions".into(),
+            allowed: Text::new("k ≤ the model's positions", "k ≤ 模型的位置数"),
         });
     }
     let cached = CACHED.min(positions_held - k);

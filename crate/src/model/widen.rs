@@ -29,7 +29,10 @@ use burn::tensor::{Device, Tensor, TensorData};
 /// layers' packed copy: 340 MB in all, run in the threaded module, whose memory stops at 2 GB).
 pub const WIDTH: Range = Range::new("target width", 1.0, 24.0)
     .shown_as("width")
-    .after("(the widest: 43 M parameters, 170 MB)");
+    .after(
+        "(the widest: 43 M parameters, 170 MB)",
+        "（最宽：4300 万个参数，170 MB）",
+    );
 
 /// The widths the page and the benchmarks offer.
 pub const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 24];

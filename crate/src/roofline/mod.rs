@@ -30,7 +30,7 @@ pub const K: Range = Range::new("k", 1.0, 1024.0);
 /// The fixed cost of a step.
 pub const OVERHEAD_MS: Range = Range::new("overhead_ms", 0.0, 1000.0)
     .shown_as("overhead")
-    .after("ms");
+    .after("ms", "毫秒");
 
 /// The largest γ the optimum and the heat map search.
 pub const MAX_GAMMA: u32 = 16;

@@ -20,7 +20,7 @@ pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0);
 /// A LikesWorld tree: at most this many nodes…
 pub const NODE_BUDGET: usize = 64;
 /// …and levels.
-pub const TREE_DEPTH: Range = Range::new("tree depth", 1.0, 8.0).after("levels");
+pub const TREE_DEPTH: Range = Range::new("tree depth", 1.0, 8.0).after("levels", "层");
 
 /// The page's defaults: the prompts, γ and tree of an experiment unless told.
 pub const DEFAULT_PROMPTS: usize = 50;
@@ -56,7 +56,7 @@ pub const DEFAULT_BATCHES: &str = "1,2,4,8,16,32";
 
 /// Node budgets of a draft on the target's hidden states (the §4.7 comparison runs 4, 8, 16 and
 /// 32, the budgets the page offers: [`BUDGETS`]).
-pub const BUDGET: Range = Range::new("budget", 1.0, 64.0).after("nodes");
+pub const BUDGET: Range = Range::new("budget", 1.0, 64.0).after("nodes", "个节点");
 /// The budgets the page offers.
 pub const BUDGETS: [usize; 4] = [4, 8, 16, 32];
 /// The budget of a run unless told.
@@ -122,10 +122,10 @@ fn parse_list(
         let v: i64 = match part.parse() {
             Ok(v) => v,
             Err(_) if whole => {
-                let (shown, allowed) = (crate::error::shown(part), each.allowed());
+                let (shown, allowed) = (crate::error::shown(part), each.allowed_text());
                 return Err(bad(
-                    &format!("{shown} is out of range: {allowed}"),
-                    &format!("{shown} 超出范围：{allowed}"),
+                    &format!("{shown} is out of range: {}", allowed.en),
+                    &format!("{shown} 超出范围：{}", allowed.zh),
                 ));
             }
             Err(_) => {

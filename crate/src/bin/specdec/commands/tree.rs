@@ -6,7 +6,7 @@ use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
 
 /// The node budget of an expanded tree.
 const BUDGET: specdec::error::Range =
-    specdec::error::Range::new("budget", 1.0, 100_000.0).after("nodes");
+    specdec::error::Range::new("budget", 1.0, 100_000.0).after("nodes", "个节点");
 
 pub fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
     match (o.take("paths"), o.take("config")) {
