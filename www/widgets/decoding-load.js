@@ -17,6 +17,13 @@ function publishedHtml(p) {
   return tr(`published (EAGLE-3 paper), ${on}, chain of ${p.chain}: ${points}`, `已发表（EAGLE-3 论文），${on}，长 ${p.chain} 的链：${points}`);
 }
 
+/** A measured speedup's spread over its timed groups (of `batch` prompts each), as the tables
+ * write it after the speedup: one group has none, and "IQR 0.00" would claim a steadiness. */
+export function spreadHtml(w) {
+  if (Math.ceil(w.prompts / w.batch) < 2) return tr(' (one group: no spread)', '（只有一组：没有离散可言）');
+  return tr(` (IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`);
+}
+
 /** The sweep over the batch: a row per batch, what the rows say, and the published figures. */
 export function loadHtml(r) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
@@ -24,7 +31,7 @@ export function loadHtml(r) {
     ['批大小', '提示词', '普通 µs / token', '推测 µs / token', 'τ 每次调用的 token（接受的草稿）', 'T(n)/T(1)', 'c', '预测（实测开销）', '实测']);
   const rows = r.rows.map((w) => [w.batch, w.prompts, us(w.plain_us_per_token), us(w.speculative_us_per_token),
     `${fmt(w.tokens_per_call, 2)} (${fmt(w.accepted_per_call, 2)})`, fmt(w.verify_over_target, 2), fmt(w.c, 3), x(w.predicted_speedup_curve),
-    `<b>${x(w.measured_speedup)}</b>${tr(` (IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
+    `<b>${x(w.measured_speedup)}</b>${spreadHtml(w)}`]);
   const summary = tr(`<p class="numbers">${escapeHtml(r.method)} on <b>${r.backend}</b>, ${target}, timed against the target alone at every batch (each batch decodes its prompts that many at a time, at least one whole batch; the time per token counts every row of the batch).</p>`,
     `<p class="numbers">${escapeHtml(r.method)}，<b>${r.backend}</b>，${target}，每个批大小都与目标模型单独解码对比计时（每个批大小把提示词按该批大小分组一起解码；每 token 时间计入批里的每一行）。</p>`);
   return summary + table([head].concat(rows), 'dec-load') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0])

@@ -6,7 +6,7 @@ import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
-import { loadHtml } from './decoding-load.js';
+import { loadHtml, spreadHtml } from './decoding-load.js';
 import { stepHtml } from './decoding-step.js';
 import { crossingHtml, draftsControl, draftsHtml, draftsOn, offloads, weightsControl } from './offload.js';
 
@@ -201,11 +201,11 @@ function speedupHtml(r) {
   const rows = tr([['', 'measured'], ['α (acceptance)', fmt(r.alpha)], ['τ (tokens per target call)', fmt(r.tokens_per_call, 2)],
     [lookup ? 'c (look-up / target call)' : 'c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
     ['lecture’s formula E(α, γ)/(γc + 1)', formula], [`on the measured curve ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
-    ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b> (IQR ${fmt(r.measured_speedup_iqr, 2)})`]],
+    ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`]],
   [['', '实测'], ['α（接受率）', fmt(r.alpha)], ['τ（每次目标调用的 token 数）', fmt(r.tokens_per_call, 2)],
     [lookup ? 'c（查找 / 目标调用）' : 'c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
     ['课上的公式 E(α, γ)/(γc + 1)', formula], [`按实测曲线 ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
-    ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>（IQR ${fmt(r.measured_speedup_iqr, 2)}）`]]);
+    ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`]]);
   return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
     ${fmt(r.draft_call_us, 0)} µs ${lookup ? 'a look-up' : 'a draft call'}, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;
     ${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative.</p>`,
@@ -220,7 +220,7 @@ function speedupHtml(r) {
 function sweepHtml(r) {
   const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
   const rows = r.rows.map((w, i) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
-    `<b>${fmt(w.measured_speedup, 2)}×</b>${tr(` (IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`)}`]);
+    `<b>${fmt(w.measured_speedup, 2)}×</b>${spreadHtml(w)}`]);
   const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟']);
   const best = r.rows.find((w) => w.gamma === r.best_gamma);
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');

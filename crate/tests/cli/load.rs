@@ -4,7 +4,7 @@
 //! The runs are tiny (the trained target, two prompts, batches 1 and 2): the contract is the
 //! report's shape, not its speed.
 
-use super::{check_error, f, json};
+use super::{check_error, f, json, run};
 
 #[test]
 fn the_speedup_sweeps_the_batch_beside_the_published_serving_figures() {
@@ -73,6 +73,29 @@ fn the_speedup_sweeps_the_batch_beside_the_published_serving_figures() {
     ]);
     assert_eq!(t["shape"], "tree");
     assert!(t["rows"][1]["predicted_speedup"].is_null(), "{t}");
+    // In words: batch 1 times two groups, whose spread is given; batch 2 one, which has none.
+    let (code, stdout, stderr) = run(&[
+        "likesworld",
+        "speedup",
+        "--config",
+        "<2,1>",
+        "--batch",
+        "1,2",
+        "--prompts",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = |b: &str| {
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(b))
+            .unwrap_or("")
+    };
+    assert!(line("batch 1 ").contains("over 2 groups"), "{stdout}");
+    assert!(
+        line("batch 2 ").contains("(one group: no spread)"),
+        "{stdout}"
+    );
 }
 
 #[test]

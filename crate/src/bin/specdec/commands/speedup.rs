@@ -200,10 +200,9 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
         row(
             "measured speedup",
             format!(
-                "{:.3}× (IQR {:.3} over {} groups; {:.1} ms plain, {:.1} ms speculative)",
+                "{:.3}× ({}; {:.1} ms plain, {:.1} ms speculative)",
                 r.measured_speedup,
-                r.measured_speedup_iqr,
-                r.prompts.div_ceil(r.batch),
+                spread(r),
                 r.plain_us / 1e3,
                 r.speculative_us / 1e3
             ),
@@ -215,6 +214,15 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 
 /// The row that says what crossed before every target call, when the weights were offloaded
 /// (timed after the first run of a sweep; every run's calls paid it).
+/// A measured speedup's spread over its timed groups of `batch` prompts: "IQR 0.150 over 10
+/// groups", or that one group has none (an IQR of 0 would claim a steadiness).
+fn spread(r: &SpeedupReport) -> String {
+    match r.prompts.div_ceil(r.batch.max(1)) {
+        0 | 1 => "one group: no spread".into(),
+        groups => format!("IQR {:.3} over {groups} groups", r.measured_speedup_iqr),
+    }
+}
+
 fn crossed(r: &SpeedupReport) -> Vec<(String, String)> {
     let crossing = r.transfer.as_ref();
     let crossing = crossing.map(|t| row("offloaded weights", t.summary()));
@@ -239,9 +247,9 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
         rows.push(row(
             &format!("γ {}", x.gamma),
             format!(
-                "measured {:.3}× (IQR {:.3}), on the curve {:.3}×, formula (mean α, c) {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
+                "measured {:.3}× ({}), on the curve {:.3}×, formula (mean α, c) {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
                 x.measured_speedup,
-                x.measured_speedup_iqr,
+                spread(x),
                 x.predicted_speedup_curve,
                 r.formula_at
                     .get(i)
@@ -311,11 +319,11 @@ fn load_rows(r: &LoadReport) -> Vec<(String, String)> {
         rows.push(row(
             &format!("batch {}", s.batch),
             format!(
-                "plain {:.1} µs/token, speculative {:.1} µs/token: measured {:.3}× (IQR {:.3}); on the measured curve {:.3}×, formula {}; τ {:.2} ({:.2} accepted a step), α {:.3}, c {:.3}, T(n)/T(1) {:.2}; {} prompts",
+                "plain {:.1} µs/token, speculative {:.1} µs/token: measured {:.3}× ({}); on the measured curve {:.3}×, formula {}; τ {:.2} ({:.2} accepted a step), α {:.3}, c {:.3}, T(n)/T(1) {:.2}; {} prompts",
                 s.plain_us_per_token,
                 s.speculative_us_per_token,
                 s.measured_speedup,
-                s.measured_speedup_iqr,
+                spread(s),
                 s.predicted_speedup_curve,
                 s.predicted_speedup.map_or("—".into(), |f| format!("{f:.3}×")),
                 s.tokens_per_call,
