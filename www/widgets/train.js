@@ -58,10 +58,12 @@ function chartSvg(run, width) {
   const every = Math.max(1, Math.floor(run.points.length / (w - left - right)));
   const line = run.points.filter((_, i) => i % every === 0).map((p) => `${x(p.step).toFixed(1)},${yl(p.loss).toFixed(1)}`).join(' ');
   const dots = run.checks.map((c) => `<circle cx="${x(c.step).toFixed(1)}" cy="${yt(c.check.tokens_per_call).toFixed(1)}" r="3.5" fill="#e07b00"><title>${tr('step', '第')} ${c.step}: τ ${fmt(c.check.tokens_per_call, 2)}</title></circle>`).join('');
+  // The label at the right, where the loss has fallen, on a white halo where the line still
+  // passes behind it.
   const ref = run.shipped ? (() => {
     const y = yt(run.shipped.check.tokens_per_call).toFixed(1);
     const name = run.shipped.model === 'draft-b' ? tr('shipped draft B', '附带的草稿 B') : tr('shipped draft A', '附带的草稿 A');
-    return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${left + 6}" y="${Number(y) - 5}" font-size="11" fill="#a05800">${name}${tr(': ', '：')}τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
+    return `<line x1="${left}" x2="${w - right}" y1="${y}" y2="${y}" stroke="#e07b00" stroke-dasharray="5 4"/><text x="${w - right - 6}" y="${Number(y) - 5}" text-anchor="end" font-size="11" fill="#a05800" stroke="#fff" stroke-width="3" paint-order="stroke">${name}${tr(': ', '：')}τ ${fmt(run.shipped.check.tokens_per_call, 2)}</text>`;
   })() : '';
   // A pool: where each next member starts.
   const bounds = Array.from({ length: run.params.pool - 1 }, (_, i) => x(run.params.steps * (i + 1)).toFixed(1))
@@ -312,7 +314,7 @@ export default {
       <progress class="tr-progress" max="1" value="0" hidden></progress> <button type="button" class="tr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
     '<div class="plots tr-chart"></div>', '<div class="tr-check"></div>',
     `<p class="numbers tr-kept"></p><p><button type="button" class="tr-download" hidden>${tr('Download', '下载')}</button>
-      <label class="tr-upload-label">${tr('Load a draft file', '载入草稿文件')} <input type="file" class="tr-upload" accept=".bpk,application/octet-stream"></label>
+      <button type="button" class="tr-upload-button">${tr('Load a draft file…', '载入草稿文件…')}</button><input type="file" class="tr-upload" accept=".bpk,application/octet-stream" hidden>
       <button type="button" class="tr-forget" hidden>${tr('Forget', '删除')}</button></p>`];
   },
   after(s, ui, view) {
@@ -333,6 +335,9 @@ export default {
       }
       await showKept(ui, view);
     });
+    // The browser's own file button speaks the browser's language, not the page's: a button of
+    // the page's opens the chooser.
+    view.querySelector('.tr-upload-button').onclick = () => view.querySelector('.tr-upload').click();
     view.querySelector('.tr-upload').onchange = ui.inLang(async (ev) => {
       const file = ev.target.files?.[0];
       ev.target.value = '';
