@@ -466,11 +466,6 @@ mod tests {
     use crate::model::Models;
     use burn::tensor::read_sync;
 
-    /// EAGLE-2's tree grown with pruning is the tree grown without it, node for node, with the q
-    /// each node would be drawn from, its values equal to rounding (1e-4 relative: f32 logits),
-    /// after every
-    /// prefix of greedy generations, at budgets from 1 to 40 and depths from 1 to 8, on one
-    /// draft run each (its cache carried from prefix to prefix); and pruning saved draft calls.
     /// Every candidate's node and q of `p`, flattened (a q's absence as -1).
     fn all_q(p: &Proposal) -> Vec<f64> {
         let candidates = p.candidates.iter().flatten();
@@ -482,6 +477,33 @@ mod tests {
             .collect()
     }
 
+    fn node(value: f64) -> Node {
+        Node {
+            token: 0,
+            parent: None,
+            value,
+            depth: 1,
+            fed: None,
+        }
+    }
+
+    /// The floor is the budget-th best value, ties counted once each; none with fewer nodes than
+    /// the budget (or a budget of 0).
+    #[test]
+    fn the_budget_th_value_counts_ties_and_needs_a_full_budget() {
+        let nodes: Vec<Node> = [0.5, 0.9, 0.5, 0.1, 0.7].into_iter().map(node).collect();
+        let at = |b| budget_th_value(&nodes, b);
+        assert_eq!(
+            [at(1), at(2), at(3), at(4), at(5)],
+            [0.9, 0.7, 0.5, 0.5, 0.1].map(Some)
+        );
+        assert_eq!((at(6), at(0)), (None, None));
+    }
+
+    /// EAGLE-2's tree grown with pruning is the tree grown without it, node for node, with the q
+    /// each node would be drawn from, its values equal to rounding (1e-4 relative: f32 logits),
+    /// after every prefix of greedy generations, at budgets from 2 to 40 and depths from 2 to 8,
+    /// on one draft run each (its cache carried from prefix to prefix); and pruning saved calls.
     #[test]
     fn pruning_eagle_2s_tree_keeps_the_tree_in_fewer_calls() {
         let models = read_sync(Models::load(Backend::Flex)).expect("the shipped weights load");
@@ -506,13 +528,13 @@ mod tests {
             let f = read_sync(floats(f)).expect("features");
             let feats: Vec<&[f32]> = f.chunks(trained.d_model()).collect();
             for (budget, depth, v) in [
-                (1, 8, Verification::Greedy),
+                (2, 8, Verification::Greedy),
                 (4, 8, Verification::Greedy),
                 (8, 8, Verification::Greedy),
                 (8, 3, Verification::MssTopK),
                 (16, 8, Verification::MssTopK),
                 (40, 6, Verification::Greedy),
-                (8, 1, Verification::Greedy),
+                (8, 2, Verification::Greedy),
             ] {
                 let growth = Growth {
                     tree: TreeKind::Dynamic,
