@@ -29,7 +29,7 @@ test('the speedup against the batch: a row per batch (one group: no IQR), the pu
   const ratio = Number(cells[2]) / Number(cells[3]);
   assert.ok(Math.abs(ratio - Number(cells[9].replace('×', ''))) < 0.02 * ratio + 0.01, rows[1]);
   const caption = await text(page, `${W} .dec-load-caption`);
-  assert.match(caption, /^Here the speedup goes from [\d.]+× at batch 1 to [\d.]+× at batch 10: it (falls|rises|stays about level|moves less than the runs. own spread)/, caption);
+  assert.match(caption, /^Here the speedup goes from [\d.]+× at batch 1 to [\d.]+× at batch 10: it (stays about level|changes, but batch 10 was timed as one group, whose spread is unknown)/, caption);
   assert.match(caption, /T\(n\)\/T\(1\) \+ d·c = [\d.]+ \+ [\d.]+ one-token calls at batch 1/, caption);
   assert.match(await text(page, `${W} .dec-published`), /published \(EAGLE-3 paper\), H100\/SGLang, chain of 3: 1\.81× at batch 2, ≈ 1\.3–1\.4× at batch 64/);
   const svg = await svgOf(page);

@@ -161,9 +161,14 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
             Lang::Zh => format!("只测了一个批大小：批 {ba} 时 {}。列出几个批大小（1,2,4,8）才能看到加速比随负载的变化；在服务系统中，{serving}。", x2(sa)),
         };
     }
-    // A change smaller than the ends' own spread (their IQRs) is not a trend.
+    // A change smaller than the ends' own spread (their IQRs) is not a trend; nor is one whose
+    // end was timed as one group, which has no spread to judge it by.
     let spread = a.measured_speedup_iqr.max(z.measured_speedup_iqr);
-    let moved = (sz - sa).abs() > spread;
+    let one_group = [a, z]
+        .into_iter()
+        .find(|s| s.prompts.div_ceil(s.batch.max(1)) < 2)
+        .map(|s| s.batch);
+    let moved = one_group.is_none() && (sz - sa).abs() > spread;
     let trend = if sz < sa * (1.0 - LEVEL) && moved {
         lang.pick("falls, as it does in serving", "下降了，和服务系统一样")
             .to_string()
@@ -173,6 +178,13 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
             "上升了，和服务系统相反（那里是下降的）",
         )
         .to_string()
+    } else if let Some(b) = one_group.filter(|_| sz < sa * (1.0 - LEVEL) || sz > sa * (1.0 + LEVEL))
+    {
+        lang.pick(
+            "changes, but batch {b} was timed as one group, whose spread is unknown, so no trend can be read from it; in serving it falls",
+            "有变化，但批 {b} 只计时了一组，离散度未知，读不出趋势；服务系统里是下降的",
+        )
+        .replace("{b}", &b.to_string())
     } else if sz < sa * (1.0 - LEVEL) || sz > sa * (1.0 + LEVEL) {
         lang.pick(
             "moves less than the runs’ own spread (IQR up to {spread}×), so no trend can be read from it; in serving it falls",
@@ -271,7 +283,7 @@ mod tests {
                 method: "draft B chain of 3, greedy".into(),
                 shape: Proposing::Chain,
                 gamma: 3,
-                prompts: batch.max(10),
+                prompts: (2 * batch).max(10),
                 target_width: 16,
                 batch,
                 alpha: 0.8,
@@ -356,6 +368,21 @@ mod tests {
         }
         let zh = caption(&r, Lang::Zh);
         assert!(zh.contains("读不出趋势"), "{zh}");
+    }
+
+    #[test]
+    fn a_change_timed_as_one_group_is_not_called_a_trend() {
+        let mut r = report(&[1, 8], &[1.3, 0.7], &[1.0, 1.1]);
+        r.rows[1].prompts = 8; // batch 8 of 8 prompts: one group, an IQR of 0 that says nothing
+        r.rows[1].measured_speedup_iqr = 0.0;
+        let en = caption(&r, Lang::En);
+        assert!(
+            en.contains("it changes, but batch 8 was timed as one group, whose spread is unknown"),
+            "{en}"
+        );
+        assert!(!en.contains("falls, as it does"), "{en}");
+        let zh = caption(&r, Lang::Zh);
+        assert!(zh.contains("批 8 只计时了一组"), "{zh}");
     }
 
     #[test]

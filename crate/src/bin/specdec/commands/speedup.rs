@@ -212,8 +212,6 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
     rows
 }
 
-/// The row that says what crossed before every target call, when the weights were offloaded
-/// (timed after the first run of a sweep; every run's calls paid it).
 /// A measured speedup's spread over its timed groups of `batch` prompts: "IQR 0.150 over 10
 /// groups", or that one group has none (an IQR of 0 would claim a steadiness).
 fn spread(r: &SpeedupReport) -> String {
@@ -223,6 +221,8 @@ fn spread(r: &SpeedupReport) -> String {
     }
 }
 
+/// The row that says what crossed before every target call, when the weights were offloaded
+/// (timed after the first run of a sweep; every run's calls paid it).
 fn crossed(r: &SpeedupReport) -> Vec<(String, String)> {
     let crossing = r.transfer.as_ref();
     let crossing = crossing.map(|t| row("offloaded weights", t.summary()));
