@@ -118,7 +118,7 @@ test('on the Chinese page the engine’s errors, the worker’s notes and its pr
   await page.fill('[data-widget="decoding"] [data-key="config"]', '<2,1>');
   await decoded(page, runs + 1);
   const log = await page.evaluate(() => window.statusLog);
-  assert.ok(log.some((s) => /^运行中: \d+ \/ \d+（flex）…$/.test(s)), log.join(' | '));
+  assert.ok(log.some((s) => /^运行中：\d+ \/ \d+（flex）…$/.test(s)), log.join(' | '));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -32,8 +32,8 @@ test('on the Chinese page the decoding progress bar advances during a job, and i
   await decoded(page, 1);
   const { values, texts } = await page.evaluate(() => window.seen);
   assert.ok(values.some((v) => v > 0 && v < 1), `the bar moved before the end: ${values.join(' ')}`);
-  assert.ok(texts.some((t) => /^运行中: \d+ \/ \d+（flex）…$/.test(t)), texts.join(' | '));
-  assert.ok(texts.some((t) => /^运行中: 正在加载模型（flex）…$/.test(t)), texts.join(' | '));
+  assert.ok(texts.some((t) => /^运行中：\d+ \/ \d+（flex）…$/.test(t)), texts.join(' | '));
+  assert.ok(texts.some((t) => /^运行中：正在加载模型（flex）…$/.test(t)), texts.join(' | '));
   assert.ok(!texts.some((t) => /\d+ of \d+|loading|queued|running/.test(t)), `no English: ${texts.join(' | ')}`);
   assert.deepEqual(errors, []);
   await page.close();

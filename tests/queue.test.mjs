@@ -31,7 +31,7 @@ test('queue: Measure clicked while the decoding widget runs waits for it (its st
   await page.click(`${M} .mr-go`);
   await page.waitForFunction((sel) => Number(document.querySelector(sel).dataset.decoded || 0) >= 1, M, { timeout: 180_000 });
   const seen = await page.evaluate(() => window.seenStatus);
-  const waited = seen.find((t) => /^排队中: 等待.*“在 LikesWorld 上做推测解码：链、树与墙钟时间”.*结束…$/.test(t));
+  const waited = seen.find((t) => /^排队中：等待.*“在 LikesWorld 上做推测解码：链、树与墙钟时间”.*结束…$/.test(t));
   assert.ok(waited, seen.join(' | '));
   // It ran only after it waited, and once it ran nothing else did.
   assert.ok(seen.indexOf(waited) < seen.findIndex((t) => /^运行中/.test(t)), seen.join(' | '));

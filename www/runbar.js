@@ -143,7 +143,7 @@ function startRun(ui, view, cls, name, params, channel, done) {
   p.timer = setTimeout(ui.inLang(() => {
     const job = runJob(name, params, ui.inLang((st) => {
       if (!current()) return;
-      status.textContent = `${st.phase === 'waiting' ? tr('Queued', '排队中') : tr('Running', '运行中')}: ${st}…`;
+      status.textContent = `${st.phase === 'waiting' ? tr('Queued', '排队中') : tr('Running', '运行中')}${tr(': ', '：')}${st}…`;
       if (st.fraction !== null) bar.value = st.fraction;
     }), channelOf(ui, channel), titleOf(ui));
     p.job = job;

@@ -229,10 +229,11 @@ fn noun_zh(what: &str) -> &str {
 }
 
 /// A range's name in a Chinese message: its Chinese name before the key the URL and the CLI use
-/// (`批大小 batch`), or the name alone where it is a symbol (`gamma`, `tp`) or has none.
+/// (`批大小 batch`); the Chinese name alone where the name is an English phrase, not a key
+/// (`序列长度`); the name alone where it is a symbol (`gamma`, `tp`) or has none.
 fn range_name_zh(name: &str) -> String {
     let zh = match name {
-        "budget" => "节点预算",
+        "budget" => "预算",
         "context" => "上下文长度",
         "context + speculation length" => "上下文加推测的长度",
         "corpus" => "语料大小",
@@ -240,7 +241,7 @@ fn range_name_zh(name: &str) -> String {
         "heads" => "头数",
         "layers" => "层数",
         "lookups" => "查找次数",
-        "max-tokens" => "最多词元数",
+        "max-tokens" => "最多 token 数",
         "micro_batches" => "微批数",
         "min-ngram" => "最短 n-gram",
         "ngram" => "n-gram 长度",
@@ -259,16 +260,15 @@ fn range_name_zh(name: &str) -> String {
         "steps" => "训练步数",
         "target width" => "目标宽度",
         "temperature" => "温度",
-        "token id" => "词元 id",
         "warmup" => "预热次数",
         "window" => "窗口",
         "worlds" => "世界数",
         "draft_noise" => "草稿噪声",
-        "overhead_ms" => "每次调用的固定开销（毫秒）",
+        "overhead_ms" => "固定开销",
         other => noun_zh(other),
     };
-    if zh == name {
-        name.to_string()
+    if zh == name || name.contains(' ') {
+        zh.to_string()
     } else {
         format!("{zh} {name}")
     }
@@ -494,7 +494,14 @@ mod tests {
         let e = budget.check(65.0).unwrap_err();
         assert_eq!(
             e.message(Lang::Zh),
-            "节点预算 budget = 65 超出范围：1 ≤ budget ≤ 64 个节点"
+            "预算 budget = 65 超出范围：1 ≤ budget ≤ 64 个节点"
+        );
+        let phrase = Range::new("sequence length", 2.0, 50.0)
+            .check(1.0)
+            .unwrap_err();
+        assert_eq!(
+            phrase.message(Lang::Zh),
+            "序列长度 = 1 超出范围：2 ≤ sequence length ≤ 50"
         );
         assert_eq!(
             e.message(Lang::En),

@@ -20,7 +20,7 @@ function publishedHtml(p) {
 /** A measured speedup's spread over its timed groups (of `batch` prompts each), as the tables
  * write it after the speedup: one group has none, and "IQR 0.00" would claim a steadiness. */
 export function spreadHtml(w) {
-  if (Math.ceil(w.prompts / w.batch) < 2) return tr(' (one group: no spread)', '（只有一组：没有离散可言）');
+  if (Math.ceil(w.prompts / w.batch) < 2) return tr(' (one group: no spread)', '（只有一组：没有离散度可言）');
   return tr(` (IQR ${fmt(w.measured_speedup_iqr, 2)})`, `（IQR ${fmt(w.measured_speedup_iqr, 2)}）`);
 }
 

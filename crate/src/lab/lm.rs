@@ -224,7 +224,7 @@ impl Batched for Batch<'_> {
                     name: positions.name,
                     value: deepest as f64,
                     allowed: positions
-                        .after("tokens (the models' positions)", "个词元（模型的位置数）")
+                        .after("tokens (the models' positions)", "个 token（模型的位置数）")
                         .allowed_text(),
                 });
             }
@@ -238,7 +238,7 @@ impl Batched for Batch<'_> {
                 .find(|&&t| t as usize >= vocab)
             {
                 let ids = Range::new("token id", 0.0, (vocab - 1) as f64)
-                    .after("(LikesWorld's tokens)", "（LikesWorld 的词元）");
+                    .after("(LikesWorld's tokens)", "（LikesWorld 的 token）");
                 return Err(Error::OutOfRange {
                     name: ids.name,
                     value: f64::from(t),

@@ -14,7 +14,7 @@ use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
 /// A typed world, in tokens.
 pub const LENGTH: Range = Range::new("sequence length", 2.0, likesworld::MAX_LEN as f64)
     .shown_as("length")
-    .after("tokens", "个词元");
+    .after("tokens", "个 token");
 
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
