@@ -99,7 +99,11 @@ test('train: Download gives the file; Load takes it back; a corrupt or foreign f
   assert.equal(download.suggestedFilename(), 'specdec-draft-16-1-2-32.bpk');
   const file = readFileSync(await download.path());
   const before = await kept(page);
-  const load = async (name, buffer) => page.setInputFiles(`${W} .tr-upload`, { name, mimeType: 'application/octet-stream', buffer });
+  // Through the page's own button (the browser's file input would speak the browser's language).
+  const load = async (name, buffer) => {
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click(`${W} .tr-upload-button`)]);
+    await chooser.setFiles({ name, mimeType: 'application/octet-stream', buffer });
+  };
   // Corrupt: the file cut in half; foreign: the target's own weights (not a draft's file).
   await load('cut.bpk', file.subarray(0, file.length >> 1));
   await page.waitForFunction(() => Number(document.querySelector('[data-widget="train"]').dataset.refused || 0) >= 1);

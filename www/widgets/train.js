@@ -314,7 +314,7 @@ export default {
       <progress class="tr-progress" max="1" value="0" hidden></progress> <button type="button" class="tr-cancel" hidden>${tr('Cancel', '取消')}</button></div>`,
     '<div class="plots tr-chart"></div>', '<div class="tr-check"></div>',
     `<p class="numbers tr-kept"></p><p><button type="button" class="tr-download" hidden>${tr('Download', '下载')}</button>
-      <button type="button" class="tr-upload-button">${tr('Load a draft file…', '载入草稿文件…')}</button><input type="file" class="tr-upload" accept=".bpk,application/octet-stream" hidden>
+      <button type="button" class="tr-upload-button">${tr('Load a draft file…', '载入草稿文件…')}</button><input type="file" class="tr-upload" accept=".bpk,application/octet-stream" aria-label="${tr('Load a draft file', '载入草稿文件')}" hidden>
       <button type="button" class="tr-forget" hidden>${tr('Forget', '删除')}</button></p>`];
   },
   after(s, ui, view) {
