@@ -220,7 +220,9 @@ unsafe fn over_strips(
 /// 12.8). So were strips of 8 columns, four rows in one pass (4 rows over the ×16 layers 6.2 →
 /// 7.2 ms): that pass ran at the peak from L2 (52 GFLOP/s) and at 21 over streaming weights, a
 /// stream's time plus its arithmetic's (docs/performance.md, "The packed kernel at any number of
-/// rows").
+/// rows"). Nor did such passes help after the streaming one, four rows over each half of the strip
+/// from L2 (×16 layers, one thread, FMA, `tests/bench-kernel.mjs`: 6 rows 7.0 → 7.0 ms, 8 rows
+/// 8.4 → 8.3, 9 rows 9.6 → 9.7).
 ///
 /// # Safety
 /// As [`over_strips`]; the CPU has `V`'s features.
