@@ -192,7 +192,7 @@ fn noun_zh(what: &str) -> &str {
         "exercise" => "练习",
         "experiment" => "实验",
         "flex backend" => "flex 后端",
-        "given tokens" => "给定的词元",
+        "given tokens" => "给定的 token",
         "GPU" => "GPU",
         "hidden-state draft" => "读隐藏状态的草稿",
         "γ list" => "γ 列表",

@@ -165,7 +165,7 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
             t.trim().parse::<usize>().map_err(|_| {
                 bad(
                     format!("{:?} is not a token index", t.trim()),
-                    format!("{:?} 不是词元编号", t.trim()),
+                    format!("{:?} 不是 token 编号", t.trim()),
                 )
             })
         })
@@ -173,14 +173,14 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
     if xs.len() != qs.len() {
         return Err(bad(
             format!("{} tokens for {} drafts", xs.len(), qs.len()),
-            format!("{} 个词元对应 {} 个草稿分布", xs.len(), qs.len()),
+            format!("{} 个 token 对应 {} 个草稿分布", xs.len(), qs.len()),
         ));
     }
     for (j, (&x, q)) in xs.iter().zip(qs).enumerate() {
         if x >= q.len() {
             return Err(bad(
                 format!("token {x} is outside 0..{}", q.len()),
-                format!("词元 {x} 不在 0..{} 之内", q.len()),
+                format!("token {x} 不在 0..{} 之内", q.len()),
             ));
         }
         if q[x] <= 0.0 {
@@ -189,7 +189,7 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
                     "draft {} gives token {x} probability 0, so it cannot have drawn it",
                     j + 1
                 ),
-                format!("草稿分布 {} 给词元 {x} 的概率为 0，不可能抽到它", j + 1),
+                format!("草稿分布 {} 给 token {x} 的概率为 0，不可能抽到它", j + 1),
             ));
         }
     }
