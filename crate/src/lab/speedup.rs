@@ -99,6 +99,14 @@ pub struct SpeedupReport {
     pub transfer: Option<Transfer>,
 }
 
+impl SpeedupReport {
+    /// The groups of `batch` prompts it was timed in: its IQR is over them, and one group has
+    /// none.
+    pub fn groups(&self) -> usize {
+        self.prompts.div_ceil(self.batch.max(1))
+    }
+}
+
 /// What proposes: the engine's method with a draft model, or a drafter without a model (which
 /// keeps what it learns from one prompt to the next, as the suffix index does).
 enum Proposer {

@@ -164,10 +164,7 @@ pub fn caption(r: &LoadReport, lang: Lang) -> String {
     // A change smaller than the ends' own spread (their IQRs) is not a trend; nor is one whose
     // end was timed as one group, which has no spread to judge it by.
     let spread = a.measured_speedup_iqr.max(z.measured_speedup_iqr);
-    let one_group = [a, z]
-        .into_iter()
-        .find(|s| s.prompts.div_ceil(s.batch.max(1)) < 2)
-        .map(|s| s.batch);
+    let one_group = [a, z].into_iter().find(|s| s.groups() < 2).map(|s| s.batch);
     let moved = one_group.is_none() && (sz - sa).abs() > spread;
     let trend = if sz < sa * (1.0 - LEVEL) && moved {
         lang.pick("falls, as it does in serving", "下降了，和服务系统一样")

@@ -61,7 +61,7 @@ fn the_speedup_sweeps_the_batch_beside_the_published_serving_figures() {
     assert_eq!(r["target_width"], 1);
 
     // A tree sweeps the batch too.
-    let t = json(&[
+    let tree = [
         "likesworld",
         "speedup",
         "--config",
@@ -70,20 +70,12 @@ fn the_speedup_sweeps_the_batch_beside_the_published_serving_figures() {
         "1,2",
         "--prompts",
         "2",
-    ]);
+    ];
+    let t = json(&tree);
     assert_eq!(t["shape"], "tree");
     assert!(t["rows"][1]["predicted_speedup"].is_null(), "{t}");
     // In words: batch 1 times two groups, whose spread is given; batch 2 one, which has none.
-    let (code, stdout, stderr) = run(&[
-        "likesworld",
-        "speedup",
-        "--config",
-        "<2,1>",
-        "--batch",
-        "1,2",
-        "--prompts",
-        "2",
-    ]);
+    let (code, stdout, stderr) = run(&tree);
     assert_eq!(code, 0, "{stderr}");
     let line = |b: &str| {
         stdout

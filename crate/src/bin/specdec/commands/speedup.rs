@@ -215,7 +215,7 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
 /// A measured speedup's spread over its timed groups of `batch` prompts: "IQR 0.150 over 10
 /// groups", or that one group has none (an IQR of 0 would claim a steadiness).
 fn spread(r: &SpeedupReport) -> String {
-    match r.prompts.div_ceil(r.batch.max(1)) {
+    match r.groups() {
         0 | 1 => "one group: no spread".into(),
         groups => format!("IQR {:.3} over {groups} groups", r.measured_speedup_iqr),
     }
