@@ -130,6 +130,9 @@ test('the Chinese page (?lang=zh) shows no English sentence: every widget, exper
       }
     }
   }
+  // The sampling rules are named in Chinese: their ids ("bonus-from-draft") are the URL's.
+  const rules = await page.$$eval('[data-widget="exactness"] [data-key="variant"] option, [data-widget="exactness"] table.tvs tbody td:first-child', (els) => els.map((e) => e.textContent));
+  assert.ok(rules.includes('奖励取自草稿') && rules.every((r) => !/^[a-z]+(-[a-z]+)+$/.test(r)), rules.join(' | '));
   // Every experiment of the decoding widget, small, on flex.
   await setControl(page, 'decoding', 'backend', 'flex');
   const jobs = [

@@ -11,7 +11,8 @@ let env;
 before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
 
-const bonusRow = async (page) => (await rowsOf(page, '[data-widget="exactness"] table.tvs')).find((r) => r.startsWith('bonus-from-draft'));
+// The rule's row, by its English id or its Chinese name.
+const bonusRow = async (page) => (await rowsOf(page, '[data-widget="exactness"] table.tvs')).find((r) => /^(bonus-from-draft|奖励取自草稿)/.test(r));
 
 test('demo 02.2 shows bonus-from-draft biased, with the window named; a window short of the bonus token is undecided', async () => {
   const { page, errors } = await open(env, '');

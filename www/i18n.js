@@ -72,9 +72,14 @@ export function t(obj, field) {
   return (lang() === 'zh' && obj[`${field}_zh`]) || obj[field];
 }
 
+// A line break in a Chinese template next to full-width punctuation: HTML would show it as a
+// space, which Chinese does not put there ("访存受限； 算术强度").
+const FULL_WIDTH_BREAK = /(?<=[，。；：、！？）])\s*\n\s*|\s*\n\s*(?=[（，。；：、])/g;
+
 /** A short text of the page's own chrome, in the page's language. */
 export function tr(en, zh) {
-  return lang() === 'zh' ? zh : en;
+  if (lang() !== 'zh') return en;
+  return typeof zh === 'string' ? zh.replace(FULL_WIDTH_BREAK, '') : zh;
 }
 
 /**

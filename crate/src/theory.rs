@@ -85,6 +85,13 @@ pub fn optimal_gamma(alpha: f64, c: f64, max_gamma: u32) -> (u32, f64) {
     best
 }
 
+/// Whether the speedup still rises past `gamma`: then the best γ up to it is where a search
+/// stopped, not an optimum. At α = 1 and 0 < c < 1 the speedup (γ + 1)/(γc + 1) rises for
+/// ever, towards 1/c; at c = 0 and any α it is E, which rises towards its cap.
+pub fn still_rising(alpha: f64, gamma: u32, c: f64) -> bool {
+    speedup(alpha, gamma + 1, c) > speedup(alpha, gamma, c) + 1e-12
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +139,11 @@ mod tests {
     #[test]
     fn no_speculation_when_draft_is_as_slow_as_acceptance() {
         assert_eq!(optimal_gamma(0.3, 0.5, 64), (0, 1.0));
+        // At α = 1 the best γ found is the search's limit: the speedup still rises there.
+        assert_eq!(optimal_gamma(1.0, 0.05, 64).0, 64);
+        assert!(still_rising(1.0, 64, 0.05) && still_rising(1.0, MAX_GAMMA, 0.05));
+        assert!(!still_rising(1.0, 3, 1.0) && !still_rising(0.8, 14, 0.01));
+        assert!(still_rising(0.8, 13, 0.01));
         // Corollary 3.9: α > c gives at least (1 + α)/(1 + c) with γ = 1.
         let (g, s) = optimal_gamma(0.5, 0.2, 64);
         assert!(g >= 1 && s >= 1.5 / 1.2 - 1e-12);

@@ -11,7 +11,7 @@ import { tr } from '../i18n.js';
 // A step is labelled by the rule in force, and where that rule departs from Algorithm 1 the label
 // says so, beside Algorithm 1's own words.
 const ALG1 = tr({ draft: 'x ~ q', accept: 'a = min(1, p/q)', reject: 'the residual norm(max(0, p − q))', bonus: 'the target’s p' },
-  { draft: 'x ~ q', accept: 'a = min(1, p/q)', reject: '残差 norm(max(0, p − q))', bonus: '目标模型的 p' });
+  { draft: 'x ~ q', accept: 'a = min(1, p/q)', reject: '剩余分布 norm(max(0, p − q))', bonus: '目标模型的 p' });
 function ruleOf(variant) {
   const own = tr({
     'argmax-draft': { draft: 'x = argmax q' }, 'accept-q-over-p': { accept: 'a = min(1, q/p)' },
@@ -42,7 +42,7 @@ function compareHtml(st, rule, w) {
   const from = rejected ? rule.from.reject : rule.from.bonus;
   // The residual is what Algorithm 1 draws after a rejection; after the bonus it means nothing.
   const cols = rejected ? ['p', 'q', 'residual'] : ['p', 'q'];
-  const names = tr({ p: 'p (target)', q: 'q (draft)', residual: 'residual norm(max(0, p − q))' }, { p: 'p（目标）', q: 'q（草稿）', residual: '残差 norm(max(0, p − q))' });
+  const names = tr({ p: 'p (target)', q: 'q (draft)', residual: 'residual norm(max(0, p − q))' }, { p: 'p（目标）', q: 'q（草稿）', residual: '剩余分布 norm(max(0, p − q))' });
   const head = [tr('token', 'token'), ...cols.map((k) => names[k]), tr('drawn from (this rule)', '实际抽取的分布（本规则）')];
   const mark = (key, v) => (key === from ? `<b>${fmt(v, 3)}</b>` : fmt(v, 3));
   const rows = st.compare.map((c) => [`${w(c.token)}${c.token === st.last ? ' ←' : ''}`, ...cols.map((k) => mark(k, c[k])), fmt(c.drawn, 3)]);

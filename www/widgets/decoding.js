@@ -62,16 +62,19 @@ const hidden = uses('hidden');
 // A depth no step reached reads as a dash (JSON turns the core's NaN into null).
 const list = (xs, d = 2) => (xs?.length ? xs.map((x) => (x == null ? '—' : fmt(x, d))).join(' · ') : '—');
 
+// c is the drafting of a whole step (lecture §6's τ/(1 + c)); one draft call's share of it.
+const perCall = (r) => (r.draft_calls_per_step > 0 ? fmt(r.c / r.draft_calls_per_step, 3) : '—');
+
 function hiddenHtml({ report: r, trees }) {
-  const p = r.p_value == null ? '—' : `<b class="${r.p_value >= 0.01 ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
+  const p = r.p_value == null ? tr('— (for sampled runs; greedy ones are checked token for token above)', '—（用于采样运行；贪心运行已在上面逐 token 核对）') : `<b class="${r.p_value >= 0.01 ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
   const rows = tr([['', 'measured'], ['identical to the target’s greedy output', r.p_value == null ? `${r.identical}/${r.prompts}` : tr('— (sampled)', '—')],
     ['τ (tokens per target call)', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['verified nodes per call', fmt(r.verified_nodes_per_call, 1)],
     ['accepted fraction of the nodes', pct(r.accepted_fraction)], ['acceptance by depth', list(r.acceptance_by_depth)],
-    ['draft calls per step · c', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}`], ['calibration test', p]],
+    ['draft calls per step · c, the drafting of a step over a target call', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)} (${perCall(r)} a call)`], ['calibration test', p]],
   [['', '实测'], ['与目标模型贪心输出一致', r.p_value == null ? `${r.identical}/${r.prompts}` : '—（采样）'],
     ['τ（每次目标调用的 token 数）', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['每次调用验证的节点数', fmt(r.verified_nodes_per_call, 1)],
     ['被接受的节点比例', pct(r.accepted_fraction)], ['按深度的接受率', list(r.acceptance_by_depth)],
-    ['每步草稿调用数 · c', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}`], ['校准检验', p]]);
+    ['每步草稿调用数 · c：一步的草拟耗时比一次目标调用', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}（每次调用 ${perCall(r)}）`], ['校准检验', p]]);
   if (r.head_accuracy) {
     rows.push([tr('head accuracy, top-1', '各头准确率，top-1'), list(r.head_accuracy)], [tr('head accuracy, top-8', '各头准确率，top-8'), list(r.head_accuracy_top_k)]);
     for (const [kind, acc] of r.head_accuracy_by_kind ?? []) rows.push([tr(`top-1, next token: ${kindName(kind)}`, `top-1，下一个 token：${kindName(kind)}`), list(acc)]);
@@ -133,13 +136,15 @@ function acceptanceHtml(rows) {
       kindName(k.kind), k.positions, fmt(k.beta[0]), fmt(k.beta[1]), fmt(k.greedy[0]), fmt(k.greedy[1])])), 'dec-kinds');
 }
 
-function greedyHtml(reports) {
+function greedyHtml(reports, v) {
   const rows = reports.map((r) => [r.method, `${r.identical}/${r.prompts}`, fmt(r.tokens_per_call), r.formula_tokens_per_call == null ? '—' : fmt(r.formula_tokens_per_call),
     fmt(r.alpha), `${r.target_calls} (${r.reference_calls})`, fmt(r.verified_nodes_per_call, 2)]);
   return tr('<p class="numbers">Greedy speculative decoding against the target’s own greedy output. The formula E(α, γ) uses the measured α and assumes every position is accepted independently; '
-    + 'the hard positions (the asked name, the answer) come every 4 tokens, so long runs are rarer than it thinks (lecture §3.3).</p>',
+    + 'the hard positions (the asked name, the answer) come every 4 tokens, so long runs are rarer than it thinks (lecture §3.3).'
+    + (v.experiment === 'greedy' ? ' One row for each γ of the lecture’s, and one for the slider’s γ when it is not among them.' : '') + '</p>',
   '<p class="numbers">贪心推测解码，与目标模型自己的贪心输出对照。公式 E(α, γ) 用实测的 α，并假设每个位置独立地被接受；'
-    + '难的位置（问到的名字、答案）每 4 个 token 出现一次，所以长串的接受比公式以为的少（课上 §3.3）。</p>')
+    + '难的位置（问到的名字、答案）每 4 个 token 出现一次，所以长串的接受比公式以为的少（课上 §3.3）。'
+    + (v.experiment === 'greedy' ? '课上用的每个 γ 各一行；滑块的 γ 不在其中时再加一行。' : '') + '</p>')
     + table([tr(['method', 'identical', 'tokens / call', 'E(α, γ)', 'measured α', 'target calls (alone)', 'verified nodes / call'],
       ['方法', '一致', 'token / 调用', 'E(α, γ)', '实测 α', '目标模型调用（单独解码）', '验证节点 / 调用'])].concat(rows), 'dec-greedy')
     + `<p class="numbers">${tr('α by kind of the output token, last run', '按输出 token 类别的 α，最后一次运行')}${tr(': ', '：')}${byKind(reports[reports.length - 1].by_kind)}</p>`;
@@ -165,7 +170,7 @@ function sampleHtml(r) {
 function stochasticHtml(reports) {
   return tr('<p class="numbers">Children sampled from draft B (T = 1). Naive sampling draws from p and hopes to land in the tree; MSS tests each child in turn and hands the residual on. '
     + 'Top-k children verified as if sampled look good and are biased: the last column is its exact one-step distortion.</p>',
-  '<p class="numbers">孩子从草稿 B 采样（T = 1）。朴素采样从 p 抽一个，指望它落在树里；MSS 依次检验每个孩子，把残差分布传下去。'
+  '<p class="numbers">孩子从草稿 B 采样（T = 1）。朴素采样从 p 抽一个，指望它落在树里；MSS 依次检验每个孩子，把剩余分布传下去。'
     + '把 top-k 孩子当作采样来验证，看起来好，却有偏：最后一列是它精确的单步失真。</p>')
     + table([tr(['method', 'tokens / call', 'accepted drafts / call', 'verified nodes / call', 'calibration p', 'exact one-step TV'],
       ['方法', 'token / 调用', '被接受的草稿 / 调用', '验证节点 / 调用', '校准 p', '精确单步 TV'])].concat(reports.map((r) => [
@@ -273,7 +278,7 @@ export default {
     + 'Greedy outputs are identical to the target’s own, sampled ones are distributed as the target’s, and the target is called fewer times. '
     + 'Every experiment runs in a worker on the backend you pick; results are measured in this browser.',
   title_zh: '在 LikesWorld 上做推测解码：链、树与墙钟时间',
-  intro_zh: 'LikesWorld 组件里训练好的目标模型和草稿模型一起解码：草稿提出，目标模型一次调用验证全部。贪心输出与目标模型自己的逐字相同，采样输出与目标模型同分布，而目标模型被调用的次数更少。每个实验都在 worker 里、在你选的后端上运行；结果是在这个浏览器里测的。',
+  intro_zh: 'LikesWorld 组件里训练好的目标模型和草稿模型一起解码：草稿提出，目标模型一次调用验证全部。贪心输出与目标模型自己的逐字相同，采样输出与目标模型同分布，而目标模型被调用的次数更少。每个实验都在后台的 Web Worker 里、在你选的后端上运行；结果是在这个浏览器里测的。',
   // Lecture §3 (demos 03.1–03.3) and §4.4–4.5 (demos 04.3, 04.5) at the lecture's sizes.
   presets: [
     { label: 'Demo 03.1 · acceptance by kind', label_zh: '演示 03.1 · 按 token 类别的接受率', values: { experiment: 'acceptance', prompts: '200' } },
@@ -328,7 +333,7 @@ export default {
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
     // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
     declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
-    declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, { options: variantOptions }),
+    declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, variantOptions),
     { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain',
       options: [['chain', 'sampling chain'], ['tree', 'greedy tree'], ['medusa', 'Medusa’s heads (greedy)'], ['eagle-2', 'EAGLE-2 (greedy)']],
       options_zh: [['chain', '采样链'], ['tree', '贪心树'], ['medusa', 'Medusa 的头（贪心）'], ['eagle-2', 'EAGLE-2（贪心）']], showIf: uses('step') },

@@ -1,7 +1,7 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../html.js';
 import { channelOf, titleOf } from '../runbar.js';
-import { runJob, CancelledError, coreRange, declarations, declare, variantOptions } from '../engine.js';
+import { runJob, CancelledError, coreRange, declarations, declare, variantName, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
 function params(s) {
@@ -33,14 +33,14 @@ export default {
   intro_zh: '玩具模型（词表 5，p 只看最近两个 token，q = softmax(log p + 噪声)）可以枚举推测解码的每一个分支：输出前 n 个 token（窗口）的精确分布，与目标模型自己的分布比较。正确的规则是精确的（TV ≤ 1e-12），错误的写法不是——前提是窗口覆盖到它们出错的位置：测试只能看见窗口里的东西。只靠蒙特卡洛分不清 0.02 的 TV 和噪声。',
   // Lecture §2.3 (demos 02.2–02.3).
   presets: [
-    { label: 'Demo 02.2 · exact, γ = 4', label_zh: '演示 02.2 · 精确枚举，γ = 4', values: { variant: 'correct', gamma: 4, window: 'auto', noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16 over 5 tokens: the same distribution; bonus-from-draft is caught once the window reaches the bonus token', note_zh: '5 个 token 上 TV 1e-16：分布完全相同；窗口一覆盖到奖励 token，bonus-from-draft 就露馅' },
+    { label: 'Demo 02.2 · exact, γ = 4', label_zh: '演示 02.2 · 精确枚举，γ = 4', values: { variant: 'correct', gamma: 4, window: 'auto', noise: 1.5, temperature: 1, seed: 0 }, note: 'TV 1e-16 over 5 tokens: the same distribution; bonus-from-draft is caught once the window reaches the bonus token', note_zh: '5 个 token 上 TV 1e-16：分布完全相同；窗口一覆盖到奖励 token，“奖励取自草稿”就露馅' },
     { label: 'Too short a window · γ = 4, 4 tokens', label_zh: '窗口太短 · γ = 4，4 个 token', values: { variant: 'bonus-from-draft', gamma: 4, window: '4' }, note: 'the window ends before the bonus token: the wrong rule looks exact, and the verdict says undecided', note_zh: '窗口在奖励 token 之前结束：错误的规则看起来是精确的，判定为“未判定”' },
     { label: 'Demo 02.3 · Monte Carlo, 20,000 runs', label_zh: '演示 02.3 · 蒙特卡洛，20,000 次', values: { variant: 'correct', runs: '20000' }, note: 'Monte Carlo alone cannot tell a small bias from noise', note_zh: '单靠蒙特卡洛分不清小偏差和噪声' },
     { label: 'A wrong rule · greedy rule', label_zh: '错误的规则 · 贪心规则', values: { variant: 'greedy-rule' } },
   ],
   controls: [
     // The verification rules are the core's (`presets`), read when the widget mounts.
-    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, { options: variantOptions }),
+    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, variantOptions),
     // The sliders' ranges and defaults are the core's (`presets`: views/exactness.rs's and toy/mod.rs's
     // ranges, ExactnessParams' defaults). The page offers less of each than the core takes, the spans
     // it has always offered around the lecture's demos: γ up to 6, noise up to 3, T from 0.25 to 3.
@@ -65,7 +65,7 @@ export default {
       undecided: `<span class="undecided">${tr(`undecided: ${v.window} tokens end before the bonus token`, `未判定：${v.window} 个 token 在奖励 token 之前结束`)}</span>`,
     };
     const rows = [[tr('sampler', '采样规则'), tr(`exact TV (γ = ${v.gamma}, first ${v.window} tokens)`, `精确 TV（γ = ${v.gamma}，前 ${v.window} 个 token）`), tr('verdict', '判定')]].concat(v.tvs.map((t) => [
-      t.variant, fmt(t.tv), verdict[t.verdict]]));
+      variantName(t.variant), fmt(t.tv), verdict[t.verdict]]));
     return [
       tr(`<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
         (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)});
@@ -73,7 +73,7 @@ export default {
         i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`,
       `<p class="numbers">各上下文的平均接受率 β = Σ min(p, q)：<b>${fmt(v.mean_beta)}</b>
         （范围 ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)}）；
-        用 <b>${v.variant}</b> 时每次目标模型调用的 token 数：精确值 <b>${fmt(v.tokens_per_call)}</b>，
+        用<b>${variantName(v.variant)}</b>时每次目标模型调用的 token 数：精确值 <b>${fmt(v.tokens_per_call)}</b>，
         i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs')
         + `<p class="numbers coverage">${v.coverage}</p>`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
@@ -101,9 +101,10 @@ export default {
       cancel.onclick = () => job.cancel();
       job.promise.then(ui.inLang((m) => {
         caption.innerHTML = tr(`${m.runs.toLocaleString('en')} runs of <b>${m.variant}</b>: TV to the exact target <b>${fmt(m.tv_sampler)}</b>;
-          two seeds of the target itself differ by ${fmt(m.tv_two_seeds)} (expected floor ${fmt(m.floor)}).`,
-        `<b>${m.variant}</b> 运行 ${m.runs.toLocaleString('en')} 次：与精确目标分布的 TV 为 <b>${fmt(m.tv_sampler)}</b>；
-          目标模型自己换两个种子相差 ${fmt(m.tv_two_seeds)}（预期下限 ${fmt(m.floor)}）。`);
+          as many samples of the target itself: ${fmt(m.tv_target)} (the 1/√n line, a first-order estimate: ${fmt(m.floor)}).
+          Two seeds of the target differ by ${fmt(m.tv_two_seeds)}: the noise of two samples, about √2 times one's.`,
+        `<b>${variantName(m.variant)}</b>运行 ${m.runs.toLocaleString('en')} 次：与精确目标分布的 TV 为 <b>${fmt(m.tv_sampler)}</b>；
+          目标模型自己同样多的样本：${fmt(m.tv_target)}（1/√n 线，一阶估计：${fmt(m.floor)}）。目标模型换两个种子相差 ${fmt(m.tv_two_seeds)}：两份样本的噪声，约为一份的 √2 倍。`);
         fig.querySelector('.mc-plot').innerHTML = m.svg;
         ui.root.dataset.mc = String(Number(ui.root.dataset.mc || 0) + 1);
       }), ui.inLang((e) => {

@@ -8,10 +8,10 @@ export default {
   name: 'likesworld',
   title: 'LikesWorld: a real (tiny) target and two drafts',
   intro: 'Facts “NAME likes ITEM .”, then one question per person, “q NAME ITEM .”: the answer must be looked up in the facts. '
-    + 'The target (85k parameters, trained here with burn) answers every question; draft A (1 layer) and draft B (2 layers) cannot. '
+    + 'The target (85k parameters, trained with burn by this project’s own program) answers every question; draft A (1 layer) and draft B (2 layers) cannot. '
     + 'Type a world (the words: &lt;bos&gt; likes . q &lt;eos&gt;, names such as dan fay eve, items such as jam nuts tea) or leave it empty for a random one.',
   title_zh: 'LikesWorld：一个真的（很小的）目标模型和两个草稿',
-  intro_zh: '先是事实“名字 likes 物品 .”，然后每人一个问题“q 名字 物品 .”：答案要在事实里查。目标模型（8.5 万参数，用 burn 在这里训练）能回答所有问题；草稿 A（1 层）和草稿 B（2 层）不能。输入一个世界（词：&lt;bos&gt; likes . q &lt;eos&gt;，名字如 dan fay eve，物品如 jam nuts tea），或留空随机生成。',
+  intro_zh: '先是事实“名字 likes 物品 .”，然后每人一个问题“q 名字 物品 .”：答案要在事实里查。目标模型（8.5 万参数，由本项目自己的程序用 burn 训练）能回答所有问题；草稿 A（1 层）和草稿 B（2 层）不能。输入一个世界（词：&lt;bos&gt; likes . q &lt;eos&gt;，名字如 dan fay eve，物品如 jam nuts tea），或留空随机生成。',
   controls: [
     { key: 'text', label: 'world', label_zh: '世界', type: 'text', value: '' },
     { key: 'seed', label: 'random world seed', label_zh: '随机世界的种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
@@ -23,7 +23,7 @@ export default {
     `用目标模型和两个草稿给一个世界打分，然后在 ${s.backend} 上为每个模型的 ${s.backend === 'wgpu' ? 10 : 150} 次调用计时`),
   render() {
     return [
-      `<div class="dec-run"><p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在 worker 里运行模型…')}</p>
+      `<div class="dec-run"><p class="numbers lw-status" aria-live="polite">${tr('Running the models in a worker…', '正在后台的 Web Worker 里运行模型…')}</p>
         <button type="button" class="lw-go" hidden>${tr('Run', '运行')}</button></div>`,
       '<p class="note lw-note" hidden></p>',
       '<div class="plots lw-plot scroll-x"></div>',
@@ -48,7 +48,7 @@ export default {
       view.querySelector('.lw-kinds').innerHTML = table(rows, 'kinds');
       ui.root.dataset.model = String(Number(ui.root.dataset.model || 0) + 1);
       const lat = view.querySelector('.lw-latency');
-      lat.innerHTML = `<p class="numbers">${tr('Per-call latency: measuring in the worker…', '每次调用的延迟：正在 worker 里测量…')}</p>`;
+      lat.innerHTML = `<p class="numbers">${tr('Per-call latency: measuring in the worker…', '每次调用的延迟：正在后台的 Web Worker 里测量…')}</p>`;
       // A GPU call dispatches ~100 kernels and waits for its read-back (on a CPU-emulated GPU,
       // a large fraction of a second): far fewer calls there.
       const gpu = v.backend === 'wgpu';

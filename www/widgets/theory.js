@@ -35,7 +35,11 @@ export default {
     const v = ui.call('theory', { alpha: Number(s.alpha), gamma: Number(s.gamma), c: Number(s.c), c_hat: Number(s.c_hat) });
     const optimal = Number(s.c) === 0 && Number(s.alpha) > 0
       ? tr('— (c = 0: every extra draft helps, up to the cap)', '—（c = 0：多猜一个总有好处，直到上限）')
-      : `<b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)`;
+      : v.optimal_beyond
+        ? (Number(s.alpha) >= 1
+          ? tr(`— (α = 1: the speedup rises with γ towards 1/c = ${fmt(1 / Number(s.c), 2)})`, `—（α = 1：加速比随 γ 一直上升，趋近 1/c = ${fmt(1 / Number(s.c), 2)}）`)
+          : tr(`— (still rising at γ = ${v.optimal_gamma})`, `—（到 γ = ${v.optimal_gamma} 仍在上升）`))
+        : tr(`<b>${v.optimal_gamma}</b> (${fmt(v.optimal_speedup, 2)}×)`, `<b>${v.optimal_gamma}</b>（${fmt(v.optimal_speedup, 2)}×）`);
     return [tr(`<p class="numbers">
         E = <b>${fmt(v.expected_tokens)}</b> tokens per call (cap ${fmt(v.cap, 2)}),
         speedup <b>${fmt(v.speedup, 2)}×</b>, operations <b>${fmt(v.operations, 2)}×</b>;

@@ -47,6 +47,23 @@ impl Variant {
         }
     }
 
+    /// The rule's name for a reader: its id in English, a short Chinese name in Chinese (the
+    /// lecture's terms: 正确的推测采样, 随机采样时用贪心规则, 奖励 token), whose first space
+    /// is where a figure breaks it.
+    pub fn label(self, l: crate::i18n::Lang) -> &'static str {
+        l.pick(
+            self.name(),
+            match self {
+                Variant::Correct => "正确规则",
+                Variant::ResampleFromTarget => "拒绝后从 p 重采",
+                Variant::GreedyRule => "贪心规则",
+                Variant::ArgmaxDraft => "草稿取 argmax",
+                Variant::AcceptQOverP => "接受率 q/p",
+                Variant::BonusFromDraft => "奖励取自草稿",
+            },
+        )
+    }
+
     /// The distribution the draft token is taken from, given the draft's q.
     pub fn draft_dist(self, q: &[f64]) -> Dist {
         match self {

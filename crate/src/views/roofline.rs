@@ -169,7 +169,8 @@ fn deployed(pair: &Pair, w: &Workload, s: &Served, l: Lang) -> String {
     );
     let (held, cap) = (s.memory_per_gpu_gb, pair.gpu.memory_gb);
     let (weights, kv) = (s.weights_per_gpu_gb, held - s.weights_per_gpu_gb);
-    let (b, c) = (w.batch, w.context);
+    // The cache holds the context and the step's k new tokens but the last (the spec's bytes).
+    let (b, c) = (w.batch, w.context + w.k.max(1) - 1);
     let mut parts = Vec::new();
     // What does not fit comes first: every number after it describes a step that cannot run.
     if !s.fits {
@@ -544,6 +545,19 @@ mod tests {
                 .contains("of it the KV cache of 256 × 32768 tokens: a smaller batch or context"),
             "{}",
             long.deployed
+        );
+        // With k tokens a step the cache holds the context and k − 1 of them.
+        let wide = roofline_view(&RooflineParams {
+            batch: 256,
+            context: 32768,
+            k: 8,
+            ..p.clone()
+        })
+        .unwrap();
+        assert!(
+            wide.deployed.contains("KV cache of 256 × 32775 tokens"),
+            "{}",
+            wide.deployed
         );
         assert!(long
             .svg_heat

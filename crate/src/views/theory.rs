@@ -42,6 +42,9 @@ pub struct TheoryView {
     pub cap: Option<f64>,
     pub optimal_gamma: u32,
     pub optimal_speedup: f64,
+    /// The speedup still rises at `optimal_gamma` (= `theory::MAX_GAMMA`): no optimum up to
+    /// there (none at all at α = 1 with c < 1, nor at c = 0).
+    pub optimal_beyond: bool,
     pub svg: String,
     pub svg_optimal: String,
 }
@@ -52,6 +55,7 @@ pub const GAMMA_AXIS: u32 = 30;
 pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
     let p = Params::new(params.alpha, params.gamma, params.c, params.c_hat)?;
     let (optimal_gamma, optimal_speedup) = theory::optimal_gamma(p.alpha, p.c, theory::MAX_GAMMA);
+    let optimal_beyond = theory::still_rising(p.alpha, optimal_gamma, p.c);
     let cap = theory::expected_tokens_cap(p.alpha);
     let w = figure_width(560, params.figure_width);
     Ok(TheoryView {
@@ -61,6 +65,7 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
         cap: cap.is_finite().then_some(cap),
         optimal_gamma,
         optimal_speedup,
+        optimal_beyond,
         svg: against_gamma(&p, optimal_gamma, params.lang, w),
         svg_optimal: optimal_against_c(p.alpha, p.c, params.lang, w),
     })
@@ -118,15 +123,29 @@ fn against_gamma(p: &Params, optimal: u32, l: Lang, w: u32) -> String {
         }
         ch.polyline(&e, colors::BLUE, 2);
         ch.polyline(&s, colors::ORANGE, 2);
-        let (g, sp) = (f64::from(optimal), theory::speedup(p.alpha, optimal, p.c));
-        ch.dots(&[(g, sp)], colors::RED, 4);
-        ch.note(
-            g,
-            sp,
-            &format!("{} γ = {optimal}", l.pick("optimum", "最优")),
-            colors::RED,
-            Align::Middle,
-        );
+        if optimal <= max_g {
+            let (g, sp) = (f64::from(optimal), theory::speedup(p.alpha, optimal, p.c));
+            ch.dots(&[(g, sp)], colors::RED, 4);
+            ch.note(
+                g,
+                sp,
+                &format!("{} γ = {optimal}", l.pick("optimum", "最优")),
+                colors::RED,
+                Align::Middle,
+            );
+        } else {
+            // Past the axis, or no optimum at all: said at the end of the speedup's line.
+            let text = if theory::still_rising(p.alpha, optimal, p.c) {
+                l.pick(
+                    "no optimum: the speedup keeps rising →".to_string(),
+                    "没有最优：加速比一直上升 →".to_string(),
+                )
+            } else {
+                format!("{} γ = {optimal} →", l.pick("optimum", "最优"))
+            };
+            let end = theory::speedup(p.alpha, max_g, p.c);
+            ch.note(f64::from(max_g), end, &text, colors::RED, Align::End);
+        }
         let gc = f64::from(p.gamma);
         ch.vline(gc, colors::AXIS);
         ch.dots(
@@ -158,14 +177,12 @@ fn optimal_against_c(alpha: f64, c_now: f64, l: Lang, w: u32) -> String {
     let cs: Vec<f64> = (0..=60)
         .map(|i| 10f64.powf(-3.0 + 3.0 * f64::from(i) / 60.0))
         .collect();
+    // A c at which the speedup still rises at the search's limit has no optimum to draw.
     let best: Vec<(f64, f64)> = cs
         .iter()
-        .map(|&c| {
-            (
-                c,
-                f64::from(theory::optimal_gamma(alpha, c, theory::MAX_GAMMA).0),
-            )
-        })
+        .map(|&c| (c, theory::optimal_gamma(alpha, c, theory::MAX_GAMMA).0))
+        .filter(|&(c, g)| !theory::still_rising(alpha, g, c))
+        .map(|(c, g)| (c, f64::from(g)))
         .collect();
     let top = best.iter().map(|b| b.1).fold(1.0, f64::max) * 1.1;
     let label = l.pick(
@@ -189,8 +206,18 @@ fn optimal_against_c(alpha: f64, c_now: f64, l: Lang, w: u32) -> String {
             &labels,
         );
         ch.polyline(&best, colors::TEAL, 2);
-        if c_now > 0.0 {
-            let g = f64::from(theory::optimal_gamma(alpha, c_now, theory::MAX_GAMMA).0);
+        if alpha >= 1.0 {
+            ch.note(
+                0.03,
+                top / 2.0,
+                l.pick("α = 1: no optimum", "α = 1：没有最优 γ"),
+                colors::INK,
+                Align::Middle,
+            );
+        }
+        let (g, _) = theory::optimal_gamma(alpha, c_now, theory::MAX_GAMMA);
+        if c_now > 0.0 && !theory::still_rising(alpha, g, c_now) {
+            let g = f64::from(g);
             ch.vline(c_now.clamp(1e-3, 1.0), colors::AXIS);
             ch.dots(&[(c_now.clamp(1e-3, 1.0), g)], colors::RED, 4);
         }
@@ -231,6 +258,18 @@ mod tests {
         assert_eq!(v.cap, None);
         assert_eq!(v.expected_tokens, 5.0);
         assert!(!v.svg.contains("NaN") && !v.svg.contains("inf"));
+        // The search's limit is not shown as an optimum: the speedup rises towards 1/c = 10.
+        assert!(v.optimal_beyond, "{}", v.optimal_gamma);
+        assert!(v.svg.contains("no optimum") && !v.svg.contains("optimum γ"));
+        assert!(v.svg_optimal.contains("no optimum"));
+        // Below α = 1 the optimum is drawn where it is.
+        let v = theory_view(&TheoryParams {
+            alpha: 0.8,
+            c: 0.05,
+            ..TheoryParams::default()
+        })
+        .unwrap();
+        assert!(!v.optimal_beyond && v.svg.contains(&format!("optimum γ = {}", v.optimal_gamma)));
     }
 
     /// In Chinese the figures' titles, axes, legends and notes are Chinese.

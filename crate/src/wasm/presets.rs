@@ -104,6 +104,8 @@ struct Presets {
     gpus: &'static [crate::roofline::Gpu],
     models: &'static [crate::roofline::Model],
     variants: Vec<&'static str>,
+    /// The rules' Chinese names, in the order of `variants`.
+    variants_zh: Vec<&'static str>,
     token_kinds: Vec<Kind>,
     decoding: Ranges,
     theory: Theory,
@@ -128,6 +130,10 @@ pub fn presets() -> Result<JsValue, JsError> {
         variants: crate::sampling::speculative::Variant::ALL
             .iter()
             .map(|v| v.name())
+            .collect(),
+        variants_zh: crate::sampling::speculative::Variant::ALL
+            .iter()
+            .map(|v| v.label(Lang::Zh))
             .collect(),
         token_kinds: TokenKind::ALL
             .iter()

@@ -55,9 +55,16 @@ pub(super) fn tv_bars(
                 Align::Middle,
             );
         }
+        // Each rule's name for the reader: an English id cut after its first hyphen, a Chinese
+        // name in lines of at most three characters (a category is 40 px wide at 390 px).
         let names: Vec<String> = tvs
             .iter()
-            .map(|t| t.variant.replacen('-', "-\n", 1))
+            .map(
+                |t| match Variant::ALL.iter().find(|v| v.name() == t.variant) {
+                    Some(&v) if l == Lang::Zh => bar_label_zh(v).to_string(),
+                    _ => t.variant.replacen('-', "-\n", 1),
+                },
+            )
             .collect();
         ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         ch.hline(EXACT_TV, colors::RED);
@@ -69,6 +76,18 @@ pub(super) fn tv_bars(
             Align::End,
         );
     })
+}
+
+/// A rule's Chinese name ([`Variant::label`]) broken into the lines of a bar's label.
+pub(super) fn bar_label_zh(v: Variant) -> &'static str {
+    match v {
+        Variant::Correct => "正确\n规则",
+        Variant::ResampleFromTarget => "拒绝后\n从 p\n重采",
+        Variant::GreedyRule => "贪心\n规则",
+        Variant::ArgmaxDraft => "草稿取\nargmax",
+        Variant::AcceptQOverP => "接受率\nq/p",
+        Variant::BonusFromDraft => "奖励取\n自草稿",
+    }
 }
 
 pub(super) fn side_by_side(
@@ -88,7 +107,7 @@ pub(super) fn side_by_side(
         .map(|&i| target[i].max(other[i]))
         .fold(0.0, f64::max)
         * 1.1;
-    let name = variant.name();
+    let name = variant.label(l);
     let label = l.pick(
         format!("The {shown} most likely {window}-token outputs under the target and under {name}"),
         format!("目标分布和 {name} 下最可能的 {shown} 个 {window}-token 输出"),

@@ -271,6 +271,9 @@ pub struct MonteCarloView {
     pub tv_two_seeds: f64,
     /// Expected TV of one n-run sample from its own distribution (first order).
     pub floor: f64,
+    /// TV of the target's own n samples to its exact distribution (the blue line's end): what
+    /// the sampler's TV is to be compared with.
+    pub tv_target: f64,
     pub curve: Vec<(usize, f64)>,
     pub svg: String,
 }
@@ -337,7 +340,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
                         l.pick("target's own samples", "目标模型自己的样本"),
                         colors::BLUE,
                     ),
-                    (c.variant.name(), colors::ORANGE),
+                    (c.variant.label(l), colors::ORANGE),
                 ],
             );
         },
@@ -348,6 +351,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
         tv_sampler: curve.last().map_or(0.0, |l| l.1),
         tv_two_seeds: tv(&a, &b),
         floor: noise_floor(&target, c.runs),
+        tv_target: own.last().map_or(0.0, |l| l.1),
         curve,
         svg,
     })
@@ -475,6 +479,21 @@ mod tests {
         let m = monte_carlo_view(&p).unwrap();
         assert!(m.svg.contains("1/√n 噪声下限"));
         assert!(!m.svg.contains("noise floor") && !v.svg_temperature.contains("temperature T"));
+        // The rules by their Chinese names, each line of a bar's label narrow enough for a
+        // phone (a Chinese character counts one, a Latin letter half).
+        assert!(v.svg_tv.contains("\n奖励取\n") && !v.svg_tv.contains("bonus"));
+        assert!(m.svg.contains(Variant::Correct.label(Lang::Zh)));
+        for line in Variant::ALL
+            .map(figures::bar_label_zh)
+            .iter()
+            .flat_map(|b| b.lines())
+        {
+            let width: f64 = line
+                .chars()
+                .map(|c| if c.is_ascii() { 0.5 } else { 1.0 })
+                .sum();
+            assert!(width <= 3.0, "{line}");
+        }
     }
 
     #[test]

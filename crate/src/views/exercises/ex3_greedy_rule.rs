@@ -74,7 +74,7 @@ pub(super) fn exercise(l: Lang) -> Exercise {
              Greedy rule: ({g0:.2}, {g1:.2}) ≠ p, pushed towards the argmax (TV {d:.2})."
         ),
         format!(
-            "正确的规则：min(p, q) = (0.5, 0.4)，α = {a:.2}；残差 norm(max(0, p − q)) = (1, 0) \
+            "正确的规则：min(p, q) = (0.5, 0.4)，α = {a:.2}；剩余分布 norm(max(0, p − q)) = (1, 0) \
              承担剩下的 {rest:.2}，所以输出是 ({o0:.2}, {o1:.2}) = p。贪心规则：\
              ({g0:.2}, {g1:.2}) ≠ p，被推向 argmax（TV {d:.2}）。"
         ),

@@ -14,7 +14,7 @@ pub(super) fn exercise(l: Lang) -> Result<Exercise, Error> {
         Ok(roofline::step(
             &gpu,
             &model,
-            &Workload::new(batch, context, k, 0.0)?,
+            &Workload::new(batch, context, k, roofline::DEFAULT_OVERHEAD_MS)?,
         ))
     };
     let one = at(1)?;
@@ -57,7 +57,8 @@ pub(super) fn exercise(l: Lang) -> Result<Exercise, Error> {
         let s = roofline::step(
             &gpu,
             &model,
-            &Workload::new(batch, context, k, 0.0).expect("1 ≤ k ≤ 1024 was checked above"),
+            &Workload::new(batch, context, k, roofline::DEFAULT_OVERHEAD_MS)
+                .expect("1 ≤ k ≤ 1024 was checked above"),
         );
         let i = s.intensity;
         Ok(Err(match s.bound {
@@ -95,6 +96,7 @@ pub(super) fn exercise(l: Lang) -> Result<Exercise, Error> {
         last_memory + 1,
         last_memory.saturating_sub(1).max(1),
     );
+    let overhead = roofline::DEFAULT_OVERHEAD_MS;
     let (bt, bi, at_, ai) = (
         below.time_ms,
         below.intensity,
@@ -106,14 +108,15 @@ pub(super) fn exercise(l: Lang) -> Result<Exercise, Error> {
             "The intensity grows about k-fold: {intensity:.1}·k < {knee:.0} gives k < \
              {ratio:.1}. In the roofline model, k = {last_memory} is still memory-bound \
              ({bt:.2} ms, intensity {bi:.1}) and k = {next} is compute-bound ({at_:.2} ms, \
-             intensity {ai:.1}): at batch {batch}, γ of about {gamma} keeps verification nearly \
+             intensity {ai:.1}; the step times include the fixed {overhead} ms, as in the \
+             roofline widget): at batch {batch}, γ of about {gamma} keeps verification nearly \
              free."
         ),
         format!(
             "算术强度大约随 k 成倍增长：{intensity:.1}·k < {knee:.0} 得 k < {ratio:.1}。在 \
              roofline 模型里，k = {last_memory} 仍然访存受限（{bt:.2} ms，算术强度 {bi:.1}），\
-             k = {next} 则算力受限（{at_:.2} ms，算术强度 {ai:.1}）：批 {batch} 时，γ 取 \
-             {gamma} 左右，验证几乎是免费的。"
+             k = {next} 则算力受限（{at_:.2} ms，算术强度 {ai:.1}；步时含固定开销 {overhead} ms，\
+             与 roofline 组件一致）：批 {batch} 时，γ 取 {gamma} 左右，验证几乎是免费的。"
         ),
     );
     Ok((statement, checks, solution))

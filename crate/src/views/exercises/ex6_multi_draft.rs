@@ -38,14 +38,14 @@ pub(super) fn exercise(l: Lang) -> Exercise {
             ),
         ),
         check(
-            "(2) MSS",
+            l.pick("(2) MSS", "（2）MSS"),
             close(
                 mss,
                 0.005,
                 l.pick(
                     "MSS tries t2 with min(1, p/q₁), and after a rejection tries t3 against the \
                      residual norm(max(0, p − q₁)) with min(1, r/q₂).",
-                    "MSS 先以 min(1, p/q₁) 试 t2，被拒绝后再对残差 norm(max(0, p − q₁)) 以 \
+                    "MSS 先以 min(1, p/q₁) 试 t2，被拒绝后再对剩余分布 norm(max(0, p − q₁)) 以 \
                      min(1, r/q₂) 试 t3。",
                 ),
                 l,
@@ -60,8 +60,8 @@ pub(super) fn exercise(l: Lang) -> Exercise {
         ),
         format!(
             "朴素采样：LLM 落在 t2 或 t3 的概率是 {naive:.2}。MSS：t2 以 min(1, 0.25/0.5) = 0.5 \
-             被接受；残差是 (0, 0, 0.5, 0.5)，t3 对它以 min(1, 0.5/0.25) = 1 通过：合计 \
-             {mss:.2}。"
+             被接受；拒绝后剩余分布是 (0, 0, 0.5, 0.5)，再以 min(1, 0.5/0.25) = 1 接受 t3：\
+             合计 {mss:.2}。"
         ),
     );
     (statement, checks, solution)

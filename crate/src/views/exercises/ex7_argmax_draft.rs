@@ -18,13 +18,13 @@ pub(super) fn exercise(l: Lang) -> Exercise {
         .to_string();
     let checks = vec![check(
         l.pick(
-            "a counterexample: p; q (two probabilities each, e.g. 0.3, 0.7; 0.4, 0.6)",
-            "反例：p; q（各两个概率，例如 0.3, 0.7; 0.4, 0.6）",
+            "a counterexample: p; q (two probabilities each, e.g. 0.3, 0.7; 1, 0)",
+            "反例：p; q（各两个概率，例如 0.3, 0.7; 1, 0）",
         ),
         move |text| {
             let (p, q) = text.split_once([';', '；']).ok_or(l.pick(
-                "Type p, then a semicolon, then q: e.g. 0.3, 0.7; 0.4, 0.6.",
-                "先输入 p，再输入分号，再输入 q：例如 0.3, 0.7; 0.4, 0.6。",
+                "Type p, then a semicolon, then q: e.g. 0.3, 0.7; 1, 0.",
+                "先输入 p，再输入分号，再输入 q：例如 0.3, 0.7; 1, 0。",
             ))?;
             let (p, q) = (distribution(p, 2, l)?, distribution(q, 2, l)?);
             let out = single_position(&p, &q, Variant::ArgmaxDraft).output;
@@ -60,7 +60,7 @@ pub(super) fn exercise(l: Lang) -> Exercise {
              sample without replacement and renormalise q after each."
         ),
         format!(
-            "例如 p = (0.5, 0.5)，q = (0.6, 0.4)：草稿总是 token 0，以 0.5/0.6 被接受；残差是 \
+            "例如 p = (0.5, 0.5)，q = (0.6, 0.4)：草稿总是 token 0，以 0.5/0.6 被接受；剩余分布是 \
              (0, 1)，所以输出是 ({o0:.3}, {o1:.3}) ≠ p。证明需要 P(草稿 = x) = q(x)，这样被\
              接受的质量才是 min(p, q)；确定的草稿接受的却是 min(1, p/q)。改法：从 q 采样草稿\
              （只有贪心验证时才取 argmax），或者有多个候选时做无放回采样，每取一个就把 q \

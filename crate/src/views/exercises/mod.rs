@@ -318,6 +318,15 @@ mod tests {
         );
         let v = run(4, &["2"]);
         assert!(v.parts[0].feedback.contains("still memory-bound"));
+        // The solution's step times are the roofline widget's: with the fixed overhead.
+        let gpu = crate::roofline::gpu("a100-40gb").unwrap();
+        let model = crate::roofline::model("opt-13b").unwrap();
+        let overhead = crate::roofline::DEFAULT_OVERHEAD_MS;
+        let k5 = crate::roofline::Workload::new(32, 512, 5, overhead).unwrap();
+        let t5 = crate::roofline::step(&gpu, &model, &k5).time_ms;
+        let v = run(4, &["5"]);
+        let solution = v.solution.expect("k = 5 solves exercise 4");
+        assert!(solution.contains(&format!("({t5:.2} ms")), "{solution}");
         let v = run(5, &["9", "r0 a1 b2 c3 d3 e4 f1 g3", "a b c d e"]);
         assert_eq!(verdicts(&v), [Wrong, Wrong, Wrong]);
         assert!(v.parts[0].feedback.contains("every sequence on its own"));
@@ -333,6 +342,9 @@ mod tests {
         assert_eq!(verdicts(&v), [Wrong]);
         assert!(v.parts[0].feedback.contains("not a counterexample"));
         assert!(run(7, &["0.2, 0.8; 0.9, 0.1"]).solved);
+        // The field's own example shows the format without giving the answer away.
+        let v = run(7, &["0.3, 0.7; 1, 0"]);
+        assert!(v.parts[0].feedback.contains("not a counterexample"));
         assert!(run(7, &["0.5, 0.5; 0.5, 0.5"]).solved);
     }
 
@@ -360,7 +372,7 @@ mod tests {
             assert!(v
                 .parts
                 .iter()
-                .all(|p| han(&p.question) || p.question == "(2) MSS"));
+                .all(|p| han(&p.question) || p.question == "（2）MSS"));
             let en = run(n, answers);
             assert_ne!(en.statement, v.statement);
         }

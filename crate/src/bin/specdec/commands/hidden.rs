@@ -64,8 +64,13 @@ fn rows(r: &HiddenReport) -> Vec<(String, String)> {
         ),
         row("acceptance by depth", list(&r.acceptance_by_depth)),
         row(
-            "draft calls per step, c",
-            format!("{:.2}, {:.3}", r.draft_calls_per_step, r.c),
+            "draft calls per step, c (drafting a step / a target call)",
+            format!(
+                "{:.2}, {:.3} ({:.3} a call)",
+                r.draft_calls_per_step,
+                r.c,
+                r.c / r.draft_calls_per_step.max(f64::MIN_POSITIVE)
+            ),
         ),
     ];
     if let (Some(a), Some(k)) = (&r.head_accuracy, &r.head_accuracy_top_k) {

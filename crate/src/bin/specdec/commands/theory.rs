@@ -32,8 +32,16 @@ pub fn cmd_optimal_gamma(o: &mut Opts) -> Result<Report, Usage> {
     let max = o.number("max-gamma", Some(64u32))?;
     Params::new(alpha, max, c, 0.0)?;
     let (g, s) = theory::optimal_gamma(alpha, c, max);
+    let rising = theory::still_rising(alpha, g, c);
+    let mut rows = vec![row("optimal γ", g), row("speedup", format!("{s:.4}×"))];
+    if rising {
+        rows.push(row(
+            "note",
+            format!("the speedup still rises at γ = {g}: no optimum up to --max-gamma {max}"),
+        ));
+    }
     Ok(Report {
-        json: json!({"gamma": g, "speedup": s}),
-        rows: vec![row("optimal γ", g), row("speedup", format!("{s:.4}×"))],
+        json: json!({"gamma": g, "speedup": s, "still_rising": rising}),
+        rows,
     })
 }
