@@ -87,6 +87,10 @@ test('speculative decoding: a seeded step-through, operable with the keyboard', 
   await page.waitForSelector('[data-widget="decoding"][data-state="error"]', { timeout: 30_000 });
   assert.match(await alertOf(page, 'decoding'), /^seed: -5 is outside 0…4294967295; the run keeps 4$/);
   assert.equal(new URL(page.url()).searchParams.get('decoding.seed'), '4');
+  // A seed past what a float spells exactly is quoted as typed.
+  await page.fill('[data-widget="decoding"] [data-key="seed"]', '99999999999999999999');
+  await page.waitForFunction(() => document.querySelector('[data-widget="decoding"] [role="alert"]').textContent.includes('9999'));
+  assert.match(await alertOf(page, 'decoding'), /^seed: 99999999999999999999 is outside 0…4294967295; the run keeps 4$/);
   // The same seed replays the same run.
   await setControl(page, 'decoding', 'seed', 5);
   await decoded(page, 2);

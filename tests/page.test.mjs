@@ -5,7 +5,7 @@
 // helpers are in helpers.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, rewritePresets } from './browser.mjs';
 import { readFileSync } from 'node:fs';
 import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone, decoded } from './helpers.mjs';
 
@@ -25,6 +25,20 @@ test('the page loads without console errors and every widget draws', async () =>
   await page.close();
 });
 
+test('a widget that cannot be built says so in its place, and the widgets after it still mount', async () => {
+  // The core declares none of the exactness lab's ranges: its controls cannot be built.
+  const prepare = (p) => rewritePresets(p, 'delete p.exactness;');
+  const { page, errors } = await open(env, '', { prepare });
+  assert.equal(await page.getAttribute('html', 'data-ready'), 'true');
+  assert.match(await page.textContent('[data-widget="exactness"] [role="alert"]'), /This widget could not be built: /);
+  const names = await page.$$eval('[data-widget]', (els) => els.map((e) => e.dataset.widget));
+  const after = names.slice(names.indexOf('exactness') + 1);
+  for (const w of after) assert.ok(await page.$(`[data-widget="${w}"] .view`), `${w} was built`);
+  assert.ok(after.length >= 5 && errors.length === 1, errors.join('\n'));
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.close();
+});
+
 test('the lecture’s exact numbers reach the page', async () => {
   const { page } = await open(env, '');
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /26\.90 ms per step, memory-bound/);
@@ -32,6 +46,10 @@ test('the lecture’s exact numbers reach the page', async () => {
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /37\.63 ms per step, compute-bound/);
   await setControl(page, 'theory', 'c', 0);
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 3\.689 .* speedup 3\.69×, operations 1\.63×; optimal γ = — \(c = 0/);
+  // At α = 1 the speedup rises for ever: the search's limit is not shown as the optimum.
+  await setControl(page, 'theory', 'c', 0.05);
+  await setControl(page, 'theory', 'alpha', 1);
+  assert.match(await text(page, '[data-widget="theory"] .numbers'), /optimal γ = — \(α = 1: the speedup rises with γ towards 1\/c = 20\.00\)/);
   const tvs = await page.$$eval('[data-widget="exactness"] table.tvs tbody tr', (rows) => rows.map((r) => r.textContent));
   assert.match(tvs[0], /^correct.*exact over 4 tokens$/);
   assert.ok(tvs.slice(1).every((r) => /biased within 4 tokens$/.test(r)), tvs.join(' | '));

@@ -51,7 +51,16 @@ async function main() {
   }
   for (const el of document.querySelectorAll('[data-widget]')) {
     const w = WIDGETS[el.dataset.widget];
-    if (w) mount(el, w);
+    if (!w) continue;
+    // A widget that cannot be built (a module and its bindings from two releases, say) says so
+    // in its own place; the widgets after it still mount.
+    try {
+      mount(el, w);
+    } catch (e) {
+      console.error(e);
+      el.innerHTML = `<div role="alert" class="alert shown">${tr('This widget could not be built:', '这个组件无法构建：')} <span class="why"></span></div>`;
+      el.querySelector('.why').textContent = e?.message ?? String(e);
+    }
   }
   document.documentElement.dataset.ready = 'true';
   // A handle for tests and for the curious, in the console.

@@ -28,8 +28,9 @@ function clampNumber(c, raw, kept) {
     return { error: tr(`${label}: “${raw}” is not a number; ${use(c.value)}`, `${label}：“${raw}” 不是数字；${use(c.value)}`), value: c.value };
   }
   if (v < c.min || v > c.max) {
-    const to = Math.min(c.max, Math.max(c.min, v));
-    return { error: tr(`${label}: ${v} is outside ${c.min}…${c.max}; ${use(to)}`, `${label}：${v} 超出 ${c.min}…${c.max}；${use(to)}`), value: to };
+    // As typed: a float would echo twenty nines as 100000000000000000000.
+    const [to, typed] = [Math.min(c.max, Math.max(c.min, v)), clip(String(raw).trim())];
+    return { error: tr(`${label}: ${typed} is outside ${c.min}…${c.max}; ${use(to)}`, `${label}：${typed} 超出 ${c.min}…${c.max}；${use(to)}`), value: to };
   }
   // Off the control's step (gamma=2.5): snap to the nearest step, as the control itself would.
   if (c.step && c.step !== 'any') {
@@ -100,8 +101,8 @@ export function cutNote(c, text, atValue = false) {
   const n = [...text].length;
   const max = c.cap ?? TEXT_MAX;
   const [whole, wholeZh] = atValue ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
-  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (a text field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
-    `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
+  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (this field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
+    `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（这个文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
 }
 
 /**

@@ -107,8 +107,14 @@ pub fn sample<R: Rng + ?Sized>(dist: &[f64], rng: &mut R) -> usize {
     last
 }
 
-/// Parses a comma-separated distribution such as `0.6,0.4`. Entries must be finite and
-/// non-negative and sum to 1 within 1e-6; the result is renormalised to sum to 1 exactly.
+/// `text` with a Chinese input method's full-width commas and semicolons as ASCII ones.
+pub fn half_width(text: &str) -> String {
+    text.replace('，', ",").replace('；', ";")
+}
+
+/// Parses a comma-separated distribution such as `0.6,0.4` (or `0.6，0.4`: a Chinese input
+/// method types full-width commas). Entries must be finite and non-negative and sum to 1 within
+/// 1e-6; the result is renormalised to sum to 1 exactly.
 pub fn parse_dist(what: &'static str, text: &str) -> Result<Dist, Error> {
     let bad = |en: String, zh: String| Error::Parse {
         what,
@@ -116,7 +122,7 @@ pub fn parse_dist(what: &'static str, text: &str) -> Result<Dist, Error> {
         why: Text::new(en, zh),
     };
     let mut d = Vec::new();
-    for part in text.split(',') {
+    for part in half_width(text).split(',') {
         let part = part.trim();
         let x: f64 = part.parse().map_err(|_| {
             bad(

@@ -112,14 +112,14 @@ pub fn multi_draft_view(params: &MultiDraftParams) -> Result<MultiDraftView, Err
     })
 }
 
-/// Parses `q1; q2; …`, each a distribution over the same tokens as p.
+/// Parses `q1; q2; …` (full-width separators too), each a distribution over the same tokens as p.
 pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
     let bad = |en: String, zh: String| Error::Parse {
         what: "drafts",
         text: text.to_string(),
         why: Text::new(en, zh),
     };
-    let qs = text
+    let qs = crate::sampling::half_width(text)
         .split(';')
         .map(|q| parse_dist("draft", q))
         .collect::<Result<Vec<_>, _>>()?;
@@ -159,7 +159,7 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
         text: text.to_string(),
         why: Text::new(en, zh),
     };
-    let xs = text
+    let xs = crate::sampling::half_width(text)
         .split(',')
         .map(|t| {
             t.trim().parse::<usize>().map_err(|_| {
@@ -413,6 +413,26 @@ mod tests {
         assert_eq!(
             (v.averaged.naive.acceptance, v.averaged.mss.acceptance),
             (0.4375, 0.8125)
+        );
+    }
+
+    /// A Chinese input method's commas and semicolons read as ASCII ones.
+    #[test]
+    fn full_width_separators_read_as_ascii_ones() {
+        let ascii = multi_draft_view(&MultiDraftParams::default()).unwrap();
+        let d = MultiDraftParams::default();
+        let zh = multi_draft_view(&MultiDraftParams {
+            p: d.p.replace(',', "，"),
+            drafts: d.drafts.replace(',', "，").replace(';', "；"),
+            given: d.given.replace(',', "，"),
+            ..MultiDraftParams::default()
+        })
+        .unwrap();
+        assert!(zh.given.is_some());
+        assert_eq!(format!("{:?}", zh.given), format!("{:?}", ascii.given));
+        assert_eq!(
+            format!("{:?}", zh.averaged),
+            format!("{:?}", ascii.averaged)
         );
     }
 
