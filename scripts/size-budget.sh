@@ -66,7 +66,7 @@
 #   (0.1272 → 0.1289 MB, first visit 1.7448 MB): the step-through in a module of its own, stale
 #   results greyed and said so, lists cut between values, the typed-number and caption fixes
 #   the page's scripts raised again on 2026-12-05 to 0.131 MB (the first visit's budget stands:
-#   1.7499 MB) for a third review (0.1291 → 0.1302 MB): the rules' Chinese names, α = 1's missing
+#   1.7499 MB) for a third review (0.1291 → 0.1301 MB): the rules' Chinese names, α = 1's missing
 #   optimum said so, c per draft call, the Monte Carlo caption's like-for-like noise, Chinese
 #   line breaks without a space, a widget that cannot be built kept to its own place
 set -euo pipefail

@@ -52,8 +52,7 @@ async function main() {
   for (const el of document.querySelectorAll('[data-widget]')) {
     const w = WIDGETS[el.dataset.widget];
     if (!w) continue;
-    // A widget that cannot be built (a module and its bindings from two releases, say) says so
-    // in its own place; the widgets after it still mount.
+    // A widget that cannot be built says so in its place; the others still mount.
     try {
       mount(el, w);
     } catch (e) {

@@ -72,8 +72,7 @@ export function t(obj, field) {
   return (lang() === 'zh' && obj[`${field}_zh`]) || obj[field];
 }
 
-// A line break in a Chinese template next to full-width punctuation: HTML would show it as a
-// space, which Chinese does not put there ("访存受限； 算术强度").
+// A line break beside full-width punctuation, which HTML would show as a space.
 const FULL_WIDTH_BREAK = /(?<=[，。；：、！？）])\s*\n\s*|\s*\n\s*(?=[（，。；：、])/g;
 
 /** A short text of the page's own chrome, in the page's language. */

@@ -62,7 +62,7 @@ const hidden = uses('hidden');
 // A depth no step reached reads as a dash (JSON turns the core's NaN into null).
 const list = (xs, d = 2) => (xs?.length ? xs.map((x) => (x == null ? '—' : fmt(x, d))).join(' · ') : '—');
 
-// c is the drafting of a whole step (lecture §6's τ/(1 + c)); one draft call's share of it.
+// c is the drafting of a step (§6's τ/(1 + c)); a draft call's share of it.
 const perCall = (r) => (r.draft_calls_per_step > 0 ? fmt(r.c / r.draft_calls_per_step, 3) : '—');
 
 function hiddenHtml({ report: r, trees }) {
