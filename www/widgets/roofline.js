@@ -46,7 +46,8 @@ export default {
     { key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m', options: [
       ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B'], ['llama-68m', 'LLaMA-68M']] },
     // The target's deployment (every listed target's heads and layers divide these).
-    { key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1', options: [['1', '1 GPU'], ['2', '2'], ['4', '4'], ['8', '8']] },
+    { key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1', options: [['1', '1 GPU'], ['2', '2'], ['4', '4'], ['8', '8']],
+      options_zh: [['1', '1 块 GPU'], ['2', '2'], ['4', '4'], ['8', '8']] },
     { key: 'pp', label: 'pipeline stages p', label_zh: '流水线级数 p', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4']] },
     { key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4'], ['8', '8']] },
     { key: 'weights', label: 'weights', label_zh: '权重', type: 'select', value: 'gpu', options: [['gpu', 'on the GPUs'], ['host', 'offloaded to host']],

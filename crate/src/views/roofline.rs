@@ -296,12 +296,13 @@ fn time_against_k(pair: &Pair, w: &Workload, l: Lang, width: u32) -> String {
         ch.note(
             k,
             now.time_ms,
-            &format!(
-                "k={}: {:.2} ms, {}",
-                w.k,
-                now.time_ms,
-                limit_words(now.bound, l)
-            ),
+            &{
+                let (k, t, b) = (w.k, now.time_ms, limit_words(now.bound, l));
+                l.pick(
+                    format!("k={k}: {t:.2} ms, {b}"),
+                    format!("k={k}：{t:.2} ms，{b}"),
+                )
+            },
             colors::RED,
             Align::Start,
         );
