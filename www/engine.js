@@ -416,17 +416,10 @@ export function declarations() {
 }
 
 /** The verification rules as a select's options (`declare(control, variantOptions)`), as the core names them. */
-export const variantOptions = {
-  options: (d) => d.variants.map((v) => [v, v]),
-  options_zh: (d) => d.variants.map((v, i) => [v, d.variants_zh[i]]),
-};
+export const variantOptions = { options: (d) => d.variants.map((v) => [v, v]), options_zh: (d) => d.variants.map((v, i) => [v, d.variants_zh[i]]) };
 
 /** The verification rule `name` in the page's language, as the core names it. */
-export function variantName(name) {
-  const d = declarations();
-  const i = d.variants.indexOf(name);
-  return i < 0 ? name : tr(name, d.variants_zh[i]);
-}
+export const variantName = (name) => tr(name, declarations().variants_zh[declarations().variants.indexOf(name)] ?? name);
 
 /** A parameter count as the page writes it: 85 k, 19 M. */
 const count = (n) => (n >= 1e7 ? `${Math.round(n / 1e6)} M` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);
