@@ -117,7 +117,7 @@ for (const [width, lang] of [[1280, 'en'], [390, 'zh']]) {
     await page.$eval('#wait', (e) => { e.setAttribute('gammas', '2,3'); e.setAttribute('experiment', 'sweep'); });
     await page.waitForFunction((l) => (l === 'zh' ? /2 个 γ 各一遍/ : /for each of 2 γ values/).test(document.querySelector('#wait .dec-status').textContent), lang);
     await page.$eval('#wait', (e) => e.setAttribute('gammas', 'abc'));
-    await page.waitForFunction((l) => (l === 'zh' ? /列表里有不是整数的值/ : /a value of its list is not a whole number/).test(document.querySelector('#wait .dec-status').textContent), lang);
+    await page.waitForFunction((l) => (l === 'zh' ? /提示词；但列表里有不是整数的值/ : /on \S+; a value of its list is not a whole number/).test(document.querySelector('#wait .dec-status').textContent), lang);
     await page.$eval('#wait', (e) => e.setAttribute('experiment', 'acceptance'));
     await page.$eval('#wait', (e) => e.setAttribute('target_width', '1'));
     const run = await page.$('#wait .dec-go');

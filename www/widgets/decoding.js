@@ -51,13 +51,13 @@ function cost(s) {
   if (s.experiment === 'step') return tr(`steps through one prompt with ${target}`, `用 ${target}逐步解码一个提示词`);
   const samples = s.experiment === 'sample' && Number(s.repeats) > 1 ? tr(` × ${s.repeats} samples`, ` × ${s.repeats} 次采样`) : '';
   // A list's values; null when one is not a whole number (the run then names it).
-  const count = (list) => { const xs = list.split(/[,，]/).filter((x) => x.trim()); return xs.every((x) => /^\s*\d+\s*$/.test(x)) ? xs.length : null; };
+  const count = (list) => { const xs = list.split(/[,，]/).filter((x) => x.trim()); return xs.length && xs.every((x) => /^\s*\d+\s*$/.test(x)) ? xs.length : null; };
   const [gammas, batches] = [count(s.gammas), count(s.batches)];
-  const bad = tr(', but a value of its list is not a whole number', '，但列表里有不是整数的值');
-  const each = { sweep: gammas === null ? bad : tr(`, for each of ${gammas} γ value${gammas === 1 ? '' : 's'}`, `，${gammas} 个 γ 各一遍`),
-    load: batches === null ? bad : tr(`, at each of ${batches} batch${batches === 1 ? '' : 'es'} (at least one whole batch each)`, `，${batches} 个批大小各一遍（每个至少一整批）`),
+  const each = { sweep: gammas === null ? '' : tr(`, for each of ${gammas} γ value${gammas === 1 ? '' : 's'}`, `，${gammas} 个 γ 各一遍`),
+    load: batches === null ? '' : tr(`, at each of ${batches} batch${batches === 1 ? '' : 'es'} (at least one whole batch each)`, `，${batches} 个批大小各一遍（每个至少一整批）`),
     methods: tr(', for every method of the §6 table', '，§6 表里的每种方法各一遍') }[s.experiment] ?? '';
-  return tr(`decodes ${s.prompts} prompts${samples}${each} with ${target}`, `用 ${target}解码 ${s.prompts} 个提示词${samples}${each}`);
+  const wrong = ({ sweep: gammas, load: batches }[s.experiment] === null) ? tr('; a value of its list is not a whole number', '；但列表里有不是整数的值') : '';
+  return tr(`decodes ${s.prompts} prompts${samples}${each} with ${target}${wrong}`, `用 ${target}解码 ${s.prompts} 个提示词${samples}${each}${wrong}`);
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;

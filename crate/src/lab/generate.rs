@@ -149,12 +149,13 @@ pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
             let (d, w, c) = (draft(d), w.join(","), children.name());
             let how = match rule {
                 TreeRule::Greedy => l.pick("greedy (top-k)".into(), "贪心（top-k）".into()),
-                TreeRule::Mss => {
-                    l.pick(format!("MSS ({c} children)"), format!("MSS（子节点 {c}）"))
-                }
+                TreeRule::Mss => l.pick(
+                    format!("MSS ({c} children)"),
+                    format!("MSS（子节点：{}）", children.label(l)),
+                ),
                 TreeRule::Naive => l.pick(
                     format!("naive ({c} children)"),
-                    format!("朴素采样（子节点 {c}）"),
+                    format!("朴素采样（子节点：{}）", children.label(l)),
                 ),
             };
             l.pick(
@@ -218,7 +219,7 @@ mod tests {
         };
         assert_eq!(
             describe(&tree, shipped, Lang::Zh),
-            "草稿 B 树 ⟨2,1⟩，MSS（子节点 iid）"
+            "草稿 B 树 ⟨2,1⟩，MSS（子节点：独立同分布抽样）"
         );
         // No English words left in any Chinese description (identifiers such as a rule's
         // kebab-case name, "MSS" or "top-k" are names, not words).

@@ -241,10 +241,9 @@ fn table_svg(r: &TableReport, l: Lang, room: Option<u32>) -> String {
                     ch.note(
                         i as f64 + 0.5,
                         b.tokens_per_call,
-                        &format!(
-                            "{} {:.2}",
-                            l.pick("draft B, γ 6:", "草稿 B，γ 6："),
-                            b.tokens_per_call
+                        &l.pick(
+                            format!("draft B, γ 6: {:.2}", b.tokens_per_call),
+                            format!("草稿 B，γ 6：{:.2}", b.tokens_per_call),
                         ),
                         colors::RED,
                         Align::Middle,

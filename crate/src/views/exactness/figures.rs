@@ -110,7 +110,7 @@ pub(super) fn side_by_side(
     let name = variant.label(l);
     let label = l.pick(
         format!("The {shown} most likely {window}-token outputs under the target and under {name}"),
-        format!("目标分布和 {name} 下最可能的 {shown} 个 {window}-token 输出"),
+        format!("目标分布和{name}下最可能的 {shown} 个 {window}-token 输出"),
     );
     let title = l.pick(
         format!("Most likely first-{window}-token outputs: target vs sampler"),
