@@ -56,12 +56,14 @@ pub(super) fn tv_bars(
             );
         }
         // Each rule's name for the reader: an English id cut after its first hyphen, a Chinese
-        // name in lines of at most three characters (a category is 40 px wide at 390 px).
+        // name in lines of at most three characters.
         let names: Vec<String> = tvs
             .iter()
             .map(
                 |t| match Variant::ALL.iter().find(|v| v.name() == t.variant) {
                     Some(&v) if l == Lang::Zh => bar_label_zh(v).to_string(),
+                    // On a phone a category is about 48 px: a line at each hyphen.
+                    _ if w < 480 => t.variant.replace('-', "-\n"),
                     _ => t.variant.replacen('-', "-\n", 1),
                 },
             )

@@ -381,6 +381,14 @@ mod tests {
             v.svg_tv.contains("greedy-\n") && v.svg_tv.contains("\nrule\n"),
             "names under the bars"
         );
+        // On a phone, a line at every hyphen: "accept-", "q-", "over-", "p".
+        let phone = exactness_view(&ExactnessParams {
+            figure_width: Some(350),
+            ..ExactnessParams::default()
+        })
+        .unwrap();
+        assert!(phone.svg_tv.contains("\nq-\n") && phone.svg_tv.contains("\nover-\n"));
+        assert!(!v.svg_tv.contains("\nq-\n"));
     }
 
     #[test]
