@@ -48,8 +48,7 @@ impl Variant {
     }
 
     /// The rule's name for a reader: its id in English, a short Chinese name in Chinese (the
-    /// lecture's terms: 正确的推测采样, 随机采样时用贪心规则, 奖励 token), whose first space
-    /// is where a figure breaks it.
+    /// lecture's terms: 正确的推测采样, 随机采样时用贪心规则, 奖励 token).
     pub fn label(self, l: crate::i18n::Lang) -> &'static str {
         l.pick(
             self.name(),

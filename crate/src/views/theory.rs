@@ -66,12 +66,13 @@ pub fn theory_view(params: &TheoryParams) -> Result<TheoryView, Error> {
         optimal_gamma,
         optimal_speedup,
         optimal_beyond,
-        svg: against_gamma(&p, optimal_gamma, params.lang, w),
+        svg: against_gamma(&p, (optimal_gamma, optimal_beyond), params.lang, w),
         svg_optimal: optimal_against_c(p.alpha, p.c, params.lang, w),
     })
 }
 
-fn against_gamma(p: &Params, optimal: u32, l: Lang, w: u32) -> String {
+/// `optimal`: the best γ found, and whether the speedup still rises there (no optimum).
+fn against_gamma(p: &Params, (optimal, beyond): (u32, bool), l: Lang, w: u32) -> String {
     let max_g = GAMMA_AXIS.max(p.gamma);
     let e: Vec<(f64, f64)> = (0..=max_g)
         .map(|g| (f64::from(g), theory::expected_tokens(p.alpha, g)))
@@ -135,7 +136,7 @@ fn against_gamma(p: &Params, optimal: u32, l: Lang, w: u32) -> String {
             );
         } else {
             // Past the axis, or no optimum at all: said at the end of the speedup's line.
-            let text = if theory::still_rising(p.alpha, optimal, p.c) {
+            let text = if beyond {
                 l.pick(
                     "no optimum: the speedup keeps rising →".to_string(),
                     "没有最优：加速比一直上升 →".to_string(),

@@ -38,7 +38,7 @@ pub(super) fn tv_bars(
         );
         for (i, t) in tvs.iter().enumerate() {
             let x = i as f64;
-            let color = if t.variant == selected.name() {
+            let color = if t.variant == selected {
                 colors::ORANGE
             } else if t.verdict == Verdict::Exact {
                 colors::TEAL
@@ -59,14 +59,12 @@ pub(super) fn tv_bars(
         // name in lines of at most three characters.
         let names: Vec<String> = tvs
             .iter()
-            .map(
-                |t| match Variant::ALL.iter().find(|v| v.name() == t.variant) {
-                    Some(&v) if l == Lang::Zh => bar_label_zh(v).to_string(),
-                    // On a phone a category is about 48 px: a line at each hyphen.
-                    _ if w < 480 => t.variant.replace('-', "-\n"),
-                    _ => t.variant.replacen('-', "-\n", 1),
-                },
-            )
+            .map(|t| match l {
+                Lang::Zh => bar_label_zh(t.variant).to_string(),
+                // On a phone a category is about 48 px: a line at each hyphen.
+                Lang::En if w < 480 => t.variant.name().replace('-', "-\n"),
+                Lang::En => t.variant.name().replacen('-', "-\n", 1),
+            })
             .collect();
         ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         ch.hline(EXACT_TV, colors::RED);

@@ -112,7 +112,8 @@ fn monte_carlo_stream(seed: u64) -> u64 {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct VariantTv {
-    pub variant: &'static str,
+    /// The rule (its name in JSON).
+    pub variant: Variant,
     pub tv: f64,
     pub verdict: Verdict,
 }
@@ -188,7 +189,7 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
                 selected = d;
             }
             VariantTv {
-                variant: v.name(),
+                variant: v,
                 tv: t,
                 verdict: Verdict::of(t, c.window, c.gamma),
             }
@@ -374,7 +375,7 @@ mod tests {
     #[test]
     fn correct_variant_is_exact_and_listed_first() {
         let v = exactness_view(&ExactnessParams::default()).unwrap();
-        assert_eq!(v.tvs[0].variant, "correct");
+        assert_eq!(v.tvs[0].variant.name(), "correct");
         assert!(v.tvs[0].tv <= 1e-12);
         assert!(v.tvs[1..].iter().all(|t| t.tv > 0.02), "{:?}", v.tvs);
         assert!(
@@ -405,7 +406,7 @@ mod tests {
             let bonus = v
                 .tvs
                 .iter()
-                .find(|t| t.variant == "bonus-from-draft")
+                .find(|t| t.variant.name() == "bonus-from-draft")
                 .unwrap();
             assert_eq!(bonus.verdict, Verdict::Biased, "γ {gamma}: {}", bonus.tv);
             assert_eq!(v.tvs[0].verdict, Verdict::Exact);
@@ -426,7 +427,7 @@ mod tests {
         let bonus = v
             .tvs
             .iter()
-            .find(|t| t.variant == "bonus-from-draft")
+            .find(|t| t.variant.name() == "bonus-from-draft")
             .unwrap();
         assert!(bonus.tv <= EXACT_TV, "{}", bonus.tv);
         assert_eq!(bonus.verdict, Verdict::Undecided);
@@ -446,7 +447,7 @@ mod tests {
         assert!(wide
             .tvs
             .iter()
-            .any(|t| t.variant == "bonus-from-draft" && t.verdict == Verdict::Biased));
+            .any(|t| t.variant.name() == "bonus-from-draft" && t.verdict == Verdict::Biased));
         assert!(exactness_view(&ExactnessParams {
             window: Some(8),
             ..ExactnessParams::default()
