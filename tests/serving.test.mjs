@@ -85,3 +85,27 @@ test('a deployment the target cannot split, from the URL, is named and replaced;
   assert.deepEqual(zh.errors, []);
   await zh.page.close();
 });
+
+test('the heat map: a cell whose step could not run shows neither a γ nor a speedup, and neither does the numbers line there', async () => {
+  // Cell texts of the heat map (its first SVG layer): "γ · speedup×", "off" or "—".
+  const cells = (page) => page.$$eval('[data-widget="roofline"] svg', (all) => {
+    const layer = all.find((s) => /Demo 5|演示 5/.test(s.textContent));
+    return [...layer.querySelectorAll('text')].map((t) => t.textContent.trim()).filter((t) => /^(\d+ · \d+\.\d×|off|不用|—)$/.test(t));
+  });
+  for (const zh of [false, true]) {
+    // LLaMA-2-70B on 4 A100s: batch 256 at 32k tokens (row 9, column 9) cannot run, batch 1 at 128 can.
+    const { page, errors } = await open(env, `?${zh ? 'lang=zh&' : ''}roofline.target=llama2-70b&roofline.draft=llama-68m&roofline.tp=4&roofline.batch=8&roofline.context=15`);
+    const four = await cells(page);
+    assert.equal(four.length, 81, four.join(' | '));
+    assert.match(four[0], /^\d+ · \d+\.\d×$/, 'batch 1, context 128 runs');
+    assert.equal(four[80], '—', 'batch 256, context 32k could not run');
+    assert.ok(four.filter((t) => t === '—').length > 1);
+    assert.match(await text(page, '[data-widget="roofline"] .numbers'), zh ? /此处没有最优 γ：这一步跑不起来/ : /no best γ here: the step could not run/);
+    assert.doesNotMatch(await text(page, '[data-widget="roofline"] .numbers'), zh ? /此处最优 γ/ : /best γ here/);
+    // On one GPU its 138 GB of weights never fit: no cell has a γ or a speedup.
+    await page.selectOption('[data-widget="roofline"] [data-key="tp"]', '1');
+    assert.deepEqual(await cells(page), Array(81).fill('—'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});

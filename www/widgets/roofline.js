@@ -19,10 +19,10 @@ export default {
   title: 'Why verification is almost free: the roofline',
   intro: 'One decoding step in which each of B requests processes k tokens against a context of L. '
     + 'At batch 1 the step is memory-bound and k barely matters; at large batch the compute roof arrives early. '
-    + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α. '
+    + 'The heat map shows the best γ (and speedup) per batch × context at the chosen α; a cell whose step could not run (the weights and KV cache exceed the GPUs’ memory) shows neither, where the lecture’s demo 5 follows the time model’s trend. '
     + 'The target can also run on t GPUs of a node (tensor parallel), across p nodes (pipeline stages), or with its weights in the host’s memory (offloaded), as SpecInfer serves it (§1.1, §4.6).',
   title_zh: '为什么验证几乎不要钱：屋顶线模型',
-  intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）。目标模型也可以像 SpecInfer 那样部署：节点内 t 块 GPU 张量并行、跨 p 个节点流水线并行，或者把权重放在主机内存里卸载（§1.1、§4.6）。',
+  intro_zh: 'B 个请求在一步解码里各处理 k 个 token，上下文长度为 L。批为 1 时这一步受访存限制，k 几乎不影响耗时；批大时很快碰到算力的屋顶。热力图给出在所选 α 下每个 批 × 上下文 的最优 γ（及加速比）；一步跑不起来的格子（权重和 KV 缓存超出 GPU 显存）两者都不显示，课上的演示 5 在那里只看时间模型的趋势。目标模型也可以像 SpecInfer 那样部署：节点内 t 块 GPU 张量并行、跨 p 个节点流水线并行，或者把权重放在主机内存里卸载（§1.1、§4.6）。',
   // Lecture §1.2, §2.5 (demos 1, 4, 5) and exercise 4.
   presets: [
     { label: 'Demo 1 · OPT-13B, batch 32, context 512', label_zh: '演示 1 · OPT-13B，批大小 32，上下文 512', values: { gpu: 'a100-40gb', target: 'opt-13b', draft: 'opt-125m', batch: 5, context: 9, k: 4, overhead: 1.5 },
@@ -70,14 +70,18 @@ export default {
     });
     const st = v.served;
     const capped = v.optimal.gamma === v.max_gamma; // the heat map and the optimum search γ ≤ max_gamma
+    // A step that could not run (out of the GPUs' memory) has no best γ and no speedup.
+    const best = v.optimal.fits ? tr(`best γ here ${v.optimal.gamma}${capped ? ' (the largest searched)' : ''} → ${v.optimal.speedup.toFixed(2)}×`,
+      `此处最优 γ ${v.optimal.gamma}${capped ? '（搜索的上限）' : ''} → ${v.optimal.speedup.toFixed(2)}×`)
+      : tr('no best γ here: the step could not run', '此处没有最优 γ：这一步跑不起来');
     const bound = { memory: ['memory', '访存'], compute: ['compute', '算力'], communication: ['communication', '通信'], transfer: ['transfer', '搬运'] }[st.bound];
     return [
       tr(`<p class="numbers"><b>${st.time_ms.toFixed(2)} ms</b> per step, <b>${bound[0]}-bound</b>;
         intensity ${v.step.intensity.toFixed(1)} FLOP/B (knee ${v.knee.toFixed(1)});
-        c = ${fmt(v.c)} for the draft; best γ here ${v.optimal.gamma}${capped ? ' (the largest searched)' : ''} → ${v.optimal.speedup.toFixed(2)}×</p>`,
+        c = ${fmt(v.c)} for the draft; ${best}</p>`,
       `<p class="numbers">每步 <b>${st.time_ms.toFixed(2)} ms</b>，<b>${bound[1]}受限</b>；
         算术强度 ${v.step.intensity.toFixed(1)} FLOP/B（拐点 ${v.knee.toFixed(1)}）；
-        草稿模型 c = ${fmt(v.c)}；此处最优 γ ${v.optimal.gamma}${capped ? '（搜索的上限）' : ''} → ${v.optimal.speedup.toFixed(2)}×</p>`),
+        草稿模型 c = ${fmt(v.c)}；${best}</p>`),
       `<p class="numbers deployed">${escapeHtml(v.deployed)}</p>`,
       `<div class="plots">${v.svg}</div>`,
       [v.svg_heat, v.svg_heat_marker],

@@ -125,11 +125,21 @@ pub struct Pair {
 pub struct Cell {
     pub batch: u32,
     pub context: u32,
-    pub gamma: u32,
-    pub speedup: f64,
+    /// The best γ and its speedup, where the step can run; none where it cannot (the fields are
+    /// then absent from the JSON): the time model would still give a number there, and the
+    /// lecture's demo 5 follows its trend, but no deployment could measure it.
+    #[serde(flatten)]
+    pub best: Option<Best>,
     /// Whether the target's weights and KV cache fit its GPUs' memory (the lecture's demo 5
     /// does not ask; a step that does not fit could not run).
     pub fits: bool,
+}
+
+/// The best γ of a cell (0: speculation does not pay) and its speedup over plain decoding.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Best {
+    pub gamma: u32,
+    pub speedup: f64,
 }
 
 impl Pair {
@@ -192,21 +202,26 @@ impl Pair {
 
     /// The γ in `0..=max_gamma` with the best speedup (γ = 0: do not speculate).
     pub fn optimal_gamma(&self, batch: u32, context: u32, alpha: f64, max_gamma: u32) -> Cell {
-        let mut best = Cell {
+        let fits = self.target_step(batch, context, 1).fits;
+        Cell {
             batch,
             context,
+            best: fits.then(|| self.best_gamma(batch, context, alpha, max_gamma)),
+            fits,
+        }
+    }
+
+    /// The γ in 1..=`max_gamma` of the largest speedup, or 0 where none beats plain decoding,
+    /// by the time model alone (whether the step fits is the caller's question).
+    pub fn best_gamma(&self, batch: u32, context: u32, alpha: f64, max_gamma: u32) -> Best {
+        let mut best = Best {
             gamma: 0,
             speedup: 1.0,
-            fits: self.target_step(batch, context, 1).fits,
         };
         for gamma in 1..=max_gamma {
             let s = self.speculative_speedup(batch, context, alpha, gamma);
             if s > best.speedup + 1e-12 {
-                best = Cell {
-                    gamma,
-                    speedup: s,
-                    ..best
-                };
+                best = Best { gamma, speedup: s };
             }
         }
         best
@@ -293,8 +308,10 @@ mod tests {
 
     #[test]
     fn demo_5_long_context_favours_large_batch_short_context_kills_it() {
-        let map = pair(1.5).heat_map(&[1, 256], &[128, 32768], 0.8);
-        let (small_short, big_short, big_long) = (map[0][0], map[1][0], map[1][1]);
+        // The lecture's trend, by the time model alone (its demo 5 does not ask about memory).
+        let p = pair(1.5);
+        let best = |b, l| p.best_gamma(b, l, 0.8, MAX_GAMMA);
+        let (small_short, big_short, big_long) = (best(1, 128), best(256, 128), best(256, 32768));
         assert!(
             small_short.gamma >= 1 && small_short.speedup > 1.5,
             "{small_short:?}"
@@ -304,6 +321,24 @@ mod tests {
             big_long.speedup > 2.0 && big_long.gamma >= 3,
             "{big_long:?}"
         );
+    }
+
+    #[test]
+    fn a_heat_map_cell_whose_step_could_not_run_has_no_gamma_and_no_speedup() {
+        // 256 × 32k tokens of OPT-13B's cache are 6.9 TB, past an A100-40GB's memory; 1 × 128 fit.
+        let map = pair(1.5).heat_map(&[1, 256], &[128, 32768], 0.8);
+        let (fits, too_big) = (map[0][0], map[1][1]);
+        assert!(fits.fits && fits.best.is_some(), "{fits:?}");
+        assert!(!too_big.fits && too_big.best.is_none(), "{too_big:?}");
+        // In the JSON the page and the CLI read, the cell has neither field.
+        let json = serde_json::to_value(too_big).unwrap();
+        assert!(
+            json.get("gamma").is_none() && json.get("speedup").is_none(),
+            "{json}"
+        );
+        assert_eq!(json["fits"], false);
+        let json = serde_json::to_value(fits).unwrap();
+        assert!(json["gamma"].as_u64().unwrap() >= 1 && json["speedup"].as_f64().unwrap() > 1.5);
     }
 
     #[test]

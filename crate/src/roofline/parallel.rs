@@ -383,7 +383,7 @@ mod tests {
             deployment: d,
             ..Pair::single(a10, model("opt-125m").unwrap(), opt, 1.5)
         };
-        let best = pair.optimal_gamma(1, 512, 0.8, 16);
+        let best = pair.optimal_gamma(1, 512, 0.8, 16).best.unwrap();
         assert_eq!(best.gamma, 16);
         assert!(best.speedup > 4.5, "{best:?}");
     }

@@ -8,7 +8,9 @@ use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{ramp, Grid};
 use crate::plot::{colors, figure_width, render, render_overlay, Align, Chart, Labels, Scale};
-use crate::roofline::{self, Cell, Deployment, Limit, Pair, Served, Step, Workload, EFFICIENCY};
+use crate::roofline::{
+    self, Best, Cell, Deployment, Limit, Pair, Served, Step, Workload, EFFICIENCY,
+};
 
 /// The acceptance rate of the heat map.
 pub const ALPHA: Range = Range::new("alpha", 0.0, 1.0).shown_as("α");
@@ -329,7 +331,13 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             }
         })
         .collect();
-    let best = heat.iter().flatten().map(|c| c.speedup).fold(1.0, f64::max);
+    // The colour scale over the cells whose step can run: the others have no speedup.
+    let best = heat
+        .iter()
+        .flatten()
+        .filter_map(|c| c.best)
+        .map(|b| b.speedup)
+        .fold(1.0, f64::max);
     let label = l.pick(
         format!("Optimal gamma over batch and context at alpha {alpha}"),
         format!("α = {alpha} 时各批大小与上下文的最优 γ"),
@@ -363,24 +371,23 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             cell_h: HEAT_CELL.1,
             origin: HEAT_ORIGIN,
         };
-        grid.draw(cv, |r, c| {
-            let cell = heat[r][c];
-            let t = if best > 1.0 {
-                (cell.speedup - 1.0) / (best - 1.0)
-            } else {
-                0.0
-            };
-            let fill = if cell.gamma == 0 {
-                ramp(colors::GREY, 0.35)
-            } else {
-                ramp(colors::TEAL, 0.15 + 0.75 * t)
-            };
-            let text = if cell.gamma == 0 {
-                l.pick("off", "不用").to_string()
-            } else {
-                format!("{} · {:.1}×", cell.gamma, cell.speedup)
-            };
-            (fill, text)
+        grid.draw(cv, |r, c| match heat[r][c].best {
+            // A step that could not run has no γ and no speedup: a dash, nearly white.
+            None => (ramp(colors::GREY, 0.08), "—".to_string()),
+            Some(Best { gamma: 0, .. }) => {
+                (ramp(colors::GREY, 0.35), l.pick("off", "不用").to_string())
+            }
+            Some(Best { gamma, speedup }) => {
+                let t = if best > 1.0 {
+                    (speedup - 1.0) / (best - 1.0)
+                } else {
+                    0.0
+                };
+                (
+                    ramp(colors::TEAL, 0.15 + 0.75 * t),
+                    format!("{gamma} · {speedup:.1}×"),
+                )
+            }
         });
         cv.text(
             (70, 338),
@@ -411,8 +418,8 @@ fn heat_svg(heat: &[Vec<Cell>], alpha: f64, pair: &Pair, l: Lang) -> String {
             cv.text(
                 (82, 353),
                 l.pick(
-                    "the weights and KV cache exceed the GPUs’ memory: the step could not run",
-                    "权重和 KV 缓存超出 GPU 显存：这一步跑不起来",
+                    "— the weights and KV cache exceed the GPUs’ memory: the step could not run",
+                    "— 权重和 KV 缓存超出 GPU 显存：这一步跑不起来",
                 ),
                 11,
                 colors::AXIS,
@@ -564,6 +571,25 @@ mod tests {
             .svg_heat
             .contains("the weights and KV cache exceed the GPUs’ memory: the step could not run"));
         assert!(!long.heat[8][8].fits && long.heat[0][0].fits);
+        // A cell whose step could not run shows neither a γ nor a speedup: a dash, and the key.
+        let cells = long.heat.iter().flatten();
+        let (ran, not_run) = (
+            cells
+                .clone()
+                .filter(|c| c.best.is_some_and(|b| b.gamma > 0))
+                .count(),
+            cells.clone().filter(|c| c.best.is_none()).count(),
+        );
+        assert!(not_run > 0 && ran > 0 && cells.clone().all(|c| c.fits == c.best.is_some()));
+        assert_eq!(
+            long.svg_heat.matches(" · ").count(),
+            ran,
+            "{}",
+            long.svg_heat
+        );
+        // plotters writes a label on a line of its own inside its <text>.
+        assert_eq!(long.svg_heat.matches(">\n—\n<").count(), not_run);
+        assert!(long.optimal.best.is_none() && !long.optimal.fits);
         let e = roofline_view(&RooflineParams { tp: 3, ..p }).unwrap_err();
         assert!(e.to_string().contains("1, 2, 4, 8"), "{e}");
     }

@@ -107,12 +107,16 @@ pub fn cmd_roofline(o: &mut Opts) -> Result<Report, Usage> {
             deployment: d,
             ..Pair::single(gpu, draft, model, w.overhead_ms)
         };
-        let best = pair.optimal_gamma(w.batch, w.context, alpha, roofline::MAX_GAMMA);
-        json["gamma"] = json!(best.gamma);
-        json["speedup"] = json!(best.speedup);
+        let cell = pair.optimal_gamma(w.batch, w.context, alpha, roofline::MAX_GAMMA);
+        // A step that could not run has no best γ and no speedup (null in the JSON).
+        json["gamma"] = json!(cell.best.map(|b| b.gamma));
+        json["speedup"] = json!(cell.best.map(|b| b.speedup));
         rows.push(row(
             &format!("best γ at α = {alpha}"),
-            format!("{} → {:.2}× ({})", best.gamma, best.speedup, draft.label),
+            match cell.best {
+                Some(b) => format!("{} → {:.2}× ({})", b.gamma, b.speedup, draft.label),
+                None => "— (the step could not run)".into(),
+            },
         ));
     }
     Ok(Report { json, rows })
@@ -165,7 +169,11 @@ pub fn cmd_heat_map(o: &mut Opts) -> Result<Report, Usage> {
     for (b, cells) in HEAT_BATCHES.iter().zip(&map) {
         let line: String = cells
             .iter()
-            .map(|c| format!("{:>9}", format!("{}·{:.2}×", c.gamma, c.speedup)))
+            .map(|c| match c.best {
+                Some(b) => format!("{:>9}", format!("{}·{:.2}×", b.gamma, b.speedup)),
+                // The step could not run (out of the GPUs' memory): no γ, no speedup.
+                None => format!("{:>9}", "—"),
+            })
             .collect();
         rows.push(row(&b.to_string(), line));
     }
