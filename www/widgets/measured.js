@@ -86,6 +86,19 @@ function noisySentence(v) {
 /** The roofline's ridge point (the calibration's: compute time = memory time), which may lie below one token. */
 const modelKnee = (v) => (v.model_knee_k < 1 ? tr('below k = 1', '低于 k = 1') : `k ≈ ${fmt(v.model_knee_k, 1)}`);
 
+/** The peak in words: the calibration's, or the rate of the model's own call that beat it (the
+ * slope must not run above the points), and whether this page's calibration was reused. */
+export function peakText(v) {
+  const peak = `<b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>`;
+  const from = v.peak_from_k == null ? ''
+    : tr(` — the rate of its own k = ${v.peak_from_k} call; the calibration reached only ${fmt(v.calibrated_peak_gflops, 1)} GFLOP/s, and a peak below a call would draw the compute slope above the points, so the slope uses the call’s rate`,
+      `——这是它自己 k = ${v.peak_from_k} 那次调用的速率；校准只达到 ${fmt(v.calibrated_peak_gflops, 1)} GFLOP/s，而低于调用速率的峰值会把算力斜线画到实测点上方，所以斜线用调用的速率`);
+  return peak + from;
+}
+
+/** Said where the calibrations were measured before on this page (they take seconds on an emulated GPU). */
+const reusedText = (v) => (v.calibration_reused ? tr(' (calibrated once on this page, reused)', '（这个页面只校准一次，这里沿用）') : '');
+
 function clockSentence(v) {
   const coarse = v.clock_resolution_us >= 20;
   const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
@@ -93,8 +106,8 @@ function clockSentence(v) {
     ? tr(' — coarse: this page is not cross-origin isolated, so the browser rounds performance.now(); every point is timed over blocks of many calls, so it still holds.',
       '——很粗：这个页面没有跨源隔离，浏览器把 performance.now() 取整了；每个点都是对一组多次调用计时的，所以结果仍然可信。')
     : (coarse ? tr(' — coarse; every point is timed over blocks of many calls.', '——很粗；每个点都是对一组多次调用计时的。') : '');
-  return tr(`Measured here on <b>${escapeHtml(v.backend)}</b>: bandwidth <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b> (${v.backend === 'wgpu' ? 'one row through the model’s weight-streaming kernel over 64 MB of weights: what each more such layer adds to a call, without the call’s fixed cost' : 'one row through the weight-streaming matmul over 64 MB of weights, as a decode call reads its weights'}), peak <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>, clock resolution ${fmt(v.clock_resolution_us, 1)} µs${why}`,
-    `在这里的 <b>${escapeHtml(v.backend)}</b> 上实测：带宽 <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b>（${v.backend === 'wgpu' ? '让一行输入流过模型自己的权重流式内核、64 MB 权重：每多一层这样的计算，调用多花的时间（不含调用的固定开销）' : '让一行输入流过 64 MB 权重的矩阵乘法，和解码调用读权重的方式一样'}），峰值 <b>${fmt(v.peak_gflops, 1)} GFLOP/s</b>，时钟分辨率 ${fmt(v.clock_resolution_us, 1)} µs${why}`);
+  return tr(`Measured here on <b>${escapeHtml(v.backend)}</b>: bandwidth <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b> (${v.backend === 'wgpu' ? 'one row through the model’s weight-streaming kernel over 64 MB of weights: what each more such layer adds to a call, without the call’s fixed cost' : 'one row through the weight-streaming matmul over 64 MB of weights, as a decode call reads its weights'}), peak ${peakText(v)}, clock resolution ${fmt(v.clock_resolution_us, 1)} µs${reusedText(v)}${why}`,
+    `在这里的 <b>${escapeHtml(v.backend)}</b> 上实测：带宽 <b>${fmt(v.bandwidth_gbs, 1)} GB/s</b>（${v.backend === 'wgpu' ? '让一行输入流过模型自己的权重流式内核、64 MB 权重：每多一层这样的计算，调用多花的时间（不含调用的固定开销）' : '让一行输入流过 64 MB 权重的矩阵乘法，和解码调用读权重的方式一样'}），峰值 ${peakText(v)}，时钟分辨率 ${fmt(v.clock_resolution_us, 1)} µs${reusedText(v)}${why}`);
 }
 
 function resultHtml(v) {
@@ -127,7 +140,8 @@ export default {
   controls: [
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']] },
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
     weightsControl(),
   ],
   // Timing wants a quiet device: the widget waits for Measure even on the course page; once

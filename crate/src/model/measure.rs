@@ -3,6 +3,10 @@
 //! 32-token cache, its logits read back as a decoder must), beside two calibrations of the same
 //! device — its streaming bandwidth and its arithmetic peak — that place the model's roofline
 //! under the measured points: the memory floor (weight bytes / bandwidth) and the compute slope.
+//! The slope's peak is a ceiling: where a call of the model itself computes faster than the
+//! calibration did, its rate stands instead ([`ceiling`]), and the report says which call. The
+//! calibrations take seconds on an emulated GPU, so a caller may hand earlier ones back
+//! ([`roofline`]'s `known`): the page calibrates once per device.
 //!
 //! Timing a browser can trust: `performance.now()` ticks every 100 µs in a page that is not
 //! cross-origin isolated, and a call of the trained target takes 20–300 µs. So calls are timed in
@@ -14,7 +18,7 @@
 
 mod calibrate;
 
-pub use calibrate::{calibrate, Calibration};
+pub use calibrate::{calibrate, per_step, Calibration, On};
 
 use super::{floats, Decoder, KvCache};
 use crate::clock::Clock;
@@ -110,9 +114,24 @@ pub fn clock_resolution(clock: Clock<'_>) -> f64 {
 /// Times `call` in blocks of at least [`BLOCK_US`] (and 20 clock ticks): the median and IQR of
 /// the time per call over [`BLOCKS`] blocks, and the calls per block.
 pub async fn time_blocks(
+    call: impl AsyncFnMut() -> Result<(), Error>,
+    resolution_us: f64,
+    clock: Clock<'_>,
+) -> Result<(Timing, usize), Error> {
+    time_blocks_within(call, resolution_us, clock, f64::INFINITY).await
+}
+
+/// Fewest blocks a timing within a budget keeps (its IQR still means something).
+pub const FEWEST_BLOCKS: usize = 5;
+
+/// [`time_blocks`] in about `budget_us` once warm: where one call is so slow that [`BLOCKS`]
+/// blocks would outrun it (a GPU emulated on the CPU takes a tenth of a second for what a real
+/// one does in a millisecond), fewer blocks, never under [`FEWEST_BLOCKS`].
+pub async fn time_blocks_within(
     mut call: impl AsyncFnMut() -> Result<(), Error>,
     resolution_us: f64,
     clock: Clock<'_>,
+    budget_us: f64,
 ) -> Result<(Timing, usize), Error> {
     // Warm: the first calls allocate (and on a GPU compile their kernels).
     call().await?;
@@ -121,8 +140,9 @@ pub async fn time_blocks(
     let one = (clock() - t0).max(1.0);
     let block_us = BLOCK_US.max(20.0 * resolution_us);
     let n = ((block_us / one).ceil() as usize).clamp(1, 10_000);
-    let mut samples = Vec::with_capacity(BLOCKS);
-    for _ in 0..BLOCKS {
+    let blocks = blocks_within(budget_us, one * n as f64);
+    let mut samples = Vec::with_capacity(blocks);
+    for _ in 0..blocks {
         let started = clock();
         for _ in 0..n {
             call().await?;
@@ -130,6 +150,17 @@ pub async fn time_blocks(
         samples.push((clock() - started) / n as f64);
     }
     Ok((Timing::of(samples), n))
+}
+
+/// Blocks of `block_us` each that fit `budget_us`: [`BLOCKS`] where they fit, else fewer, down to
+/// [`FEWEST_BLOCKS`].
+pub fn blocks_within(budget_us: f64, block_us: f64) -> usize {
+    let fit = (budget_us / block_us.max(1e-9)).floor();
+    if fit >= BLOCKS as f64 {
+        BLOCKS
+    } else {
+        (fit as usize).max(FEWEST_BLOCKS)
+    }
 }
 
 /// One call of `model`: `k` new tokens in each of `batch` rows on a warm [`CACHED`]-token cache.
@@ -268,7 +299,19 @@ pub struct Roofline {
     pub weight_bytes: usize,
     pub rows: Vec<Point>,
     pub bandwidth_gbs: f64,
+    /// The compute slope's peak: the calibration's, or the rate of the model's own fastest call
+    /// where that is higher ([`ceiling`]): a ceiling no measured point lies above.
     pub peak_gflops: f64,
+    /// The calibration's own peak (equal to `peak_gflops` unless a call did better).
+    pub calibrated_peak_gflops: f64,
+    /// The k of the call whose rate is `peak_gflops`, where it beat the calibration's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_from_k: Option<usize>,
+    /// Whether the calibrations were measured before, in this page's worker, and reused.
+    pub calibration_reused: bool,
+    /// The calibrations as measured, for the next measurement on the same device to reuse.
+    #[serde(skip)]
+    pub calibration: Calibration,
     pub clock_resolution_us: f64,
     /// weight_bytes / bandwidth: no call can be faster.
     pub memory_floor_us: f64,
@@ -367,12 +410,49 @@ pub struct Subject<'a> {
     pub device: &'a Device,
 }
 
+/// What a calibration of `backend` holds for, with this `execution` of the model's matmuls.
+pub fn calibrated_on(backend: super::device::Backend, execution: Option<Execution>) -> On {
+    On {
+        backend: backend.name(),
+        threads: execution.map_or(1, |e| e.threads),
+        fma: execution.is_some_and(|e| e.fma),
+    }
+}
+
+/// Flops of one call of a model of `weight_bytes` (2 per weight and token) feeding `k` tokens to
+/// each of `batch` sequences.
+pub fn call_flops(weight_bytes: usize, k: usize, batch: usize) -> f64 {
+    2.0 * (weight_bytes / 4) as f64 * (k * batch) as f64
+}
+
+/// The compute slope's peak in GFLOP/s, and the k of the call that set it if not the
+/// calibration: the higher of `calibrated` and the best rate that the measured `rows` reached
+/// (their median time). A peak below what a call does would draw the slope above the points.
+pub fn ceiling(calibrated: f64, rows: &[Point], weight_bytes: usize) -> (f64, Option<usize>) {
+    let best = rows
+        .iter()
+        .filter(|p| p.median_us > 0.0)
+        .map(|p| {
+            (
+                call_flops(weight_bytes, p.k, p.batch) / p.median_us / 1e3,
+                p.k,
+            )
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((rate, k)) if rate > calibrated => (rate, Some(k)),
+        _ => (calibrated, None),
+    }
+}
+
 /// The roofline of `subject`'s model on its device: T(k) for every k of `ks` at `batch`, and the
-/// device's calibrations.
+/// device's calibrations, measured unless `known` holds for this device and model
+/// ([`calibrated_on`]): a page calibrates once and reuses it.
 pub async fn roofline(
     subject: Subject<'_>,
     ks: &[usize],
     batch: usize,
+    known: Option<Calibration>,
     clock: Clock<'_>,
     progress: crate::clock::Progress<'_>,
 ) -> Result<Roofline, Error> {
@@ -391,7 +471,11 @@ pub async fn roofline(
     // The calibrations run on the threads the model's calls run on: one for a model too small to
     // split (its peak on every thread would put the roofline's slope where no call reaches).
     let _alone = (execution.map(|e| e.threads) == Some(1)).then(specdec_kernels::one_thread);
-    let calibration = calibrate(device, backend != super::device::Backend::Wgpu, clock).await?;
+    let on = calibrated_on(backend, execution);
+    let (calibration, calibration_reused) = match known {
+        Some(c) if c.on == on => (c, true),
+        _ => (calibrate(device, on, clock).await?, false),
+    };
     progress(1, total);
     let mut rows = Vec::with_capacity(ks.len());
     for (i, &k) in ks.iter().enumerate() {
@@ -412,7 +496,8 @@ pub async fn roofline(
     let bytes = weight_bytes(model);
     let params = burn::module::Module::num_params(model);
     let bandwidth = calibration.bandwidth_gbs * 1e3; // bytes per µs
-    let peak = calibration.peak_gflops * 1e3; // flops per µs
+    let (peak_gflops, peak_from_k) = ceiling(calibration.peak_gflops, &rows, bytes);
+    let peak = peak_gflops * 1e3; // flops per µs
     Ok(Roofline {
         backend: backend.name(),
         width,
@@ -421,7 +506,11 @@ pub async fn roofline(
         knee_k: knee(&rows),
         rows,
         bandwidth_gbs: calibration.bandwidth_gbs,
-        peak_gflops: calibration.peak_gflops,
+        peak_gflops,
+        calibrated_peak_gflops: calibration.peak_gflops,
+        peak_from_k,
+        calibration_reused,
+        calibration,
         clock_resolution_us: calibration.clock_resolution_us,
         memory_floor_us: bytes as f64 / bandwidth,
         model_knee_k: peak * bytes as f64 / (2.0 * (bytes / 4) as f64 * bandwidth * batch as f64),
@@ -474,6 +563,55 @@ mod tests {
         assert!((k - want).abs() < 1e-9, "{k} vs {want}");
         // Never leaves it: no knee within the measured ks.
         assert_eq!(knee(&[point(1, 100.0), point(64, 120.0)]), None);
+    }
+
+    /// The review's ×16 run on WebGPU: the calibration's matmul said 5.0 GFLOP/s while the k = 64
+    /// call did 2.43 GFLOP in 91.7 ms. The slope takes the call's rate, and says which call.
+    #[test]
+    fn the_peak_is_never_below_what_a_call_reaches() {
+        let bytes = 75_900_000; // 2 · 18.98 M weights · 64 tokens = 2.43 GFLOP
+        let rows = [(1, 17_000.0), (16, 30_000.0), (64, 91_700.0)].map(|(k, t)| point(k, t));
+        let (peak, k) = ceiling(5.0, &rows, bytes);
+        let rate = call_flops(bytes, 64, 1) / 91_700.0 / 1e3;
+        assert!((rate - 26.5).abs() < 0.1, "{rate}");
+        assert_eq!((peak, k), (rate, Some(64)));
+        // Every call lies on or under the slope it draws: no call beats the peak.
+        for p in &rows {
+            assert!(call_flops(bytes, p.k, p.batch) / p.median_us / 1e3 <= peak);
+        }
+        // A calibration above every call stands, and says so by naming no call.
+        assert_eq!(ceiling(40.0, &rows, bytes), (40.0, None));
+        // A batch counts its rows: 4 sequences of 16 tokens are 64 tokens' flops.
+        let batched = [Point {
+            batch: 4,
+            ..point(16, 91_700.0)
+        }];
+        assert_eq!(ceiling(5.0, &batched, bytes), (rate, Some(16)));
+        assert_eq!(ceiling(5.0, &[], bytes), (5.0, None));
+    }
+
+    #[test]
+    fn a_slow_device_times_fewer_blocks_within_the_budget() {
+        assert_eq!(blocks_within(f64::INFINITY, 2_000.0), BLOCKS);
+        assert_eq!(blocks_within(1.5e6, 2_000.0), BLOCKS);
+        // 200 ms a block: 7 fit in 1.5 s.
+        assert_eq!(blocks_within(1.5e6, 200_000.0), 7);
+        // A second a block: never fewer than FEWEST_BLOCKS.
+        assert_eq!(blocks_within(1.5e6, 1e6), FEWEST_BLOCKS);
+    }
+
+    #[test]
+    fn a_step_is_the_slope_where_it_stands_out_of_the_noise() {
+        let t = |median_us, iqr_us| Timing { median_us, iqr_us };
+        // 1 ms of fixed cost, 0.5 ms a step: 2 steps 2 ms, 6 steps 4 ms.
+        assert_eq!(per_step(t(2000.0, 50.0), t(4000.0, 50.0), 4, 6), 500.0);
+        // No clear rise: the long call's time per step, fixed cost included.
+        assert_eq!(
+            per_step(t(2000.0, 900.0), t(2600.0, 900.0), 4, 6),
+            2600.0 / 6.0
+        );
+        // A rise steeper than the long call's own time per step cannot be a step's time.
+        assert_eq!(per_step(t(100.0, 1.0), t(6000.0, 1.0), 4, 6), 1000.0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use crate::clock::{Clock, Progress};
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
-use crate::model::measure::{self, Roofline};
+use crate::model::measure::{self, Calibration, Roofline};
 use crate::model::widen::WIDTH;
 use crate::model::Models;
 use crate::plot::{colors, figure_width, render, wrap, Align, Chart, Labels, Scale, MARGIN};
@@ -67,10 +67,12 @@ pub struct MeasuredView {
     pub svg: String,
 }
 
-/// Measures the target of `models` (already widened `params.width`×) and draws it.
+/// Measures the target of `models` (already widened `params.width`×) and draws it, with the
+/// device's calibrations `known` from an earlier measurement where they hold here.
 pub async fn measured_view(
     params: &MeasuredParams,
     models: &Models,
+    known: Option<Calibration>,
     clock: Clock<'_>,
     progress: Progress<'_>,
 ) -> Result<MeasuredView, Error> {
@@ -87,6 +89,7 @@ pub async fn measured_view(
         },
         &ks,
         params.batch,
+        known,
         clock,
         progress,
     )
@@ -305,14 +308,21 @@ fn roofline_svg(r: &Roofline, l: Lang, width: u32) -> String {
         );
         // Below the legend's last row, however many rows a narrow figure wraps it into, itself
         // wrapped to the figure's width; the figure grows to hold it.
+        let peak = match r.peak_from_k {
+            None => format!("{:.1} GFLOP/s", r.peak_gflops),
+            Some(k) => l.pick(
+                format!("{:.1} GFLOP/s (the k = {k} call's)", r.peak_gflops),
+                format!("{:.1} GFLOP/s（k = {k} 那次调用的）", r.peak_gflops),
+            ),
+        };
         let measured = l.pick(
             format!(
-                "measured here: {:.1} GB/s, {:.1} GFLOP/s, clock step {:.0} µs",
-                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+                "measured here: {:.1} GB/s, {peak}, clock step {:.0} µs",
+                r.bandwidth_gbs, r.clock_resolution_us
             ),
             format!(
-                "在这里实测：{:.1} GB/s，{:.1} GFLOP/s，时钟步长 {:.0} µs",
-                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+                "在这里实测：{:.1} GB/s，{peak}，时钟步长 {:.0} µs",
+                r.bandwidth_gbs, r.clock_resolution_us
             ),
         );
         let lines = wrap(&measured, 11, cv.width - 70 - MARGIN);
@@ -347,6 +357,19 @@ mod tests {
             rows,
             bandwidth_gbs: 10.0,
             peak_gflops: 20.0,
+            calibrated_peak_gflops: 20.0,
+            peak_from_k: None,
+            calibration_reused: false,
+            calibration: Calibration {
+                bandwidth_gbs: 10.0,
+                peak_gflops: 20.0,
+                clock_resolution_us: 100.0,
+                on: measure::On {
+                    backend: "flex",
+                    threads: 1,
+                    fma: false,
+                },
+            },
             clock_resolution_us: 100.0,
             memory_floor_us: 7600.0,
             model_knee_k: 1.0,
@@ -419,6 +442,26 @@ mod tests {
                 "{l:?}: the figure ({height} px) holds the line at {under}"
             );
         }
+    }
+
+    /// A peak raised to a call's rate says whose it is, in both languages; the compute slope
+    /// then passes through that call's point, never above a point.
+    #[test]
+    fn a_peak_taken_from_a_call_is_named_on_the_figure() {
+        let mut r = sample(Some(5.3));
+        let (peak, k) = measure::ceiling(1.0, &r.rows, r.weight_bytes);
+        (r.peak_gflops, r.peak_from_k, r.calibrated_peak_gflops) = (peak, k, 1.0);
+        assert_eq!(k, Some(8));
+        for p in &r.rows {
+            assert!(compute_us(&r, p.k as f64, p.batch) <= p.median_us * (1.0 + 1e-12));
+        }
+        let en = view_of(r.clone(), Lang::En, None).svg;
+        assert!(
+            en.contains(&format!("{peak:.1} GFLOP/s (the k = 8 call")),
+            "{en}"
+        );
+        let zh = view_of(r, Lang::Zh, None).svg;
+        assert!(zh.contains("（k = 8 那次调用的）"), "{zh}");
     }
 
     #[test]

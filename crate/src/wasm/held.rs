@@ -1,12 +1,14 @@
 //! The models a worker holds between jobs: loaded once per placement (the target's backend and
 //! the drafts'), the last widened target, and the draft a student trained in the page
 //! ([`provide_trained_draft`], synchronous), which takes both drafts' places in a decoding job
-//! that asks for it ([`with_trained`]; the reports name it as the student's).
+//! that asks for it ([`with_trained`]; the reports name it as the student's), and the device's
+//! calibrations for the measured roofline ([`calibration`]).
 
 use super::{into_error, lang_of};
 use crate::error::Named;
 use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
+use crate::model::measure::{Calibration, On};
 use crate::model::Models;
 #[cfg(feature = "flex")]
 use burn::tensor::Device;
@@ -22,6 +24,23 @@ thread_local! {
     static WIDENED: std::cell::RefCell<Option<Rc<Models>>> = const { std::cell::RefCell::new(None) };
     /// The file of the draft trained in the page, as the page handed it over.
     static TRAINED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
+    /// The device's calibrations for the measured roofline, one per backend, threads and FMA
+    /// (`measure::On`): a page calibrates once (seconds on an emulated GPU) and reuses them.
+    static CALIBRATIONS: std::cell::RefCell<Vec<Calibration>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The calibrations measured before in this worker, to reuse where they hold.
+pub(super) fn calibration(on: On) -> Option<Calibration> {
+    CALIBRATIONS.with(|c| c.borrow().iter().find(|c| c.on == on).copied())
+}
+
+/// Keeps `c` for the next measurement on the same device (replacing one for the same).
+pub(super) fn keep_calibration(c: Calibration) {
+    CALIBRATIONS.with(|all| {
+        let mut all = all.borrow_mut();
+        all.retain(|old| old.on != c.on);
+        all.push(c);
+    });
 }
 
 /// Hands this module the draft the student trained in the page (`{bytes: Uint8Array, name, lang}`: its

@@ -9,11 +9,11 @@
 //! draft a student trained in the page takes both drafts' places in a decoding job that asks for
 //! it (`trained_draft`).
 
-use super::held::{models, widened, with_trained};
+use super::held::{self, models, widened, with_trained};
 use super::{into_error, lang_of, output, params, performance};
 use crate::i18n::Lang;
 use crate::model::device::{Backend, Fallback};
-use crate::model::Models;
+use crate::model::{measure, Models};
 use crate::views;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -373,7 +373,12 @@ pub async fn roofline_measure(
     let m = job.offloaded(m, p.offload, note.as_deref()).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
-    let view = views::measured::measured_view(&p, &m, &clock, &mut tell).await;
+    let on = measure::calibrated_on(m.backend, measure::execution(&m.target, m.backend));
+    let known = held::calibration(on);
+    let view = views::measured::measured_view(&p, &m, known, &clock, &mut tell).await;
+    if let Ok(v) = &view {
+        held::keep_calibration(v.roofline.calibration);
+    }
     job.output(view.map(|v| v.noted(note)))
 }
 

@@ -43,6 +43,18 @@ fn the_widened_target_on_the_command_line() {
     for key in ["bandwidth_gbs", "peak_gflops", "memory_floor_us"] {
         assert!(f(&r, key) > 0.0, "{key}: {r}");
     }
+    // The peak is a ceiling on real points: no call's rate (2 flops a weight and token) above it,
+    // and never below the calibration's.
+    let weights = f(&r, "weight_bytes") / 4.0;
+    for row in rows {
+        let rate = 2.0 * weights * f(row, "k") / f(row, "median_us") / 1e3;
+        assert!(rate <= f(&r, "peak_gflops") * (1.0 + 1e-12), "{rate}: {r}");
+    }
+    assert!(
+        f(&r, "peak_gflops") >= f(&r, "calibrated_peak_gflops"),
+        "{r}"
+    );
+    assert_eq!(r["calibration_reused"], false, "{r}");
     assert_eq!(r["width"], 2);
     // How the CPU ran the matmuls: natively one thread (the pool is the page's threaded module's),
     // FMA where the kernel fuses, and the kernel named.

@@ -3,7 +3,7 @@
 //! arithmetic peak, for the compute slope. A file of its own: one procedure for the CPU backends
 //! and one for a GPU, apart from the timing of calls they share with the roofline.
 
-use super::{clock_resolution, time_blocks};
+use super::{clock_resolution, time_blocks, time_blocks_within, Timing};
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::model::floats;
@@ -14,10 +14,21 @@ use burn::tensor::{Device, Tensor};
 pub struct Calibration {
     /// What one row through a widened target's linear kernel streams, over 64 MB of weights.
     pub bandwidth_gbs: f64,
-    /// A compute-bound kernel (a large matmul on a GPU, an FMA loop on a CPU).
+    /// A compute-bound kernel (matmuls on a GPU, an FMA loop on a CPU).
     pub peak_gflops: f64,
     /// The clock's measured resolution.
     pub clock_resolution_us: f64,
+    /// What it was measured on: another measurement on the same may reuse it.
+    pub on: On,
+}
+
+/// What a calibration holds for: the backend, and on a CPU the threads and whether its
+/// multiply-adds are fused (a model too small to split is calibrated on one thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct On {
+    pub backend: &'static str,
+    pub threads: usize,
+    pub fma: bool,
 }
 
 /// Floats the bandwidth calibration reads: 64 MB, twice the largest last-level cache it meets.
@@ -38,15 +49,12 @@ const WARM_STREAMS: usize = 20;
 /// ([`crate::model::matmul::PACKS`]), else [`specdec_kernels::matmul_few_rows`], and the peak is
 /// [`specdec_kernels::fma_peak`] on the same threads at once ([`specdec_kernels::threads`]). On a
 /// GPU the kernel is the wide path's linear kernel, timed as what each more layer adds to a call
-/// (without the call's fixed cost), and the peak is one 1024² matmul's rate with that cost (a
-/// lower bound: on an emulated GPU more matmuls would take seconds).
-pub async fn calibrate(
-    device: &Device,
-    on_cpu: bool,
-    clock: Clock<'_>,
-) -> Result<Calibration, Error> {
+/// (without the call's fixed cost), and the peak is the best rate of square matmuls, also as what
+/// more of them add to a call, sized to the device ([`gpu_peak`]). Either peak is only a
+/// calibration: the roofline raises it to what the model's own calls reach (`super::ceiling`).
+pub async fn calibrate(device: &Device, on: On, clock: Clock<'_>) -> Result<Calibration, Error> {
     let resolution = clock_resolution(clock);
-    let (bandwidth_gbs, peak_gflops) = if on_cpu {
+    let (bandwidth_gbs, peak_gflops) = if on.backend != "wgpu" {
         on_the_cpu(resolution, clock).await?
     } else {
         on_the_gpu(device, resolution, clock).await?
@@ -55,6 +63,7 @@ pub async fn calibrate(
         bandwidth_gbs,
         peak_gflops,
         clock_resolution_us: resolution,
+        on,
     })
 }
 
@@ -125,7 +134,8 @@ async fn on_the_gpu(
     // GPU's L2; both calls alternate, so neither reads from a cache the other cannot). Where
     // noise leaves no clear slope, or a steeper one, the longer call's time per layer stands
     // instead: its share of the fixed cost only lowers the bandwidth, and the floor it draws is
-    // still under every call of a model up to GPU_LAYERS × 64 MB.
+    // still under every call of a model up to GPU_LAYERS × 64 MB. Each timing keeps within
+    // GPU_BUDGET_US: on a GPU emulated on the CPU one such call takes a tenth of a second.
     let layers = [0, 1]
         .map(|_| burn::nn::LinearConfig::new(STREAM_IN, STREAM_FLOATS / STREAM_IN).init(device));
     let layer = |x: Tensor<2>, l: &burn::nn::Linear| -> Tensor<2> {
@@ -137,7 +147,7 @@ async fn on_the_gpu(
     };
     let x = Tensor::<2>::ones([1, STREAM_IN], device);
     let reads = async |n: usize| {
-        let (timing, _) = time_blocks(
+        let (timing, _) = time_blocks_within(
             async || {
                 let mut y = layer(x.clone(), &layers[0]);
                 for r in 1..n {
@@ -148,31 +158,73 @@ async fn on_the_gpu(
             },
             resolution,
             clock,
+            GPU_BUDGET_US,
         )
         .await?;
         Ok::<_, Error>(timing)
     };
     let (two, many) = (reads(2).await?, reads(GPU_LAYERS).await?);
-    let per_layer = many.median_us / GPU_LAYERS as f64;
-    let rise = many.median_us - two.median_us;
-    let read_us = if rise > two.iqr_us + many.iqr_us {
-        (rise / (GPU_LAYERS - 2) as f64).min(per_layer)
+    let read_us = per_step(two, many, GPU_LAYERS - 2, GPU_LAYERS);
+    drop(layers);
+    let peak = gpu_peak(device, resolution, clock).await?;
+    Ok(((STREAM_FLOATS * 4) as f64 / read_us / 1e3, peak))
+}
+
+/// Sizes of the square matmuls the GPU's peak tries, smallest first.
+const MATMUL_SIZES: [usize; 3] = [256, 512, 1024];
+/// Matmuls more in the longer of the two calls whose difference gives the GPU's peak.
+const MATMULS: usize = 4;
+/// A timing of the GPU's calibrations keeps within about this, once warm (µs).
+const GPU_BUDGET_US: f64 = 1.5e6;
+/// A size whose longer call takes more than this (µs) is the last one tried: a larger one would
+/// take seconds on a GPU emulated on the CPU, and this one already outweighs the call's fixed cost.
+const LONG_CALL_US: f64 = 40_000.0;
+
+/// The time one more step adds to a call, from calls of `few` and `few + more` steps (`many`
+/// steps in all, timed as `short` and `long`): the slope where it stands out of the noise and is
+/// no steeper than the long call's own time per step, else that time per step (which counts its
+/// share of the call's fixed cost, so it errs on the slow side).
+pub fn per_step(short: Timing, long: Timing, more: usize, many: usize) -> f64 {
+    let per = long.median_us / many as f64;
+    let rise = long.median_us - short.median_us;
+    if rise > short.iqr_us + long.iqr_us {
+        (rise / more as f64).min(per)
     } else {
-        per_layer
-    };
-    let n = 1024;
-    let a = Tensor::<2>::ones([n, n], device);
-    let (mm, _) = time_blocks(
-        async || {
-            std::hint::black_box(floats(a.clone().matmul(a.clone()).sum()).await?);
-            Ok(())
-        },
-        resolution,
-        clock,
-    )
-    .await?;
-    Ok((
-        (STREAM_FLOATS * 4) as f64 / read_us / 1e3,
-        2.0 * (n * n * n) as f64 / mm.median_us / 1e3,
-    ))
+        per
+    }
+}
+
+/// The GPU's arithmetic peak, GFLOP/s: the best rate of square matmuls on operands its caches
+/// hold, from 256² up to 1024² while a call stays short (an emulated GPU stops at the first),
+/// each timed as what [`MATMULS`] more matmuls in one call add, so that the call's submission
+/// and read-back do not count as arithmetic.
+async fn gpu_peak(device: &Device, resolution: f64, clock: Clock<'_>) -> Result<f64, Error> {
+    let mut best = 0.0f64;
+    for n in MATMUL_SIZES {
+        // a / n: a product of ones stays ones, however many in a row.
+        let a = Tensor::<2>::ones([n, n], device).div_scalar(n as f32);
+        let chain = async |count: usize| {
+            time_blocks_within(
+                async || {
+                    let mut y = a.clone().matmul(a.clone());
+                    for _ in 1..count {
+                        y = y.matmul(a.clone());
+                    }
+                    std::hint::black_box(floats(y.sum()).await?);
+                    Ok(())
+                },
+                resolution,
+                clock,
+                GPU_BUDGET_US,
+            )
+            .await
+        };
+        let ((one, _), (long, _)) = (chain(1).await?, chain(1 + MATMULS).await?);
+        let us = per_step(one, long, MATMULS, 1 + MATMULS);
+        best = best.max(2.0 * (n * n * n) as f64 / us / 1e3);
+        if long.median_us > LONG_CALL_US {
+            break;
+        }
+    }
+    Ok(best)
 }

@@ -362,6 +362,7 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
         },
         &ks,
         batch,
+        None,
         &clock,
         &mut |_, _| {},
     ))?;
@@ -379,8 +380,17 @@ pub fn roofline_measure(o: &mut Opts) -> Result<Report, Usage> {
         row(
             "calibration",
             format!(
-                "bandwidth {:.1} GB/s, peak {:.1} GFLOP/s, clock resolution {:.3} µs",
-                r.bandwidth_gbs, r.peak_gflops, r.clock_resolution_us
+                "bandwidth {:.1} GB/s, peak {:.1} GFLOP/s{}, clock resolution {:.3} µs",
+                r.bandwidth_gbs,
+                r.peak_gflops,
+                match r.peak_from_k {
+                    Some(k) => format!(
+                        " (the k = {k} call's rate: the calibration's {:.1} was below it)",
+                        r.calibrated_peak_gflops
+                    ),
+                    None => String::new(),
+                },
+                r.clock_resolution_us
             ),
         ),
         row(
