@@ -80,6 +80,20 @@ test('boost: bad values get one clear message and the widget keeps working; the 
     const of = (tau) => sentence({ rows: [row(1, null, 2), row(4, true, tau), row(4, false, 2.5)] });
     return [of(2.3), of(2.5)];
   });
+  // The wall clock's sentences hold beyond the spread only, and a noisy row is flagged (the review
+  // saw row 1 at 1.25× then 1.72×, and "the control is faster" beside it, with no flag).
+  const clock = await page.evaluate(async () => {
+    const { sentence, noisyRows } = await import('./widgets/boost.js');
+    const row = (pool, boosted, measured_speedup, measured_speedup_iqr, tree_nodes) => ({ pool, boosted, tokens_per_call: 2, coverage: [{ pool: 0.5 }], measured_speedup, measured_speedup_iqr, tree_nodes, identical: 10, prompts: 10, verify: 'greedy' });
+    const v = (iqr) => ({ rows: [row(1, null, 1.25, iqr, 4), row(4, true, 1.1, 0.05, 9), row(4, false, 1.4, 0.05, 6)] });
+    return [sentence(v(0.1)), noisyRows(v(0.1)), noisyRows(v(0.8)), sentence({ rows: [row(1, null, 1.25, 0.1, 4), row(4, true, 1.3, 0.4, 9), row(4, false, 1.4, 0.4, 6)] }),
+      sentence({ rows: [row(1, null, 0.9, 0.3, 4), row(4, true, 0.8, 0.05, 9), row(4, false, 0.8, 0.05, 6)] })];
+  });
+  assert.match(clock[0], /With 4 models the control is faster on the wall clock here, beyond both spreads \(1\.40× against 1\.10×\); its tree has 6\.0 nodes a call against 9\.0/);
+  assert.equal(clock[1], '');
+  assert.match(clock[2], /Noisy: the speedup of the pool of 1 \(either \(one model\)\) varied by more than half itself from prompt to prompt/);
+  assert.doesNotMatch(clock[3], /control is faster/, 'within the spread: no claim');
+  assert.doesNotMatch(clock[4], /every pool is slower/, 'a row whose spread reaches 1 is not called slower');
   assert.match(versus[0], /boost-tuning gives fewer tokens per call than the control \(0\.92×\)/);
   assert.match(versus[1], /boost-tuning gives about as many tokens per call as the control \(1\.00×\)/);
   await page.click(`${W} .bt-go`);

@@ -32,7 +32,21 @@ test('LikesWorld runs the trained models in a worker, on both CPU backends', asy
   await setControl(page, 'likesworld', 'backend', 'ndarray');
   await page.waitForFunction(() => document.querySelector('[data-widget="likesworld"] .lw-status b')?.textContent === 'ndarray', null, { timeout: 60_000 });
   await page.waitForFunction((n) => Number(document.querySelector('[data-widget="likesworld"]').dataset.latency) > n, timed, { timeout: 120_000 });
-  assert.match(await text(page, '[data-widget="likesworld"] .lw-latency'), /c = draft\/target for one token: A \d\.\d\d, B \d\.\d\d/);
+  const latency = await text(page, '[data-widget="likesworld"] .lw-latency');
+  assert.match(latency, /c = draft\/target for one token: A \d\.\d\d, B \d\.\d\d/);
+  assert.match(latency, /\(IQR \d+ µs\)/, 'every time with its spread');
+  // The table flags what the review saw in Firefox, a chain of 5 cheaper than one token, and a
+  // spread over half the median; a steady table gets no note.
+  const noise = await page.evaluate(async () => {
+    const { latencyNoise } = await import('./widgets/likesworld.js');
+    const t = (median_us, iqr_us = 1) => ({ median_us, iqr_us });
+    const steady = { decode1: t(100), chain5: t(120), tree31: t(300) };
+    return [latencyNoise({ target: { decode1: t(100), chain5: t(70), tree31: t(300) }, draft_a: steady, draft_b: { ...steady, tree31: t(300, 200) } }),
+      latencyNoise({ target: steady, draft_a: steady, draft_b: steady })];
+  });
+  assert.deepEqual(noise[0].map(([en]) => en), ['target: a chain of 5 was timed cheaper than one token, though more tokens cannot cost less',
+    'draft B: a tree of 31 varied by more than half the median (IQR)']);
+  assert.deepEqual(noise[1], []);
   assert.deepEqual(errors, []);
   await page.close();
 });

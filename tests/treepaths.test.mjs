@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
-import { setControl, text, alertOf, rowsOf, tooWide } from './helpers.mjs';
+import { setControl, text, alertOf, tooWide } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -16,10 +16,12 @@ after(async () => { await env?.close(); });
 const W = '[data-widget="treepaths"]';
 const measured = (page, n) => page.waitForFunction((k) => Number(document.querySelector('[data-widget="treepaths"]')?.dataset.decoded || 0) >= k, n, { timeout: 240_000 });
 
-/** The table's rows after the header: [batch, tokens tree, tokens paths, tree µs, paths µs, ratio, verdict]. */
+/** The table's rows after the header: [batch, tokens tree, tokens paths, tree µs, paths µs, ratio,
+ * verdict], each time without its IQR (checked to be there). */
 async function rows(page) {
-  const all = await rowsOf(page, `${W} table.tp-rows`);
-  return all.slice(1).map((r) => r.split(' '));
+  const all = await page.$$eval(`${W} table.tp-rows tr`, (trs) => trs.slice(1).map((r) => [...r.cells].map((c) => c.textContent.trim())));
+  for (const r of all) for (const t of [r[3], r[4]]) assert.match(t, /^\d+ ?[(（]IQR \d+[)）]$/, r.join(' | '));
+  return all.map((r) => r.map((c) => c.split(/ ?[(（]/)[0]));
 }
 
 test('tree vs paths: ⟨2,2,1⟩ at batch 1, 2, 4, 8 computes 10 vs 12 tokens a prompt, both timed, verdicts identical, beside Figure 11', async () => {
@@ -41,6 +43,14 @@ test('tree vs paths: ⟨2,2,1⟩ at batch 1, 2, 4, 8 computes 10 vs 12 tokens a 
   assert.match(all, /Tree ⟨2,2,1⟩: 10 nodes .* 12 tokens over its 4 root-to-leaf paths/);
   assert.match(all, /Per sequence computes 1\.20× the tokens \(12 instead of 10 per prompt\)/);
   assert.match(all, /Both ways gave every prompt the same verdict/);
+  // A batch whose calls spread over half their median is flagged; a steady table is not.
+  const noise = await page.evaluate(async () => {
+    const { noisyBatches } = await import('./widgets/treepaths.js');
+    const row = (batch, tree_iqr_us) => ({ batch, tree_us: 1000, paths_us: 1200, tree_iqr_us, paths_iqr_us: 10 });
+    return [noisyBatches({ rows: [row(1, 10), row(8, 600)] }), noisyBatches({ rows: [row(1, 10), row(8, 400)] })];
+  });
+  assert.match(noise[0], /Noisy: at batch 8 the calls varied by more than half their median \(IQR\)/);
+  assert.equal(noise[1], '');
   assert.match(await text(page, `${W} .tp-status`), /Measured on flex/);
   assert.match(await page.$eval(`${W} .tp-plot svg`, (s) => s.textContent), /10 nodes vs 12 path tokens/);
   assert.deepEqual(errors, []);
@@ -93,6 +103,14 @@ test('tree vs paths: EAGLE-2’s dynamic tree on flex grows a tree per prompt, c
   assert.match(all, /Tree EAGLE-2's dynamic tree per prompt \(16 nodes at most\)/);
   assert.match(all, /a tree per prompt\)/);
   assert.match(all, /Both ways gave every prompt the same verdict/);
+  // A batch whose calls spread over half their median is flagged; a steady table is not.
+  const noise = await page.evaluate(async () => {
+    const { noisyBatches } = await import('./widgets/treepaths.js');
+    const row = (batch, tree_iqr_us) => ({ batch, tree_us: 1000, paths_us: 1200, tree_iqr_us, paths_iqr_us: 10 });
+    return [noisyBatches({ rows: [row(1, 10), row(8, 600)] }), noisyBatches({ rows: [row(1, 10), row(8, 400)] })];
+  });
+  assert.match(noise[0], /Noisy: at batch 8 the calls varied by more than half their median \(IQR\)/);
+  assert.equal(noise[1], '');
   assert.match(await text(page, `${W} .tp-status`), /Measured on flex/);
   assert.deepEqual(errors, []);
   await page.close();

@@ -9,6 +9,7 @@ import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, targetSize, widthOptions } from '../engine.js';
+import { beyond, noisyNote, spread } from '../noise.js';
 
 const POOLS = ['1,2,4', '1,2,3,4', '1,2', '4'].map((p) => [p, p]);
 const GAMMAS = ['2', '3', '4', '6'].map((g) => [g, g]);
@@ -44,15 +45,18 @@ export function sentence(v) {
       `同样的池不过滤地训练：${tau(plain)}；在这组设置下，boost-tuning 每次调用得到的 token ${thanZh}（${fmt(ratio, 2)} 倍）。`);
   }
   const speedups = boost.map((r) => tr(`${fmt(r.measured_speedup, 2)}×`, `${fmt(r.measured_speedup, 2)} 倍`)).join(tr(', ', '、'));
-  const clock = boost.every((r) => r.measured_speedup < 1)
+  // Slower only where the whole spread lies under 1: a sentence holds for every row it names.
+  const clock = boost.every((r) => beyond(1, 0, r.measured_speedup, r.measured_speedup_iqr))
     ? tr(`On the wall clock every pool is slower than the target alone here (${speedups}): a call of this target is so cheap that the drafts’ calls cost more than they save; a wider target (the ×16 preset) makes each step memory-bound, where speculation pays. `,
       `从墙钟时间看，这里每个池都比目标模型单独解码慢（${speedups}）：这个目标模型的一次调用太便宜，草稿调用花的时间比省下的多；更宽的目标模型（×16 预设）让每一步都受内存带宽限制，推测才划算。`)
     : tr(`On the wall clock, over the target alone: ${speedups}. `, `从墙钟时间看，相对目标模型单独解码：${speedups}。`);
   const members = tr('Here the members draft one after another, so each adds its own draft calls; SpecInfer runs them in parallel on separate GPUs, with no extra drafting latency (the larger tree still costs its verification).',
     '这里池里的模型一个接一个地起草，每个都加上自己的草稿调用；SpecInfer 把它们并行放在不同的 GPU 上，起草不增加延迟（更大的树在验证时仍要花时间）。');
-  const faster = last.pool > 1 && control.measured_speedup > last.measured_speedup * 1.05
-    ? tr(` The control is faster on the wall clock here (${fmt(control.measured_speedup, 2)}× against ${fmt(last.measured_speedup, 2)}×): its tree is smaller (${fmt(control.tree_nodes, 1)} nodes a call against ${fmt(last.tree_nodes, 1)}).`,
-      `这里对照在墙钟时间上更快（${fmt(control.measured_speedup, 2)} 倍对 ${fmt(last.measured_speedup, 2)} 倍）：它的树更小（每次调用 ${fmt(control.tree_nodes, 1)} 个节点对 ${fmt(last.tree_nodes, 1)} 个）。`)
+  // Faster beyond both rows' spreads; the tree sizes are stated beside it, not as its cause (one
+  // run's rows need not order by tree size).
+  const faster = last.pool > 1 && beyond(control.measured_speedup, control.measured_speedup_iqr, last.measured_speedup, last.measured_speedup_iqr)
+    ? tr(` With ${last.pool} models the control is faster on the wall clock here, beyond both spreads (${fmt(control.measured_speedup, 2)}× against ${fmt(last.measured_speedup, 2)}×); its tree has ${fmt(control.tree_nodes, 1)} nodes a call against ${fmt(last.tree_nodes, 1)}.`,
+      `${last.pool} 个模型时，这里对照在墙钟时间上更快，超出了两者的波动（${fmt(control.measured_speedup, 2)} 倍对 ${fmt(last.measured_speedup, 2)} 倍）；它的树每次调用 ${fmt(control.tree_nodes, 1)} 个节点，对 ${fmt(last.tree_nodes, 1)} 个。`)
     : '';
   const same = v.rows.every((r) => r.identical === r.prompts);
   const sampled = v.rows.some((r) => r.verify === 'mss');
@@ -65,13 +69,22 @@ export function sentence(v) {
   return `<p class="numbers">${head}${versus}${clock}${members}${faster}${check}</p>`;
 }
 
+const way = (r) => (r.boosted === null ? tr('either (one model)', '两者相同（一个模型）') : r.boosted ? tr('boost-tuned', 'boost-tuning') : tr('no filter', '不过滤'));
+
+/** The rows whose wall clock spread over more than half itself from prompt to prompt. */
+export function noisyRows(v) {
+  const noisy = v.rows.filter((r) => spread(r.measured_speedup, r.measured_speedup_iqr));
+  const named = noisy.map((r) => `${r.pool} (${way(r)})`).join(tr(', ', '、'));
+  return noisyNote('bt-noisy', noisy.length ? [[`the speedup of the pool${noisy.length > 1 ? 's' : ''} of ${named} varied by more than half itself from prompt to prompt (IQR)`,
+    `池 ${named} 的加速比在提示词之间的波动（IQR）超过它自身的一半`]] : []);
+}
+
 function resultHtml(v) {
-  const way = (r) => (r.boosted === null ? tr('either (one model)', '两者相同（一个模型）') : r.boosted ? tr('boost-tuned', 'boost-tuning') : tr('no filter', '不过滤'));
   const rows = v.rows.map((r) => [r.pool, way(r),
     fmt(r.tokens_per_call, 3), fmt(r.tree_nodes, 2), `${fmt(100 * r.coverage[r.coverage.length - 1].pool, 1)}%`,
-    r.identical === null ? '—' : `${r.identical}/${r.prompts}`, `${fmt(r.measured_speedup, 2)}×`]);
-  return sentence(v) + table([tr(['models', 'trained', 'tokens / call', 'tree nodes / call', 'pool covers', 'identical', 'speedup'],
-    ['模型数', '训练方式', 'token / 调用', '树节点 / 调用', '池的覆盖率', '相同', '加速比'])].concat(rows), 'bt-rows');
+    r.identical === null ? '—' : `${r.identical}/${r.prompts}`, `${fmt(r.measured_speedup, 2)}×`, fmt(r.measured_speedup_iqr, 2)]);
+  return noisyRows(v) + sentence(v) + table([tr(['models', 'trained', 'tokens / call', 'tree nodes / call', 'pool covers', 'identical', 'speedup', 'IQR (prompt by prompt)'],
+    ['模型数', '训练方式', 'token / 调用', '树节点 / 调用', '池的覆盖率', '相同', '加速比', 'IQR（逐个提示词）'])].concat(rows), 'bt-rows');
 }
 
 export default {
@@ -92,7 +105,8 @@ export default {
     { key: 'verify', label: 'verification', label_zh: '验证方式', type: 'select', value: 'greedy', options: [['greedy', 'VerifyGreedy (greedy chains)'], ['mss', 'MSS (sampled chains)']], options_zh: [['greedy', 'VerifyGreedy（贪心链）'], ['mss', 'MSS（采样的链）']] },
     declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', options: PROMPTS }, { value: (d) => String(d.boost.defaults.prompts) }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
   ],
   asks: true,
   cost: (s) => {

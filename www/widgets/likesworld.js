@@ -3,6 +3,24 @@ import { fmt, table, escapeHtml } from '../html.js';
 import { channelOf, duringText, titleOf, waitsForRun } from '../runbar.js';
 import { runJob, CancelledError, kindName } from '../engine.js';
 import { tr } from '../i18n.js';
+import { noisyNote, spread } from '../noise.js';
+
+const WORKLOADS = [['decode1', 'one token', '1 个 token'], ['chain5', 'a chain of 5', '5 个的链'], ['tree31', 'a tree of 31', '31 个的树']];
+
+/** What makes the latency table noisy: a workload whose blocks spread over half their median, or
+ * one timed more than a fifth cheaper than a smaller one (more tokens cannot cost less). */
+export function latencyNoise(l) {
+  const models = [['target', tr('target', '目标模型')], ['draft_a', tr('draft A', '草稿 A')], ['draft_b', tr('draft B', '草稿 B')]];
+  return models.flatMap(([key, name]) => {
+    const m = l[key];
+    const spreads = WORKLOADS.filter(([w]) => spread(m[w].median_us, m[w].iqr_us ?? 0));
+    const falls = [0, 1].filter((i) => m[WORKLOADS[i + 1][0]].median_us < 0.8 * m[WORKLOADS[i][0]].median_us).map((i) => [WORKLOADS[i], WORKLOADS[i + 1]]);
+    return [
+      ...(spreads.length ? [[`${name}: ${spreads.map(([, en]) => en).join(', ')} varied by more than half the median (IQR)`, `${name}：${spreads.map(([, , zh]) => zh).join('、')}的波动（IQR）超过中位数的一半`]] : []),
+      ...falls.map(([[, aEn, aZh], [, bEn, bZh]]) => [`${name}: ${bEn} was timed cheaper than ${aEn}, though more tokens cannot cost less`, `${name}：${bZh}测得比${aZh}还便宜，而更多的 token 不会更便宜`]),
+    ];
+  });
+}
 
 export default {
   name: 'likesworld',
@@ -55,9 +73,10 @@ export default {
       const runs = gpu ? 10 : 150;
       const progress = ui.inLang((st) => { lat.firstElementChild.textContent = `${tr('Per-call latency', '每次调用的延迟')}: ${st}…`; });
       return runJob('likesworld_latency', { backend: v.backend, runs, warmup: gpu ? 2 : undefined }, progress, channelOf(ui, 'likesworld'), titleOf(ui)).promise.then(ui.inLang((l) => {
-        const us = ({ median_us: t }) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
+        const time = (t) => (t >= 10_000 ? `${(t / 1000).toFixed(0)} ms` : `${t.toFixed(0)} µs`);
+        const us = ({ median_us: t, iqr_us: q }) => `${time(t)}${q == null ? '' : tr(` (IQR ${time(q)})`, `（IQR ${time(q)}）`)}`;
         const row = (name, m) => [name, us(m.decode1), us(m.chain5), us(m.tree31)];
-        lat.innerHTML = tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
+        lat.innerHTML = noisyNote('lw-noisy', latencyNoise(l), l.target.decode1.median_us) + tr(`<p class="numbers">Measured here, on <b>${l.backend}</b> in this browser (median over blocks of 10 calls, ${runs} calls, logits read back):
           c = draft/target for one token: A ${fmt(l.c[0], 2)}, B ${fmt(l.c[1], 2)}.</p>`,
         `<p class="numbers">在这个浏览器里、在 <b>${l.backend}</b> 上实测（每 10 次调用一组取中位数，共 ${runs} 次，读回 logits）：
           单个 token 的 c = 草稿/目标：A ${fmt(l.c[0], 2)}，B ${fmt(l.c[1], 2)}。</p>`)

@@ -8,6 +8,7 @@ import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, targetSize, widthOptions } from '../engine.js';
+import { noisyNote, spread } from '../noise.js';
 
 /** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
 const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
@@ -73,11 +74,19 @@ function perPrompt(v) {
     `EAGLE-2 在目标模型的特征上，为 ${v.prompt_trees.length} 个提示词各长出一棵树（节点数 / 路径 token 数：${each}）；下面的数是它们的平均，表里的数是精确的。`);
 }
 
+/** The batches whose calls, either way, spread over half their median. */
+export function noisyBatches(v) {
+  const noisy = v.rows.filter((x) => spread(x.tree_us, x.tree_iqr_us) || spread(x.paths_us, x.paths_iqr_us)).map((x) => x.batch);
+  return noisyNote('tp-noisy', noisy.length ? [[`at batch ${noisy.join(', ')} the calls varied by more than half their median (IQR)`, `批 ${noisy.join('、')} 时调用时间的波动（IQR）超过中位数的一半`]] : [],
+    Math.min(...v.rows.map((x) => x.tree_us)));
+}
+
 function resultHtml(v) {
   const same = v.rows.every((x) => x.identical);
-  const rows = v.rows.map((x) => [x.batch, x.tokens_tree, x.tokens_paths, fmt(x.tree_us, 0), fmt(x.paths_us, 0), fmt(x.ratio, 2),
+  const time = (t, iqr) => `${fmt(t, 0)}${tr(` (IQR ${fmt(iqr, 0)})`, `（IQR ${fmt(iqr, 0)}）`)}`;
+  const rows = v.rows.map((x) => [x.batch, x.tokens_tree, x.tokens_paths, time(x.tree_us, x.tree_iqr_us), time(x.paths_us, x.paths_iqr_us), fmt(x.ratio, 2),
     x.identical ? tr('identical', '相同') : tr('DIFFERENT', '不同')]);
-  return compareSentence(v)
+  return noisyBatches(v) + compareSentence(v)
     + `<p class="numbers">${perPrompt(v)}${tr(`Tree ${escapeHtml(v.tree)}: <b>${v.nodes}</b> nodes computed once by tree-parallel decoding, <b>${v.path_tokens}</b> tokens over its ${v.paths} root-to-leaf paths by per-sequence decoding (the longest ${v.longest_path}); target ×${v.target_width} on ${escapeHtml(v.backend)}, each time the median of at least ${v.repeats} runs. `,
       `树 ${escapeHtml(v.tree)}：树形并行解码把 <b>${v.nodes}</b> 个节点各算一次；按序列解码在 ${v.paths} 条从根到叶的路径上一共算 <b>${v.path_tokens}</b> 个 token（最长 ${v.longest_path}）；目标模型 ×${v.target_width}，在 ${escapeHtml(v.backend)} 上，每个时间是至少 ${v.repeats} 次运行的中位数。`)}`
     + (same
@@ -111,7 +120,8 @@ export default {
     declare({ key: 'config', label: 'tree', label_zh: '树', type: 'select', options: TREES, options_zh: TREES_ZH }, { value: (d) => d.treepaths.defaults.config }),
     declare({ key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', options: BATCHES }, { value: (d) => d.treepaths.defaults.batches }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']] },
+    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
   ],
   // Timing wants a quiet device: the widget waits for Measure, as the measured roofline does.
   asks: true,

@@ -51,6 +51,8 @@ pub struct PoolReport {
     /// Target alone over the pool's speculation, wall clock per output token, one prompt at a
     /// time.
     pub measured_speedup: f64,
+    /// The spread (IQR) of the same ratio prompt by prompt: how far one run's speedup may move.
+    pub measured_speedup_iqr: f64,
     pub target_ms: f64,
     pub speculative_ms: f64,
 }
@@ -155,16 +157,18 @@ pub async fn pool_report(
     }
     let (mut target_us, mut spec_us) = (0.0, 0.0);
     let (mut target_tokens, mut spec_tokens) = (0, 0);
+    // Per token: sampled runs (MSS) give outputs of different lengths (greedy ones the same).
+    let per_token = |us: f64, tokens: usize| us / tokens.max(1) as f64;
+    let mut each = Vec::with_capacity(prompts.len());
     for (i, p) in prompts.iter().enumerate() {
-        let (us, tokens) = timed(lab, &[], p, &config(alone.clone()), i as u64).await?;
-        (target_us, target_tokens) = (target_us + us, target_tokens + tokens);
-        let (us, tokens) = timed(lab, pool, p, &config(merge.clone()), i as u64).await?;
-        (spec_us, spec_tokens) = (spec_us + us, spec_tokens + tokens);
+        let (t_us, t_tokens) = timed(lab, &[], p, &config(alone.clone()), i as u64).await?;
+        (target_us, target_tokens) = (target_us + t_us, target_tokens + t_tokens);
+        let (s_us, s_tokens) = timed(lab, pool, p, &config(merge.clone()), i as u64).await?;
+        (spec_us, spec_tokens) = (spec_us + s_us, spec_tokens + s_tokens);
+        each.push(per_token(t_us, t_tokens) / per_token(s_us, s_tokens).max(1e-9));
         done += 1;
         progress(done, n);
     }
-    // Per token: sampled runs (MSS) give outputs of different lengths (greedy ones the same).
-    let per_token = |us: f64, tokens: usize| us / tokens.max(1) as f64;
     Ok(PoolReport {
         pool: pool.len(),
         boosted,
@@ -179,6 +183,10 @@ pub async fn pool_report(
         coverage,
         measured_speedup: per_token(target_us, target_tokens)
             / per_token(spec_us, spec_tokens).max(1e-9),
+        measured_speedup_iqr: match each.is_empty() {
+            true => 0.0,
+            false => crate::model::measure::iqr(each),
+        },
         target_ms: target_us / 1e3,
         speculative_ms: spec_us / 1e3,
     })

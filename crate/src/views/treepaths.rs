@@ -208,6 +208,8 @@ mod tests {
                 tokens_paths: 12 * batch,
                 tree_us: t,
                 paths_us: p,
+                tree_iqr_us: 5.0,
+                paths_iqr_us: 5.0,
                 ratio: p / t,
                 identical: true,
             })

@@ -28,10 +28,12 @@ fn tree_vs_paths_rows_carry_the_issues_keys_and_the_lectures_counts() {
         let want = [
             "batch",
             "identical",
+            "paths_iqr_us",
             "paths_us",
             "ratio",
             "tokens_paths",
             "tokens_tree",
+            "tree_iqr_us",
             "tree_us",
         ];
         assert_eq!(keys, want, "{row}");
@@ -43,6 +45,10 @@ fn tree_vs_paths_rows_carry_the_issues_keys_and_the_lectures_counts() {
         assert_eq!(row["identical"], true, "{row}");
         let (t, p) = (f(row, "tree_us"), f(row, "paths_us"));
         assert!(t > 0.0 && p > 0.0, "{row}");
+        assert!(
+            f(row, "tree_iqr_us") >= 0.0 && f(row, "paths_iqr_us") >= 0.0,
+            "{row}"
+        );
         assert!((f(row, "ratio") - p / t).abs() < 1e-9, "{row}");
     }
     assert_eq!(

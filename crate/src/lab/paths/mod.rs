@@ -70,6 +70,9 @@ pub struct PathsRow {
     /// Median wall-clock time of each way's call, µs.
     pub tree_us: f64,
     pub paths_us: f64,
+    /// The spread (IQR) of each way's timed calls, µs.
+    pub tree_iqr_us: f64,
+    pub paths_iqr_us: f64,
     /// paths_us / tree_us: how much faster tree-parallel decoding is (Figure 11's y).
     pub ratio: f64,
     /// The same accepted tokens for every prompt, and every node's distribution within
@@ -505,7 +508,7 @@ pub async fn both_ways(
             acc += walk.len() - 1;
         }
         accepted = acc as f64 / b as f64;
-        let (t, p) = (quartiles(tree_us)[1], quartiles(paths_us)[1]);
+        let ([t0, t, t1], [p0, p, p1]) = (quartiles(tree_us), quartiles(paths_us));
         let at = |i: usize| counts[i % pool.len()];
         rows.push(PathsRow {
             batch: b,
@@ -513,6 +516,8 @@ pub async fn both_ways(
             tokens_paths: (0..b).map(|i| at(i).path_tokens).sum(),
             tree_us: t,
             paths_us: p,
+            tree_iqr_us: t1 - t0,
+            paths_iqr_us: p1 - p0,
             ratio: p / t,
             identical: same,
         });

@@ -310,8 +310,8 @@ pub fn boost(o: &mut Opts) -> Result<Report, Usage> {
     rows.push(row(
         "measured speedup",
         format!(
-            "{:.2}× ({:.0} ms target alone, {:.0} ms speculative; target width {})",
-            r.measured_speedup, r.target_ms, r.speculative_ms, r.target_width
+            "{:.2}× (IQR {:.2} prompt by prompt; {:.0} ms target alone, {:.0} ms speculative; target width {})",
+            r.measured_speedup, r.measured_speedup_iqr, r.target_ms, r.speculative_ms, r.target_width
         ),
     ));
     Ok(Report {

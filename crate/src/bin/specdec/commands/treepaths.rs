@@ -62,11 +62,13 @@ pub fn tree_vs_paths(o: &mut Opts) -> Result<Report, Usage> {
         rows.push(row(
             &format!("batch {}", x.batch),
             format!(
-                "{} / {} tokens, {:.0} / {:.0} µs, ratio {:.2}, {}",
+                "{} / {} tokens, {:.0} / {:.0} µs (IQR {:.0} / {:.0}), ratio {:.2}, {}",
                 x.tokens_tree,
                 x.tokens_paths,
                 x.tree_us,
                 x.paths_us,
+                x.tree_iqr_us,
+                x.paths_iqr_us,
                 x.ratio,
                 if x.identical {
                     "identical"
