@@ -233,7 +233,7 @@ test('lecture presets: one click sets the controls and reproduces the lecture’
   assert.match(await text(page, '[data-widget="roofline"] .numbers'), /^26\.90 ms per step, memory-bound/);
   await preset('multidraft', 'Exercise 6');
   assert.match((await rowsOf(page, '[data-widget="multidraft"] table.acceptance'))[1], /given the drawn tokens 50\.00% 100\.00%/);
-  await preset('multidraft', 'The slide example, averaged over SSM2');
+  await preset('multidraft', 'The slide example, averaged over SSM 2');
   const averaged = await rowsOf(page, '[data-widget="multidraft"] table.acceptance');
   assert.equal(averaged.length, 2, 'no drawn tokens: only the average');
   assert.match(averaged[1], /averaged over the drafts 43\.75% 81\.25%/);

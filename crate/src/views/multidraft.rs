@@ -3,7 +3,7 @@
 //! the candidates or averaged over them; and, on the toy LM, what happens to MSS when a node's
 //! children are drawn i.i.d., without replacement, or deterministically as the top k.
 
-use crate::error::{Error, Range, Text};
+use crate::error::{shown, Error, Range, Text};
 use crate::i18n::Lang;
 use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
 use crate::sampling::multi::{children_exact, verify_exact, verify_given, Children, Mode, Verdict};
@@ -20,7 +20,8 @@ pub struct MultiDraftParams {
     pub p: String,
     /// One distribution per draft model, separated by `;`.
     pub drafts: String,
-    /// The token each draft drew (0-based, comma-separated); empty = average over the draws.
+    /// The token each draft drew, comma-separated and numbered from 1 as the lecture numbers
+    /// them (t1 … tn; `2` or `t2`); empty = average over the draws.
     pub given: String,
     /// Children per node on the toy LM panel.
     pub k: u32,
@@ -33,12 +34,12 @@ pub struct MultiDraftParams {
 }
 
 impl Default for MultiDraftParams {
-    /// The slide example: LLM uniform over 4 tokens, SSM1 always t1, SSM2 uniform and drew t2.
+    /// The slide example: LLM uniform over 4 tokens, SSM 1 always t1, SSM 2 uniform and drew t2.
     fn default() -> Self {
         MultiDraftParams {
             p: "0.25,0.25,0.25,0.25".into(),
             drafts: "1,0,0,0; 0.25,0.25,0.25,0.25".into(),
-            given: "0,1".into(),
+            given: "1,2".into(),
             k: 2,
             toy: ToyConfig::default(),
             lang: Lang::En,
@@ -150,6 +151,8 @@ pub fn parse_drafts(text: &str, len: usize) -> Result<Vec<Dist>, Error> {
 }
 
 /// Parses the drawn tokens: empty means none given; otherwise one per draft, each possible.
+/// Tokens are numbered from 1, as the lecture numbers them (t1 … tn, "SSM 1 always gives t1"),
+/// and may be written `2` or `t2`; the indices returned are 0-based.
 pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error> {
     if text.trim().is_empty() {
         return Ok(None);
@@ -159,15 +162,28 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
         text: text.to_string(),
         why: Text::new(en, zh),
     };
+    let n = qs.first().map_or(0, Vec::len);
     let xs = crate::sampling::half_width(text)
         .split(',')
         .map(|t| {
-            t.trim().parse::<usize>().map_err(|_| {
-                bad(
-                    format!("{:?} is not a token index", t.trim()),
-                    format!("{:?} 不是 token 编号", t.trim()),
-                )
-            })
+            let t = t.trim();
+            let digits = t.strip_prefix(['t', 'T']).unwrap_or(t);
+            match digits.parse::<usize>() {
+                Ok(x) if (1..=n).contains(&x) => Ok(x - 1),
+                Ok(x) => Err(bad(
+                    format!("token {x} is outside 1…{n}: tokens are numbered from 1, as in the lecture (t1 … t{n})"),
+                    format!("token {x} 不在 1…{n} 之内：token 按课上的习惯从 1 编号（t1 … t{n}）"),
+                )),
+                // The part quoted unless it is the whole text, which the message quotes already.
+                Err(_) if t == text.trim() => Err(bad(
+                    format!("not a token number (t1 … t{n}, or 1 … {n})"),
+                    format!("不是 token 编号（t1 … t{n}，或 1 … {n}）"),
+                )),
+                Err(_) => Err(bad(
+                    format!("{:?} is not a token number (t1 … t{n}, or 1 … {n})", shown(t)),
+                    format!("{:?} 不是 token 编号（t1 … t{n}，或 1 … {n}）", shown(t)),
+                )),
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
     if xs.len() != qs.len() {
@@ -177,19 +193,14 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
         ));
     }
     for (j, (&x, q)) in xs.iter().zip(qs).enumerate() {
-        if x >= q.len() {
-            return Err(bad(
-                format!("token {x} is outside 0..{}", q.len()),
-                format!("token {x} 不在 0..{} 之内", q.len()),
-            ));
-        }
         if q[x] <= 0.0 {
             return Err(bad(
                 format!(
-                    "draft {} gives token {x} probability 0, so it cannot have drawn it",
-                    j + 1
+                    "draft {} gives t{} probability 0, so it cannot have drawn it",
+                    j + 1,
+                    x + 1
                 ),
-                format!("草稿分布 {} 给 token {x} 的概率为 0，不可能抽到它", j + 1),
+                format!("草稿分布 {} 给 t{} 的概率为 0，不可能抽到它", j + 1, x + 1),
             ));
         }
     }
@@ -338,7 +349,8 @@ fn comparison_chart(
             ch.bar(x + 0.52, x + 0.9, oi, colors::TEAL);
         }
         if p.len() <= 12 {
-            let names: Vec<String> = (0..p.len()).map(|i| format!("t{i}")).collect();
+            // t1 … tn, as the lecture, the introduction and the drawn tokens number them.
+            let names: Vec<String> = (1..=p.len()).map(|i| format!("t{i}")).collect();
             ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         }
         cv.legend(
@@ -402,7 +414,7 @@ fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang, w: u32) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -501,8 +513,40 @@ mod tests {
         };
         let err = |m: MultiDraftParams| multi_draft_view(&m).unwrap_err().to_string();
         assert!(err(with("0.5,0.5", "1,0,0", "")).contains("draft 1 has 3 entries but p has 2"));
-        assert!(err(with("0.5,0.5", "1,0", "1")).contains("probability 0"));
-        assert!(err(with("0.5,0.5", "1,0", "0,0")).contains("2 tokens for 1 drafts"));
-        assert!(err(with("0.5,0.5", "1,0", "x")).contains("not a token index"));
+        assert!(err(with("0.5,0.5", "1,0", "2")).contains("draft 1 gives t2 probability 0"));
+        assert!(err(with("0.5,0.5", "1,0", "1,1")).contains("2 tokens for 1 drafts"));
+        assert!(err(with("0.5,0.5", "1,0", "x"))
+            .ends_with("\"x\": not a token number (t1 … t2, or 1 … 2)"));
+        assert!(err(with("0.5,0.5", "1,0", "1,x")).contains("\"x\" is not a token number"));
+        assert!(err(with("0.5,0.5", "1,0", "0")).contains("token 0 is outside 1…2"));
+        assert!(err(with("0.5,0.5", "1,0", "3")).contains("numbered from 1"));
+        // A pasted page is quoted by its start only.
+        let long = err(with("0.5,0.5", "1,0", &"x".repeat(10_000)));
+        assert!(long.chars().count() < 300, "{long}");
+    }
+
+    /// The texts of `svg` that name a token (t0, t1, …), in order.
+    pub(crate) fn token_labels(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+            .filter(|t| {
+                t.len() > 1 && t.starts_with('t') && t[1..].bytes().all(|b| b.is_ascii_digit())
+            })
+            .map(String::from)
+            .collect()
+    }
+
+    /// One numbering, the lecture's: tokens t1 … tn, typed as 1 … n (or t1 … tn), and the
+    /// chart's axis reads the same names. The slide example ("SSM 1 always gives t1, SSM 2 …
+    /// drew t2") is typed 1,2.
+    #[test]
+    fn tokens_are_numbered_from_1_as_in_the_lecture() {
+        let v = multi_draft_view(&MultiDraftParams::default()).unwrap();
+        assert_eq!(MultiDraftParams::default().given, "1,2");
+        assert_eq!(token_labels(&v.svg), ["t1", "t2", "t3", "t4"]);
+        let qs = parse_drafts("1,0,0,0; 0.25,0.25,0.25,0.25", 4).unwrap();
+        assert_eq!(parse_given("1,2", &qs).unwrap(), Some(vec![0, 1]));
+        assert_eq!(parse_given("t1, T2", &qs).unwrap(), Some(vec![0, 1]));
     }
 }

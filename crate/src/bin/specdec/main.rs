@@ -28,6 +28,7 @@ USAGE: specdec <command> [--option value]... [--json]
   monte-carlo   --gamma G --variant V [--runs N] [--seed S]
   sample-dist   --p P --q Q --rule R          (P, Q comma-separated)
   multi-draft   --p P --drafts \"Q1;Q2;...\" --mode mss|naive [--given I,J,...]
+                (--given numbers the tokens from 1, as the lecture: t1 is 1)
   tree          --paths \"a b c|a b d e|f g\" [--root r]
   tree          --config \"<2,2,1>\" [--budget N]
   exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"] [--lang en|zh]   check answers to the lecture's exercises

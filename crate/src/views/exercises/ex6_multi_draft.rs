@@ -4,13 +4,26 @@
 use super::{check, close, Exercise};
 use crate::i18n::Lang;
 use crate::sampling::multi::{verify_given, Mode};
+use crate::views::multidraft::parse_given;
+
+/// The tokens the two SSMs drew, t2 and t3, as typed in the multi-draft widget (its Exercise 6
+/// preset).
+pub(super) const DRAWN: &str = "2,3";
 
 pub(super) fn exercise(l: Lang) -> Exercise {
     let p = vec![0.25; 4];
-    let q1 = vec![0.5, 0.5, 0.0, 0.0];
-    let q2 = vec![0.25; 4];
-    // t2 and t3 of the lecture are tokens 1 and 2 here (numbered from 0).
-    let cands: Vec<(usize, &[f64])> = vec![(1, q1.as_slice()), (2, q2.as_slice())];
+    let qs = vec![vec![0.5, 0.5, 0.0, 0.0], vec![0.25; 4]];
+    // "drew t2 … drew t3", read as the multi-draft widget reads its drawn tokens (numbered from
+    // 1, as the lecture numbers them), so that the exercise and the widget's Exercise 6 preset
+    // say the same thing.
+    let drawn = parse_given(DRAWN, &qs)
+        .expect("the exercise's draws are possible")
+        .expect("the exercise gives its draws");
+    let cands: Vec<(usize, &[f64])> = drawn
+        .iter()
+        .zip(&qs)
+        .map(|(&x, q)| (x, q.as_slice()))
+        .collect();
     let naive = verify_given(&p, &cands, Mode::Naive).acceptance;
     let mss = verify_given(&p, &cands, Mode::Mss).acceptance;
     let statement = l
@@ -65,4 +78,41 @@ pub(super) fn exercise(l: Lang) -> Exercise {
         ),
     );
     (statement, checks, solution)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::multidraft::tests::token_labels;
+    use crate::views::multidraft::{multi_draft_view, MultiDraftParams};
+
+    /// The statement, the solution and the multi-draft widget count tokens alike (from 1, as the
+    /// lecture): the tokens the statement says were drawn are the widget's drawn tokens, which
+    /// give the exercise's answers, and the chart's axis names them so.
+    #[test]
+    fn the_statement_and_the_widget_number_tokens_alike() {
+        for l in [Lang::En, Lang::Zh] {
+            let (statement, _, solution) = exercise(l);
+            let named: Vec<&str> = statement
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| w.len() == 2 && w.starts_with('t'))
+                .collect();
+            assert!(solution.contains("t2") && solution.contains("t3") && !solution.contains("t0"));
+            let typed: Vec<String> = DRAWN.split(',').map(|x| format!("t{x}")).collect();
+            assert_eq!(
+                named, typed,
+                "the statement's draws as the widget types them"
+            );
+            let v = multi_draft_view(&MultiDraftParams {
+                drafts: "0.5,0.5,0,0; 0.25,0.25,0.25,0.25".into(),
+                given: DRAWN.into(),
+                lang: l,
+                ..MultiDraftParams::default()
+            })
+            .unwrap();
+            let g = v.given.unwrap();
+            assert_eq!((g.naive.acceptance, g.mss.acceptance), (0.5, 1.0));
+            assert_eq!(token_labels(&v.svg), ["t1", "t2", "t3", "t4"]);
+        }
+    }
 }
