@@ -286,3 +286,34 @@ test('a job that panics in its worker: the panic’s message, a restarted worker
   assert.deepEqual(errors.filter((e) => !/debug_panic/.test(e)), []);
   await page.close();
 });
+
+test('§5’s decoding widget has its own title and presets (not §3’s fifteen) and answers its question with the measured wall-clock speedup', async () => {
+  for (const zh of [false, true]) {
+    const { page, errors } = await open(env, `?${zh ? 'lang=zh&' : ''}s5.prompts=10`);
+    const [S3, S5] = ['#decoding', '#hidden'];
+    const title = (w) => text(page, `${w} > header h2`);
+    const presets = (w) => page.$$eval(`${w} .presets button`, (bs) => bs.map((b) => b.textContent));
+    assert.equal(await title(S5), zh ? '读目标模型自身特征的草稿：Medusa、EAGLE 与 EAGLE-2' : 'Drafts on the target’s own features: Medusa, EAGLE and EAGLE-2');
+    assert.notEqual(await title(S5), await title(S3));
+    assert.match(await text(page, `${S5} .intro`), zh ? /在这台设备上划不划算/ : /whether it pays on this device/);
+    const own = await presets(S5);
+    assert.equal(own.length, 5, own.join(' | '));
+    assert.ok(own.every((l) => /^§(5\.1|5\.2|4\.7) · /.test(l)), own.join(' | '));
+    assert.ok((await presets(S3)).length > own.length, '§3’s widget keeps its own presets');
+    if (!zh) {
+      // Run: τ, c and the speedup it asks about, timed against the target alone, with its IQR over the prompts.
+      await page.click(`${S5} .dec-go`);
+      await page.waitForFunction((s) => Number(document.querySelector(s).dataset.decoded || 0) >= 1, S5, { timeout: 180_000 });
+      const rows = await rowsOf(page, `${S5} table.dec-hidden`);
+      assert.ok(rows.includes('identical to the target’s greedy output 10/10'), rows.join(' | '));
+      assert.ok(rows.some((r) => /^wall clock: the target alone’s time per token over this run’s \d+\.\d\d× \(IQR \d+\.\d\d\)$/.test(r)), rows.join(' | '));
+      assert.match(await text(page, `${S5} .dec-during`), /No other job of this page ran during this measurement|ran during this measurement/);
+    }
+    // A preset of §5 sets §5's widget alone.
+    await page.click(`${S5} .presets button[data-preset="1"]`);
+    assert.equal(await page.$eval(`${S5} [data-key="method"]`, (e) => e.value), 'medusa');
+    assert.equal(await page.$eval(`${S3} [data-key="experiment"]`, (e) => e.value), 'greedy');
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});

@@ -6,6 +6,7 @@ import { flushUrl } from './url.js';
 import { clip } from './html.js';
 import { applyLang, wireSwitch, tr } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
+import { inSection } from './widgets/sections.js';
 
 async function main() {
   // The language first, so that the widgets mount in it; switching reloads the page with the
@@ -50,7 +51,7 @@ async function main() {
     }
   }
   for (const el of document.querySelectorAll('[data-widget]')) {
-    const w = WIDGETS[el.dataset.widget];
+    const w = inSection(WIDGETS[el.dataset.widget], el.dataset.prefix);
     if (!w) continue;
     // A widget that cannot be built says so in its place; the others still mount.
     try {

@@ -70,15 +70,19 @@ const list = (xs, d = 2) => (xs?.length ? xs.map((x) => (x == null ? '—' : fmt
 const perCall = (r) => (r.draft_calls_per_step > 0 ? fmt(r.c / r.draft_calls_per_step, 3) : '—');
 
 function hiddenHtml({ report: r, trees }) {
+  // Timed prompt by prompt against the target alone: its spread is over the prompts.
+  const timed = { ...r, batch: 1 };
   const p = r.p_value == null ? tr('— (for sampled runs; greedy ones are checked token for token above)', '—（用于采样运行；贪心运行已在上面逐 token 核对）') : `<b class="${r.p_value >= 0.01 ? 'ok' : 'bad'}">p = ${fmt(r.p_value)}</b>`;
   const rows = tr([['', 'measured'], ['identical to the target’s greedy output', r.p_value == null ? `${r.identical}/${r.prompts}` : tr('— (sampled)', '—')],
     ['τ (tokens per target call)', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['verified nodes per call', fmt(r.verified_nodes_per_call, 1)],
     ['accepted fraction of the nodes', pct(r.accepted_fraction)], ['acceptance by depth', list(r.acceptance_by_depth)],
-    ['draft calls per step · c, the drafting of a step over a target call', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)} (${perCall(r)} a call)`], ['calibration test', p]],
+    ['draft calls per step · c, the drafting of a step over a target call', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)} (${perCall(r)} a call)`],
+    ['wall clock: the target alone’s time per token over this run’s', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(timed)}`], ['calibration test', p]],
   [['', '实测'], ['与目标模型贪心输出一致', r.p_value == null ? `${r.identical}/${r.prompts}` : '—（采样）'],
     ['τ（每次目标调用的 token 数）', `<b>${fmt(r.tokens_per_call, 2)}</b>`], ['每次调用验证的节点数', fmt(r.verified_nodes_per_call, 1)],
     ['被接受的节点比例', pct(r.accepted_fraction)], ['按深度的接受率', list(r.acceptance_by_depth)],
-    ['每步草稿调用数 · c：一步的草拟耗时比一次目标调用', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}（每次调用 ${perCall(r)}）`], ['校准检验', p]]);
+    ['每步草稿调用数 · c：一步的草拟耗时比一次目标调用', `${fmt(r.draft_calls_per_step, 1)} · ${fmt(r.c, 3)}（每次调用 ${perCall(r)}）`],
+    ['墙钟：目标模型单独每个 token 的时间比本次运行的', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(timed)}`], ['校准检验', p]]);
   if (r.head_accuracy) {
     rows.push([tr('head accuracy, top-1', '各头准确率，top-1'), list(r.head_accuracy)], [tr('head accuracy, top-8', '各头准确率，top-8'), list(r.head_accuracy_top_k)]);
     for (const [kind, acc] of r.head_accuracy_by_kind ?? []) rows.push([tr(`top-1, next token: ${kindName(kind)}`, `top-1，下一个 token：${kindName(kind)}`), list(acc)]);
@@ -86,7 +90,7 @@ function hiddenHtml({ report: r, trees }) {
   if (r.first_position_tv != null) rows.push([tr('first position: TV(output, p)', '第一个位置：TV(输出, p)'), `<b class="bad">${fmt(r.first_position_tv, 4)}</b>`]);
   const drawn = trees.map((t) => escapeHtml(t.method)).join(tr(' beside ', ' 与 '));
   return `<p class="numbers">${escapeHtml(r.method)}${tr(`, ${r.prompts} prompts.`, `，${r.prompts} 个提示词。`)}</p>` + table(rows, 'dec-hidden')
-    + draftsHtml(r) + `<p class="numbers">${tr(`Drawn: one proposal of ${drawn}, for the same context. Orange: what the target accepts; the fill is the draft’s confidence in the path.`,
+    + noisyHtml([timed]) + draftsHtml(r) + `<p class="numbers">${tr(`Drawn: one proposal of ${drawn}, for the same context. Orange: what the target accepts; the fill is the draft’s confidence in the path.`,
       `图中：同一上下文下 ${drawn} 各一次提议。橙色：目标模型接受的；填充深浅：草稿对这条路径的置信度。`)}</p>`;
 }
 

@@ -62,6 +62,12 @@ fn hidden_state_drafts_on_the_command_line() {
         "3",
     ]);
     assert!(f(&s, "p_value") >= 0.0 && f(&s, "p_value") <= 1.0, "{s}");
+    // Lecture §5's question, on this machine's clock: the target alone's time per token over
+    // the run's, with its spread over the prompts.
+    assert!(
+        f(&s, "measured_speedup") > 0.0 && f(&s, "measured_speedup_iqr") >= 0.0,
+        "{s}"
+    );
     let t = json(&["likesworld", "methods", "--budget", "8", "--prompts", "2"]);
     let rows = t["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 8, "{t}");

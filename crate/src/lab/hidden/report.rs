@@ -1,21 +1,27 @@
 //! What a draft on the target's hidden states did over some prompts, against the target's own
 //! greedy output: τ, the nodes verified, acceptance by depth, the draft's calls and c, the
 //! calibration test under MSS, Medusa's head accuracy, and for MSS on EAGLE-2's top-k children
-//! the exact distortion at each step's first position.
+//! the exact distortion at each step's first position. And whether it pays on this device
+//! (lecture §5's question): each prompt is decoded by the target alone (its greedy output, the
+//! reference) and then with the draft, one after the other on the caller's clock, and the time
+//! per output token of the one over the other's is the measured speedup, with its spread over
+//! the prompts (their IQR).
 
 use super::decode::{decode, Proposer, Ready};
 use super::drafts::ranked;
 use super::shapes::TOP_K;
 use crate::clock::Progress;
+use crate::decode::engine::Method;
 use crate::decode::stats::Stats;
 use crate::decode::LanguageModel;
 use crate::decode::Speculation;
 use crate::error::Error;
 use crate::lab::context::Lab;
-use crate::lab::generate::{derive_seed, target_greedy};
+use crate::lab::generate::{derive_seed, run};
 use crate::lab::lm::Cached;
 use crate::lab::params::{Drafter, HiddenSpec, Verification};
 use crate::likesworld;
+use crate::model::measure;
 use crate::sampling::multi::{verify_given, Mode};
 
 /// Acceptance by depth from a histogram of accepted tokens per step: at depth d, the fraction
@@ -63,6 +69,13 @@ pub struct HiddenReport {
     pub draft_calls_per_step: f64,
     /// The draft's time per step over the mean target call, measured in these runs.
     pub c: f64,
+    /// The target alone's wall time per output token over this run's, on the same prompts (for
+    /// greedy verification, whose outputs are the target's, the ratio of the wall times).
+    pub measured_speedup: f64,
+    /// The spread of the per-prompt speedups: their IQR.
+    pub measured_speedup_iqr: f64,
+    /// The target alone's mean call, µs: what a busy device moves (a noisy speedup's note).
+    pub target_call_us: f64,
     /// The calibration test's P value (MSS runs; None under greedy).
     pub p_value: Option<f64>,
     /// Medusa: top-1 and top-`TOP_K` accuracy of each head on calibration worlds (teacher-forced,
@@ -93,14 +106,34 @@ pub async fn evaluate(
     spec.check()?;
     let (drafter, budget, verification) = (spec.drafter, spec.budget, spec.verification);
     let shapes = &ready.shapes;
-    let reference = target_greedy(lab.models, prompts, lab.clock, &mut |_, _| {}).await?;
-    let mut stats = Stats::default();
+    let (models, clock) = (lab.models, lab.clock);
+    let plain = Method::Target { greedy: true };
+    // The first prompt decoded both ways before the clock counts (the first calls warm up).
+    if let Some(p) = prompts.first() {
+        run(models, plain.clone(), 1.0, p, 0, false, clock).await?;
+        decode(lab, ready, spec, p, derive_seed(seed, 0, 0), false).await?;
+    }
+    let (mut stats, mut alone) = (Stats::default(), Stats::default());
     let mut identical = 0;
     let mut tv = (0.0, 0usize);
-    for (i, (prompt, own)) in prompts.iter().zip(&reference).enumerate() {
+    let (mut plain_us, mut spec_us, mut plain_tokens, mut ratios) = (0.0, 0.0, 0usize, Vec::new());
+    for (i, prompt) in prompts.iter().enumerate() {
         let seed = derive_seed(seed, i, 0);
+        let t0 = clock();
+        let own = run(models, plain.clone(), 1.0, prompt, 0, false, clock).await?;
+        let t1 = clock();
         let g = decode(lab, ready, spec, prompt, seed, false).await?;
+        let t2 = clock();
         identical += usize::from(g.output == own.output);
+        let per_token = |us: f64, n: usize| us / n.max(1) as f64;
+        let (p, s) = (
+            per_token(t1 - t0, own.output.len()),
+            per_token(t2 - t1, g.output.len()),
+        );
+        ratios.push(p / s.max(f64::MIN_POSITIVE));
+        (plain_us, spec_us) = (plain_us + t1 - t0, spec_us + t2 - t1);
+        plain_tokens += own.output.len();
+        alone.add(&own.stats);
         stats.add(&g.stats);
         if verification == Verification::MssTopK {
             let (s, n) = first_position_tv(lab, ready, prompt, seed).await?;
@@ -141,6 +174,10 @@ pub async fn evaluate(
         acceptance_by_depth: acceptance_by_depth(&stats.accepted, depth),
         draft_calls_per_step: stats.draft_calls as f64 / steps,
         c: stats.draft_us / steps / target_us.max(f64::MIN_POSITIVE),
+        measured_speedup: (plain_us / plain_tokens.max(1) as f64)
+            / (spec_us / stats.tokens.max(1) as f64).max(f64::MIN_POSITIVE),
+        measured_speedup_iqr: measure::iqr(ratios),
+        target_call_us: alone.mean_call_us().0,
         p_value: (verification != Verification::Greedy).then(|| stats.calibration.p_value()),
         head_accuracy: head.as_ref().map(|h| h.0.clone()),
         head_accuracy_top_k: head.as_ref().map(|h| h.1.clone()),

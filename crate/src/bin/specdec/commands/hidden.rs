@@ -72,6 +72,10 @@ fn rows(r: &HiddenReport) -> Vec<(String, String)> {
                 r.c / r.draft_calls_per_step.max(f64::MIN_POSITIVE)
             ),
         ),
+        row(
+            "wall clock: the target alone's time per token / this run's (IQR over prompts)",
+            format!("{:.2}× ({:.2})", r.measured_speedup, r.measured_speedup_iqr),
+        ),
     ];
     if let (Some(a), Some(k)) = (&r.head_accuracy, &r.head_accuracy_top_k) {
         rows.push(row("head accuracy, top-1", list(a)));
