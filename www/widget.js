@@ -25,7 +25,9 @@ function clampNumber(c, raw, kept) {
   const label = t(c, 'label');
   const use = (to) => (kept === undefined ? tr(`using ${to}`, `改用 ${to}`) : tr(`the run keeps ${kept}`, `仍用 ${kept}`));
   if (raw === '' || raw === null || !Number.isFinite(v)) {
-    return { error: tr(`${label}: “${raw}” is not a number; ${use(c.value)}`, `${label}：“${raw}” 不是数字；${use(c.value)}`), value: c.value };
+    // Quoted short, as every message quotes what was typed: a pasted page made an alert 1,800 px tall.
+    const typed = clip(raw ?? '');
+    return { error: tr(`${label}: “${typed}” is not a number; ${use(c.value)}`, `${label}：“${typed}” 不是数字；${use(c.value)}`), value: c.value };
   }
   if (v < c.min || v > c.max) {
     // As typed: a float would echo twenty nines as 100000000000000000000.

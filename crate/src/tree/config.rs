@@ -1,7 +1,8 @@
 //! Expansion configurations ⟨k₁, k₂, …⟩ as typed by a person: `<2,2,1>`, `⟨2,2,1⟩` or `2,2,1`,
-//! with spaces anywhere. Every malformed form gets a message that says what is wrong with it.
+//! with spaces anywhere. Every malformed form gets a message that says what is wrong with it,
+//! an invisible character (a pasted zero-width space) by its name and position.
 
-use crate::error::{shown, Error, Text};
+use crate::error::{invisible_char, shown, Error, Text};
 
 /// The most nodes a tree may have unless a caller asks for another budget.
 pub const DEFAULT_NODE_BUDGET: usize = 512;
@@ -40,6 +41,15 @@ pub fn parse_config(text: &str, budget: usize) -> Result<ExpansionConfig, Error>
         text: text.to_string(),
         why: Text::new(en, zh),
     };
+    // A character that shows nothing (a zero-width space pasted with the config) is named first:
+    // after it, the brackets below would call a closed bracket open.
+    if let Some(why) = invisible_char(text) {
+        return Err(Error::Parse {
+            what: "tree config",
+            text: text.to_string(),
+            why,
+        });
+    }
     let t = text.trim();
     let inner = match (t.chars().next(), t.chars().last()) {
         (Some('<'), Some('>')) | (Some('⟨'), Some('⟩')) if t.chars().count() >= 2 => {
@@ -159,6 +169,16 @@ mod tests {
         );
         check("<2,-1>", Err("not a whole number"));
         check("<2,2", Err("not closed"));
+        // An invisible character is named, not taken for a bracket left open.
+        check(
+            "<2,2>\u{200B}",
+            Err("unexpected character U+200B (zero width space) at position 6"),
+        );
+        check(
+            "<2\u{200B},2>",
+            Err("U+200B (zero width space) at position 3"),
+        );
+        check("\u{FEFF}<2,2>", Err("U+FEFF"));
         check("2,2>", Err("no opening"));
         check("<99,99,99,99>", Err("over the budget of 512"));
         check(

@@ -6,7 +6,7 @@
 
 use crate::clock::{Clock, Progress};
 use crate::error::Named;
-use crate::error::{Error, Text};
+use crate::error::{shown, Error, Text};
 use crate::i18n::Lang;
 use crate::lab::learned::{pool_report, PoolReport, PoolVerify};
 use crate::lab::params::{GAMMA, PROMPTS};
@@ -69,8 +69,8 @@ pub fn parse_pools(text: &str) -> Result<Vec<usize>, Error> {
     for part in text.split(',') {
         let n: usize = part.trim().parse().map_err(|_| {
             bad(Text::new(
-                format!("{:?} is not a whole number", part.trim()),
-                format!("{:?} 不是整数", part.trim()),
+                format!("{:?} is not a whole number", shown(part.trim())),
+                format!("{:?} 不是整数", shown(part.trim())),
             ))
         })?;
         POOL.check(n as f64)?;

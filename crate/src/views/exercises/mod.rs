@@ -193,13 +193,10 @@ fn number(text: &str, l: Lang) -> Result<f64, String> {
         })
 }
 
-/// A typed text as the feedback repeats it: trimmed, and shortened past 40 characters.
+/// A typed text as the feedback repeats it: trimmed, and shortened as every message quotes
+/// what was typed (`error::shown`).
 fn clip(text: &str) -> String {
-    let t = text.trim();
-    if t.chars().count() <= 40 {
-        return t.to_string();
-    }
-    t.chars().take(39).chain(['…']).collect()
+    crate::error::shown(text.trim())
 }
 
 /// A number checked to within `tolerance` of `truth`; the hint says higher or lower.
