@@ -47,6 +47,15 @@ cp crate/assets/medusa.bpk crate/assets/eagle.bpk crate/assets/eagle-ttt.bpk pkg
 # The boost-tuned pools and their control (lecture §4.2): downloaded only by the widget that runs them.
 mkdir -p pkg/weights/pool
 cp crate/assets/pool/*.bpk pkg/weights/pool/
+# pkg/builds.json: the CPU module's builds that exist now, rewritten as each is moved in, so that
+# the page asks for the best one it can have without a 404 for one not built yet (www/threads.js).
+manifest() {
+  local dirs=()
+  for d in "" fma/ mt/ mt-fma/; do [ -f "pkg/${d}specdec_bg.wasm" ] && dirs+=("\"$d\"")
+  done
+  printf '{"builds": [%s]}\n' "$(IFS=,; echo "${dirs[*]}")" > pkg/builds.json.partial
+  mv pkg/builds.json.partial pkg/builds.json
+}
 # One build of the CPU module into folder $1 (moved in whole, so that a half-written module is
 # never served); the rest of the arguments go to cargo, and $link to the linking of our crate alone.
 link=()
@@ -58,6 +67,7 @@ cpu_build() {
   generate "$profile" "$out.partial"
   rm -rf "$out"
   mv "$out.partial" "$out"
+  manifest
 }
 # The threaded builds: the nightly, std rebuilt with atomics and bulk memory; linked with a shared
 # memory of at most 2 GiB (the ×16 target's weights and a job's tensors fit with room), imported
@@ -78,6 +88,7 @@ if [ "$which" = cpu ] || [ "$which" = cpu1 ] || [ "$which" = all ]; then
   features=(--features flex,ndarray)
   cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features "${features[@]}"
   generate wasm pkg
+  manifest
 fi
 if [ "$which" = cpu ] || [ "$which" = cpu-more ] || [ "$which" = all ]; then
   ensure_nightly

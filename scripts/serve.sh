@@ -2,7 +2,7 @@
 # Builds the playground and serves it on http://127.0.0.1:$PORT/ (default 8000). The page is
 # served as soon as the CPU module's one-thread build is; its threaded and FMA builds, the WebGPU
 # module and the training module are built meanwhile, in the background (log:
-# $TMPDIR/specdec-gpu-build.log). Until each exists, the page runs on the one-thread build and
+# $TMPDIR/specdec-gpu-build.log). Until each exists, the page runs on the best build that does (pkg/builds.json) and
 # says so, choosing WebGPU runs on the CPU and says so, and the training widget says its module
 # is being built.
 set -euo pipefail

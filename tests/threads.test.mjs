@@ -117,3 +117,27 @@ test('a page that is not cross-origin isolated runs one thread and says why', as
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('before the threaded builds exist, the page runs the best build that does (FMA on), with no 404 in the console', async () => {
+  // As the dev server is while it builds them: scripts/build-wasm.sh's manifest lists the plain
+  // and FMA builds only, and the threaded folders answer 404 (a request for them would be logged).
+  const asked = [];
+  const { page, errors } = await open(env, '?measured.width=1', {
+    requests: asked,
+    prepare: async (p) => {
+      await p.route('**/pkg/builds.json', (route) => route.fulfill({ contentType: 'application/json', body: '{"builds": ["", "fma/"]}' }));
+      await p.route(/\/pkg\/mt(-fma)?\//, (route) => route.fulfill({ status: 404, body: 'not built yet' }));
+    },
+  });
+  const cores = await page.evaluate(() => Math.min(8, navigator.hardwareConcurrency));
+  const build = await buildOf(page);
+  assert.equal(build.dir, 'fma/');
+  assert.equal(build.fma, true);
+  assert.equal(build.threads, 1);
+  assert.deepEqual(asked.filter((p) => /\/pkg\/mt/.test(p)), [], 'no threaded build asked for');
+  const line = await executionLine(page);
+  assert.match(line, /; FMA on \(kernel: SIMD128 \+ relaxed-SIMD FMA/, line);
+  if (cores > 1) assert.match(line, /The matmuls ran on 1 thread: the engine’s threaded build could not be loaded \(pkg\/mt-fma\/, pkg\/mt\/ not built yet\)/, line);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -14,13 +14,13 @@
 
 import { fetchWeights, provideWeights } from './weights.js';
 import { lang, tr } from './i18n.js';
-import { chooseBuild, startHelpers } from './threads.js';
+import { candidates, chooseBuild, startHelpers } from './threads.js';
 
 // The CPU module's build for this browser (threads.js): threads where the page is cross-origin
-// isolated, relaxed-SIMD FMA where the browser validates it. If that build cannot be had (the dev
-// server builds it after the page is up), the one-thread SIMD128 build, and the reports say why.
-const ONE_THREAD = { dir: '', threads: 1, fma: false, why: null };
-export let build = chooseBuild();
+// isolated, relaxed-SIMD FMA where the browser validates it. Where that build cannot be had (the
+// dev server builds it after the page is up), the best lesser one that can, and the reports say why.
+const CHOSEN = chooseBuild();
+export let build = CHOSEN;
 const wasmUrl = () => new URL(`./pkg/${build.dir}specdec_bg.wasm`, import.meta.url);
 const WEIGHTS_URL = new URL('./pkg/weights/', import.meta.url);
 let mod = null;
@@ -48,31 +48,29 @@ async function instantiate(wasm) {
 
 async function load() {
   generation += 1;
-  // Held here: the shared promises are dropped on failure (below), which must not turn this
-  // load's own failure into an undefined module.
-  const module = compiled ??= compile(wasmUrl());
-  // A failed fetch or compile must not stick: the next load (a retry) starts over.
-  module.catch(() => { if (compiled === module) compiled = null; });
   const ws = weights ??= fetchWeights(WEIGHTS_URL);
   ws.catch(() => { if (weights === ws) weights = null; });
+  // A restart after a panic keeps the build that ran; a first load (or a retry) goes down the
+  // builds this browser runs that exist, best first.
+  const tries = compiled ? [build] : await candidates(CHOSEN, new URL('./pkg/builds.json', import.meta.url));
   let m;
-  try {
-    m = await instantiate(await module);
-  } catch (e) {
-    // The build chosen for this browser could not be had or started (not built yet, a 2 GiB
-    // shared memory refused): the one-thread SIMD128 build, which every browser runs, and the
-    // reports say why.
-    if (!build.dir) throw e;
-    const chosen = build;
-    build = { ...ONE_THREAD, why: chosen.why ?? 'unavailable', detail: e?.message ?? String(e) };
-    const again = compiled = compile(wasmUrl());
+  for (const [i, b] of tries.entries()) {
+    build = b;
+    // Held here: the shared promise is dropped on failure (a retry starts over), which must not
+    // turn this load's own failure into an undefined module.
+    const module = compiled ??= compile(wasmUrl());
     try {
-      m = await instantiate(await again);
-    } catch (failed) {
-      // Neither could be had (the network): a retry starts over from the build chosen.
-      if (compiled === again) compiled = null;
-      build = chosen;
-      throw failed;
+      m = await instantiate(await module);
+      break;
+    } catch (e) {
+      // Not built, a 2 GiB shared memory refused: the next build, which says why; none left (the
+      // network): a retry starts over from the build chosen.
+      if (compiled === module) compiled = null;
+      if (i + 1 === tries.length) {
+        build = CHOSEN;
+        throw e;
+      }
+      tries[i + 1] = { ...tries[i + 1], detail: tries[i + 1].detail ?? e?.message ?? String(e) };
     }
   }
   keepOffline();

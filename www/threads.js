@@ -45,6 +45,38 @@ export function chooseBuild() {
   return { dir: dir ? `${dir}/` : '', threads, fma, why };
 }
 
+/**
+ * The builds to try for this browser, best first: the one chosen (chooseBuild), then each lesser
+ * one it also runs — mt-fma → mt → fma → plain — keeping those the manifest at `manifest` lists
+ * (pkg/builds.json, which scripts/build-wasm.sh rewrites as each build is moved in: the dev
+ * server builds all but the plain one after the page is up). The manifest is asked for, rather
+ * than each build: a missing build would be a 404 in the console. Without a manifest (a network
+ * error), every build in that order; one that fails to load is passed over (engine.js). A lesser
+ * build than the one chosen says why (`why`: the chosen one's reason for one thread, else
+ * 'unavailable' with `detail`, which engine.js fills in).
+ */
+export async function candidates(chosen, manifest) {
+  const order = [];
+  for (const mt of chosen.threads > 1 ? [true, false] : [false]) {
+    for (const fma of chosen.fma ? [true, false] : [false]) {
+      const dir = [mt ? 'mt' : '', fma ? 'fma' : ''].filter(Boolean).join('-');
+      order.push({ dir: dir ? `${dir}/` : '', threads: mt ? chosen.threads : 1, fma, why: mt ? chosen.why : chosen.why ?? (chosen.threads > 1 ? 'unavailable' : null) });
+    }
+  }
+  let built = null;
+  try {
+    const r = await fetch(manifest, { cache: 'no-cache' });
+    if (r.ok) built = (await r.json()).builds;
+  } catch (_) { /* no manifest: try every build */ }
+  if (!Array.isArray(built)) return order;
+  // The plain build is every browser's last resort, listed or not; a lesser build names the
+  // better ones that are missing.
+  return order.filter((b) => b.dir === '' || built.includes(b.dir)).map((b) => {
+    const missing = order.slice(0, order.indexOf(b)).filter((x) => !built.includes(x.dir)).map((x) => `pkg/${x.dir}`);
+    return b.why === 'unavailable' && missing.length ? { ...b, detail: `${missing.join(', ')} not built yet` } : b;
+  });
+}
+
 /** The helper workers started, held for as long as this worker runs: a Worker object nothing
  * refers to may be collected, and with it its thread (the spec lets a browser end a worker that
  * is no longer "protected"), in the middle of a share the pool then waits for. */
