@@ -29,6 +29,10 @@ function notesPages(script) {
       <specdec-widget id="d2" kind="decoding" experiment="greedy" prompts="10" gamma="3" autorun></specdec-widget>
       <p>And the closed form:</p>
       <specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>`),
+    // Notes without autorun: nothing heavy until a reader presses Run.
+    '/quiet.html': page(`<specdec-widget id="t" kind="theory" alpha="0.7" gamma="5"></specdec-widget>
+      <specdec-widget id="x" kind="exactness" runs="5000"></specdec-widget><specdec-widget id="x2" kind="exactness" runs="1000" compact></specdec-widget>
+      <specdec-widget id="d" kind="decoding" experiment="acceptance" prompts="10"></specdec-widget>`),
     '/theory.html': page('<specdec-widget id="t" kind="theory" alpha="0.7"></specdec-widget><specdec-widget id="t2" kind="tree"></specdec-widget>'),
     // A page whose Content-Security-Policy allows no workers at all.
     '/no-workers.html': page('<specdec-widget id="d1" kind="decoding" experiment="acceptance" prompts="10" autorun></specdec-widget>',
@@ -121,6 +125,8 @@ test('a page on another origin embeds every kind of widget: each draws, and each
   await page.click('#train .tr-go');
   await page.click('#treepaths .tp-go');
   await page.click('#boost .bt-go');
+  // The exactness lab's Monte Carlo waits for its Run in notes, as the model widgets do.
+  await page.click('#exactness .mc-go');
   const marks = { exactness: 'mc', likesworld: 'model', decoding: 'decoded', modelfree: 'decoded', measured: 'decoded', treepaths: 'decoded', boost: 'decoded', train: 'trained' };
   for (const [kind, mark] of Object.entries(marks)) {
     await page.waitForFunction(([k, m]) => Number(document.getElementById(k).dataset[m] || 0) >= 1, [kind, mark], { timeout: 180_000 });
@@ -128,6 +134,43 @@ test('a page on another origin embeds every kind of widget: each draws, and each
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+for (const zh of [false, true]) {
+  test(`notes download nothing heavy before a reader asks: no wasm, no weights, no worker, no Monte Carlo until Run; then every element draws and the one pressed runs${zh ? ', in Chinese' : ''}`, async () => {
+    const { page, errors, go } = await openNotes('/quiet.html', { zh });
+    const heavy = [];
+    page.on('request', (r) => { if (/\.wasm$|\.bpk$|worker\.js$/.test(new URL(r.url()).pathname)) heavy.push(new URL(r.url()).pathname); });
+    await go();
+    for (const id of ['t', 'x', 'x2', 'd']) await page.waitForSelector(`#${id}[data-waiting="load"] .sw-run`, { timeout: 30_000 });
+    // Each shows its title (but the compact one) and says what Run will download.
+    const title = await page.evaluate(async ([base, key]) => (await import(`${base}widgets/theory.js`)).default[key], [`${env.url}v${VERSION}/`, zh ? 'title_zh' : 'title']);
+    assert.equal(await text(page, '#t h2'), title);
+    assert.equal(await page.$eval('#x2 h2', (e) => getComputedStyle(e).display), 'none');
+    assert.match(await text(page, '#x .sw-status'), zh ? /在你要求之前，什么都不下载、不计算/ : /^Nothing is downloaded or computed until you ask: Run downloads the playground’s engine/);
+    assert.equal(await text(page, '#x .sw-run'), zh ? '运行' : 'Run');
+    await page.waitForTimeout(1500); // time enough for anything started on load to ask
+    assert.deepEqual(heavy, [], 'no wasm module, weights or worker before a click');
+    assert.equal(await page.$('specdec-widget svg'), null, 'nothing drawn yet');
+    // Run on the first exactness lab: the engine loads once; it draws and its Monte Carlo runs.
+    await page.click('#x .sw-run');
+    await page.waitForFunction(() => Number(document.querySelector('#x')?.dataset.mc || 0) >= 1, null, { timeout: 60_000 });
+    assert.match(await text(page, '#x .mc-numbers'), /^5,000 runs of|^.*运行 5,000 次/);
+    assert.equal(heavy.filter((p) => p.endsWith('.wasm')).length, 1, heavy.join(' '));
+    assert.ok(heavy.some((p) => p.endsWith('target.bpk')), heavy.join(' '));
+    // The others draw as well; their jobs wait for their own Run.
+    await page.waitForSelector('#t[data-state="ok"] svg', { timeout: 30_000 });
+    assert.match(await text(page, '#t .numbers'), /E = 2\.941|2\.941/);
+    await page.waitForSelector('#x2[data-state="ok"][data-waiting="run"]', { timeout: 30_000 });
+    await page.waitForSelector('#d[data-waiting="run"]', { timeout: 30_000 });
+    assert.equal(await page.getAttribute('#x2', 'data-mc'), null, 'the other Monte Carlo waits');
+    assert.match(await text(page, '#x2 .mc-numbers'), zh ? /^按“运行”开始。一次运行在后台线程里用真实的随机数对玩具模型做 1,000 次生成（蒙特卡洛）。/ : /^Press Run to start\. A run samples 1,000 generations of the toy model/);
+    await page.click('#x2 .mc-go');
+    await page.waitForFunction(() => Number(document.querySelector('#x2')?.dataset.mc || 0) >= 1, null, { timeout: 60_000 });
+    assert.equal(await page.getAttribute('#d', 'data-decoded'), null, 'the decoding widget still waits');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
 
 // A module the element imports (widgets/theory.js, beside the script) or the wasm module, refused
 // once by the host (503).
@@ -139,6 +182,8 @@ for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', 
     const url = part.endsWith('.wasm') ? /\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/ : `**/${part}`;
     await page.route(url, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
     await go();
+    // The engine loads when a reader asks for it (its modules, beside the script, before).
+    if (part.endsWith('.wasm')) await page.click('#t[data-waiting="load"] .sw-run');
     await page.waitForSelector('#t[data-state="load-error"]', { timeout: 30_000 });
     await page.waitForSelector('#t2[data-state="load-error"]', { timeout: 30_000 });
     const message = await text(page, '#t [role="alert"]');

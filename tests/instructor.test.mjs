@@ -20,7 +20,7 @@ after(async () => { await env?.close(); });
 async function notes(body, { width = 1280, htmlLang = 'en' } = {}) {
   const { page, errors } = await open(env, 'element.html', {
     width,
-    ready: 'specdec-widget#theory[data-state]',
+    ready: 'specdec-widget#theory[data-waiting="load"] .sw-run',
     prepare: (p) => p.addInitScript(() => {
       const Original = window.Worker;
       window.workers = { started: 0, terminated: 0 };
@@ -35,6 +35,9 @@ async function notes(body, { width = 1280, htmlLang = 'en' } = {}) {
       };
     }),
   });
+  // A reader's first Run loads the engine; the elements put in afterwards draw at once.
+  await page.click('specdec-widget#theory .sw-run');
+  await page.waitForSelector('specdec-widget#theory[data-state]', { timeout: 30_000 });
   await page.evaluate(([html, l]) => {
     document.documentElement.lang = l;
     document.body.innerHTML = html;
@@ -186,7 +189,8 @@ for (const width of [1280, 390]) {
     assert.equal(await page.$$eval('[data-lang="en"]', (els) => els.filter((e) => e.getClientRects().length > 0).length), 0, 'no English prose shows');
     assert.equal(await text(page, '#theory-title'), 'theory — 能快多少：E、加速比与运算量');
     assert.deepEqual(await page.$$eval('#theory table.attrs th', (ths) => ths.map((h) => h.textContent)), ['属性', '含义', '取值', '默认值']);
-    assert.match(await text(page, '#decoding table.attrs'), /autorun\s*立即运行，不等“运行”/);
+    assert.match(await text(page, '#decoding table.attrs'), /autorun\s*立即加载并运行，不等“运行”/);
+    assert.match(await text(page, '#theory table.attrs'), /autorun\s*立即加载引擎并画出，不等“运行”/);
     assert.match(await text(page, '#theory .copy'), /复制/);
     await page.$eval('section#theory .live', (e) => e.scrollIntoView());
     await page.waitForSelector('section#theory specdec-widget[data-state="ok"]', { timeout: 30_000 });

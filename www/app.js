@@ -1,6 +1,6 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
-import { ready, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
+import { startEngine, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mount } from './widget.js';
 import { flushUrl } from './url.js';
 import { clip } from './html.js';
@@ -32,7 +32,7 @@ async function main() {
     embedded.dataset.params = 'plain';
   }
   // A failed load shows a message with a retry in every widget; the page stays alive.
-  for (let engine = ready; ; engine = retry()) {
+  for (let engine = startEngine(); ; engine = retry()) {
     try {
       await engine;
       break;

@@ -4,7 +4,7 @@
 // live examples follow the page's <html lang>, as an element in someone's notes does.
 import { WIDGETS } from './widgets/index.js';
 import { escapeHtml } from './html.js';
-import { ready } from './engine.js';
+import { startEngine } from './engine.js';
 import './specdec-widget.js';
 import { VERSION } from './version.js';
 import { applyLang, wireSwitch, t, tr } from './i18n.js';
@@ -17,7 +17,7 @@ wireSwitch(() => location.reload());
 // cannot load.
 let failed = null;
 try {
-  await ready;
+  await startEngine();
 } catch (e) {
   failed = e;
 }
@@ -41,7 +41,7 @@ function snippet(name, w) {
 
 const [boolean, absent] = [tr('boolean attribute', '布尔属性'), tr('absent', '无')];
 
-/** The attributes every element has, then the ones of a widget that runs models, then its controls'. */
+/** The attributes every element has, then its controls'. */
 function rows(name, w) {
   return [
     ['kind', tr('which widget', '哪个组件'), `<code>${name}</code>`, ''],
@@ -49,8 +49,10 @@ function rows(name, w) {
     ['compact', tr('no title or introduction (present or absent)', '不显示标题和介绍（有或没有）'), boolean, absent],
     ['lang', tr('the widget’s language: en, or zh (zh-CN, zh-Hans…)', '组件的语言：en，或 zh（zh-CN、zh-Hans……）'), '<code>en</code> <code>zh</code>',
       tr('the nearest <code>lang</code> (your page’s)', '最近的 <code>lang</code>（你网页的）')],
-    // A widget that runs models waits for Run unless told otherwise (the measured ones always wait).
-    ...(w.cost && !w.asks ? [['autorun', tr('run at once, without waiting for Run', '立即运行，不等“运行”'), boolean, absent]] : []),
+    // Every element waits for a Run before it downloads the engine; a widget that runs models (or
+    // a Monte Carlo) waits for Run again unless told otherwise (the measured ones always wait).
+    ['autorun', w.cost && !w.asks ? tr('load and run at once, without waiting for Run', '立即加载并运行，不等“运行”')
+      : tr('load the engine and draw at once, without waiting for Run', '立即加载引擎并画出，不等“运行”'), boolean, absent],
     ...w.controls.map((c) => [c.key, escapeHtml(t(c, 'label')), values(c), `<code>${escapeHtml(String(c.value))}</code>`]),
   ];
 }

@@ -88,7 +88,9 @@ function keepOffline() {
   navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ keep })).catch(() => {});
 }
 
-export let ready = load();
+// Loaded when a page asks: the course page at once (app.js), notes when a reader asks (specdec-widget.js).
+export let ready = null;
+export const startEngine = () => (ready ??= load());
 
 /** After a failed load (network, a truncated module): tries again; resolves when ready. */
 export function retry() {

@@ -11,10 +11,9 @@
 // ancestor's lang, usually the host page's <html lang>, so each element on a page may speak its
 // own; a language it does not have reads as English, with a note for its own lang attribute.
 // Changing a lang, the element's or an ancestor's, draws it again in the new language.
-// Model widgets (decoding, likesworld, modelfree; measured, boost and treepaths always) wait for their Run button
-// (train for its Train button),
-// which says what a run will cost, so that opening the notes computes nothing; `autorun` runs
-// them at once. After the first Run, every change runs again by itself. Share makes a link to
+// Model widgets (decoding, likesworld, modelfree, and the exactness lab's Monte Carlo; measured,
+// boost and treepaths always) wait for their Run button (train for its Train button), which says
+// what a run will cost, so that opening the notes computes nothing; `autorun` runs them at once. After the first Run, every change runs again by itself. Share makes a link to
 // embed.html that keeps the state and all of these (hide, compact, lang, autorun).
 // An element taken out of the page stops its jobs and workers; put back, it runs again.
 // The element never reads or writes the host page's URL. The engine, the stylesheet and the
@@ -25,23 +24,44 @@
 // part that fails to load (the network, a host without CORS, the wasm module) then shows a
 // message inside each element with a Retry button, instead of leaving the elements empty; one
 // Retry tries again for every element that failed.
+//
+// Nothing heavy before the reader asks: until then an element shows its widget's title and
+// introduction and a Run button (`data-waiting="load"`), and neither the wasm module nor the
+// weights are downloaded. The first Run pressed in any element loads the engine once for the
+// page and draws every element: the one pressed as if run (its experiments, or the exactness
+// lab's Monte Carlo, start), the others as a reader finds them on the course page, except that
+// their worker jobs wait for their own Run. An element with `autorun` asks for all of this at
+// once, and a page that has loaded the engine itself (the widget reference) draws them at once.
 import { inLang, langOf, tr } from './i18n.js';
 import { clip } from './html.js';
 
 const ATTRIBUTES = ['kind', 'hide', 'compact', 'autorun'];
 
-let parts = null; // a promise of { engine, mount, stopRuns, escapeHtml, WIDGETS, keys }, once loaded
+let modules = null; // a promise of { engine, mount, stopRuns, escapeHtml, t, WIDGETS, keys }, once imported
+let parts = null; // the same, once the engine is ready too
 let retrying = null; // the engine's reload after a failure, shared by every element's Retry
 const failed = new Set(); // the elements showing a failure to load, which one Retry mounts again
+const sleeping = new Set(); // the elements waiting for a reader's first Run
+let woken = false; // a reader (or an element's autorun, or the page) asked for the engine
 
-/** The engine (ready), the widget framework and the widgets; a failure does not stick. */
+/** The widget framework and the widgets, without starting the engine; a failure does not stick. */
+function framework() {
+  const loading = modules ??= (async () => {
+    const [engine, widget, runbar, html, i18n, { WIDGETS }] = await Promise.all([
+      import('./engine.js'), import('./widget.js'), import('./runbar.js'), import('./html.js'), import('./i18n.js'), import('./widgets/index.js')]);
+    const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
+    return { engine, mount: widget.mount, stopRuns: runbar.stopRuns, escapeHtml: html.escapeHtml, t: i18n.t, WIDGETS, keys };
+  })();
+  loading.catch(() => { if (modules === loading) modules = null; });
+  return loading;
+}
+
+/** The framework and the engine (ready), which this starts; a failure does not stick. */
 function load() {
   const loading = parts ??= (async () => {
-    const [engine, framework, runbar, html, { WIDGETS }] = await Promise.all([
-      import('./engine.js'), import('./widget.js'), import('./runbar.js'), import('./html.js'), import('./widgets/index.js')]);
-    await (retrying ?? engine.ready);
-    const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
-    return { engine, mount: framework.mount, stopRuns: runbar.stopRuns, escapeHtml: html.escapeHtml, WIDGETS, keys };
+    const p = await framework();
+    await (retrying ?? p.engine.startEngine());
+    return p;
   })();
   loading.catch(() => { if (parts === loading) parts = null; });
   return loading;
@@ -50,9 +70,15 @@ function load() {
 /** After a failure: loads again (a fresh engine when it was the engine that failed). */
 async function reload() {
   const engine = await import('./engine.js');
-  retrying ??= engine.ready.then(() => engine.ready, () => engine.retry());
+  retrying ??= engine.startEngine().then(() => engine.ready, () => engine.retry());
   retrying.catch(() => {}).finally(() => { retrying = null; });
   return load();
+}
+
+/** The engine is asked for: every element still waiting draws (`pressed`, if any, as if run). */
+function wake(pressed = null) {
+  woken = true;
+  for (const el of [...sleeping]) el.wake(el === pressed);
 }
 
 function ensureStylesheet() {
@@ -97,29 +123,88 @@ class SpecdecWidget extends HTMLElement {
   });
 
   #watched = null; // the attributes the observer watches, once the widgets are known
+  #asleep = false; // showing its Run button before the engine is loaded
+  #pressed = false; // its own Run woke the page: it runs as `autorun` does
 
   connectedCallback() {
     ensureStylesheet();
     if (!speaking.size) langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
     speaking.add(this);
     if (this.#watched) this.#watch();
+    // Put back while waiting for Run: it waits again, or draws if the engine was asked for meanwhile.
+    if (this.#asleep && woken) this.wake(false);
+    else if (this.#asleep) sleeping.add(this);
     if (this.#stopped) {
       // Put back after its jobs were stopped: it draws again, which runs them again.
       this.#stopped = false;
       this.#mounting = this.#mounting.then(() => this.#ui?.redraw());
     }
-    this.#mounting ??= this.#mount(load());
+    if (this.hasAttribute('autorun')) wake();
+    this.#mounting ??= woken ? this.#mount(load()) : this.#sleep();
+  }
+
+  /** Before the engine: the widget's title, introduction and a Run button that loads it. */
+  async #sleep() {
+    const { lang } = languageOf(this);
+    this.#lang = lang;
+    let p;
+    try {
+      p = await framework();
+    } catch (e) {
+      this.#failed(e);
+      return;
+    }
+    this.#watchAll(p);
+    // The page loaded the engine itself (the widget reference), or a reader asked meanwhile.
+    if (p.engine.ready) woken = true;
+    const kind = this.getAttribute('kind') ?? '';
+    if (woken) return this.#mount(load());
+    // An unknown kind is named at once: no engine is needed to say so.
+    if (!Object.hasOwn(p.WIDGETS, kind)) return this.#mount(framework());
+    const widget = p.WIDGETS[kind];
+    this.classList.add('widget');
+    this.classList.toggle('compact', this.hasAttribute('compact'));
+    this.dataset.widget = kind;
+    this.dataset.waiting = 'load';
+    this.innerHTML = inLang(lang, () => `<header><h2>${p.t(widget, 'title')}</h2></header><p class="intro">${p.t(widget, 'intro')}</p>
+      <div class="dec-run"><p class="numbers sw-status">${tr('Nothing is downloaded or computed until you ask: Run downloads the playground’s engine (its WebAssembly module and the trained models’ weights, once for every widget on this page) and draws this widget.',
+    '在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重，本页所有组件共用一份），然后画出这个组件。')}</p>
+      <button type="button" class="sw-run">${tr('Run', '运行')}</button></div>`);
+    this.querySelector('.sw-run').addEventListener('click', () => wake(this));
+    this.#asleep = true;
+    sleeping.add(this);
+  }
+
+  /** Draws it now that the engine is asked for (`pressed`: its own Run asked). */
+  wake(pressed) {
+    if (!this.#asleep) return;
+    this.#asleep = false;
+    sleeping.delete(this);
+    this.#pressed ||= pressed;
+    this.querySelector('.sw-run')?.setAttribute('disabled', '');
+    const status = this.querySelector('.sw-status');
+    if (status) status.textContent = inLang(this.#lang, () => tr('Loading the engine…', '正在加载引擎…'));
+    delete this.dataset.waiting;
+    this.#mounting = this.#mounting.then(() => this.#mount(load()));
+  }
+
+  /** Watches every attribute a widget may read, once the widgets are known. */
+  #watchAll(p) {
+    if (this.#watched) return;
+    this.#watched = [...ATTRIBUTES, ...p.keys];
+    if (this.isConnected) this.#watch();
   }
 
   disconnectedCallback() {
     this.#observer.disconnect();
     speaking.delete(this);
+    sleeping.delete(this);
     if (!speaking.size) langs.disconnect();
     // Moved rather than removed (taken out and put back in one task): it keeps running.
     queueMicrotask(() => {
       if (this.isConnected || this.#stopped || !this.#mounting) return;
       this.#stopped = true;
-      this.#mounting.then(async () => { if (this.#stopped) (await load()).stopRuns(this); });
+      this.#mounting.then(async () => { if (this.#stopped) (await framework()).stopRuns(this); });
     });
   }
 
@@ -131,7 +216,7 @@ class SpecdecWidget extends HTMLElement {
 
   /** Mounts the widget afresh where it is, with the state it has now (not its attributes'). */
   async #remountKeeping() {
-    if (!this.#ui) return this.#mount(load());
+    if (!this.#ui) return woken ? this.#mount(load()) : this.#sleep();
     const { state } = this.#ui;
     return this.#mount(load(), (key) => state[key]);
   }
@@ -151,10 +236,7 @@ class SpecdecWidget extends HTMLElement {
       this.#failed(e);
       return;
     }
-    if (!this.#watched) {
-      this.#watched = [...ATTRIBUTES, ...p.keys];
-      if (this.isConnected) this.#watch();
-    }
+    this.#watchAll(p);
     const kind = this.getAttribute('kind') ?? '';
     const widget = Object.hasOwn(p.WIDGETS, kind) ? p.WIDGETS[kind] : null;
     if (!widget) {
@@ -173,7 +255,7 @@ class SpecdecWidget extends HTMLElement {
       hide: this.getAttribute('hide') ?? '',
       compact: this.hasAttribute('compact'),
       lang,
-      autorun: this.hasAttribute('autorun'),
+      autorun: this.#pressed || this.hasAttribute('autorun'),
     });
     if (note) this.#ui.note(note);
   }
@@ -190,6 +272,7 @@ class SpecdecWidget extends HTMLElement {
     this.querySelector('.retry').addEventListener('click', () => {
       const again = reload();
       for (const el of [...failed]) el.#remount(again);
+      wake(); // a Retry asks for the engine: the elements still waiting draw too
     });
   }
 
@@ -201,17 +284,22 @@ class SpecdecWidget extends HTMLElement {
 
   #changed(name, before, after) {
     if (before === after || !this.#mounting) return;
+    if (name === 'autorun' && after !== null && !woken) {
+      wake();
+      return;
+    }
     if (name === 'kind') {
       // Another widget: mount afresh once the current mount is done.
       this.#mounting = this.#mounting.then(() => {
         this.innerHTML = '';
         this.classList.remove('widget', 'compact');
         delete this.dataset.state;
-        return this.#mount(load());
+        return woken ? this.#mount(load()) : this.#sleep();
       });
       return;
     }
     this.#mounting.then(() => {
+      if (this.#asleep && name === 'compact') this.classList.toggle('compact', after !== null);
       if (!this.#ui) return;
       if (name === 'hide') this.#ui.hide(after ?? '');
       else if (name === 'compact') this.#ui.compact(after !== null);

@@ -1,6 +1,6 @@
 // Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
 import { fmt, table } from '../html.js';
-import { channelOf, titleOf } from '../runbar.js';
+import { channelOf, titleOf, waitsForRun } from '../runbar.js';
 import { runJob, CancelledError, coreRange, declarations, declare, variantName, variantOptions } from '../engine.js';
 import { tr } from '../i18n.js';
 
@@ -77,13 +77,16 @@ export default {
         i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs')
         + `<p class="numbers coverage">${v.coverage}</p>`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
-      `<figure class="mc"><figcaption class="numbers mc-numbers" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
-        <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
+      `<figure class="mc"><figcaption class="numbers mc-numbers mc-status" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
+        <button type="button" class="mc-go" hidden>${tr('Run', '运行')}</button> <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
       `<div class="plots">${v.svg_temperature}</div>`,
     ];
   },
   // Monte Carlo is the one slow part: it runs in the worker once the controls rest for 120 ms,
-  // and a newer request cancels an older one.
+  // and a newer request cancels an older one. In someone's notes (an element without autorun) it
+  // waits for its Run button, as a model widget does (runbar.js).
+  cost: (s) => tr(`samples ${Number(s.runs).toLocaleString('en')} generations of the toy model with real coins (Monte Carlo), in a worker`,
+    `在后台线程里用真实的随机数对玩具模型做 ${Number(s.runs).toLocaleString('en')} 次生成（蒙特卡洛）`),
   after(s, ui, view) {
     const p = pending.get(ui.root) ?? {};
     clearTimeout(p.timer);
@@ -93,6 +96,8 @@ export default {
     const cancel = fig.querySelector('.mc-cancel');
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
+    if (waitsForRun(ui, fig, 'mc', () => ui.redraw())) return;
+    fig.querySelector('.mc-go').hidden = true;
     // Later, in the widget's language (i18n.js).
     p.timer = setTimeout(ui.inLang(() => {
       const job = runJob('monte_carlo', { ...params(s), figure_width: ui.figureWidth() }, ui.inLang((status) => { caption.textContent = `${tr('Monte Carlo', '蒙特卡洛')}: ${status}…`; }), channelOf(ui, 'monte_carlo'), titleOf(ui));
