@@ -297,8 +297,8 @@ test('§5’s decoding widget has its own title and presets (not §3’s fifteen
     assert.notEqual(await title(S5), await title(S3));
     assert.match(await text(page, `${S5} .intro`), zh ? /在这台设备上划不划算/ : /whether it pays on this device/);
     const own = await presets(S5);
-    assert.equal(own.length, 5, own.join(' | '));
-    assert.ok(own.every((l) => /^§(5\.1|5\.2|4\.7) · /.test(l)), own.join(' | '));
+    assert.equal(own.length, 6, own.join(' | '));
+    assert.ok(own.every((l) => /^§(5|5\.1|5\.2|4\.7) · /.test(l)), own.join(' | '));
     assert.ok((await presets(S3)).length > own.length, '§3’s widget keeps its own presets');
     if (!zh) {
       // Run: τ, c and the speedup it asks about, timed against the target alone, with its IQR over the prompts.

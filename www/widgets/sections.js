@@ -16,7 +16,8 @@ const SECTIONS = {
       intro_zh: 'Medusa 的头和 EAGLE 的单层草稿读目标模型最后一层的隐藏状态，所以没有单独的草稿模型在上下文上运行。'
         + '一次运行用其中一种方法解码留出的提示词，给出它换来什么、花了什么：τ（每次目标调用的 token 数）、按深度的接受率、起草的开销 c，'
         + '以及在同样的提示词上与目标模型单独解码对比的墙钟时间——在这台设备上划不划算。',
-      // Lecture §5.1–5.2, and §4.7's sampled dynamic tree.
+      // Lecture §5.1–5.2, §5's question on a target of a real model's size, and §4.7's sampled
+      // dynamic tree.
       presets: [
         { label: '§5.2 · EAGLE-2’s dynamic tree, 16 nodes', label_zh: '§5.2 · EAGLE-2 的动态树，16 个节点',
           values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 10, verify: 'greedy', prompts: '20' },
@@ -30,6 +31,9 @@ const SECTIONS = {
         { label: '§5.2 · EAGLE-2 + training-time test', label_zh: '§5.2 · EAGLE-2 + 训练时测试',
           values: { experiment: 'hidden', method: 'eagle-2-ttt', budget: '16', depth: 10, verify: 'greedy', prompts: '20' },
           note: 'a draft trained on its own guesses, as it drafts', note_zh: '用自己的猜测训练的草稿，和起草时一样' },
+        { label: '§5 · does it pay? EAGLE-2 on the ×16 target', label_zh: '§5 · 划算吗？×16 目标模型上的 EAGLE-2',
+          values: { experiment: 'hidden', method: 'eagle-2', budget: '8', depth: 10, verify: 'greedy', prompts: '10', target_width: '16' },
+          note: 'a target that reads 76 MB a step, as a real model does; 8 nodes, since on a CPU every verified node adds to the call', note_zh: '每步读 76 MB 的目标模型，和真实模型一样；8 个节点，因为在 CPU 上每多验证一个节点调用就更慢' },
         { label: '§4.7 · MSS on a sampled dynamic tree', label_zh: '§4.7 · 抽样动态树上的 MSS',
           values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 10, verify: 'mss', prompts: '50', seed: 1 },
           note: 'children drawn from the draft: the calibration test passes; pick “top-k, biased” to see it fail', note_zh: '孩子从草稿抽样：校准检验通过；选“top-k（有偏）”看它失败' },
