@@ -12,6 +12,11 @@
 // such as "alpha, gamma, c"), and a run made only of LikesWorld's vocabulary (a world, a prompt,
 // an output: "dan likes tea"), which is the model's text, not the page's; nor the tokens of the
 // model-free widget's outputs and of the tree widget's typed sequences, which are data.
+//
+// Nor may the Chinese page show two things a sentence test misses (`leftovers`): an identifier
+// of the URL's in place of a name ("采样（greedy-rule）": lower-case words of two letters or more
+// joined by hyphens, such as a rule's id; "top-k" and "n-gram" are names), and a Latin colon
+// between Latin words ("CPU: flex", which Chinese writes "CPU：flex").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start } from './browser.mjs';
@@ -21,7 +26,7 @@ import { setControl, alertOf, decoded, mfDone } from './helpers.mjs';
 export const NAMES = [
   'Prompt Lookup', 'Speculative decoding, exactly', 'specdec-playground', 'LikesWorld', 'WebGPU', 'WebAssembly', 'SpecInfer',
   'SuffixDecoding', 'Lookahead', 'Jacobi', 'EAGLE-2', 'EAGLE', 'VerifyGreedy', 'MSS', 'flex', 'ndarray', 'burn', 'Rust',
-  'teacher forcing', 'top-k', 'argmax', 'Monte Carlo', 'Okabe–Ito', 'SVG', 'PNG', 'CSV', 'GPU', 'CPU', 'OPT', 'A100', 'H100',
+  'teacher forcing', 'boost-tuning', 'mega-kernel', 'top-k', 'argmax', 'Monte Carlo', 'Okabe–Ito', 'SVG', 'PNG', 'CSV', 'GPU', 'CPU', 'OPT', 'A100', 'H100',
   'H200', 'RTX', 'token', 'tokens', 'logits', 'worker', 'norm', 'min', 'max', 'softmax', 'log', 'exp', 'ms', 'µs', 'GB', 'MB', 'KB', 'TFLOPS', 'FLOPs',
 ];
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -42,6 +47,15 @@ export function englishRuns(text) {
     const words = r.split(/[^A-Za-z]+/);
     return words.filter((w) => w.length >= 2).length >= 2 && !words.every((w) => VOCAB.has(w));
   });
+}
+
+/** An id of the URL's or a Latin colon left in `text` (see the header), the names taken out. */
+export function leftovers(text) {
+  const rest = text.replace(NAME_RE, ' · ');
+  // Not inside a path ("pkg/mt-fma/"), which is a name.
+  const ids = rest.match(/(?<![\w/-])[a-z]{2,}(?:-[a-z]{2,})+(?![\w/-])/g) ?? [];
+  const colons = text.match(/[A-Za-z]+: [A-Za-z]+/g) ?? [];
+  return [...ids, ...colons];
 }
 
 /** Every text of the document the page can show, with where it is: [where, text]. */
@@ -83,7 +97,7 @@ async function openZh(path) {
 /** Collects the English runs on `page` now into `found` (a Map run → where, step). */
 async function collect(page, step, found) {
   for (const [where, t] of await page.evaluate(pageTexts, DATA)) {
-    for (const run of englishRuns(t)) if (!found.has(run)) found.set(run, `${where} (${step}): “${t.trim().slice(0, 160)}”`);
+    for (const run of [...englishRuns(t), ...leftovers(t)]) if (!found.has(run)) found.set(run, `${where} (${step}): “${t.trim().slice(0, 160)}”`);
   }
 }
 
@@ -102,6 +116,11 @@ test('the definition of an English sentence: three words in a row, names and Lik
   assert.deepEqual(englishRuns('γ: 2.5 is not on the control’s steps of 1'), ['is not on the control’s steps of']);
   assert.deepEqual(englishRuns('练习 5 · [a b c] [a b d e] [f g]'), []);
   assert.deepEqual(englishRuns('hide：“x” 不是这个组件的控件（alpha, gamma, c, c_hat）'), []);
+  // What a sentence test misses: a rule's id in place of its name, a Latin colon.
+  assert.deepEqual(leftovers('草稿 A 链 γ 3，采样（greedy-rule）'), ['greedy-rule']);
+  assert.deepEqual(leftovers('CPU: flex'), ['CPU: flex']);
+  assert.deepEqual(leftovers('集体 boost-tuning · pkg/mt-fma/ · mega-kernel'), []);
+  assert.deepEqual(leftovers('草稿 A 链 γ 3，采样（贪心规则） · CPU：flex · top-k（确定性） · 最短 n-gram · EAGLE-2 · specdec-playground'), []);
 });
 
 test('the Chinese page (?lang=zh) shows no English sentence: every widget, experiment, note, error, export menu and the footer', async () => {
@@ -148,6 +167,15 @@ test('the Chinese page (?lang=zh) shows no English sentence: every widget, exper
     await decoded(page, n + 1);
     await collect(page, `decoding ${experiment} ${JSON.stringify(values)}`, found);
   }
+  // The step-through of a sampling chain under a wrong rule names the rule in its header, in
+  // Chinese ("采样（greedy-rule）" once): the rule set as a person sets it, the header awaited.
+  await setControl(page, 'decoding', 'experiment', 'step');
+  for (const [k, v] of [['stepkind', 'chain'], ['variant', 'greedy-rule']]) {
+    if (await page.inputValue(`[data-widget="decoding"] [data-key="${k}"]`) !== v) await setControl(page, 'decoding', k, v);
+  }
+  await page.waitForFunction(() => /采样（贪心规则）/.test(document.querySelector('[data-widget="decoding"] .view').textContent), null, { timeout: 120_000 })
+    .catch(async (e) => assert.fail(`${e.message}: ${(await page.textContent('[data-widget="decoding"] .view')).replace(/\s+/g, ' ').slice(0, 400)} · alert: ${await page.textContent('[data-widget="decoding"] [role="alert"]')} · variant ${await page.inputValue('[data-widget="decoding"] [data-key="variant"]')}`));
+  await collect(page, 'decoding step, greedy rule', found);
   // A cancelled job and a core error from the worker.
   await setControl(page, 'decoding', 'experiment', 'greedy');
   await page.click('[data-widget="decoding"] .dec-cancel');

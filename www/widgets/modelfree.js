@@ -128,6 +128,7 @@ export default {
     declare({ key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, step: 1, showIf: uses('highlight') },
       { max: (d) => d.modelfree.requests.max - 1, value: (d) => d.modelfree.defaults.request }),
     { key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
+      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']],
       showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
     { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
   ],

@@ -130,7 +130,7 @@ pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
                     draft(d),
                     l.pick(
                         format!("sampling ({})", v.name()),
-                        format!("采样（{}）", v.name()),
+                        format!("采样（{}）", v.label(l)),
                     ),
                 ),
             };
@@ -221,22 +221,38 @@ mod tests {
             describe(&tree, shipped, Lang::Zh),
             "草稿 B 树 ⟨2,1⟩，MSS（子节点：独立同分布抽样）"
         );
-        // No English words left in any Chinese description (identifiers such as a rule's
-        // kebab-case name, "MSS" or "top-k" are names, not words).
-        let methods = [
+        // A sampling rule by its Chinese name, as the exactness lab names it: its kebab-case id
+        // ("greedy-rule") is the URL's, not the reader's.
+        let rule = Method::Chain {
+            draft: 0,
+            gamma: 4,
+            rule: ChainRule::Sample(Variant::GreedyRule),
+        };
+        assert_eq!(
+            describe(&rule, shipped, Lang::Zh),
+            "草稿 A 链 γ 4，采样（贪心规则）"
+        );
+        assert_eq!(
+            describe(&rule, shipped, Lang::En),
+            "draft A chain γ 4, sampling (greedy-rule)"
+        );
+        // No English words left in any Chinese description ("MSS" and "top-k" are names, not
+        // words), and no rule's id.
+        let mut methods = vec![
             chain,
             tree,
             Method::Target { greedy: false },
-            Method::Chain {
-                draft: 0,
-                gamma: 4,
-                rule: ChainRule::Sample(Variant::GreedyRule),
-            },
+            rule,
             Method::Merge {
                 gamma: 3,
                 rule: TreeRule::Naive,
             },
         ];
+        methods.extend(Variant::ALL.map(|v| Method::Chain {
+            draft: 0,
+            gamma: 2,
+            rule: ChainRule::Sample(v),
+        }));
         for (m, whose) in methods
             .iter()
             .flat_map(|m| [(m, shipped), (m, Whose::Yours)])
@@ -246,6 +262,9 @@ mod tests {
                 "draft", "chain", "tree", "greedy,", "sampling", "target", "merge",
             ] {
                 assert!(!zh.contains(word), "{zh:?} contains {word:?}");
+            }
+            for v in Variant::ALL {
+                assert!(!zh.contains(v.name()), "{zh:?} names {v:?} by its id");
             }
             // Where the student's draft runs, no report names a shipped draft.
             let en = describe(m, whose, Lang::En);
