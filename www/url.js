@@ -1,6 +1,11 @@
 // The page's URL as the widgets' state: what each widget's controls are called there, writing
 // them as they change (throttled), and the Share link that reopens one widget alone. widget.js
 // reads the URL when it mounts a widget; this module writes it.
+//
+// Beside the URL, what this tab keeps that a link does not (`keep`, `kept`): typed exercise
+// answers and a solution shown. They live in the history entry's state, which a reload keeps
+// (the language switch reloads the page) and a Share link, a new visit or another tab never
+// sees; unlike storage, no browser setting blocks it.
 
 /**
  * What this widget's controls are called in the page's URL: `decoding.gamma`, or with
@@ -40,11 +45,30 @@ const urlPending = new Map(); // root → { widget, state }
 let urlTimer = null;
 let urlLast = -Infinity;
 
-export function syncUrl(widget, state, root) {
-  urlPending.set(root, { widget, state });
+const keptPending = new Map(); // key → value, for the history entry's state
+
+function schedule() {
   const wait = urlLast + URL_EVERY_MS - performance.now();
   if (wait <= 0) flushUrl();
   else urlTimer ??= setTimeout(flushUrl, wait);
+}
+
+export function syncUrl(widget, state, root) {
+  urlPending.set(root, { widget, state });
+  schedule();
+}
+
+/** Keeps `value` (plain data) under `key` in this tab's history entry, with the next URL write. */
+export function keep(key, value) {
+  keptPending.set(key, value);
+  schedule();
+}
+
+/** What `keep` kept under `key` in this history entry (after a reload too), else undefined. */
+export function kept(key) {
+  if (keptPending.has(key)) return keptPending.get(key);
+  const state = history.state;
+  return state && typeof state === 'object' ? state.specdec?.[key] : undefined;
 }
 
 /** Writes any state change still waiting for the URL (before the page reloads, say). */
@@ -57,5 +81,9 @@ export function flushUrl() {
     for (const c of widget.controls) u.searchParams.set(prefix + c.key, String(state[c.key]));
   }
   urlPending.clear();
-  history.replaceState(null, '', u);
+  // The entry's state, with what is kept; the rest of it (a host's, say) is left as it was.
+  const old = history.state && typeof history.state === 'object' ? history.state : {};
+  const state = keptPending.size ? { ...old, specdec: { ...old.specdec, ...Object.fromEntries(keptPending) } } : history.state;
+  keptPending.clear();
+  history.replaceState(state, '', u);
 }

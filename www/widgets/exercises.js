@@ -1,14 +1,34 @@
 // The lecture's exercises 1, 3, 4, 5, 6 and 7 (§10) as checks: type an answer, and the core
 // computes the truth with the same code as the other widgets. A wrong answer gets a hint, not the
 // number; the worked solution appears once every part is right.
+//
+// What was typed and checked is this tab's work, not the link's: kept per exercise in the history
+// entry (url.js's `keep`), so that the language switch, which reloads the page, and a change of
+// exercise and back find the answers as they were, and the last check judged again in the new
+// language. A widget in someone's notes (a <specdec-widget>) keeps nothing in its host's history.
 import { escapeHtml, typeset } from '../html.js';
 import { capText, cutNote } from '../widget.js';
 import { tr } from '../i18n.js';
+import { keep, kept, urlPrefix } from '../url.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids
 let roots = 0;
 
-export default {
+/**
+ * The work kept for this widget: { [exercise]: { answers, checked } }, `checked` being the
+ * answers of the last check (null before one). Nothing for a widget in someone's notes.
+ */
+function work(root) {
+  if (root.dataset.params === 'none') return { get: () => ({}), set() {} };
+  const key = `${urlPrefix(root, widget)}answers`;
+  const get = () => {
+    const w = kept(key);
+    return w && typeof w === 'object' ? w : {};
+  };
+  return { get, set: (exercise, entry) => keep(key, { ...get(), [exercise]: { ...get()[exercise], ...entry } }) };
+}
+
+const widget = {
   name: 'exercises',
   title: 'Exercises: check your answers',
   intro: 'The lecture’s exercises, checked by the same code that draws the other widgets. Type your answer and press '
@@ -42,6 +62,10 @@ export default {
     const form = view.querySelector('form.ex-form');
     if (!form || form.dataset.wired) return;
     form.dataset.wired = 'true';
+    const mine = work(ui.root);
+    const exercise = form.dataset.exercise;
+    const inputs = [...form.querySelectorAll('input[data-part]')];
+    const typed = () => inputs.map((x) => x.value);
     // An answer is a text like any control's: cut to the page's one cap as it is typed, and said
     // so until that answer is typed again (a check keeps the note up).
     const cuts = new Map(); // part → the note that its answer was cut
@@ -57,12 +81,12 @@ export default {
       cuts.set(input.dataset.part, cutNote({ label: tr(`answer ${part}`, `第 ${part} 小题的答案`) }, r.text));
       ui.note(cuts.get(input.dataset.part));
     }));
-    form.addEventListener('submit', ui.inLang((ev) => {
-      ev.preventDefault();
-      const inputs = [...form.querySelectorAll('input[data-part]')];
+    form.addEventListener('input', () => mine.set(exercise, { answers: typed() }));
+    // Judges `answers` (the inputs show them) and shows each part's verdict and the solution.
+    const judge = (answers) => {
       let v;
       try {
-        v = ui.call('exercise', { exercise: Number(form.dataset.exercise), answers: inputs.map((x) => x.value) });
+        v = ui.call('exercise', { exercise: Number(exercise), answers });
       } catch (e) {
         ui.alert(e.message);
         return;
@@ -78,8 +102,24 @@ export default {
       });
       const solution = form.querySelector('.ex-solution');
       solution.hidden = !v.solved;
-      solution.innerHTML = v.solved ? `${tr('Solved.', '全部正确。')} ${typeset(v.solution)}` : '';
+      // No space after a full-width full stop.
+      solution.innerHTML = v.solved ? tr(`Solved. ${typeset(v.solution)}`, `全部正确。${typeset(v.solution)}`) : '';
       ui.root.dataset.checks = String(Number(ui.root.dataset.checks || 0) + 1);
+    };
+    form.addEventListener('submit', ui.inLang((ev) => {
+      ev.preventDefault();
+      judge(typed());
+      mine.set(exercise, { answers: typed(), checked: typed() });
     }));
+    // The work kept from before a reload (the language switch) or from this exercise shown
+    // earlier: the last check judged again, in this language, and the answers as typed since.
+    const saved = mine.get()[exercise];
+    if (saved?.checked) {
+      saved.checked.forEach((a, i) => { if (inputs[i]) inputs[i].value = a; });
+      judge(saved.checked);
+    }
+    if (saved?.answers) saved.answers.forEach((a, i) => { if (inputs[i]) inputs[i].value = a; });
   },
 };
+
+export default widget;
