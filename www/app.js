@@ -1,7 +1,7 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
 import { startEngine, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
-import { mount } from './widget.js';
+import { mountAll } from './widget.js';
 import { flushUrl } from './url.js';
 import { clip } from './html.js';
 import { applyLang, wireSwitch, tr } from './i18n.js';
@@ -50,18 +50,18 @@ async function main() {
       document.querySelectorAll('[data-widget]').forEach((el) => { el.innerHTML = ''; });
     }
   }
-  for (const el of document.querySelectorAll('[data-widget]')) {
-    const w = inSection(WIDGETS[el.dataset.widget], el.dataset.prefix);
-    if (!w) continue;
+  // All at once, so that the page is laid out once for every widget's width (widget.js).
+  const entries = [...document.querySelectorAll('[data-widget]')]
+    .filter((el) => WIDGETS[el.dataset.widget])
+    .map((el) => ({ root: el, widget: inSection(WIDGETS[el.dataset.widget], el.dataset.prefix) }));
+  mountAll(entries).forEach(({ error: e }, i) => {
+    if (!e) return;
     // A widget that cannot be built says so in its place; the others still mount.
-    try {
-      mount(el, w);
-    } catch (e) {
-      console.error(e);
-      el.innerHTML = `<div role="alert" class="alert shown">${tr('This widget could not be built:', '这个组件无法构建：')} <span class="why"></span></div>`;
-      el.querySelector('.why').textContent = e?.message ?? String(e);
-    }
-  }
+    const el = entries[i].root;
+    console.error(e);
+    el.innerHTML = `<div role="alert" class="alert shown">${tr('This widget could not be built:', '这个组件无法构建：')} <span class="why"></span></div>`;
+    el.querySelector('.why').textContent = e?.message ?? String(e);
+  });
   document.documentElement.dataset.ready = 'true';
   // A handle for tests and for the curious, in the console.
   window.specdec = { call, panicOnNextCall, loseDeviceOnNextJob, health };

@@ -14,6 +14,7 @@ import { inLang, lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
 import { clip, escapeHtml } from './html.js';
 import { urlPrefix, shareUrl, syncUrl } from './url.js';
+import { figureRoom, inNextFrame, markScrollers } from './frame.js';
 
 const params = new URLSearchParams(location.search);
 
@@ -184,13 +185,40 @@ let counter = 0;
  * skeleton), wire (the ui object, drawing, and the events).
  */
 export function mount(root, widget, options = {}) {
-  const language = options.lang ?? lang();
-  // A section of the course page that costs every reader a minute of CPU says data-autorun="0".
-  const autorun = options.autorun ?? (options.source ? true : root.dataset.autorun !== '0' && params.get('autorun') !== '0');
-  return inLang(language, () => {
-    const controls = readControls(root, widget, options);
-    const { alertBox, view } = buildTemplate(root, widget, controls);
-    return wire(root, widget, controls, alertBox, view, { language, autorun });
+  const [done] = mountAll([{ root, widget, options }]);
+  if (done.error) throw done.error;
+  return done.ui;
+}
+
+/**
+ * Mounts several widgets at once (the course page's), each as `mount` would, with one layout for
+ * all: every skeleton is written first, then every view's width is read, then every widget draws
+ * for its width. Returns { ui } or { error } for each, in order: one that cannot be built does
+ * not stop the others.
+ */
+export function mountAll(entries) {
+  const built = entries.map(({ root, widget, options = {} }) => {
+    const language = options.lang ?? lang();
+    // A section of the course page that costs every reader a minute of CPU says data-autorun="0".
+    const autorun = options.autorun ?? (options.source ? true : root.dataset.autorun !== '0' && params.get('autorun') !== '0');
+    try {
+      return inLang(language, () => {
+        const controls = readControls(root, widget, options);
+        const { alertBox, view } = buildTemplate(root, widget, controls);
+        return { root, widget, controls, alertBox, view, language, autorun };
+      });
+    } catch (error) {
+      return { error };
+    }
+  });
+  const rooms = built.map((b) => (b.error ? undefined : figureRoom(b.view)));
+  return built.map((b, i) => {
+    if (b.error) return b;
+    try {
+      return { ui: inLang(b.language, () => wire(b.root, b.widget, b.controls, b.alertBox, b.view, { language: b.language, autorun: b.autorun, room: rooms[i] })) };
+    } catch (error) {
+      return { error };
+    }
   });
 }
 
@@ -242,14 +270,16 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
  * updated, alerts), and the events (input, presets, Export, Share, an engine restart). Draws once.
  * Everything the widget runs, now or later, runs in its language (`speak`; see i18n.js).
  */
-function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view, { language, autorun }) {
+function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view, { language, autorun, room }) {
   let hiddenKeys = initialHidden;
   let stateNotes = []; // notes about the state drawn last, kept until the next change
   const speak = (fn) => (...args) => inLang(language, () => fn(...args));
   // The room for a figure (the view's width less a figure's border): the core draws figures for
   // it (`figure_width`) rather than the page scaling them down, so that their labels keep their
-  // size on a phone.
-  const figureWidth = () => (view.clientWidth > 0 ? Math.floor(view.clientWidth) - 2 : undefined);
+  // size on a phone. Measured at mount and whenever the view is resized, in the frame's reading
+  // pass (frame.js): never read here, where the page may have just been written.
+  let width = room;
+  const figureWidth = () => width;
   const ui = {
     root,
     state,
@@ -402,46 +432,18 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   window.addEventListener('specdec:restarted', () => { if (view.isConnected) draw({ keepAlert: true }); });
   // A new width (a phone turned, a window resized) redraws the figures for it; not a widget whose
   // drawing starts a model job (`after`), which would run it again: its next run takes the width.
-  let drawnFor = figureWidth();
-  new ResizeObserver(() => {
-    if (!widget.after && figureWidth() !== drawnFor) {
-      drawnFor = figureWidth();
-      draw({ keepAlert: true });
-    }
-    markScrollers(view);
-  }).observe(view);
+  // Measured in the next frame with every other widget's (frame.js), then drawn.
+  const sized = {};
+  new ResizeObserver(() => inNextFrame(sized, () => figureRoom(view), (w) => {
+    const changed = w !== width;
+    width = w;
+    if (changed && !widget.after) draw({ keepAlert: true });
+    markScrollers(view, speak);
+  })).observe(view);
   // Whatever the view shows, drawn here or by a job's result later, has its scroll boxes marked.
-  let marking = false;
-  new MutationObserver(() => {
-    if (marking) return;
-    marking = true;
-    requestAnimationFrame(() => { marking = false; markScrollers(view); });
-  }).observe(view, { childList: true, subtree: true });
+  new MutationObserver(() => markScrollers(view, speak)).observe(view, { childList: true, subtree: true });
   draw();
   return ui;
-}
-
-/**
- * A box that scrolls sideways (a wide table, the heat map) says so while more of it lies out of
- * view: a “scroll →” hint and a fade at its right edge (widget.css); Tab reaches it, and the arrow
- * keys scroll it. A box whose content fits is left plain.
- */
-function markScrollers(view) {
-  for (const box of view.querySelectorAll('.table-scroll, .stack, .scroll-x')) {
-    const more = box.scrollWidth > box.clientWidth + 1;
-    if (more === box.classList.contains('scrolls')) continue;
-    box.classList.toggle('scrolls', more);
-    if (more) {
-      box.tabIndex = 0;
-      box.setAttribute('role', 'region');
-      box.setAttribute('aria-label', box.classList.contains('stack') ? tr('figure, scrolls sideways', '图，可左右滑动') : tr('table, scrolls sideways', '表格，可左右滑动'));
-      box.dataset.hint = tr('scroll →', '左右滑动 →');
-      box.onscroll = () => box.classList.toggle('at-end', box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
-    } else {
-      for (const a of ['tabindex', 'role', 'aria-label', 'data-hint']) box.removeAttribute(a);
-      box.onscroll = null;
-    }
-  }
 }
 
 const shown = new WeakMap(); // part element → the HTML it shows
