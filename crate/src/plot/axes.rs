@@ -87,6 +87,10 @@ pub struct Chart<'c, 'a> {
     pub rect: (i32, i32, i32, i32),
     pub x: Scale,
     pub y: Scale,
+    /// The y under the x axis's ticks and title: what is drawn under the chart starts here.
+    pub below: i32,
+    /// The y under the title's last line: a note over a tall bar stays below it.
+    title_bottom: i32,
 }
 
 /// The narrowest bar drawn: a 1 px box is lost on a high-density screen and after scaling.
@@ -120,19 +124,29 @@ impl<'c, 'a> Chart<'c, 'a> {
         y: Scale,
         labels: &Labels,
     ) -> Chart<'c, 'a> {
-        let chart = Chart { canvas, rect, x, y };
+        let mut chart = Chart {
+            canvas,
+            rect,
+            x,
+            y,
+            below: rect.3 + 18,
+            title_bottom: rect.1 - 22,
+        };
         let (l, t, r, b) = rect;
+        // Each x label centred on its tick, but moved right of the corner, where the y axis's
+        // lowest label ends (at l − 5), and left of the figure's edge; one that would touch the
+        // label before it is left out (its gridline stays), as on a narrow log axis.
+        let mut drawn_to = l - 5;
         for v in if x.categorical { vec![] } else { x.ticks(6) } {
             let px = chart.px(v, y.lo).0;
             canvas.line(&[(px, t), (px, b)], colors::GRID, 1);
-            canvas.text(
-                (px, b + 4),
-                &tick_label(v),
-                11,
-                colors::AXIS,
-                Align::Middle,
-                true,
-            );
+            let label = tick_label(v);
+            let half = (text_width(&label, 11) + 1) / 2;
+            let cx = px.max(l - 3 + half).min(canvas.width - MARGIN - half);
+            if cx - half >= drawn_to + 2 {
+                canvas.text((cx, b + 4), &label, 11, colors::AXIS, Align::Middle, true);
+                drawn_to = cx + half;
+            }
         }
         for v in if y.categorical { vec![] } else { y.ticks(5) } {
             let py = chart.px(x.lo, v).1;
@@ -147,14 +161,23 @@ impl<'c, 'a> Chart<'c, 'a> {
             );
         }
         canvas.line(&[(l, t), (l, b), (r, b)], colors::AXIS, 1);
-        // Centred under the plot, shifted (not cut) where a narrow figure's edge would clip it.
-        let half = text_width(labels.x, 12) / 2;
-        let cx = ((l + r) / 2)
-            .min(canvas.width - MARGIN - half)
-            .max(MARGIN + half);
-        canvas.text((cx, b + 20), labels.x, 12, colors::INK, Align::Middle, true);
+        // Centred under the plot, shifted (not cut) where a narrow figure's edge would clip it,
+        // and wrapped where the figure is narrower than the title.
+        for (i, line) in super::wrap(labels.x, 12, canvas.width - 2 * MARGIN)
+            .iter()
+            .enumerate()
+        {
+            let half = (text_width(line, 12) + 1) / 2;
+            let cx = ((l + r) / 2)
+                .min(canvas.width - MARGIN - half)
+                .max(MARGIN + half);
+            let y = b + 20 + 15 * i as i32;
+            canvas.text((cx, y), line, 12, colors::INK, Align::Middle, true);
+            chart.below = y + 15;
+        }
+        canvas.reach(chart.below);
         canvas.text_vertical((l - 42, (t + b) / 2), labels.y, 12, colors::INK);
-        canvas.title(l, t, labels.title, 14);
+        chart.title_bottom = canvas.title(l, t, labels.title, 14);
         chart
     }
 
@@ -215,28 +238,61 @@ impl<'c, 'a> Chart<'c, 'a> {
             .line(&[(px, self.rect.1), (px, self.rect.3)], color, 1);
     }
 
-    /// Category names under the x-axis, one per unit; a `\n` starts a second line.
-    pub fn categories(&self, names: &[&str]) {
-        for (i, name) in names.iter().enumerate() {
+    /// Category names under the x-axis, one per unit; a `\n` starts a new line. A name wider
+    /// than its category is wrapped to it; a word still too wide (a narrow figure) staggers the
+    /// names, every other one below the rest, so that each has two categories' room, and is cut
+    /// with an ellipsis beyond that. The figure grows to hold them; returns the y under the
+    /// lowest line.
+    pub fn categories(&self, names: &[&str]) -> i32 {
+        const SIZE: u32 = 11;
+        const STEP: i32 = 13;
+        let pitch = if names.is_empty() {
+            0
+        } else {
+            self.px(1.0, self.y.lo).0 - self.px(0.0, self.y.lo).0
+        };
+        let room = pitch - 4;
+        let lines: Vec<Vec<String>> = names
+            .iter()
+            .map(|name| {
+                name.split('\n')
+                    .flat_map(|l| super::wrap_words(l, SIZE, room))
+                    .collect()
+            })
+            .collect();
+        let stagger = lines.iter().flatten().any(|l| text_width(l, SIZE) > room);
+        let rows = lines.iter().map(Vec::len).max().unwrap_or(0) as i32;
+        // Each name's slot: its category (two, staggered) less 2 px a side, kept right of the y
+        // axis's lowest tick and inside the figure; a name is centred under its category where
+        // the slot allows, moved inward at an edge, and cut with an ellipsis if still too wide.
+        let slot = if stagger { 2 * pitch - 4 } else { room };
+        let (least, most) = (self.rect.0 - 2, self.canvas.width - MARGIN);
+        let mut bottom = self.rect.3;
+        for (i, name) in lines.iter().enumerate() {
             let (px, _) = self.px(i as f64 + 0.5, self.y.lo);
-            for (line, text) in name.split('\n').enumerate() {
-                self.canvas.text(
-                    (px, self.rect.3 + 4 + 13 * line as i32),
-                    text,
-                    11,
-                    colors::INK,
-                    Align::Middle,
-                    true,
-                );
+            let a = px - slot / 2;
+            let (a, b) = (a.max(least), (a + slot).min(most));
+            let first = if stagger && i % 2 == 1 { rows } else { 0 };
+            for (line, text) in name.iter().enumerate() {
+                let text = super::ellipsize(text, SIZE, b - a);
+                let w = text_width(&text, SIZE);
+                let x = px.min(b - (w + 1) / 2).max(a + (w + 1) / 2);
+                let y = self.rect.3 + 4 + STEP * (first + line as i32);
+                self.canvas
+                    .text((x, y), &text, SIZE, colors::INK, Align::Middle, true);
+                bottom = bottom.max(y + STEP);
             }
         }
+        self.canvas.reach(bottom + 2);
+        bottom
     }
 
-    /// A label at a data point.
+    /// A label over a data point, kept under the title (a wrapped title reaches down to the
+    /// plot, where a tall bar's label would print over it).
     pub fn note(&self, x: f64, y: f64, text: &str, color: RGBColor, align: Align) {
         let (px, py) = self.px(x, y);
-        self.canvas
-            .text((px, py - 8), text, 11, color, align, false);
+        let y = (py - 8).max(self.title_bottom + 8);
+        self.canvas.text((px, y), text, 11, color, align, false);
     }
 }
 

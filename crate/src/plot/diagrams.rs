@@ -87,6 +87,36 @@ pub fn tree_layout(tree: &TokenTree, width: i32, top: i32, row_h: i32) -> Vec<(i
         .collect()
 }
 
+/// A node label's size.
+const LABEL_PX: u32 = 11;
+
+/// Each label as drawn centred under its node at `pos`: cut with an ellipsis to the room between
+/// the node and its nearest neighbours on its row (the nodes of the same y: half the gap each
+/// side, the figure's edge beyond the outermost), so that neighbouring labels never run together;
+/// empty where not even one character fits. A long token is cut, not left out: a 60-character
+/// token once vanished from the tree.
+pub fn fitted_labels(texts: &[&str], pos: &[(i32, i32)], size: u32, width: i32) -> Vec<String> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let (x, y) = pos[i];
+            let row = pos
+                .iter()
+                .enumerate()
+                .filter(|&(j, p)| j != i && p.1 == y)
+                .map(|(_, p)| p.0);
+            let left = row.clone().filter(|&o| o <= x).map(|o| x - o).min();
+            let right = row.filter(|&o| o > x).map(|o| o - x).min();
+            // Half the gap to each neighbour, less a pixel either side; up to the edge beyond.
+            let half = left
+                .map_or(x - super::MARGIN, |g| g / 2 - 2)
+                .min(right.map_or(width - super::MARGIN - x, |g| g / 2 - 2));
+            super::ellipsize(text, size, 2 * half)
+        })
+        .collect()
+}
+
 /// Draws a token tree: edges, then labelled nodes; `highlight` nodes are filled in colour.
 pub fn draw_tree(
     canvas: &Canvas,
@@ -99,11 +129,11 @@ pub fn draw_tree(
     let pos = tree_layout(tree, width, top, row_h);
     let nodes = tree.nodes();
     let compact = nodes.len() > 40;
-    // A label is drawn when it fits in the width its row gives each node (≈ 6.5 px a character).
-    let mut per_depth = vec![0usize; nodes.iter().map(|n| n.depth).max().unwrap_or(0) + 1];
-    nodes.iter().for_each(|n| per_depth[n.depth] += 1);
-    let fits = |n: &crate::tree::Node| {
-        n.token.chars().count() as f64 * 6.5 <= f64::from(width) / per_depth[n.depth] as f64
+    let labels = if compact {
+        vec![String::new(); nodes.len()]
+    } else {
+        let tokens: Vec<&str> = nodes.iter().map(|n| n.token.as_str()).collect();
+        fitted_labels(&tokens, &pos, LABEL_PX, width)
     };
     for (i, n) in nodes.iter().enumerate() {
         if let Some(p) = n.parent {
@@ -122,11 +152,11 @@ pub fn draw_tree(
         };
         let r = if compact { 4 } else { 7 };
         canvas.circle(pos[i], r, color, true);
-        if !compact && fits(n) {
+        if !compact && !labels[i].is_empty() {
             canvas.text(
                 (pos[i].0, pos[i].1 + 10),
-                &n.token,
-                11,
+                &labels[i],
+                LABEL_PX,
                 colors::INK,
                 Align::Middle,
                 true,

@@ -262,8 +262,9 @@ impl Canvas<'_> {
 
     /// A title over a plot whose top edge is at `top`, fitted to the figure's width: from `x`
     /// at `size` on one line when it fits there, else from the figure's left edge, then at 2 px
-    /// smaller (not under 12 px) and wrapped, its last line just above the plot.
-    pub fn title(&self, x: i32, top: i32, text: &str, size: u32) {
+    /// smaller (not under 12 px) and wrapped, its last line just above the plot. Returns the y
+    /// under its last line.
+    pub fn title(&self, x: i32, top: i32, text: &str, size: u32) -> i32 {
         let x = if text_width(text, size) <= self.width - MARGIN - x {
             x
         } else {
@@ -271,10 +272,17 @@ impl Canvas<'_> {
         };
         let (size, lines) = fit(text, size, self.width - MARGIN - x);
         let step = size as i32 + 3;
-        let last = if lines.len() == 1 { top - 22 } else { top - 12 };
+        // A wrapped title starts at the figure's left edge, over the y axis's labels: its last
+        // line clears the top one (a text's box reaches 0.6 em under its middle).
+        let last = if lines.len() == 1 { top - 22 } else { top - 15 };
         for (i, line) in lines.iter().enumerate() {
             let y = last - (lines.len() - 1 - i) as i32 * step;
             self.text((x, y), line, size, colors::INK, Align::Start, false);
+        }
+        if text.is_empty() {
+            top - 22
+        } else {
+            last + (size as i32 + 1) / 2
         }
     }
 }
@@ -318,6 +326,14 @@ pub fn fit(text: &str, size: u32, width: i32) -> (u32, Vec<String>) {
 /// between words, and between any two wide characters, as Chinese is broken. A word longer than
 /// a line is broken between characters.
 pub fn wrap(text: &str, size: u32, width: i32) -> Vec<String> {
+    wrap_words(text, size, width)
+        .into_iter()
+        .flat_map(|l| split_long(&l, size, width))
+        .collect()
+}
+
+/// Like [`wrap`], but a word longer than a line is kept whole on a line of its own.
+pub fn wrap_words(text: &str, size: u32, width: i32) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in words(text) {
@@ -331,9 +347,6 @@ pub fn wrap(text: &str, size: u32, width: i32) -> Vec<String> {
     }
     lines.push(line.trim_end().to_string());
     lines
-        .into_iter()
-        .flat_map(|l| split_long(&l, size, width))
-        .collect()
 }
 
 /// The units a line may break after: a Latin word with the spaces after it, or one wide
@@ -372,6 +385,27 @@ fn split_long(line: &str, size: u32, width: i32) -> Vec<String> {
         }
     }
     out
+}
+
+/// `text` cut to fit `width` px at `size` px, ending in "…" where it was cut: a label that does
+/// not fit its room says so rather than vanishing or running into its neighbour. Empty when not
+/// even one character and the ellipsis fit.
+pub fn ellipsize(text: &str, size: u32, width: i32) -> String {
+    if text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let mut kept = String::new();
+    for c in text.chars() {
+        if text_width(&format!("{kept}{c}…"), size) > width {
+            break;
+        }
+        kept.push(c);
+    }
+    if kept.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{}…", kept.trim_end())
+    }
 }
 
 /// A number printed compactly for a tick label.
@@ -478,6 +512,143 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Every `<text>` of an SVG with its estimated box, left, top, right, bottom: its width by
+    /// [`text_width`] (on the wide side), its height the browser's box of DejaVu Sans (Debian's
+    /// sans-serif: 0.93 em over the baseline, 0.24 em under, an ex 0.55 em) where plotters puts
+    /// the baseline (`dy`), turned with it where it is turned a quarter.
+    pub(crate) fn text_boxes(svg: &str) -> Vec<(String, [i32; 4])> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let attr = |name: &str| {
+                    let at = t.find(&format!(" {name}=\"")).map(|i| i + name.len() + 3)?;
+                    Some(t[at..at + t[at..].find('"').expect("closing quote")].to_string())
+                };
+                let body = t[t.find('>').expect("tag end") + 1..t.find("</text>").expect("end")]
+                    .trim()
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&amp;", "&");
+                let num = |name: &str| -> f64 {
+                    attr(name)
+                        .expect(name)
+                        .trim_end_matches("px")
+                        .parse()
+                        .expect(name)
+                };
+                let (x, y, size) = (num("x"), num("y"), num("font-size"));
+                let w = f64::from(text_width(&body, size.round() as u32));
+                let (a, b) = match attr("text-anchor").as_deref() {
+                    Some("middle") => (-w / 2.0, w / 2.0),
+                    Some("end") => (-w, 0.0),
+                    _ => (0.0, w),
+                };
+                let baseline = match attr("dy").as_deref() {
+                    Some("0.76em") => 0.76,
+                    Some("-0.5ex") => -0.275,
+                    _ => 0.275,
+                };
+                let (c, d) = ((baseline - 0.93) * size, (baseline + 0.24) * size);
+                let [l, t, r, bottom] = match attr("transform") {
+                    // rotate(270) takes (dx, dy) to (dy, −dx).
+                    Some(tr) if tr.starts_with("rotate(270") => [x + c, y - b, x + d, y - a],
+                    _ => [x + a, y + c, x + b, y + d],
+                };
+                let edges = [l.floor(), t.floor(), r.ceil(), bottom.ceil()].map(|v| v as i32);
+                (body, edges)
+            })
+            .collect()
+    }
+
+    /// Every two texts of an SVG whose estimated boxes ([`text_boxes`]) overlap by more than a
+    /// pixel both ways, and every text that passes the figure's left or right edge (`width`), as
+    /// readable lines.
+    pub(crate) fn text_clashes(svg: &str, width: i32) -> Vec<String> {
+        let boxes = text_boxes(svg);
+        let mut out = Vec::new();
+        for (i, (a, p)) in boxes.iter().enumerate() {
+            if p[0] < 0 || p[2] > width {
+                out.push(format!("{a:?} spans {}…{} of {width} px", p[0], p[2]));
+            }
+            for (b, q) in &boxes[i + 1..] {
+                let x = p[2].min(q[2]) - p[0].max(q[0]);
+                let y = p[3].min(q[3]) - p[1].max(q[1]);
+                if x > 1 && y > 1 && !a.is_empty() && !b.is_empty() {
+                    out.push(format!("{a:?} {p:?} overlaps {b:?} {q:?}"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn text_boxes_are_placed_as_plotters_anchors_them() {
+        let svg = render(300, 200, "boxes", |cv| {
+            cv.text((100, 50), "abcd", 10, colors::INK, Align::Start, true);
+            cv.text((100, 50), "abcd", 10, colors::INK, Align::End, false);
+            cv.text_vertical((40, 100), "abcd", 10, colors::INK);
+        });
+        let boxes: Vec<[i32; 4]> = text_boxes(&svg).into_iter().map(|b| b.1).collect();
+        assert_eq!(
+            boxes,
+            [[100, 48, 125, 60], [75, 43, 100, 56], [33, 87, 46, 113]]
+        );
+        assert!(text_clashes(&svg, 300).is_empty());
+        let crowded = render(300, 200, "crowded", |cv| {
+            cv.text((100, 50), "1.0", 11, colors::INK, Align::Middle, false);
+            cv.text((112, 50), "1.0", 11, colors::INK, Align::Middle, false);
+            cv.text((295, 80), "edge", 11, colors::INK, Align::Start, false);
+        });
+        assert_eq!(text_clashes(&crowded, 300).len(), 2, "{crowded}");
+    }
+
+    /// A name longer than its room is cut with an ellipsis, and the cut name fits the room.
+    #[test]
+    fn ellipsized_text_fits_and_says_it_was_cut() {
+        assert_eq!(ellipsize("short", 11, 100), "short");
+        let long = "a".repeat(60);
+        let cut = ellipsize(&long, 11, 100);
+        assert!(cut.ends_with('…') && text_width(&cut, 11) <= 100, "{cut}");
+        assert!(ellipsize("很长的中文标签很长的中文标签", 11, 50).ends_with('…'));
+        assert_eq!(ellipsize("word", 11, 3), "");
+    }
+
+    /// Category names wider than their category wrap between words; a word still too wide
+    /// staggers the names (every other one a row lower); none overlaps, English or Chinese.
+    #[test]
+    fn category_names_never_overlap() {
+        for names in [
+            [
+                "i.i.d. draws",
+                "without replacement",
+                "top-k (deterministic)",
+            ],
+            ["独立同分布抽样", "无放回抽样", "top-k（确定性）"],
+            ["naive\naveraged", "MSS\naveraged", "averaged-averaged"],
+        ] {
+            for w in [MIN_WIDTH, 322, 560] {
+                let mut below = 0;
+                let svg = render(w, 200, "names", |cv| {
+                    let ch = Chart::new(
+                        cv,
+                        (60, 40, w as i32 - 20, 150),
+                        Scale::categories(names.len()),
+                        Scale::linear(0.0, 1.0),
+                        &Labels {
+                            title: "",
+                            x: "",
+                            y: "",
+                        },
+                    );
+                    below = ch.categories(&names);
+                });
+                assert_eq!(text_clashes(&svg, w as i32), Vec::<String>::new(), "{w}");
+                assert!(below > 150, "{below}");
+            }
+        }
+    }
+
     /// A title and legend too long for a narrow figure, English and Chinese, stay inside it; the
     /// figure grows to hold a legend that wrapped.
     #[test]
@@ -531,6 +702,8 @@ pub(crate) mod tests {
                     "{text:?} spans {left}…{right} of {w}"
                 );
             }
+            // The wrapped title clears the top y label, the first x label the lowest y label.
+            assert_eq!(text_clashes(&svg, w as i32), Vec::<String>::new());
             let height: i32 = svg
                 .split("height=\"")
                 .nth(1)
@@ -545,6 +718,28 @@ pub(crate) mod tests {
                 svg.contains(&format!("viewBox=\"0 0 {w} {height}\"")),
                 "{svg}"
             );
+        }
+    }
+
+    /// A log x axis's first label ("0.001") centred on the corner ran into the y axis's lowest
+    /// ("0"): it is moved right of it; the last stays inside the figure.
+    #[test]
+    fn the_corner_labels_keep_apart() {
+        for w in [MIN_WIDTH, 322, 560] {
+            let svg = render(w, 200, "corner", |cv| {
+                Chart::new(
+                    cv,
+                    (60, 40, w as i32 - 6, 150),
+                    Scale::log(1e-3, 1e3),
+                    Scale::linear(0.0, 5.0),
+                    &Labels {
+                        title: "",
+                        x: "",
+                        y: "",
+                    },
+                );
+            });
+            assert_eq!(text_clashes(&svg, w as i32), Vec::<String>::new(), "{w}");
         }
     }
 

@@ -99,11 +99,11 @@ pub async fn decoding_view(
             view.report["caption"] = caption(&r, lang).into();
         }
         Outcome::Hidden { report, trees } => {
-            view.svg = hidden_svg(&trees, lang);
+            view.svg = hidden_svg(&trees, lang, figure_width(420, room));
             view.report = serde_json::json!({ "report": report, "trees": trees });
         }
         Outcome::Methods(r) => {
-            view.svg = methods_svg(&r, lang);
+            view.svg = methods_svg(&r, lang, figure_width(460, room));
             view.report = json(&r);
         }
         Outcome::Step {

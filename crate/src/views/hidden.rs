@@ -6,14 +6,16 @@ use crate::i18n::Lang;
 use crate::lab::hidden::Pictured;
 use crate::lab::methods::MethodsReport;
 use crate::likesworld;
-use crate::plot::{colors, render, Align};
+use crate::plot::diagrams::fitted_labels;
+use crate::plot::{colors, ellipsize, render, text_width, wrap, Align, MARGIN};
 
 /// Two proposals for one context side by side (static beside dynamic): each node coloured by the
 /// draft's confidence in its path, ringed orange where the target's greedy verification accepts
 /// it; a row per depth (Medusa: per head).
-pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
-    // One picture per tree, so that a phone stacks them and a wide screen sets them side by side.
-    let (w, h) = (420, 390);
+pub fn hidden_svg(trees: &[Pictured], l: Lang, w: u32) -> String {
+    // One picture per tree, so that a phone stacks them and a wide screen sets them side by side;
+    // each drawn `w` px wide (a phone's room, or its own 420).
+    let h = 390;
     let label = l.pick(
         "Two trees for the same context, static beside dynamic",
         "同一上下文的两棵树：静态与动态并排",
@@ -40,7 +42,14 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
                     Align::Middle,
                     true,
                 );
-                let context: Vec<&str> = t.context.iter().map(|&x| likesworld::word(x)).collect();
+                // The context's last words that fit the figure: the tree hangs off the last.
+                let mut context: Vec<&str> =
+                    t.context.iter().map(|&x| likesworld::word(x)).collect();
+                while context.len() > 1
+                    && text_width(&format!("… {}", context.join(" ")), 11) > panel - 2 * MARGIN
+                {
+                    context.remove(0);
+                }
                 cv.text(
                     (x0 + panel / 2, 26),
                     &format!("… {}", context.join(" ")),
@@ -113,8 +122,10 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
                     cv.line(&[from, pos(i)], color, if t.accepted[i] { 2 } else { 1 });
                 }
                 cv.circle(root, 5, colors::INK, true);
-                let per_row = |d: usize| t.depths.iter().filter(|&&x| x == d).count().max(1);
-                for i in 0..n {
+                let positions: Vec<(i32, i32)> = (0..n).map(pos).collect();
+                let words: Vec<&str> = t.tokens.iter().map(|&x| likesworld::word(x)).collect();
+                let labels = fitted_labels(&words, &positions, 10, panel);
+                for (i, label) in labels.iter().enumerate() {
                     let p = pos(i);
                     let fill = crate::plot::diagrams::ramp(colors::BLUE, t.values[i].sqrt());
                     cv.rect_rgba((p.0 - 6, p.1 - 6), (p.0 + 6, p.1 + 6), fill);
@@ -124,13 +135,19 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
                         colors::GREY
                     };
                     cv.circle(p, 8, ring, false);
-                    let word = likesworld::word(t.tokens[i]);
-                    if word.chars().count() as f64 * 6.0 <= span / per_row(t.depths[i]) as f64 {
-                        cv.text((p.0, p.1 + 10), word, 10, colors::INK, Align::Middle, true);
+                    if !label.is_empty() {
+                        cv.text(
+                            (p.0, p.1 + 10),
+                            label,
+                            10,
+                            colors::INK,
+                            Align::Middle,
+                            true,
+                        );
                     }
                 }
             }
-            cv.legend(
+            let y = cv.legend(
                 (20, h as i32 - 40),
                 &[
                     (
@@ -141,7 +158,7 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
                 ],
             );
             cv.legend(
-                (20, h as i32 - 22),
+                (20, (y + 18).max(h as i32 - 22)),
                 &[(
                     l.pick(
                         "fill: the draft’s confidence in the path",
@@ -156,8 +173,9 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang) -> String {
 }
 
 /// Lecture §6 measured: every method's speedup as a horizontal bar (a phone reads the names),
-/// with the lecture's prediction (verification free) and the one on the measured cost curve.
-pub fn methods_svg(r: &MethodsReport, l: Lang) -> String {
+/// with the lecture's prediction (verification free) and the one on the measured cost curve;
+/// drawn `w` px wide (a phone's room, or its own 460).
+pub fn methods_svg(r: &MethodsReport, l: Lang, w: u32) -> String {
     let n = r.rows.len() as i32;
     let top = r
         .rows
@@ -173,26 +191,37 @@ pub fn methods_svg(r: &MethodsReport, l: Lang) -> String {
         .fold(1.25f64, f64::max)
         .min(12.0);
     let top = (top * 2.0).ceil() / 2.0;
-    let (w, row_h, y0) = (460, 30, 40);
+    let w = w as i32;
+    let title = l.pick(
+        "Lecture §6 measured: speedup over the target alone",
+        "第 6 节实测：相对只用目标模型的加速比",
+    );
+    let lines = wrap(title, 12, w - 2 * MARGIN);
+    let (row_h, y0) = (30, 40 + 15 * (lines.len() as i32 - 1));
     let h = y0 + n * row_h + 90;
     let (x0, x1) = (118, w - 50);
     let px = |v: f64| x0 + ((v.clamp(0.0, top) / top) * f64::from(x1 - x0)).round() as i32;
+    // A gridline every 0.5×; a number on every step of 0.5, 1, 2 or 5 whose labels keep apart.
+    let label_px = text_width(&format!("{top}×"), TICK_PX) + 6;
+    let every = [0.5, 1.0, 2.0, 5.0]
+        .into_iter()
+        .find(|s| f64::from(x1 - x0) * s / top >= f64::from(label_px))
+        .unwrap_or(10.0);
     let label = l.pick(
         "Every method's speedup, measured and predicted",
         "各方法的加速比：实测与预测",
     );
     render(w as u32, h as u32, label, |cv| {
-        cv.text(
-            (w / 2, 8),
-            l.pick(
-                "Lecture §6 measured: speedup over the target alone",
-                "第 6 节实测：相对只用目标模型的加速比",
-            ),
-            12,
-            colors::INK,
-            Align::Middle,
-            true,
-        );
+        for (i, line) in lines.iter().enumerate() {
+            cv.text(
+                (w / 2, 8 + 15 * i as i32),
+                line,
+                12,
+                colors::INK,
+                Align::Middle,
+                true,
+            );
+        }
         let bottom = y0 + n * row_h;
         // Gridlines and ticks every 0.5×, the line at 1× darker.
         let mut t = 0.0;
@@ -204,21 +233,23 @@ pub fn methods_svg(r: &MethodsReport, l: Lang) -> String {
                 colors::GRID
             };
             cv.line(&[(x, y0 - 4), (x, bottom)], color, 1);
-            cv.text(
-                (x, bottom + 4),
-                &format!("{t}×"),
-                10,
-                colors::AXIS,
-                Align::Middle,
-                true,
-            );
+            if (t / every - (t / every).round()).abs() < 1e-9 {
+                cv.text(
+                    (x, bottom + 4),
+                    &format!("{t}×"),
+                    TICK_PX,
+                    colors::AXIS,
+                    Align::Middle,
+                    true,
+                );
+            }
             t += 0.5;
         }
         for (i, x) in r.rows.iter().enumerate() {
             let y = y0 + i as i32 * row_h;
             cv.text(
-                (x0 - 6, y + row_h / 2 - 9),
-                &x.short,
+                (x0 - 6, y + row_h / 2 - 10),
+                &ellipsize(&x.short, 11, x0 - 10),
                 11,
                 colors::INK,
                 Align::End,
@@ -246,36 +277,136 @@ pub fn methods_svg(r: &MethodsReport, l: Lang) -> String {
                     true,
                 );
             }
-            // τ under the method's name: beside the marks it read as one of their values.
+            // τ under the method's name: beside the marks it read as one of their values. At
+            // 10 px, the page's floor for figure text (it was 9).
             cv.text(
-                (x0 - 6, y + row_h / 2 + 5),
+                (x0 - 6, y + row_h / 2 + 3),
                 &format!("τ {:.1}", x.tokens_per_call),
-                9,
+                TICK_PX,
                 colors::AXIS,
                 Align::End,
                 true,
             );
         }
-        cv.legend(
-            (20, bottom + 26),
-            &[(l.pick("measured wall clock", "实测墙钟"), colors::BLUE)],
-        );
-        cv.legend(
-            (20, bottom + 44),
-            &[(
+        let mut y = bottom + 26;
+        for (name, color) in [
+            (l.pick("measured wall clock", "实测墙钟"), colors::BLUE),
+            (
                 l.pick(
                     "the lecture’s formula (verification free)",
                     "课上的公式（验证免费）",
                 ),
                 colors::PURPLE,
-            )],
-        );
-        cv.legend(
-            (20, bottom + 62),
-            &[(
+            ),
+            (
                 l.pick("on the measured cost curve", "按实测开销曲线"),
                 colors::ORANGE,
-            )],
-        );
+            ),
+        ] {
+            y = cv.legend((20, y), &[(name, color)]) + 18;
+        }
     })
+}
+
+/// The §6 figure's tick and τ labels: the page's least size for figure text.
+const TICK_PX: u32 = 10;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::methods::MethodRow;
+    use crate::plot::tests::text_clashes;
+
+    fn report(top: f64) -> MethodsReport {
+        let row = |name: &str, s: f64| MethodRow {
+            method: name.into(),
+            short: name.into(),
+            tokens_per_call: 2.5,
+            verified_nodes_per_call: 4.0,
+            accepted_fraction: 0.5,
+            acceptance_by_depth: vec![],
+            draft_calls_per_step: 1.0,
+            c: 0.1,
+            verify_over_target: 1.2,
+            predicted_speedup: s * 1.1,
+            predicted_speedup_curve: s * 0.9,
+            measured_speedup: s,
+        };
+        MethodsReport {
+            budget: 8,
+            drafts_on: None,
+            prompts: 4,
+            target_width: 64,
+            rows: vec![
+                row("draft A γ 4", 1.4),
+                row("EAGLE-2 (dynamic)", top),
+                row("Prompt Lookup", 0.9),
+                row("a method named at length beyond its room", 2.0),
+            ],
+        }
+    }
+
+    /// The two trees of §5 at a phone's width and their own, both languages: no text under
+    /// 10 px (drawn 420 px wide and scaled to a phone, they were 8 px), none over another.
+    #[test]
+    fn the_trees_figure_is_drawn_for_its_room() {
+        use crate::lab::hidden::Pictured;
+        // A root's four children, each with two children of its own: eight leaves on a row.
+        let mut parents = vec![None; 4];
+        for p in 0..4 {
+            parents.extend([Some(p), Some(p)]);
+        }
+        let n = parents.len();
+        let depths: Vec<usize> = parents
+            .iter()
+            .map(|p| 1 + usize::from(p.is_some()))
+            .collect();
+        let tree = Pictured {
+            method: "EAGLE-2, a dynamic tree of 12 nodes, greedy".into(),
+            context: (0..20).collect(),
+            tokens: (0..n as u32).collect(),
+            parents,
+            values: vec![0.5; n],
+            depths,
+            accepted: (0..n).map(|i| i % 3 == 0).collect(),
+        };
+        for w in [322, 420] {
+            for l in [Lang::En, Lang::Zh] {
+                let svg = hidden_svg(std::slice::from_ref(&tree), l, w);
+                assert_eq!(
+                    text_clashes(&svg, w as i32),
+                    Vec::<String>::new(),
+                    "{w} {l:?}"
+                );
+                assert!(svg.contains(&format!("width=\"{w}\"")));
+                for size in svg.split("font-size=\"").skip(1) {
+                    let px: f64 = size.split('"').next().unwrap().parse().unwrap();
+                    assert!(px >= 10.0, "{px} px");
+                }
+            }
+        }
+    }
+
+    /// The §6 figure at a phone's width and its own, with a small and a large top speedup, in
+    /// both languages: no text under 10 px, none over another or past the figure's edge.
+    #[test]
+    fn the_methods_figure_keeps_its_texts_apart_and_readable() {
+        for top in [2.0, 11.0] {
+            for w in [322, 460] {
+                for l in [Lang::En, Lang::Zh] {
+                    let svg = methods_svg(&report(top), l, w);
+                    assert_eq!(
+                        text_clashes(&svg, w as i32),
+                        Vec::<String>::new(),
+                        "{top} {w}"
+                    );
+                    for size in svg.split("font-size=\"").skip(1) {
+                        let px: f64 = size.split('"').next().unwrap().parse().unwrap();
+                        assert!(px >= 10.0, "{px} px in {svg}");
+                    }
+                    assert!(svg.contains("τ 2.5"));
+                }
+            }
+        }
+    }
 }

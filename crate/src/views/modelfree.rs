@@ -10,7 +10,7 @@ use crate::error::Named;
 use crate::i18n::Lang;
 use crate::lab::modelfree::{self as ex, Highlight, Row, TableReport};
 use crate::model::Models;
-use crate::plot::{colors, figure_width, render, Align, Chart, Labels, Scale};
+use crate::plot::{colors, figure_width, render, text_width, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -166,20 +166,27 @@ const DRAFTER_COLORS: [RGBColor; 5] = [
     colors::PURPLE,
     colors::GREY,
 ];
+/// The legend's names, as the widget's drafter choice names them: the methods by the names the
+/// lecture gives them in both languages (Prompt Lookup, SuffixDecoding, Jacobi, Lookahead), the
+/// suffix index of earlier outputs alone described.
 const DRAFTER_NAMES: [&str; 5] = [
-    "prompt lookup",
-    "suffix (earlier)",
-    "both",
-    "jacobi",
-    "lookahead",
+    "Prompt Lookup",
+    "suffix index (earlier outputs)",
+    "SuffixDecoding",
+    "Jacobi",
+    "Lookahead",
 ];
 const DRAFTER_NAMES_ZH: [&str; 5] = [
-    "prompt lookup",
-    "后缀（以前的输出）",
-    "两者",
-    "jacobi",
-    "lookahead",
+    "Prompt Lookup",
+    "后缀索引（以前的输出）",
+    "SuffixDecoding",
+    "Jacobi",
+    "Lookahead",
 ];
+
+/// The least pitch of bars (px) that holds an upright 11 px value beside its neighbours: a line
+/// of text is about 1.2 em high.
+const UPRIGHT_PITCH: i32 = 14;
 
 /// Tokens per call, a group of bars per workload, draft B γ 6 as a line over LikesWorld.
 fn table_svg(r: &TableReport, l: Lang, room: Option<u32>) -> String {
@@ -220,40 +227,50 @@ fn table_svg(r: &TableReport, l: Lang, room: Option<u32>) -> String {
             );
             let names: Vec<&str> = kinds.iter().map(|k| k.title(l)).collect();
             ch.categories(&names);
+            let pitch = ch.px(0.16, 0.0).0 - ch.px(0.0, 0.0).0;
             for (i, k) in kinds.iter().enumerate() {
                 for (j, d) in DrafterKind::ALL.iter().enumerate() {
                     if let Some(x) = r.rows.iter().find(|x| x.workload == *k && x.drafter == *d) {
                         let x0 = i as f64 + 0.1 + 0.16 * j as f64;
                         ch.bar(x0, x0 + 0.14, x.tokens_per_call, DRAFTER_COLORS[j]);
-                        ch.note(
-                            x0 + 0.07,
-                            x.tokens_per_call,
-                            &format!("{:.1}", x.tokens_per_call),
-                            colors::INK,
-                            Align::Middle,
-                        );
+                        // The value over its bar where it fits the bar's pitch, turned upright
+                        // where only its height does, else left to the table under the figure
+                        // (on a phone five values a workload ran together: "1.01.0").
+                        let value = format!("{:.1}", x.tokens_per_call);
+                        let (cx, top) = ch.px(x0 + 0.07, x.tokens_per_call);
+                        let wide = text_width(&value, 11);
+                        if wide <= pitch - 2 {
+                            ch.note(
+                                x0 + 0.07,
+                                x.tokens_per_call,
+                                &value,
+                                colors::INK,
+                                Align::Middle,
+                            );
+                        } else if pitch >= UPRIGHT_PITCH {
+                            cv.text_vertical((cx, top - 4 - wide / 2), &value, 11, colors::INK);
+                        }
                     }
                 }
                 if let (Kind::Likesworld, Some(b)) = (k, &r.draft_b) {
                     let (a, y) = ch.px(i as f64 + 0.05, b.tokens_per_call);
                     let (z, _) = ch.px(i as f64 + 0.95, b.tokens_per_call);
                     cv.line(&[(a, y), (z, y)], colors::RED, 2);
-                    ch.note(
-                        i as f64 + 0.5,
-                        b.tokens_per_call,
-                        &l.pick(
-                            format!("draft B, γ 6: {:.2}", b.tokens_per_call),
-                            format!("草稿 B，γ 6：{:.2}", b.tokens_per_call),
-                        ),
-                        colors::RED,
-                        Align::Middle,
-                    );
                 }
             }
+            // Draft B's line is named in the legend, with its value: over the bars its label ran
+            // into their values, and past a phone's edge.
+            let draft_b = r.draft_b.as_ref().map(|b| {
+                l.pick(
+                    format!("draft B, γ 6 (line): {:.2}", b.tokens_per_call),
+                    format!("草稿 B，γ 6（横线）：{:.2}", b.tokens_per_call),
+                )
+            });
             let entries: Vec<(&str, RGBColor)> = l
                 .pick(DRAFTER_NAMES, DRAFTER_NAMES_ZH)
                 .into_iter()
                 .zip(DRAFTER_COLORS)
+                .chain(draft_b.as_deref().map(|b| (b, colors::RED)))
                 .collect();
             cv.legend((70, 300), &entries);
         },
@@ -400,7 +417,7 @@ mod tests {
             ..ModelfreeParams::default()
         };
         let t = view(&base).unwrap();
-        assert!(t.svg.starts_with("<svg") && t.svg.contains("prompt lookup"));
+        assert!(t.svg.starts_with("<svg") && t.svg.contains("Prompt Lookup"));
         assert_eq!(t.report["rows"].as_array().unwrap().len(), 10);
         for e in ["sweep", "jacobi"] {
             let v = view(&ModelfreeParams {
@@ -417,6 +434,45 @@ mod tests {
         .unwrap();
         assert!(h.highlight.unwrap().identical);
         assert!(!needs_models(&base) || base.experiment == "table");
+    }
+
+    /// The table's figure at the narrowest width, a 390 px phone's room and its own, in both
+    /// languages: no two texts overlap (on a phone the bars' values ran together, "1.01.0"), and
+    /// the Chinese legend names the drafters as the lecture does, in no lower-case English.
+    #[test]
+    fn the_table_figure_keeps_its_texts_apart_in_both_languages() {
+        use crate::model::device::Backend;
+        use crate::plot::tests::text_clashes;
+        use crate::plot::MIN_WIDTH;
+        // With the models, as the page runs it: LikesWorld's bars and draft B's line too.
+        let models = read_sync(Models::load(Backend::Flex)).unwrap();
+        for w in [MIN_WIDTH, 322, 640] {
+            for lang in [Lang::En, Lang::Zh] {
+                let p = ModelfreeParams {
+                    requests: 2,
+                    lang,
+                    figure_width: Some(w),
+                    ..ModelfreeParams::default()
+                };
+                let v =
+                    read_sync(modelfree_view(&p, Some(&models), CLOCK, &mut |_, _| {})).unwrap();
+                assert!(v.svg.contains("LikesWorld"));
+                assert_eq!(
+                    text_clashes(&v.svg, w as i32),
+                    Vec::<String>::new(),
+                    "{w} px, {lang:?}"
+                );
+                for name in ["Prompt Lookup", "SuffixDecoding", "Jacobi", "Lookahead"] {
+                    assert!(v.svg.contains(&format!("\n{name}\n")), "{name} in {lang:?}");
+                }
+                if lang == Lang::Zh {
+                    for english in ["prompt lookup", "jacobi", "lookahead", "suffix", "both"] {
+                        assert!(!v.svg.contains(english), "{english} in Chinese");
+                    }
+                    assert!(v.svg.contains("后缀索引（以前的输出）"));
+                }
+            }
+        }
     }
 
     #[test]

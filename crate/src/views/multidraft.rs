@@ -207,38 +207,40 @@ pub fn parse_given(text: &str, qs: &[Dist]) -> Result<Option<Vec<usize>>, Error>
     Ok(Some(xs))
 }
 
-/// Toy-LM panels kept: the panel depends only on the toy and k, and enumerating it takes longer
-/// than a frame at k ≥ 3, so moving the other controls, or k back and forth, reuses it.
+/// Toy-LM panels kept: the rows depend only on the toy and k, and enumerating them takes longer
+/// than a frame at k ≥ 3, so moving the other controls, or k back and forth, reuses them; the
+/// chart is drawn afresh for the figure's width (a phone turned).
 const PANELS_KEPT: usize = 8;
 
 type Panel = (Vec<ChildrenRow>, String);
 
+/// The rows kept for a toy, k and language.
+type Kept = (ToyConfig, u32, Lang, Vec<ChildrenRow>);
+
 thread_local! {
-    static PANELS: std::cell::RefCell<Vec<(ToyConfig, u32, Lang, Panel)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static PANELS: std::cell::RefCell<Vec<Kept>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The children rows and their chart for the toy and k, from the last [`PANELS_KEPT`] kept.
+/// The children rows for the toy and k, from the last [`PANELS_KEPT`] kept, and their chart.
 fn children_panel(toy: &ToyConfig, lm: &ToyLm, k: u32, l: Lang, w: u32) -> Panel {
-    PANELS.with(|panels| {
+    let rows = PANELS.with(|panels| {
         let mut panels = panels.borrow_mut();
         let found = panels
             .iter()
             .position(|(t, kk, ll, _)| t == toy && *kk == k && *ll == l);
         let entry = match found {
             Some(i) => panels.remove(i),
-            None => {
-                let rows = children_rows(lm, k as usize, l);
-                let svg = children_chart(&rows, k, l, w);
-                (*toy, k, l, (rows, svg))
-            }
+            None => (*toy, k, l, children_rows(lm, k as usize, l)),
         };
-        let panel = entry.3.clone();
+        let rows = entry.3.clone();
         panels.push(entry);
         if panels.len() > PANELS_KEPT {
             panels.remove(0);
         }
-        panel
-    })
+        rows
+    });
+    let svg = children_chart(&rows, k, l, w);
+    (rows, svg)
 }
 
 fn children_rows(lm: &ToyLm, k: usize, l: Lang) -> Vec<ChildrenRow> {
@@ -301,7 +303,11 @@ fn comparison_chart(
         "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p",
         "朴素采样与多步推测采样（MSS）的接受概率，以及 MSS 的输出与 p 的对比",
     );
-    render(w, 300, label, |cv| {
+    // Side by side where the two titles fit over their halves; on a phone one above the other,
+    // each the figure's width (side by side, the first title ran over the second).
+    let stacked = w < 520;
+    let wi = w as i32;
+    render(w, if stacked { 490 } else { 300 }, label, |cv| {
         let labels = Labels {
             title: l.pick("P(a draft token is accepted)", "P（某个草稿 token 被接受）"),
             x: "",
@@ -309,7 +315,12 @@ fn comparison_chart(
         };
         let ch = Chart::new(
             cv,
-            (60, 40, w as i32 / 2 + 10, 230),
+            (
+                60,
+                40,
+                if stacked { wi - 20 } else { wi / 2 + 10 },
+                if stacked { 200 } else { 230 },
+            ),
             Scale::categories(bars.len()),
             Scale::linear(0.0, 1.05),
             &labels,
@@ -325,7 +336,7 @@ fn comparison_chart(
                 Align::Middle,
             );
         }
-        ch.categories(&bars.iter().map(|b| b.0.as_str()).collect::<Vec<_>>());
+        let below = ch.categories(&bars.iter().map(|b| b.0.as_str()).collect::<Vec<_>>());
         let top = p.iter().chain(output).fold(0.0f64, |a, &b| a.max(b)) * 1.15;
         let title = match given {
             Some(_) => l.pick("MSS output | given vs p", "MSS 输出 | 给定，对比 p"),
@@ -336,9 +347,14 @@ fn comparison_chart(
             x: "",
             y: "",
         };
+        let rect = if stacked {
+            (60, below + 50, wi - 20, below + 200)
+        } else {
+            (wi / 2 + 50, 40, wi - 20, 230)
+        };
         let ch = Chart::new(
             cv,
-            (w as i32 / 2 + 50, 40, w as i32 - 20, 230),
+            rect,
             Scale::categories(p.len()),
             Scale::linear(0.0, top.max(0.01)),
             &labels,
@@ -348,13 +364,15 @@ fn comparison_chart(
             ch.bar(x + 0.1, x + 0.48, pi, colors::BLUE);
             ch.bar(x + 0.52, x + 0.9, oi, colors::TEAL);
         }
+        let mut under = rect.3;
         if p.len() <= 12 {
             // t1 … tn, as the lecture, the introduction and the drawn tokens number them.
             let names: Vec<String> = (1..=p.len()).map(|i| format!("t{i}")).collect();
-            ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
+            under = ch.categories(&names.iter().map(String::as_str).collect::<Vec<_>>());
         }
+        let legend_y = if stacked { under } else { under.max(below) } + 16;
         cv.legend(
-            (w as i32 / 2 + 50, 280),
+            (rect.0, legend_y),
             &[
                 ("p", colors::BLUE),
                 (l.pick("MSS output", "MSS 输出"), colors::TEAL),
@@ -398,9 +416,9 @@ fn children_chart(rows: &[ChildrenRow], k: u32, l: Lang, w: u32) -> String {
                 Align::Middle,
             );
         }
-        ch.categories(&rows.iter().map(|r| r.label).collect::<Vec<_>>());
+        let below = ch.categories(&rows.iter().map(|r| r.label).collect::<Vec<_>>());
         cv.legend(
-            (70, 270),
+            (70, (below + 16).max(270)),
             &[
                 (
                     l.pick("mean TV(MSS output, p)", "平均 TV(MSS 输出, p)"),
@@ -486,6 +504,48 @@ pub(crate) mod tests {
                     let fresh = children_rows(&ToyLm::new(&toy), k as usize, *lang);
                     assert_eq!(format!("{:?}", v.children), format!("{fresh:?}"), "k {k}");
                     assert_eq!(v.svg_children, children_chart(&fresh, k, *lang, 560));
+                    let narrow = multi_draft_view(&MultiDraftParams {
+                        k,
+                        toy,
+                        lang: *lang,
+                        figure_width: Some(322),
+                        ..MultiDraftParams::default()
+                    })
+                    .unwrap();
+                    assert_eq!(narrow.svg_children, children_chart(&fresh, k, *lang, 322));
+                }
+            }
+        }
+    }
+
+    /// Both figures at the narrowest width, a 390 px phone's room and their own, in both
+    /// languages, given or averaged, for every k: no two texts overlap (on a phone the two
+    /// charts' titles once did, and "given" ran into "averaged"), none passes an edge.
+    #[test]
+    fn no_text_of_either_figure_overlaps_another() {
+        use crate::plot::tests::text_clashes;
+        use crate::plot::MIN_WIDTH;
+        for w in [MIN_WIDTH, 322, 560] {
+            for lang in [Lang::En, Lang::Zh] {
+                let slide = MultiDraftParams::default().given;
+                for (given, k) in [(slide.as_str(), 2), ("", 1), (slide.as_str(), 5)] {
+                    let v = multi_draft_view(&MultiDraftParams {
+                        given: given.into(),
+                        k,
+                        lang,
+                        figure_width: Some(w),
+                        ..MultiDraftParams::default()
+                    })
+                    .unwrap();
+                    for svg in [&v.svg, &v.svg_children] {
+                        assert_eq!(
+                            text_clashes(svg, w as i32),
+                            Vec::<String>::new(),
+                            "{w} px, {lang:?}, given {given:?}, k {k}"
+                        );
+                        // Wrapped or staggered, every name is whole.
+                        assert!(!svg.contains('…'), "{svg}");
+                    }
                 }
             }
         }

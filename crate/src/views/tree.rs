@@ -4,7 +4,7 @@
 use crate::error::{Error, Range, Text};
 use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
-use crate::plot::{colors, figure_width, render, Align};
+use crate::plot::{colors, ellipsize, figure_width, render, text_width, wrap, Align};
 use crate::tree::{parse_config, parse_paths, TokenTree};
 
 /// Nodes of a typed tree.
@@ -114,13 +114,25 @@ fn tree_svg(tree: &TokenTree, highlight: Option<usize>, l: Lang, w: u32) -> Stri
         format!("Token tree with {n} speculated nodes"),
         format!("有 {n} 个猜测节点的令牌树"),
     );
-    render(w, height, &label, |cv| {
-        let title = l.pick(
-            format!("{n} nodes in the tree vs {paths} tokens decoded path by path"),
-            format!("树里 {n} 个节点，逐条路径解码则要 {paths} 个 token"),
-        );
-        cv.text((10, 14), &title, 13, colors::INK, Align::Start, false);
-        draw_tree(cv, tree, w as i32, 40, 60, highlight);
+    let title = l.pick(
+        format!("{n} nodes in the tree vs {paths} tokens decoded path by path"),
+        format!("树里 {n} 个节点，逐条路径解码则要 {paths} 个 token"),
+    );
+    // On a phone the title takes two lines, and the tree moves down under them.
+    let lines = wrap(&title, 13, w as i32 - 16);
+    let below = 16 * (lines.len() as i32 - 1);
+    render(w, height + below as u32, &label, |cv| {
+        for (i, line) in lines.iter().enumerate() {
+            cv.text(
+                (10, 14 + 16 * i as i32),
+                line,
+                13,
+                colors::INK,
+                Align::Start,
+                false,
+            );
+        }
+        draw_tree(cv, tree, w as i32, 40 + below, 60, highlight);
     })
 }
 
@@ -128,15 +140,18 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>, l: 
     let n = tokens.len() as i32;
     let cell = (420 / n.max(1)).clamp(6, 28);
     let show_labels = cell >= 14;
-    let short = |t: &String| -> String {
-        let s: String = t.chars().take(9).collect();
-        if show_labels {
-            s
-        } else {
-            String::new()
-        }
-    };
-    let rows: Vec<String> = tokens.iter().map(short).collect();
+    // A row is named by its whole token where it fits a column of at most ROW_NAME_PX, else cut
+    // with an ellipsis ("translation" was once cut to "translati"); a column by three characters.
+    let rows: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            if show_labels {
+                ellipsize(t, 11, ROW_NAME_PX)
+            } else {
+                String::new()
+            }
+        })
+        .collect();
     let cols: Vec<String> = tokens
         .iter()
         .map(|t| {
@@ -147,9 +162,16 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>, l: 
             }
         })
         .collect();
-    let left = if show_labels { 90 } else { 20 };
+    let names = rows.iter().map(|r| text_width(r, 11)).max().unwrap_or(0);
+    let left = if show_labels { names.max(30) + 12 } else { 20 };
     let width = (left + n * cell + 20).max(200) as u32;
-    let height = (40 + n * cell + 20) as u32;
+    let title = l.pick(
+        "mask: row may attend to column (DFS order)",
+        "掩码：行可以关注列（深度优先顺序）",
+    );
+    let lines = wrap(title, 12, width as i32 - 14);
+    let top = 36 + 15 * (lines.len() as i32 - 1);
+    let height = (top + n * cell + 24) as u32;
     render(
         width,
         height,
@@ -158,23 +180,22 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>, l: 
             "拓扑感知的因果掩码：行关注列",
         ),
         |cv| {
-            cv.text(
-                (8, 12),
-                l.pick(
-                    "mask: row may attend to column (DFS order)",
-                    "掩码：行可以关注列（深度优先顺序）",
-                ),
-                12,
-                colors::INK,
-                Align::Start,
-                false,
-            );
+            for (i, line) in lines.iter().enumerate() {
+                cv.text(
+                    (8, 12 + 15 * i as i32),
+                    line,
+                    12,
+                    colors::INK,
+                    Align::Start,
+                    false,
+                );
+            }
             let grid = Grid {
                 rows: &rows,
                 cols: &cols,
                 cell_w: cell,
                 cell_h: cell,
-                origin: (left, 36),
+                origin: (left, top),
             };
             grid.draw(cv, |r, c| {
                 let lit = mask[r][c];
@@ -190,6 +211,9 @@ fn mask_svg(tokens: &[String], mask: &[Vec<bool>], highlight: Option<usize>, l: 
         },
     )
 }
+
+/// The widest a mask's row name is drawn, in px (about 17 Latin characters at 11 px).
+const ROW_NAME_PX: i32 = 118;
 
 #[cfg(test)]
 mod tests {
@@ -226,6 +250,50 @@ mod tests {
             .contains("树里 6 个节点，逐条路径解码则要 7 个 token"));
         assert!(v.svg_mask.contains("掩码：行可以关注列"));
         assert!(!v.svg_tree.contains("nodes in the tree") && !v.svg_mask.contains("attend"));
+    }
+
+    /// The mask names each row by its whole token ("translation", not "translati"), and a
+    /// token too long for its room is cut with an ellipsis, in the tree and in the mask, rather
+    /// than left out; no two texts of either figure overlap, at a phone's width or a wide one.
+    #[test]
+    fn long_tokens_are_cut_with_an_ellipsis_and_nothing_overlaps() {
+        use crate::plot::tests::text_clashes;
+        let v = tree_view(&TreeParams::default()).unwrap();
+        assert!(v.svg_mask.contains("\ntranslation\n"), "{}", v.svg_mask);
+        let long = "x".repeat(60);
+        for (paths, width) in [
+            (format!("{long} | a b"), 560),
+            (format!("{long} | a b"), 322),
+            (format!("learning {long} | learning {long}y | b"), 322),
+            (TreeParams::default().paths, 322),
+        ] {
+            for lang in [Lang::En, Lang::Zh] {
+                let v = tree_view(&TreeParams {
+                    paths: paths.clone(),
+                    figure_width: Some(width),
+                    lang,
+                    ..TreeParams::default()
+                })
+                .unwrap();
+                if paths.contains(&long) {
+                    assert!(v.svg_tree.contains("xxx…"), "{}", v.svg_tree);
+                    assert!(v.svg_mask.contains("xxx…"), "{}", v.svg_mask);
+                }
+                for svg in [&v.svg_tree, &v.svg_mask] {
+                    let w: i32 = svg
+                        .split("width=\"")
+                        .nth(1)
+                        .and_then(|s| s.split('"').next())
+                        .and_then(|s| s.parse().ok())
+                        .unwrap();
+                    assert_eq!(
+                        text_clashes(svg, w),
+                        Vec::<String>::new(),
+                        "{paths} at {width}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
