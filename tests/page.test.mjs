@@ -193,7 +193,7 @@ test('offline after the first visit: the service worker serves the page, the mod
     await new Promise((r) => setTimeout(r, 200));
   }
   const kept = await page.evaluate(async () => (await (await caches.open('specdec-playground-v1')).keys()).map((r) => new URL(r.url).pathname));
-  for (const path of ['/index.html', `/pkg/${dir}specdec_bg.wasm`, `/pkg/${dir}specdec.js`, '/pkg/weights/target.bpk', '/widgets/theory.js', '/pool-worker.js']) {
+  for (const path of ['/index.html', `/pkg/${dir}specdec_bg.wasm`, `/pkg/${dir}specdec.js`, '/pkg/builds.json', '/pkg/weights/target.bpk', '/widgets/theory.js', '/pool-worker.js']) {
     assert.ok(kept.includes(path), `${path} kept: ${kept.join(' ')}`);
   }
   await context.setOffline(true);

@@ -81,10 +81,10 @@ async function load() {
   return m;
 }
 
-/** Asks the page's service worker (our own pages only) to keep the build this browser runs. */
+/** Asks the page's service worker (our own pages only) to keep the build this browser runs and the list of builds. */
 function keepOffline() {
   if (new URL(import.meta.url).origin !== location.origin || !navigator.serviceWorker) return;
-  const keep = [`./pkg/${build.dir}specdec.js`, `./pkg/${build.dir}specdec_bg.wasm`].map((p) => new URL(p, import.meta.url).href);
+  const keep = [`./pkg/${build.dir}specdec.js`, `./pkg/${build.dir}specdec_bg.wasm`, './pkg/builds.json'].map((p) => new URL(p, import.meta.url).href);
   navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ keep })).catch(() => {});
 }
 
