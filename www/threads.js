@@ -53,7 +53,8 @@ export function chooseBuild() {
  * than each build: a missing build would be a 404 in the console. Without a manifest (a network
  * error), every build in that order; one that fails to load is passed over (engine.js). A lesser
  * build than the one chosen says why (`why`: the chosen one's reason for one thread, else
- * 'unavailable' with `detail`, which engine.js fills in).
+ * 'not-built' with the missing folders in `detail`, or 'unavailable' with the error, which
+ * engine.js fills in).
  */
 export async function candidates(chosen, manifest) {
   const order = [];
@@ -73,7 +74,7 @@ export async function candidates(chosen, manifest) {
   // better ones that are missing.
   return order.filter((b) => b.dir === '' || built.includes(b.dir)).map((b) => {
     const missing = order.slice(0, order.indexOf(b)).filter((x) => !built.includes(x.dir)).map((x) => `pkg/${x.dir}`);
-    return b.why === 'unavailable' && missing.length ? { ...b, detail: `${missing.join(', ')} not built yet` } : b;
+    return b.why === 'unavailable' && missing.length ? { ...b, why: 'not-built', detail: missing.join(', ') } : b;
   });
 }
 
@@ -164,6 +165,8 @@ export function oneThreadReason(why, tr, detail = '') {
       '本页没有跨源隔离，浏览器不给它共享内存；它的服务器可以发送这两个响应头：Cross-Origin-Opener-Policy: same-origin 和 Cross-Origin-Embedder-Policy: require-corp');
     case 'one-core': return tr('the browser reports one core', '浏览器报告只有一个核心');
     case 'helpers-failed': return tr(`its helper threads could not start (${detail})`, `它的辅助线程无法启动（${detail}）`);
+    case 'not-built': return tr(`its threaded builds (${detail}) are not built yet; if the page was just started with scripts/serve.sh, they are being built: reload in a few minutes`,
+      `它的多线程版本（${detail}）还没有构建；如果页面刚用 scripts/serve.sh 启动，它们正在构建中：几分钟后刷新`);
     case 'unavailable': return tr(`the engine’s threaded build could not be loaded (${detail}); if the page was just started with scripts/serve.sh, it is still being built: reload in a few minutes`,
       `引擎的多线程版本无法加载（${detail}）；如果页面刚用 scripts/serve.sh 启动，它还在构建中：几分钟后刷新`);
     default: return '';
