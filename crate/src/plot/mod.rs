@@ -351,10 +351,26 @@ pub fn wrap_words(text: &str, size: u32, width: i32) -> Vec<String> {
 
 /// The units a line may break after: a Latin word with the spaces after it, or one wide
 /// character (with any closing punctuation or spaces that follow it, which may not start a line).
+/// A short full-width parenthetical, up to [`SHORT_ASIDE`] characters with its brackets, is one
+/// unit: "top-k（确定性）" breaks before "（", not inside it.
 fn words(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<String> = Vec::new();
     let mut open = false; // whether the last unit still takes characters
-    for c in text.chars() {
+    let mut aside = 0; // characters of a short parenthetical still to join the last unit
+    for (i, &c) in chars.iter().enumerate() {
+        if aside > 0 {
+            out.last_mut().expect("an aside starts a unit").push(c);
+            aside -= 1;
+            continue;
+        }
+        if c == '（' {
+            if let Some(len) = chars[i..].iter().take(SHORT_ASIDE).position(|&x| x == '）') {
+                out.push(c.to_string());
+                (aside, open) = (len, false);
+                continue;
+            }
+        }
         let closing = matches!(
             c,
             '，' | '。' | '；' | '：' | '、' | '）' | '！' | '？' | ')' | ',' | '.' | ';' | ':'
@@ -372,6 +388,9 @@ fn words(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// The longest full-width parenthetical kept on one line, its brackets included.
+const SHORT_ASIDE: usize = 6;
 
 /// A line wider than `width` (one long word) cut between characters.
 fn split_long(line: &str, size: u32, width: i32) -> Vec<String> {
@@ -469,6 +488,9 @@ pub(crate) mod tests {
             }
         }
         assert_eq!(wrap("short", 14, 300), vec!["short"]);
+        // A short parenthetical stays whole; a long one breaks as any Chinese.
+        assert_eq!(wrap("top-k（确定性）", 11, 76), ["top-k", "（确定性）"]);
+        assert!(wrap("模型（蓝，标出决定的 token 数）", 11, 80).len() > 2);
         // One word longer than a line is cut between characters.
         assert!(wrap(&"x".repeat(40), 12, 60)
             .iter()
