@@ -303,8 +303,9 @@ fn comparison_chart(
         "Acceptance of naive sampling and multi-step speculative sampling, and MSS output against p",
         "朴素采样与多步推测采样（MSS）的接受概率，以及 MSS 的输出与 p 的对比",
     );
-    // Side by side where the two titles fit over their halves; on a phone one above the other,
-    // each the figure's width (side by side, the first title ran over the second).
+    // Side by side where the two titles fit over their halves (the first plot wide enough for
+    // "averaged" under its bars); on a phone one above the other, each the figure's width (side
+    // by side, the first title ran over the second).
     let stacked = w < 520;
     let wi = w as i32;
     render(w, if stacked { 490 } else { 300 }, label, |cv| {
@@ -318,7 +319,7 @@ fn comparison_chart(
             (
                 60,
                 40,
-                if stacked { wi - 20 } else { wi / 2 + 10 },
+                if stacked { wi - 20 } else { wi / 2 + 20 },
                 if stacked { 200 } else { 230 },
             ),
             Scale::categories(bars.len()),
@@ -350,7 +351,7 @@ fn comparison_chart(
         let rect = if stacked {
             (60, below + 50, wi - 20, below + 200)
         } else {
-            (wi / 2 + 50, 40, wi - 20, 230)
+            (wi / 2 + 60, 40, wi - 20, 230)
         };
         let ch = Chart::new(
             cv,
@@ -545,6 +546,16 @@ pub(crate) mod tests {
                         );
                         // Wrapped or staggered, every name is whole.
                         assert!(!svg.contains('…'), "{svg}");
+                    }
+                    // At its own width the names under the bars stand in one row.
+                    if w == 560 {
+                        let rows: std::collections::BTreeSet<i32> =
+                            crate::plot::tests::text_boxes(&v.svg)
+                                .into_iter()
+                                .filter(|(t, _)| ["naive", "朴素", "MSS"].contains(&t.as_str()))
+                                .map(|(_, b)| b[1])
+                                .collect();
+                        assert_eq!(rows.len(), 1, "{lang:?}: {rows:?}");
                     }
                 }
             }
