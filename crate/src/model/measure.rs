@@ -121,8 +121,8 @@ pub async fn time_blocks(
     time_blocks_within(call, resolution_us, clock, f64::INFINITY).await
 }
 
-/// Fewest blocks a timing within a budget keeps (its IQR still means something).
-pub const FEWEST_BLOCKS: usize = 5;
+/// Fewest blocks a timing within a budget keeps (a median and quartiles of three).
+pub const FEWEST_BLOCKS: usize = 3;
 
 /// [`time_blocks`] in about `budget_us` once warm: where one call is so slow that [`BLOCKS`]
 /// blocks would outrun it (a GPU emulated on the CPU takes a tenth of a second for what a real
@@ -309,8 +309,8 @@ pub struct Roofline {
     pub peak_from_k: Option<usize>,
     /// Whether the calibrations were measured before, in this page's worker, and reused.
     pub calibration_reused: bool,
-    /// The calibrations as measured, for the next measurement on the same device to reuse.
-    #[serde(skip)]
+    /// The calibrations as measured (`took_us`: how long they took), for the next measurement
+    /// on the same device to reuse.
     pub calibration: Calibration,
     pub clock_resolution_us: f64,
     /// weight_bytes / bandwidth: no call can be faster.
@@ -596,6 +596,7 @@ mod tests {
         assert_eq!(blocks_within(1.5e6, 2_000.0), BLOCKS);
         // 200 ms a block: 7 fit in 1.5 s.
         assert_eq!(blocks_within(1.5e6, 200_000.0), 7);
+        assert_eq!(blocks_within(1.5e6, 400_000.0), 3);
         // A second a block: never fewer than FEWEST_BLOCKS.
         assert_eq!(blocks_within(1.5e6, 1e6), FEWEST_BLOCKS);
     }

@@ -369,6 +369,7 @@ mod tests {
                     threads: 1,
                     fma: false,
                 },
+                took_us: 2e6,
             },
             clock_resolution_us: 100.0,
             memory_floor_us: 7600.0,

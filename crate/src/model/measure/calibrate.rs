@@ -20,6 +20,8 @@ pub struct Calibration {
     pub clock_resolution_us: f64,
     /// What it was measured on: another measurement on the same may reuse it.
     pub on: On,
+    /// How long the calibrations took, µs.
+    pub took_us: f64,
 }
 
 /// What a calibration holds for: the backend, and on a CPU the threads and whether its
@@ -53,6 +55,7 @@ const WARM_STREAMS: usize = 20;
 /// more of them add to a call, sized to the device ([`gpu_peak`]). Either peak is only a
 /// calibration: the roofline raises it to what the model's own calls reach (`super::ceiling`).
 pub async fn calibrate(device: &Device, on: On, clock: Clock<'_>) -> Result<Calibration, Error> {
+    let started = clock();
     let resolution = clock_resolution(clock);
     let (bandwidth_gbs, peak_gflops) = if on.backend != "wgpu" {
         on_the_cpu(resolution, clock).await?
@@ -64,6 +67,7 @@ pub async fn calibrate(device: &Device, on: On, clock: Clock<'_>) -> Result<Cali
         peak_gflops,
         clock_resolution_us: resolution,
         on,
+        took_us: clock() - started,
     })
 }
 
@@ -163,22 +167,31 @@ async fn on_the_gpu(
         .await?;
         Ok::<_, Error>(timing)
     };
-    let (two, many) = (reads(2).await?, reads(GPU_LAYERS).await?);
-    let read_us = per_step(two, many, GPU_LAYERS - 2, GPU_LAYERS);
+    // A device so slow that two layers take a tenth of a second (a GPU emulated on the CPU)
+    // compares them with three: each more layer costs it a third of a second.
+    let two = reads(2).await?;
+    let layers_many = match two.median_us > SLOW_CALL_US {
+        true => 3,
+        false => GPU_LAYERS,
+    };
+    let many = reads(layers_many).await?;
+    let read_us = per_step(two, many, layers_many - 2, layers_many);
     drop(layers);
     let peak = gpu_peak(device, resolution, clock).await?;
     Ok(((STREAM_FLOATS * 4) as f64 / read_us / 1e3, peak))
 }
 
 /// Sizes of the square matmuls the GPU's peak tries, smallest first.
-const MATMUL_SIZES: [usize; 3] = [256, 512, 1024];
+const MATMUL_SIZES: [usize; 4] = [128, 256, 512, 1024];
+/// A call of two 64 MB layers slower than this (µs) marks a slow device: fewer layers.
+const SLOW_CALL_US: f64 = 100_000.0;
 /// Matmuls more in the longer of the two calls whose difference gives the GPU's peak.
 const MATMULS: usize = 4;
 /// A timing of the GPU's calibrations keeps within about this, once warm (µs).
 const GPU_BUDGET_US: f64 = 1.5e6;
-/// A size whose longer call takes more than this (µs) is the last one tried: a larger one would
-/// take seconds on a GPU emulated on the CPU, and this one already outweighs the call's fixed cost.
-const LONG_CALL_US: f64 = 40_000.0;
+/// The next size is tried only while its longer call would take less than this (µs), judged
+/// from this size's: on a GPU emulated on the CPU a larger one would take seconds a call.
+const LONG_CALL_US: f64 = 100_000.0;
 
 /// The time one more step adds to a call, from calls of `few` and `few + more` steps (`many`
 /// steps in all, timed as `short` and `long`): the slope where it stands out of the noise and is
@@ -195,7 +208,7 @@ pub fn per_step(short: Timing, long: Timing, more: usize, many: usize) -> f64 {
 }
 
 /// The GPU's arithmetic peak, GFLOP/s: the best rate of square matmuls on operands its caches
-/// hold, from 256² up to 1024² while a call stays short (an emulated GPU stops at the first),
+/// hold, from 128² up to 1024² while a call stays short (an emulated GPU stops at the first),
 /// each timed as what [`MATMULS`] more matmuls in one call add, so that the call's submission
 /// and read-back do not count as arithmetic.
 async fn gpu_peak(device: &Device, resolution: f64, clock: Clock<'_>) -> Result<f64, Error> {
@@ -222,7 +235,8 @@ async fn gpu_peak(device: &Device, resolution: f64, clock: Clock<'_>) -> Result<
         let ((one, _), (long, _)) = (chain(1).await?, chain(1 + MATMULS).await?);
         let us = per_step(one, long, MATMULS, 1 + MATMULS);
         best = best.max(2.0 * (n * n * n) as f64 / us / 1e3);
-        if long.median_us > LONG_CALL_US {
+        // The next size has 8× the flops: tried only while its longer call would stay short.
+        if 8.0 * long.median_us > LONG_CALL_US {
             break;
         }
     }
