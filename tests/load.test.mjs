@@ -101,3 +101,23 @@ test('in Chinese at 390 px: the caption and the published figures in Chinese, no
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a noisy speedup is flagged in every decoding table (speedup, γ sweep, batch sweep), and the note names what moves calls of that length (the ×16 sweep said "the calls take microseconds" beside 17 ms calls)', async () => {
+  const { page, errors } = await open(env, '');
+  const notes = await page.evaluate(async () => {
+    const { noisyHtml } = await import('./widgets/decoding-load.js');
+    const row = (gamma, batch, measured_speedup, measured_speedup_iqr, target_call_us) => ({ gamma, batch, prompts: 8, measured_speedup, measured_speedup_iqr, target_call_us });
+    return [noisyHtml([row(2, 1, 1.5, 0.2, 17_000), row(4, 1, 1.2, 0.9, 17_000)]), noisyHtml([row(2, 1, 1.5, 0.9, 200)]),
+      noisyHtml([row(2, 1, 1.5, 0.2, 200)]), noisyHtml([row(2, 8, 1.5, 0.9, 200)]),
+      noisyHtml([row(2, 1, 1.2, 0.9, 300), row(2, 4, 1.2, 0.1, 300)], (w) => `batch ${w.batch}`)];
+  });
+  assert.match(notes[0], /Noisy: the speedup at γ 4 varies by more than half itself/);
+  assert.doesNotMatch(notes[0], /microseconds/);
+  assert.match(notes[0], /Something else may have used this device/);
+  assert.match(notes[1], /Its calls take microseconds/);
+  assert.equal(notes[2], '', 'a steady speedup has no note');
+  assert.equal(notes[3], '', 'one group of prompts has no spread to flag');
+  assert.match(notes[4], /the speedup at batch 1 varies/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

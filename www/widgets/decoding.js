@@ -6,7 +6,7 @@ import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
-import { loadHtml, spreadHtml } from './decoding-load.js';
+import { loadHtml, noisyHtml, spreadHtml } from './decoding-load.js';
 import { stepHtml } from './decoding-step.js';
 import { crossingHtml, draftsControl, draftsHtml, draftsOn, offloads, weightsControl } from './offload.js';
 
@@ -256,15 +256,6 @@ function sweepHtml(r) {
   `<p class="numbers">${escapeHtml(r.method)}。在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
     按实测开销曲线排第一的是 γ ${r.curve_gamma}（${fmt(r.curve_speedup, 2)}×）。${formula}</p>`);
   return summary + table([head].concat(rows), 'dec-sweep') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0]) + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
-}
-
-/** A caution where the spread is as large as the effect: calls of microseconds on a busy device. */
-function noisyHtml(rows) {
-  const noisy = rows.filter((w) => w.measured_speedup_iqr > 0.5 * w.measured_speedup);
-  if (!noisy.length) return '';
-  const which = rows.length > 1 ? tr(` at γ ${noisy.map((w) => w.gamma).join(', ')}`, `（γ ${noisy.map((w) => w.gamma).join('、')}）`) : '';
-  return tr(`<p class="note dec-noisy">Noisy: the speedup${which} varies by more than half itself from one group of prompts to the next (IQR). The calls take microseconds, so a busy device or the browser still compiling the engine moves them; run it again, with more prompts, before reading much into it.</p>`,
-    `<p class="note dec-noisy">噪声大：加速比${which}在各组提示词之间的波动（IQR）超过它自身的一半。每次调用只有几微秒，设备忙或浏览器还在编译引擎都会影响它；多用些提示词再运行一次，再下结论。</p>`);
 }
 
 /** Why the wall clock gives less than the lecture's formula: the formula takes a verify call to cost
