@@ -136,14 +136,7 @@ pub fn hidden_svg(trees: &[Pictured], l: Lang, w: u32) -> String {
                     };
                     cv.circle(p, 8, ring, false);
                     if !label.is_empty() {
-                        cv.text(
-                            (p.0, p.1 + 10),
-                            label,
-                            10,
-                            colors::INK,
-                            Align::Middle,
-                            true,
-                        );
+                        cv.text((p.0, p.1 + 10), label, 10, colors::INK, Align::Middle, true);
                     }
                 }
             }
