@@ -98,10 +98,11 @@ function methodsHtml(r, v) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   return tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
     `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`)
-    + table([tr(['method', 'τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured'],
-      ['方法', 'τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
+    + noisyHtml(r.rows.map((x) => ({ ...x, prompts: r.prompts, batch: 1 })), (x) => escapeHtml(x.method))
+    + table([tr(['method', 'τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured', 'IQR (prompt by prompt)'],
+      ['方法', 'τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测', 'IQR（逐个提示词）'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
       x.accepted_fraction == null ? '—' : pct(x.accepted_fraction), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3), fmt(x.verify_over_target, 2),
-      `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`])), 'dec-methods')
+      `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`, fmt(x.measured_speedup_iqr, 2)])), 'dec-methods')
     + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c), with c the drafting of a step (for a chain E(α, γ)/(γc + 1), with c a draft call’s), verification taken as free. '
       + '<b>T(n)/T(1)</b>: this run’s own mean verification call over its own mean one-token call. <b>On the measured curve</b>: τ/(T(n)/T(1) + c) (a chain: E(α, γ) for τ). '
       + '<b>Measured</b>: the target alone’s wall time over the method’s, on the same prompts. '

@@ -46,6 +46,8 @@ pub struct MethodRow {
     pub predicted_speedup_curve: f64,
     /// Target-alone wall time over this method's, on the same prompts.
     pub measured_speedup: f64,
+    /// The spread (IQR) of that ratio prompt by prompt (a chain's: group by group).
+    pub measured_speedup_iqr: f64,
 }
 
 /// The §6 table at one node budget.
@@ -74,6 +76,7 @@ async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<
     let plain = Method::Target { greedy: true };
     let (mut p_stats, mut s_stats) = (Stats::default(), Stats::default());
     let (mut p_us, mut s_us) = (0.0, 0.0);
+    let mut ratios = Vec::with_capacity(prompts.len());
     // The first prompts decoded both ways before the clock counts, then every prompt.
     let warm = prompts.iter().take(WARM_UP).map(|p| (p, false));
     for (p, counted) in warm.chain(prompts.iter().map(|p| (p, true))) {
@@ -85,6 +88,8 @@ async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<
         if counted {
             p_us += t1 - t0;
             s_us += t2 - t1;
+            // Greedy: the same output tokens both ways, so the times' ratio is the speedup.
+            ratios.push((t1 - t0) / (t2 - t1).max(f64::MIN_POSITIVE));
             p_stats.add(&a.stats);
             s_stats.add(&b.stats);
         }
@@ -107,6 +112,10 @@ async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<
         predicted_speedup: s_stats.tokens_per_call() / (1.0 + c),
         predicted_speedup_curve: s_stats.tokens_per_call() / (tv / t1 + c),
         measured_speedup: p_us / s_us.max(f64::MIN_POSITIVE),
+        measured_speedup_iqr: match ratios.is_empty() {
+            true => 0.0,
+            false => crate::model::measure::iqr(ratios),
+        },
     })
 }
 
@@ -166,6 +175,7 @@ pub async fn methods(
                 .unwrap_or(r.tokens_per_call / (1.0 + r.c * r.draft_calls_per_step)),
             predicted_speedup_curve: r.predicted_speedup_curve,
             measured_speedup: r.measured_speedup,
+            measured_speedup_iqr: r.measured_speedup_iqr,
         });
         progress(rows.len(), total);
     }

@@ -324,6 +324,7 @@ mod tests {
             predicted_speedup: s * 1.1,
             predicted_speedup_curve: s * 0.9,
             measured_speedup: s,
+            measured_speedup_iqr: 0.1,
         };
         MethodsReport {
             budget: 8,
