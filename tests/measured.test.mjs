@@ -57,10 +57,10 @@ test('measured roofline: the target ×2 timed at every k of the lecture’s demo
   assert.ok(await page.$(`${W} .mr-plot svg`), 'the figure');
   assert.match(await text(page, `${W} .mr-status`), /Measured on flex/);
   // The peak is a ceiling on its own points: no call's rate (2 flops a weight and token, from the
-  // table's medians and the caption's MB, rounded: 2% of room) above the peak the caption gives.
+  // table's medians and the caption's MB, rounded: 5% of room) above the peak the caption gives.
   const peak = Number(all.match(/peak ([\d.]+) GFLOP\/s/)[1]);
   const weights = Number(all.match(/([\d.]+) MB of weights a call/)[1]) * 1e6 / 4;
-  for (const [k, median] of points) assert.ok(2 * weights * k / median / 1e3 <= peak * 1.02, `k = ${k}: ${all}`);
+  for (const [k, median] of points) assert.ok(2 * weights * k / median / 1e3 <= peak * 1.05, `k = ${k}: ${all}`);
   const ceilings = await page.evaluate(async () => {
     const { peakText } = await import('./widgets/measured.js');
     return [peakText({ peak_gflops: 26.5, calibrated_peak_gflops: 5, peak_from_k: 64 }), peakText({ peak_gflops: 30, calibrated_peak_gflops: 30 })];
@@ -110,7 +110,7 @@ test('measured roofline on WebGPU: the captions speak of a GPU — its fixed wor
   const over = Number((await rowsOf(page, `${W} table.mr-rows`))[1].split(' ').at(-1));
   if (over > 3) assert.match(all, /on a GPU a call’s fixed work \(its submission, some twenty kernels, the read-back\) outweighs reading 0\.3 MB of weights/, all);
   else assert.match(all, /reading 0\.3 MB of weights is most of what it costs/, all);
-  assert.match(all, /calibrated in [\d.]+ s, once for this page/, all);
+  assert.match(all, /the calibrations took [\d.]+ s, once for this page/, all);
   // A second measurement on the page reuses the GPU's calibration (seconds on an emulated GPU).
   await setControl(page, 'measured', 'batch', '4');
   await measured(page, 2);

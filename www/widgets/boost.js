@@ -74,7 +74,7 @@ const way = (r) => (r.boosted === null ? tr('either (one model)', '两者相同�
 /** The rows whose wall clock spread over more than half itself from prompt to prompt. */
 export function noisyRows(v) {
   const noisy = v.rows.filter((r) => spread(r.measured_speedup, r.measured_speedup_iqr));
-  const named = noisy.map((r) => `${r.pool} (${way(r)})`).join(tr(', ', '、'));
+  const named = noisy.map((r) => tr(`${r.pool} (${way(r)})`, `${r.pool}（${way(r)}）`)).join(tr(', ', '、'));
   return noisyNote('bt-noisy', noisy.length ? [[`the speedup of the pool${noisy.length > 1 ? 's' : ''} of ${named} varied by more than half itself from prompt to prompt (IQR)`,
     `池 ${named} 的加速比在提示词之间的波动（IQR）超过它自身的一半`]] : []);
 }

@@ -98,7 +98,8 @@ export function peakText(v) {
 
 /** Said where the calibrations were measured before on this page (they take seconds on an emulated GPU). */
 const reusedText = (v) => (v.calibration_reused ? tr(' (calibrated once on this page, reused)', '（这个页面只校准一次，这里沿用）')
-  : tr(` (calibrated in ${fmt(v.calibration.took_us / 1e6, 1)} s, once for this page)`, `（校准用了 ${fmt(v.calibration.took_us / 1e6, 1)} 秒，这个页面只做一次）`));
+  : v.calibration?.took_us == null ? ''
+    : tr(`; the calibrations took ${fmt(v.calibration.took_us / 1e6, 1)} s, once for this page`, `；校准用了 ${fmt(v.calibration.took_us / 1e6, 1)} 秒，这个页面只做一次`));
 
 function clockSentence(v) {
   const coarse = v.clock_resolution_us >= 20;
@@ -116,8 +117,8 @@ function resultHtml(v) {
   const rows = v.rows.map((p) => [p.k, num(p.median_us), num(p.iqr_us), fmt(p.median_us / t1, 2), fmt(p.median_us / v.memory_floor_us, 2)]);
   const size = v.params >= 1e6 ? `${fmt(v.params / 1e6, 1)} M` : `${fmt(v.params / 1e3, 0)} k`;
   return noisySentence(v) + `<p class="numbers">${kneeSentence(v)}</p>`
-    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the calibration’s ridge point, where the roofline’s compute time equals its memory time (peak × bytes / (2 · params · bandwidth · batch)), ${modelKnee(v)} — not the red line, which is measured.`,
-      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；按校准算出的屋顶线转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)}${tr(' ', '')}${floorSentence(v)}${busySentence(v)}</p>`
+    + `<p class="numbers">${tr(`Target ×${v.width}: ${size} parameters, ${fmt(v.weight_bytes / 1e6, 2)} MB of weights a call; memory floor ${us(v.memory_floor_us)}; the roofline’s ridge point, where its compute time equals its memory time (peak × bytes / (2 · params · bandwidth · batch)), ${modelKnee(v)} — not the red line, which is measured.`,
+      `目标模型 ×${v.width}：${size} 个参数，每次调用读 ${fmt(v.weight_bytes / 1e6, 2)} MB 权重；访存下限 ${us(v.memory_floor_us)}；屋顶线的转折点（计算时间等于访存时间：峰值 × 字节 /（2 · 参数 · 带宽 · 批））${modelKnee(v)}——不是红线，红线是实测的。`)}${tr(' ', '')}${floorSentence(v)}${busySentence(v)}</p>`
     + table([tr(['k', 'median (µs)', 'IQR (µs)', 'T(k) / T(1)', '× memory floor'], ['k', '中位数（µs）', 'IQR（µs）', 'T(k) / T(1)', '× 访存下限'])].concat(rows), 'mr-rows')
     + crossingHtml(v.transfer, t1) + `<p class="numbers">${clockSentence(v)}</p>`;
 }

@@ -51,8 +51,8 @@ impl Call {
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Latency {
     pub median_us: f64,
-    /// The spread of the blocks' times (interquartile range; 0 for fewer than two blocks).
-    pub iqr_us: f64,
+    /// The spread of the blocks' times (interquartile range); `None` for one block, which has none.
+    pub iqr_us: Option<f64>,
     pub p95_us: f64,
     pub dispatches: Option<f64>,
 }
@@ -125,7 +125,7 @@ async fn time_call(
     times.sort_by(f64::total_cmp);
     Ok(Latency {
         median_us: times[times.len() / 2],
-        iqr_us: super::measure::iqr(times.clone()),
+        iqr_us: (times.len() > 1).then(|| super::measure::iqr(times.clone())),
         p95_us: times[(times.len() * 95 / 100).min(times.len() - 1)],
         dispatches,
     })

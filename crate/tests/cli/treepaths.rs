@@ -86,7 +86,7 @@ fn tree_vs_paths_takes_eagle2s_dynamic_tree_per_prompt() {
     let rows = v["rows"].as_array().unwrap();
     for (row, b) in rows.iter().zip([1, 2, 4]) {
         let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
-        assert_eq!(keys.len(), 7, "{row}");
+        assert_eq!(keys.len(), 9, "{row}");
         let sum = |key| (0..b).map(|i| count(i, key)).sum::<u64>();
         assert_eq!(row["tokens_tree"].as_u64(), Some(sum("nodes")), "{row}");
         assert_eq!(

@@ -168,7 +168,7 @@ async fn on_the_gpu(
         Ok::<_, Error>(timing)
     };
     // A device so slow that two layers take a tenth of a second (a GPU emulated on the CPU)
-    // compares them with three: each more layer costs it a third of a second.
+    // compares them with three: six would cost it seconds a call.
     let two = reads(2).await?;
     let layers_many = match two.median_us > SLOW_CALL_US {
         true => 3,
@@ -214,7 +214,7 @@ pub fn per_step(short: Timing, long: Timing, more: usize, many: usize) -> f64 {
 async fn gpu_peak(device: &Device, resolution: f64, clock: Clock<'_>) -> Result<f64, Error> {
     let mut best = 0.0f64;
     for n in MATMUL_SIZES {
-        // a / n: a product of ones stays ones, however many in a row.
+        // a / n: a chain of its products stays a / n, however long.
         let a = Tensor::<2>::ones([n, n], device).div_scalar(n as f32);
         let chain = async |count: usize| {
             time_blocks_within(
