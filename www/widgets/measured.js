@@ -99,7 +99,8 @@ export function peakText(v) {
 /** Said where the calibrations were measured before on this page (they take seconds on an emulated GPU). */
 const reusedText = (v) => (v.calibration_reused ? tr(' (calibrated once on this page, reused)', '（这个页面只校准一次，这里沿用）')
   : v.calibration?.took_us == null ? ''
-    : tr(`; the calibrations took ${fmt(v.calibration.took_us / 1e6, 1)} s, once for this page`, `；校准用了 ${fmt(v.calibration.took_us / 1e6, 1)} 秒，这个页面只做一次`));
+    : v.backend !== 'wgpu' ? tr(`; the calibrations took ${fmt(v.calibration.took_us / 1e6, 1)} s`, `；校准用了 ${fmt(v.calibration.took_us / 1e6, 1)} 秒`)
+      : tr(`; the calibrations took ${fmt(v.calibration.took_us / 1e6, 1)} s, once for this page`, `；校准用了 ${fmt(v.calibration.took_us / 1e6, 1)} 秒，这个页面只做一次`));
 
 function clockSentence(v) {
   const coarse = v.clock_resolution_us >= 20;

@@ -25,7 +25,8 @@ thread_local! {
     /// The file of the draft trained in the page, as the page handed it over.
     static TRAINED: std::cell::RefCell<Option<Vec<u8>>> = const { std::cell::RefCell::new(None) };
     /// The device's calibrations for the measured roofline, one per backend, threads and FMA
-    /// (`measure::On`): a page calibrates once (seconds on an emulated GPU) and reuses them.
+    /// (`measure::On`): a page calibrates a GPU once (seconds, tens on an emulated one) and
+    /// reuses them.
     static CALIBRATIONS: std::cell::RefCell<Vec<Calibration>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 

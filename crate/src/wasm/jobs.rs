@@ -373,8 +373,10 @@ pub async fn roofline_measure(
     let m = job.offloaded(m, p.offload, note.as_deref()).await?;
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
+    // Reused on a GPU only, where calibrating takes seconds (an emulated one's, tens); a CPU's
+    // takes a fraction of a second, and a measurement repeated on a quieter device gets fresh ones.
     let on = measure::calibrated_on(m.backend, measure::execution(&m.target, m.backend));
-    let known = held::calibration(on);
+    let known = held::calibration(on).filter(|_| m.backend == Backend::Wgpu);
     let view = views::measured::measured_view(&p, &m, known, &clock, &mut tell).await;
     if let Ok(v) = &view {
         held::keep_calibration(v.roofline.calibration);
