@@ -1,7 +1,7 @@
 //! Data-space charts on a [`Canvas`]: a linear or log₁₀ scale per axis, nice ticks, grid,
 //! titles, and helpers that map data points to pixels.
 
-use super::{colors, text_width, tick_label, Align, Canvas, MARGIN};
+use super::{colors, text_width, Align, Canvas, MARGIN};
 use plotters::style::RGBColor;
 
 /// One axis: the data range and whether it is logarithmic.
@@ -296,9 +296,39 @@ impl<'c, 'a> Chart<'c, 'a> {
     }
 }
 
+/// A number printed compactly for a tick label.
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        let e = a.log10().floor() as i32;
+        let m = v / 10f64.powi(e);
+        if (m.abs() - 1.0).abs() < 1e-9 {
+            format!("{}1e{e}", if v < 0.0 { "-" } else { "" })
+        } else {
+            format!("{m:.1}e{e}")
+        }
+    } else if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(0.0), "0");
+        assert_eq!(tick_label(5.0), "5");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(1e-12), "1e-12");
+        assert_eq!(tick_label(2.5e6), "2.5e6");
+    }
 
     #[test]
     fn linear_ticks_are_round() {
