@@ -8,7 +8,9 @@
 //! [`TokenTree::depths`] gives the position ids (nodes at one depth share a position). One forward
 //! with that mask and those positions equals running every path on its own.
 
+pub mod choose;
 mod config;
+pub mod sequoia;
 
 pub use config::{parse_config, ExpansionConfig, DEFAULT_NODE_BUDGET};
 
