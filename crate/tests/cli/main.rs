@@ -1,13 +1,14 @@
 //! The `specdec` CLI contract: one JSON object on stdout with --json, exit status 2 and one
 //! line on stderr naming the bad value otherwise. Each case runs the real binary. The cases are
-//! in nine files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
+//! in ten files beside this one: [`analytic`] (theory, roofline, sampling, trees, exercises,
 //! argument errors), [`models`] (the LikesWorld models, speculative and model-free decoding,
 //! every size option), [`measured`] (the widened target, the measured roofline and the
 //! wall-clock speedups), [`hidden`] (the hidden-state drafts: Medusa, EAGLE, the methods table),
 //! [`treepaths`] (per-sequence against tree-parallel verification, issue 34), [`load`] (the
 //! speedup against the batch: speculation under load), [`offload`] (the target's weights
 //! crossing to the GPU before every call), [`drafts_on`] (the drafts on the CPU beside a GPU
-//! target) and [`learned`] (distilled drafts, the boost-tuned pool).
+//! target), [`learned`] (distilled drafts, the boost-tuned pool) and [`sequoia`] (Sequoia's
+//! trees and the hardware-aware choice, issue 54).
 
 mod analytic;
 mod drafts_on;
@@ -17,6 +18,7 @@ mod load;
 mod measured;
 mod models;
 mod offload;
+mod sequoia;
 mod treepaths;
 
 use serde_json::Value;

@@ -31,6 +31,11 @@ USAGE: specdec <command> [--option value]... [--json]
                 (--given numbers the tokens from 1, as the lecture: t1 is 1)
   tree          --paths \"a b c|a b d e|f g\" [--root r]
   tree          --config \"<2,2,1>\" [--budget N]
+  tree          --sequoia --acceptance P1,P2,... --budget N [--depth D]
+                Sequoia's tree of N nodes (depth ≤ D) with the most expected tokens a step (§4.7)
+  choose        --acceptance P1,P2,... --times T1,T2,...,TK --draft-cost C
+                the best chain (γ) and tree (n, d) for these call times: T(k) verifies k tokens,
+                C is the draft's cost per level over T(1); speedup E / (T(n+1)/T(1) + d·C)
   exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"] [--lang en|zh]   check answers to the lecture's exercises
 
 LikesWorld models (native):
@@ -165,6 +170,7 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "sample-dist" => sampling::cmd_sample_dist(o)?,
         "multi-draft" => sampling::cmd_multi_draft(o)?,
         "tree" => tree::cmd_tree(o)?,
+        "choose" => tree::cmd_choose(o)?,
         "exercise" => exercises::cmd_exercise(o)?,
         #[cfg(not(target_arch = "wasm32"))]
         "train" => match o.peek("model") {

@@ -8,8 +8,9 @@ use specdec::error::Range;
 use std::collections::BTreeMap;
 
 /// Options that take no value.
-const FLAGS: [&str; 5] = [
+const FLAGS: [&str; 6] = [
     "--no-cache",
+    "--sequoia",
     "--dynamic",
     "--ttt",
     "--offload",

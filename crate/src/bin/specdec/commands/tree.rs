@@ -1,7 +1,11 @@
-//! `tree`: token trees, merged from paths or expanded from a configuration (lecture §4.2–4.3).
+//! `tree`: token trees, merged from paths, expanded from a configuration (lecture §4.2–4.3) or
+//! Sequoia's best for an acceptance vector (§4.7); `choose`: the hardware-aware choice of a chain
+//! and a tree from the times of the target's calls.
 
 use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
+use specdec::tree::choose::{choose, Times};
+use specdec::tree::sequoia::{self, Acceptance};
 use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
 
 /// The node budget of an expanded tree.
@@ -9,6 +13,9 @@ const BUDGET: specdec::error::Range =
     specdec::error::Range::new("budget", 1.0, 100_000.0).after("nodes", "个节点");
 
 pub fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
+    if o.flag("sequoia") {
+        return cmd_sequoia(o);
+    }
     match (o.take("paths"), o.take("config")) {
         (Some(_), Some(_)) => Err(Usage("tree: give --paths or --config, not both".into())),
         (None, None) => Err(Usage("tree: missing --paths or --config".into())),
@@ -70,4 +77,104 @@ pub fn cmd_tree(o: &mut Opts) -> Result<Report, Usage> {
             })
         }
     }
+}
+
+/// `tree --sequoia --acceptance P --budget N [--depth D]`: the best tree of N nodes.
+fn cmd_sequoia(o: &mut Opts) -> Result<Report, Usage> {
+    let p = Acceptance::parse(&o.required("acceptance")?)?;
+    let budget = o.count(&sequoia::BUDGET, None)?;
+    let depth = o.count(
+        &sequoia::DEPTH,
+        Some(budget.min(sequoia::DEPTH.max as usize)),
+    )?;
+    let plan = sequoia::sequoia(&p, budget, depth)?;
+    let labels = plan.labels();
+    Ok(Report {
+        json: json!({
+            "expected_tokens": plan.expected_tokens,
+            "nodes": plan.nodes(),
+            "depth": plan.depth(),
+            "parents": plan.parents,
+            "ranks": plan.ranks,
+            "labels": labels,
+            "levels": plan.levels(),
+        }),
+        rows: vec![
+            row(
+                "expected tokens a step",
+                format!("{:.6}", plan.expected_tokens),
+            ),
+            row("nodes (without the root)", plan.nodes()),
+            row("depth", plan.depth()),
+            row("children per level", levels_text(&plan.levels())),
+            row("nodes by rank path", labels.join(" ")),
+        ],
+    })
+}
+
+/// `[2] [2 1] [0 1 0]`: each level's children counts, node by node.
+fn levels_text(levels: &[Vec<usize>]) -> String {
+    levels
+        .iter()
+        .map(|l| {
+            let counts: Vec<String> = l.iter().map(usize::to_string).collect();
+            format!("[{}]", counts.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `choose --acceptance P --times T(1),…,T(K) --draft-cost C`: the best chain and tree.
+pub fn cmd_choose(o: &mut Opts) -> Result<Report, Usage> {
+    let p = Acceptance::parse(&o.required("acceptance")?)?;
+    let times = Times::parse(&o.required("times")?)?;
+    let c = o.number("draft-cost", None)?;
+    let choice = choose(&p, &times, c)?;
+    let (chain, tree) = (&choice.chain, &choice.tree);
+    let mut rows = vec![
+        row(
+            "chain",
+            if chain.gamma == 0 {
+                "none pays: plain decoding is faster".to_string()
+            } else {
+                format!(
+                    "γ {}: {:.3} tokens a step, predicted {:.3}×",
+                    chain.gamma, chain.expected_tokens, chain.predicted_speedup
+                )
+            },
+        ),
+        row(
+            "tree",
+            if tree.nodes == 0 {
+                "none pays: plain decoding is faster".to_string()
+            } else {
+                format!(
+                    "{} nodes, depth {}: {:.3} tokens a step, predicted {:.3}×",
+                    tree.nodes, tree.depth, tree.expected_tokens, tree.predicted_speedup
+                )
+            },
+        ),
+    ];
+    if tree.nodes > 0 {
+        let plan = sequoia::Plan {
+            parents: tree.parents.clone(),
+            ranks: tree.ranks.clone(),
+            expected_tokens: tree.expected_tokens,
+        };
+        rows.push(row("the tree by rank path", plan.labels().join(" ")));
+    }
+    Ok(Report {
+        json: json!({
+            "chain": chain,
+            "tree": {
+                "nodes": tree.nodes,
+                "depth": tree.depth,
+                "expected_tokens": tree.expected_tokens,
+                "predicted_speedup": tree.predicted_speedup,
+                "parents": tree.parents,
+                "ranks": tree.ranks,
+            },
+        }),
+        rows,
+    })
 }

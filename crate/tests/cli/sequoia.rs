@@ -1,0 +1,139 @@
+//! `tree --sequoia` and `choose` (issue 54): Sequoia's trees and the hardware-aware choice.
+
+use super::{check_error, f, json};
+
+#[test]
+fn sequoia_tree_by_hand_and_its_contract() {
+    // Two nodes: two children (0.5 + 0.3) beat a chain (0.5 + 0.25).
+    let v = json(&[
+        "tree",
+        "--sequoia",
+        "--acceptance",
+        "0.5,0.3",
+        "--budget",
+        "2",
+    ]);
+    assert!((f(&v, "expected_tokens") - 1.8).abs() < 1e-12, "{v}");
+    assert_eq!(
+        (v["nodes"].as_u64(), v["depth"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(v["parents"], serde_json::json!([null, null]));
+    // A depth limit of one: the root's children only, three ranks for three nodes.
+    let v = json(&[
+        "tree",
+        "--sequoia",
+        "--acceptance",
+        "0.6,0.2,0.1",
+        "--budget",
+        "3",
+        "--depth",
+        "1",
+    ]);
+    assert!((f(&v, "expected_tokens") - 1.9).abs() < 1e-12, "{v}");
+    assert_eq!(v["levels"], serde_json::json!([[3]]));
+    // One rank: the chain, 1 + p + … + p⁴.
+    let v = json(&["tree", "--sequoia", "--acceptance", "0.5", "--budget", "4"]);
+    assert!((f(&v, "expected_tokens") - 1.9375).abs() < 1e-12, "{v}");
+    assert_eq!(v["depth"], 4);
+}
+
+#[test]
+fn choose_takes_few_nodes_on_a_steep_curve_and_many_on_a_flat_one() {
+    let p = "0.55,0.15,0.07,0.04";
+    let steep: Vec<String> = (0..33)
+        .map(|k| format!("{}", 1.0 + 0.25 * k as f64))
+        .collect();
+    let flat: Vec<String> = (1..=33)
+        .map(|k| format!("{}", 1.0 + 0.004 * k as f64))
+        .collect();
+    let cpu = json(&[
+        "choose",
+        "--acceptance",
+        p,
+        "--times",
+        &steep.join(","),
+        "--draft-cost",
+        "0.07",
+    ]);
+    let gpu = json(&[
+        "choose",
+        "--acceptance",
+        p,
+        "--times",
+        &flat.join(","),
+        "--draft-cost",
+        "0.07",
+    ]);
+    let nodes = |v: &serde_json::Value| v["tree"]["nodes"].as_u64().unwrap();
+    assert!(nodes(&cpu) <= 4 && nodes(&gpu) >= 16, "{cpu} {gpu}");
+    assert!(f(&gpu["tree"], "predicted_speedup") >= 2.0);
+    for v in [&cpu, &gpu] {
+        let (chain, tree) = (&v["chain"], &v["tree"]);
+        assert!(f(tree, "predicted_speedup") >= f(chain, "predicted_speedup"));
+        assert!(chain["gamma"].as_u64().unwrap() >= 1);
+        assert!(f(chain, "expected_tokens") > 1.0 && tree["depth"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn bad_input_names_the_parameter() {
+    let tree = |p: &str, n: &str| {
+        ["tree", "--sequoia", "--acceptance", p, "--budget", n].map(String::from)
+    };
+    let run = |a: [String; 6], needle: &str| check_error(&a.each_ref().map(String::as_str), needle);
+    run(
+        tree("1.2", "3"),
+        "acceptance = 1.2 is out of range: 0 ≤ p_i ≤ 1",
+    );
+    run(tree("0.7,0.4", "3"), "sum to 1.1000, over 1");
+    run(tree("0.5", "0"), "budget = 0 is out of range");
+    check_error(
+        &[
+            "tree",
+            "--sequoia",
+            "--acceptance",
+            "0.5",
+            "--budget",
+            "3",
+            "--depth",
+            "0",
+        ],
+        "depth = 0 is out of range",
+    );
+    let choose = |t: &str, c: &str| {
+        [
+            "choose",
+            "--acceptance",
+            "0.5",
+            "--times",
+            t,
+            "--draft-cost",
+            c,
+        ]
+        .map(String::from)
+    };
+    let run = |a: [String; 7], needle: &str| check_error(&a.each_ref().map(String::as_str), needle);
+    run(
+        choose("1,0", "0.1"),
+        "every time T(k) must be a positive number",
+    );
+    run(
+        choose("1,-1", "0.1"),
+        "every time T(k) must be a positive number",
+    );
+    run(choose("1", "0.1"), "times = 1 is out of range");
+    run(choose("1,2", "-1"), "draft-cost = -1 is out of range");
+    check_error(
+        &[
+            "choose",
+            "--acceptance",
+            "-0.1",
+            "--times",
+            "1,2",
+            "--draft-cost",
+            "0",
+        ],
+        "acceptance = -0.1",
+    );
+}
