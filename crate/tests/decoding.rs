@@ -8,7 +8,7 @@
 use burn::tensor::read_sync;
 use specdec::decode::batch::{Batched, Request};
 use specdec::decode::Generation;
-use specdec::decode::{ChainRule, LanguageModel, Method, Speculation, TreeRule};
+use specdec::decode::{ChainRule, LanguageModel, Method, Shape, Speculation, TreeRule};
 use specdec::i18n::Lang;
 use specdec::lab::decoding::{self as ex, GreedyReport};
 use specdec::lab::lm::{Batch, Cached};
@@ -110,7 +110,7 @@ fn greedy_trees_of_the_lecture_are_identical_and_wider_trees_decide_more() {
             .to_vec();
         let method = Method::Expand {
             draft: 1,
-            widths,
+            shape: Shape::Widths(widths),
             children: Children::TopK,
             rule: TreeRule::Greedy,
         };
@@ -459,7 +459,7 @@ fn greedy_decoding_is_identical_on_ndarray_on_wgpu_and_with_the_drafts_on_flex_b
             },
             Method::Expand {
                 draft: 0,
-                widths: vec![2, 2, 1],
+                shape: Shape::Widths(vec![2, 2, 1]),
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
             },
@@ -533,7 +533,7 @@ fn speculative_decoding_is_lossless_on_the_widened_target() {
     };
     let tree = Method::Expand {
         draft: 0,
-        widths: vec![2, 2, 1, 1],
+        shape: Shape::Widths(vec![2, 2, 1, 1]),
         children: Children::TopK,
         rule: TreeRule::Greedy,
     };

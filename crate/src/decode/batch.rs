@@ -264,6 +264,7 @@ mod tests {
     use crate::decode::engine::{ChainRule, Method, TreeRule};
     use crate::decode::ready;
     use crate::decode::toy::ToyModel;
+    use crate::decode::Shape;
     use crate::sampling::multi::Children;
     use crate::sampling::speculative::Variant;
     use crate::toy::{ToyConfig, ToyLm, PROMPT};
@@ -293,7 +294,7 @@ mod tests {
             },
             Method::Expand {
                 draft: 0,
-                widths: vec![2, 1],
+                shape: Shape::Widths(vec![2, 1]),
                 children: Children::Iid,
                 rule: TreeRule::Mss,
             },

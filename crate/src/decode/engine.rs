@@ -14,7 +14,7 @@
 //! runs share every line that touches the target.
 
 pub use super::propose::ChainRule;
-use super::propose::{model, Drafting};
+use super::propose::{model, Drafting, Shape};
 use super::stats::{top, Check, Compared, Ending, Generation, Source, Span, StepTrace};
 use super::{Chance, LanguageModel, Proposal};
 use crate::clock::Clock;
@@ -60,11 +60,12 @@ pub enum Method {
         gamma: usize,
         rule: ChainRule,
     },
-    /// An expansion tree: k_i children per node at level i from draft `draft`. Greedy takes the
-    /// top-k_i; the sampling rules draw children as `children` says.
+    /// An expansion tree from draft `draft`: k_i children per node at level i (⟨k₁,…⟩), or each
+    /// node's own count (Sequoia's trees): [`Shape`]. Greedy takes the top-k; the sampling rules
+    /// draw children as `children` says.
     Expand {
         draft: usize,
-        widths: Vec<usize>,
+        shape: Shape,
         children: Children,
         rule: TreeRule,
     },
@@ -160,15 +161,16 @@ pub async fn step<M: LanguageModel>(
         }
         Method::Expand {
             draft,
-            widths,
+            shape,
             children,
             rule,
         } => {
             let d = model(drafts, *draft)?;
-            let widths = &widths[..widths.len().min(depth)];
+            let levels = shape.levels();
+            let levels = &levels[..levels.len().min(depth)];
             // Greedy verification takes the top-k (deterministic) whatever `children` says.
             let children = (*rule != TreeRule::Greedy).then_some(*children);
-            drafting.expand(d, ctx, widths, children, eos).await?
+            drafting.expand(d, ctx, levels, children, eos).await?
         }
         Method::Merge { gamma, rule } => {
             drafting

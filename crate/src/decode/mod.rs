@@ -44,6 +44,7 @@ pub(crate) fn ready<F: std::future::Future>(f: F) -> F::Output {
     }
 }
 pub use engine::{generate, step, ChainRule, Config, Method, TreeRule};
+pub use propose::Shape;
 pub use stats::{Generation, Source, Stats};
 
 use crate::error::Error;

@@ -21,6 +21,42 @@ pub enum ChainRule {
     Sample(Variant),
 }
 
+/// The shape of an expansion tree: how many children each node gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// ⟨k₁, k₂, …⟩: k_i children for every node at level i − 1.
+    Widths(Vec<usize>),
+    /// Each node's own count, level by level: level 0 holds the root's, level j the counts of
+    /// the nodes at depth j in the order the expansion adds them (by parent, then by rank), as
+    /// [`crate::tree::sequoia::Plan::levels`] gives them for Sequoia's trees.
+    Levels(Vec<Vec<usize>>),
+}
+
+impl Shape {
+    /// The counts level by level, node by node.
+    pub fn levels(&self) -> Vec<Vec<usize>> {
+        match self {
+            Shape::Levels(levels) => levels.clone(),
+            Shape::Widths(widths) => {
+                let mut nodes = 1;
+                widths
+                    .iter()
+                    .map(|&k| {
+                        let level = vec![k; nodes];
+                        nodes *= k;
+                        level
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Draft nodes (the root excluded).
+    pub fn nodes(&self) -> usize {
+        self.levels().iter().flatten().sum()
+    }
+}
+
 pub(super) fn model<M>(drafts: &mut [M], i: usize) -> Result<&mut M, Error> {
     let n = drafts.len();
     drafts.get_mut(i).ok_or_else(|| Error::Unknown {
@@ -106,18 +142,28 @@ impl<C: Chance> Drafting<'_, '_, C> {
         &mut self,
         draft: &mut M,
         ctx: &[u32],
-        widths: &[usize],
+        levels: &[Vec<usize>],
         children: Option<Children>,
         eos: Option<u32>,
     ) -> Result<Proposal, Error> {
         let mut p = Proposal::empty();
-        let mut frontier = vec![0usize];
-        for &k in widths {
+        // The nodes of the last level in the order the shape counts them; None where a node was
+        // not added (under an end of text, or past the tokens a draft offers), so that the
+        // counts of the next level stay aligned.
+        let mut frontier = vec![Some(0usize)];
+        for level in levels {
             let dists = self.call(draft, ctx, &p.tree).await?;
             p.draft_calls += 1;
             let mut next = Vec::new();
-            for &at in &frontier {
+            for (i, slot) in frontier.iter().enumerate() {
+                let k = level.get(i).copied().unwrap_or(0);
+                let start = next.len();
+                let Some(at) = *slot else {
+                    next.resize(start + k, None);
+                    continue;
+                };
                 if at > 0 && Some(p.tree.tokens[at - 1]) == eos {
+                    next.resize(start + k, None);
                     continue;
                 }
                 let q = &dists[at];
@@ -125,19 +171,19 @@ impl<C: Chance> Drafting<'_, '_, C> {
                 match children {
                     None => {
                         for x in top_k(q, k) {
-                            next.push(p.add(at, x, None) + 1);
+                            next.push(Some(p.add(at, x, None) + 1));
                         }
                     }
                     Some(Children::TopK) => {
                         // Deterministic children verified as if sampled: biased (lecture §4.5).
                         for x in top_k(q, k) {
-                            next.push(p.add(at, x, Some(q.clone())) + 1);
+                            next.push(Some(p.add(at, x, Some(q.clone())) + 1));
                         }
                     }
                     Some(Children::Iid) => {
                         for _ in 0..k {
                             let x = self.chance.draw(q) as u32;
-                            next.push(p.add(at, x, Some(q.clone())) + 1);
+                            next.push(Some(p.add(at, x, Some(q.clone())) + 1));
                         }
                     }
                     Some(Children::WithoutReplacement) => {
@@ -147,7 +193,7 @@ impl<C: Chance> Drafting<'_, '_, C> {
                                 break;
                             }
                             let x = self.chance.draw(&qj);
-                            next.push(p.add(at, x as u32, Some(qj.clone())) + 1);
+                            next.push(Some(p.add(at, x as u32, Some(qj.clone())) + 1));
                             qj[x] = 0.0;
                             let mass: f64 = qj.iter().sum();
                             if mass > 0.0 {
@@ -156,6 +202,7 @@ impl<C: Chance> Drafting<'_, '_, C> {
                         }
                     }
                 }
+                next.resize(start + k, None);
             }
             frontier = next;
         }

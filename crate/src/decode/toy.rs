@@ -49,6 +49,7 @@ mod tests {
     use crate::decode::ready;
     use crate::decode::stats::Ending;
     use crate::decode::Generation;
+    use crate::decode::Shape;
     use crate::sampling::multi::Children;
     use crate::sampling::speculative::Variant;
     use crate::sampling::tv;
@@ -180,7 +181,7 @@ mod tests {
         let target = marginal(&exact_distribution(&lm, Strategy::Target), 3);
         let tree = |widths: &[usize], children, rule| Method::Expand {
             draft: 0,
-            widths: widths.to_vec(),
+            shape: Shape::Widths(widths.to_vec()),
             children,
             rule,
         };
@@ -202,6 +203,55 @@ mod tests {
                 &target,
             );
             assert!(d > 0.01, "top-k {widths:?}: TV {d}");
+        }
+    }
+
+    #[test]
+    fn trees_of_any_shape_are_exact() {
+        // Sequoia's trees give each node its own count: the root 2 children, the first of them
+        // 2 and the second none; a lopsided ⟨1⟩ then ⟨3⟩ under it. Exact under MSS whatever
+        // the shape, and greedy decides the target's argmax path.
+        let lm = lm(0, 1.5);
+        let target = marginal(&exact_distribution(&lm, Strategy::Target), 3);
+        let shaped = |levels: Vec<Vec<usize>>, children, rule| Method::Expand {
+            draft: 0,
+            shape: Shape::Levels(levels),
+            children,
+            rule,
+        };
+        for levels in [
+            vec![vec![2], vec![2, 0]],
+            vec![vec![1], vec![3]],
+            vec![vec![2], vec![0, 1], vec![2]],
+        ] {
+            for children in [Children::WithoutReplacement, Children::Iid] {
+                let m = shaped(levels.clone(), children, TreeRule::Mss);
+                let d = tv(&composed(&[&lm], &m, 3), &target);
+                assert!(d <= 1e-12, "{levels:?} {children:?}: TV {d}");
+            }
+        }
+        // A shape of uniform counts is the ⟨…⟩ tree: the same step distribution.
+        let uniform = shaped(
+            vec![vec![2], vec![1, 1]],
+            Children::WithoutReplacement,
+            TreeRule::Mss,
+        );
+        let widths = Method::Expand {
+            draft: 0,
+            shape: Shape::Widths(vec![2, 1]),
+            children: Children::WithoutReplacement,
+            rule: TreeRule::Mss,
+        };
+        assert_eq!(
+            Shape::Widths(vec![2, 1]).levels(),
+            vec![vec![2], vec![1, 1]]
+        );
+        assert_eq!(Shape::Widths(vec![2, 2, 1]).nodes(), 10);
+        for ctx in [vec![0u32, 1], vec![2, 3]] {
+            assert_eq!(
+                step_distribution(&[&lm], &uniform, &ctx),
+                step_distribution(&[&lm], &widths, &ctx)
+            );
         }
     }
 
@@ -235,7 +285,7 @@ mod tests {
             },
             Method::Expand {
                 draft: 0,
-                widths: vec![2, 1],
+                shape: Shape::Widths(vec![2, 1]),
                 children: Children::WithoutReplacement,
                 rule: TreeRule::Mss,
             },
@@ -280,7 +330,7 @@ mod tests {
                 },
                 Method::Expand {
                     draft: 0,
-                    widths: vec![2, 2, 1],
+                    shape: Shape::Widths(vec![2, 2, 1]),
                     children: Children::Iid,
                     rule: TreeRule::Greedy,
                 },

@@ -12,6 +12,7 @@ use crate::clock::Progress;
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::propose::top_k;
 use crate::decode::stats::{Generation, Stats};
+use crate::decode::Shape;
 use crate::error::Error;
 use crate::likesworld::{self, token_kinds, TokenKind, Q};
 use crate::model::eval::distributions_many;
@@ -266,7 +267,7 @@ pub async fn stochastic(
     let rule = verify.rule();
     let method = Method::Expand {
         draft: Draft::B.index(),
-        widths: widths.to_vec(),
+        shape: Shape::Widths(widths.to_vec()),
         children,
         rule,
     };

@@ -18,6 +18,7 @@ use super::{acceptance, load, speedup};
 use crate::clock::{part, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::stats::Generation;
+use crate::decode::Shape;
 use crate::error::Error;
 use crate::likesworld::{prompts, sampling_prompts};
 use crate::sampling::multi::Children;
@@ -233,7 +234,7 @@ pub async fn tree_sweep(
     for (k, widths) in trees.iter().enumerate() {
         let method = Method::Expand {
             draft: t.draft.index(),
-            widths: widths.clone(),
+            shape: Shape::Widths(widths.clone()),
             children: Children::TopK,
             rule: TreeRule::Greedy,
         };

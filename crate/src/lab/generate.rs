@@ -10,6 +10,7 @@ use crate::decode::batch::{generate_all, Job};
 use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, ChainRule, Config, Method, TreeRule};
 use crate::decode::stats::Generation;
+use crate::decode::Shape;
 use crate::error::Error;
 use crate::i18n::{zh_join, Lang};
 use crate::likesworld::{self, EOS};
@@ -141,12 +142,11 @@ pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
         }
         Method::Expand {
             draft: d,
-            widths,
+            shape,
             children,
             rule,
         } => {
-            let w: Vec<String> = widths.iter().map(usize::to_string).collect();
-            let (d, w, c) = (draft(d), w.join(","), children.name());
+            let (d, c) = (draft(d), children.name());
             let how = match rule {
                 TreeRule::Greedy => l.pick("greedy (top-k)".into(), "贪心（top-k）".into()),
                 TreeRule::Mss => l.pick(
@@ -158,10 +158,23 @@ pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
                     format!("朴素采样（子节点：{}）", children.label(l)),
                 ),
             };
-            l.pick(
-                format!("{d} tree ⟨{w}⟩, {how}"),
-                format!("{} ⟨{w}⟩，{how}", zh_join(d, "树")),
-            )
+            match shape {
+                Shape::Widths(widths) => {
+                    let w: Vec<String> = widths.iter().map(usize::to_string).collect();
+                    let w = w.join(",");
+                    l.pick(
+                        format!("{d} tree ⟨{w}⟩, {how}"),
+                        format!("{} ⟨{w}⟩，{how}", zh_join(d, "树")),
+                    )
+                }
+                Shape::Levels(_) => {
+                    let n = shape.nodes();
+                    l.pick(
+                        format!("{d} Sequoia tree of {n} nodes, {how}"),
+                        format!("{} Sequoia 树（{n} 个节点），{how}", zh_join(d, "的")),
+                    )
+                }
+            }
         }
         Method::Merge { gamma, rule } => {
             let how = match rule {
@@ -213,7 +226,7 @@ mod tests {
         );
         let tree = Method::Expand {
             draft: 1,
-            widths: vec![2, 1],
+            shape: Shape::Widths(vec![2, 1]),
             children: Children::Iid,
             rule: TreeRule::Mss,
         };

@@ -30,6 +30,7 @@ use crate::decode::free::kind::{self, DrafterKind, Settings, EARLIER};
 use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
 use crate::decode::stats::{Generation, Span, Stats};
+use crate::decode::Shape;
 use crate::error::Error;
 use crate::i18n::{zh_join, Lang};
 use crate::likesworld::{EOS, MAX_LEN};
@@ -121,7 +122,7 @@ impl Speedup {
         Ok(match self.shape {
             Proposing::Tree => Some(Method::Expand {
                 draft: self.draft.index(),
-                widths: tree_widths(&self.config)?,
+                shape: Shape::Widths(tree_widths(&self.config)?),
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
             }),

@@ -12,6 +12,7 @@ use super::ranges::{
 };
 use super::timed::{Load, Speedup, Sweep};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
+use crate::decode::Shape;
 use crate::error::Error;
 use crate::sampling::multi::Children;
 use crate::sampling::speculative::Variant;
@@ -242,7 +243,7 @@ impl Step {
             }
             StepKind::Tree => Some(Method::Expand {
                 draft: self.draft.index(),
-                widths: tree_widths(&self.config)?,
+                shape: Shape::Widths(tree_widths(&self.config)?),
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
             }),
