@@ -162,12 +162,14 @@ impl Error {
 /// that each has one).
 fn noun_zh(what: &str) -> &str {
     match what {
+        "acceptance vector" => "接受向量",
         "answers" => "答案",
         "batch" => "批大小",
         "batch list" => "批大小列表",
         "backend" => "后端",
         "children sampler" => "子节点采样方式",
         "distribution" => "分布",
+        "device" => "设备",
         "draft" => "草稿模型",
         "drafter" => "起草器",
         "drafter for the budget sweep" => "预算扫描的起草器",
@@ -198,6 +200,7 @@ fn noun_zh(what: &str) -> &str {
         "step-through" => "逐步查看方式",
         "stochastic verification" => "随机验证方式",
         "teacher" => "教师信号",
+        "times" => "调用时间",
         "tensor read-back" => "张量回读",
         "trained draft" => "训练的草稿",
         "training" => "训练",
@@ -219,11 +222,14 @@ fn noun_zh(what: &str) -> &str {
 /// (`序列长度`); the name alone where it is a symbol (`gamma`, `tp`) or has none.
 fn range_name_zh(name: &str) -> String {
     let zh = match name {
+        "acceptance" => "接受概率",
+        "acceptance entries" => "接受向量的项数",
         "budget" => "预算",
         "context" => "上下文长度",
         "context + speculation length" => "上下文加推测的长度",
         "corpus" => "语料大小",
         "depth" | "tree depth" => "树深度",
+        "draft-cost" => "草稿开销",
         "heads" => "头数",
         "layers" => "层数",
         "lookups" => "查找次数",
@@ -245,6 +251,7 @@ fn range_name_zh(name: &str) -> String {
         "sharpness" => "锐度",
         "steps" => "训练步数",
         "target width" => "目标宽度",
+        "times" => "调用时间的个数",
         "temperature" => "温度",
         "warmup" => "预热次数",
         "window" => "窗口",

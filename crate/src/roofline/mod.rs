@@ -6,13 +6,15 @@
 //! time = max(FLOPs/peak, bytes/bandwidth) + a fixed overhead per step (kernel launches, sampling).
 //! The constants reproduce the lecture on an A100-40GB; the other presets are for exploring.
 //! `parallel` runs the same step on many GPUs (tensor and pipeline parallel) or with the weights
-//! offloaded to the host; `presets` holds the GPUs, links and models.
+//! offloaded to the host; `presets` holds the GPUs, links and models; `profiles` the curves T(k)
+//! of devices to choose how to speculate on (measured ones, and this model's).
 
 use crate::error::{Error, Range};
 use crate::theory;
 
 mod parallel;
 mod presets;
+pub mod profiles;
 
 pub use parallel::{
     all_reduce_ms, step_on, Deployment, Limit, Served, LECTURE_1_1, MICRO_BATCHES, PP, TP,

@@ -36,6 +36,9 @@ USAGE: specdec <command> [--option value]... [--json]
   choose        --acceptance P1,P2,... --times T1,T2,...,TK --draft-cost C
                 the best chain (γ) and tree (n, d) for these call times: T(k) verifies k tokens,
                 C is the draft's cost per level over T(1); speedup E / (T(n+1)/T(1) + d·C)
+  choose        --acceptance P1,P2,... --device D|all [--draft-cost C]
+                the same on a device's curve: h200-measured, cpu-measured (LikesWorld ×16,
+                docs/performance.md) or a GPU preset (the roofline model, the lecture's pair)
   exercise      --number 1|3|4|5|6|7 [--answers \"A1|A2|...\"] [--lang en|zh]   check answers to the lecture's exercises
 
 LikesWorld models (native):

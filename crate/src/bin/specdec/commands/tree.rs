@@ -4,6 +4,7 @@
 
 use crate::opts::{row, Opts, Report, Usage};
 use serde_json::json;
+use specdec::roofline::profiles;
 use specdec::tree::choose::{choose, Times};
 use specdec::tree::sequoia::{self, Acceptance};
 use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
@@ -124,12 +125,56 @@ fn levels_text(levels: &[Vec<usize>]) -> String {
         .join(" ")
 }
 
-/// `choose --acceptance P --times T(1),…,T(K) --draft-cost C`: the best chain and tree.
+/// `choose --acceptance P --times T(1),…,T(K) --draft-cost C`: the best chain and tree; with
+/// `--device D` the times and c of a device's profile (`all`: every profile side by side).
 pub fn cmd_choose(o: &mut Opts) -> Result<Report, Usage> {
     let p = Acceptance::parse(&o.required("acceptance")?)?;
-    let times = Times::parse(&o.required("times")?)?;
-    let c = o.number("draft-cost", None)?;
-    let choice = choose(&p, &times, c)?;
+    let Some(device) = o.take("device") else {
+        let times = Times::parse(&o.required("times")?)?;
+        let c = o.number("draft-cost", None)?;
+        return one_choice(&p, &times, c);
+    };
+    if device != "all" {
+        let d = profiles::profile(&device)?;
+        let c = o.number("draft-cost", Some(d.draft_cost))?;
+        let mut r = one_choice(&p, &d.times(), c)?;
+        r.rows.insert(0, row("device", d.name.en.clone()));
+        r.rows.push(row("source", d.source.en.clone()));
+        r.json["device"] = json!(d.key);
+        r.json["draft_cost"] = json!(c);
+        return Ok(r);
+    }
+    let mut rows = Vec::new();
+    let mut devices = Vec::new();
+    for d in profiles::profiles() {
+        let choice = choose(&p, &d.times(), d.draft_cost)?;
+        let (chain, tree) = (&choice.chain, &choice.tree);
+        rows.push(row(
+            &d.name.en,
+            format!(
+                "c {:.3}: chain γ {} {:.2}×, tree {} nodes depth {} {:.2}×",
+                d.draft_cost,
+                chain.gamma,
+                chain.predicted_speedup,
+                tree.nodes,
+                tree.depth,
+                tree.predicted_speedup
+            ),
+        ));
+        devices.push(json!({
+            "device": d.key, "draft_cost": d.draft_cost, "chain": chain,
+            "tree": {"nodes": tree.nodes, "depth": tree.depth, "expected_tokens": tree.expected_tokens,
+                     "predicted_speedup": tree.predicted_speedup},
+        }));
+    }
+    Ok(Report {
+        json: json!({ "devices": devices }),
+        rows,
+    })
+}
+
+fn one_choice(p: &Acceptance, times: &Times, c: f64) -> Result<Report, Usage> {
+    let choice = choose(p, times, c)?;
     let (chain, tree) = (&choice.chain, &choice.tree);
     let mut rows = vec![
         row(
