@@ -408,7 +408,7 @@ fn mss_decides_more_than_naive_sampling_and_top_k_is_distorted() {
         let lab = Lab::new(m, Lang::En, CLOCK);
         read_sync(ex::stochastic(
             lab,
-            &[1, 1, 1, 1],
+            &Shape::Widths(vec![1, 1, 1, 1]),
             children,
             rule,
             &prompts,

@@ -256,7 +256,7 @@ pub struct StochasticReport {
 /// Stochastic trees from draft B (children drawn as `children` says), verified with `verify`.
 pub async fn stochastic(
     lab: Lab<'_>,
-    widths: &[usize],
+    shape: &Shape,
     children: Children,
     verify: Stochastic,
     prompts: &[Vec<u32>],
@@ -267,7 +267,7 @@ pub async fn stochastic(
     let rule = verify.rule();
     let method = Method::Expand {
         draft: Draft::B.index(),
-        shape: Shape::Widths(widths.to_vec()),
+        shape: shape.clone(),
         children,
         rule,
     };
@@ -283,7 +283,8 @@ pub async fn stochastic(
     let distortion = if children == Children::TopK && rule == TreeRule::Mss {
         let reference = target_greedy(models, prompts, clock, &mut |_, _| {}).await?;
         let pairs: Vec<(Vec<u32>, Generation)> = prompts.iter().cloned().zip(reference).collect();
-        Some(top_k_distortion(models, &pairs, widths.first().copied().unwrap_or(1)).await?)
+        let k = shape.levels().first().map_or(1, |root| root[0]);
+        Some(top_k_distortion(models, &pairs, k).await?)
     } else {
         None
     };

@@ -263,7 +263,8 @@ pub async fn verification_sweep(
     let mut reports = Vec::new();
     for (k, (rule, children)) in runs.into_iter().enumerate() {
         let mut tell = part(progress, k, n, total);
-        let r = decoding::stochastic(lab, &widths, children, rule, &prompts, s.seed, &mut tell);
+        let shape = Shape::Widths(widths.clone());
+        let r = decoding::stochastic(lab, &shape, children, rule, &prompts, s.seed, &mut tell);
         reports.push(r.await?);
     }
     Ok(reports)

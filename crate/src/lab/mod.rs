@@ -45,6 +45,7 @@ pub mod methods;
 pub mod modelfree;
 pub mod params;
 pub mod paths;
+pub mod sequoia;
 pub mod speedup;
 
 pub use context::Lab;

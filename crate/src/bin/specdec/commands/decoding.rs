@@ -212,7 +212,13 @@ pub fn stochastic(o: &mut Opts) -> Result<Report, Usage> {
     let lab = Lab::new(&m, Lang::En, &clock);
     let quiet = &mut |_, _| {};
     let r = read_sync(ex::stochastic(
-        lab, &w, children, rule, &prompts, seed, quiet,
+        lab,
+        &specdec::decode::Shape::Widths(w),
+        children,
+        rule,
+        &prompts,
+        seed,
+        quiet,
     ))?;
     let mut rows = vec![
         row("method", &r.method),

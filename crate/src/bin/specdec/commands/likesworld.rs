@@ -1,17 +1,17 @@
 //! `likesworld <experiment>`: the router of the LikesWorld commands, each routed once — the
 //! models' accuracy and the widened target's check ([`super::models`]), the decoding experiments
 //! ([`super::decoding`], [`super::speedup`]) and the drafts on the target's hidden states
-//! ([`super::hidden`]), the boost-tuned pool ([`super::learned`]), and per-sequence against tree-parallel verification
-//! ([`super::treepaths`]).
+//! ([`super::hidden`]), the boost-tuned pool ([`super::learned`]), per-sequence against tree-parallel verification
+//! ([`super::treepaths`]) and Sequoia's trees ([`super::sequoia`]).
 
-use super::{decoding, hidden, learned, models, speedup, treepaths};
+use super::{decoding, hidden, learned, models, sequoia, speedup, treepaths};
 use crate::opts::{Opts, Report, Usage};
 
 /// A command: its options in, its report out.
 type Command = fn(&mut Opts) -> Result<Report, Usage>;
 
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, Command); 13] = [
+const COMMANDS: [(&str, Command); 14] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
@@ -25,6 +25,7 @@ const COMMANDS: [(&str, Command); 13] = [
     ("methods", hidden::methods),
     ("boost", learned::boost),
     ("tree-vs-paths", treepaths::tree_vs_paths),
+    ("sequoia", sequoia::sequoia),
 ];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {

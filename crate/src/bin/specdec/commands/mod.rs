@@ -22,6 +22,8 @@ pub mod options;
 pub mod roofline;
 pub mod sampling;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod sequoia;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod speedup;
 pub mod theory;
 pub mod tree;
