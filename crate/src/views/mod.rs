@@ -14,6 +14,7 @@
 //! widget shows and the figures, in the page's language.
 
 pub mod boost;
+pub mod choose;
 pub mod decoding;
 pub mod exactness;
 pub mod exercises;

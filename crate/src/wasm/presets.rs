@@ -3,8 +3,9 @@
 //! names in both languages), every range and default of the decoding widget's values (γ, the
 //! prompts, the repeats, the trees, the batch, and the hidden-state drafts' node budget, depth
 //! and heads), the target's widths with their sizes, and for every other widget the ranges its
-//! sliders take with its parameters' defaults (its view's `Default`, serialised). The page's
-//! controls read these instead of restating them (`declare` in `www/engine.js`).
+//! sliders take with its parameters' defaults (its view's `Default`, serialised), and the
+//! devices the speculation widget chooses for. The page's controls read these instead of
+//! restating them (`declare` in `www/engine.js`).
 
 use super::output;
 use crate::error::Range;
@@ -12,7 +13,9 @@ use crate::i18n::Lang;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
 use crate::model::widen;
-use crate::views::{boost, exactness, modelfree, multidraft, roofline, theory, tree, treepaths};
+use crate::views::{
+    boost, choose, exactness, modelfree, multidraft, roofline, theory, tree, treepaths,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
@@ -99,6 +102,24 @@ struct Theory {
     gamma_axis: u32,
 }
 
+/// A device the choice can be made for, with its name in both languages and its own c.
+#[derive(Serialize)]
+struct Device {
+    key: String,
+    en: String,
+    zh: String,
+    draft_cost: f64,
+}
+
+/// The speculation widget's: its ranges and defaults, and the devices it chooses for (the
+/// measured ones first, then each GPU preset through the roofline model).
+#[derive(Serialize)]
+struct Choose {
+    #[serde(flatten)]
+    widget: Widget<choose::ChooseParams>,
+    devices: Vec<Device>,
+}
+
 #[derive(Serialize)]
 struct Presets {
     gpus: &'static [crate::roofline::Gpu],
@@ -114,6 +135,7 @@ struct Presets {
     multidraft: Widget<multidraft::MultiDraftParams>,
     modelfree: Widget<modelfree::ModelfreeParams>,
     tree: Widget<tree::TreeParams>,
+    choose: Choose,
     treepaths: Widget<treepaths::TreePathsParams>,
     boost: Widget<boost::BoostParams>,
     target_width: Range,
@@ -220,6 +242,25 @@ pub fn presets() -> Result<JsValue, JsError> {
             modelfree::ModelfreeParams::default(),
         ),
         tree: widget(&[("budget", tree::BUDGET)], tree::TreeParams::default()),
+        choose: Choose {
+            widget: widget(
+                &[
+                    ("draft_cost", crate::tree::choose::DRAFT_COST),
+                    ("acceptance", crate::tree::sequoia::ACCEPTANCE),
+                    ("acceptance_entries", crate::tree::sequoia::RANKS),
+                ],
+                choose::ChooseParams::default(),
+            ),
+            devices: crate::roofline::profiles::profiles()
+                .into_iter()
+                .map(|d| Device {
+                    en: d.name.get(Lang::En).into(),
+                    zh: d.name.get(Lang::Zh).into(),
+                    key: d.key,
+                    draft_cost: d.draft_cost,
+                })
+                .collect(),
+        },
         treepaths: widget(
             &[
                 ("batch", params::BATCH),

@@ -43,6 +43,11 @@ pub fn token_tree(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::tree::tree_view)
 }
 
+#[wasm_bindgen]
+pub fn choose(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::choose::choose_view)
+}
+
 /// The note for a WebGPU job the worker sends to the CPU because the browser's WebGPU cannot run
 /// it (`{reason: "no-webgpu" | "no-adapter" | "no-timestamps", lang}`): every such note is
 /// written in the core ([`Fallback::note`]).
