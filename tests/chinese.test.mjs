@@ -140,7 +140,7 @@ test('the Chinese page (?lang=zh) shows no English sentence: every widget, exper
   await page.click('[data-widget="theory"] .share');
   await collect(page, 'Share', found);
   // Every choice of every analytic widget's selects (they redraw at once).
-  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree']) {
+  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree', 'choose']) {
     const selects = await page.$$eval(`[data-widget="${w}"] select`, (ss) => ss.map((s) => [s.dataset.key, [...s.options].map((o) => o.value)]));
     for (const [key, values] of selects) {
       for (const v of values) {

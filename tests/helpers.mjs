@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 
 /** The analytic widgets: every control change redraws them at once. */
-export const WIDGETS = ['roofline', 'theory', 'exactness', 'multidraft', 'tree'];
+export const WIDGETS = ['roofline', 'theory', 'exactness', 'multidraft', 'tree', 'choose'];
 
 /** Sets a control's value the way a person does (an input event that bubbles). */
 export async function setControl(page, widget, key, value) {

@@ -242,7 +242,7 @@ test('lecture presets: one click sets the controls and reproduces the lecture’
   await preset('tree', 'Exercise 5 · [a b c] [a b d e] [f g]');
   assert.match(await text(page, '[data-widget="tree"] .numbers'), /7 speculated nodes vs 9 tokens/);
   // Every preset of every analytic widget draws without an alert.
-  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree']) {
+  for (const w of ['roofline', 'theory', 'exactness', 'multidraft', 'tree', 'choose']) {
     const n = await page.$$eval(`[data-widget="${w}"] .presets button`, (b) => b.length);
     assert.ok(n >= 2, w);
     for (let i = 0; i < n; i++) {
