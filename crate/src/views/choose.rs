@@ -305,7 +305,14 @@ fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32
         "n 个节点、深度 ≤ d 的最好的树的预测加速比",
     );
     let head = wrap(title, 13, width as i32 - 16);
-    let sub = wrap(&format!("{device}, c = {c:.3}"), 11, width as i32 - 16);
+    let sub = wrap(
+        &l.pick(
+            format!("{device}, c = {c:.3}"),
+            format!("{device}，c = {c:.3}"),
+        ),
+        11,
+        width as i32 - 16,
+    );
     let top = 16 + 16 * head.len() as i32 + 14 * sub.len() as i32 + 22;
     let best = choice
         .grid
