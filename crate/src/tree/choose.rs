@@ -116,6 +116,12 @@ pub fn predicted(times: &Times, expected_tokens: f64, nodes: usize, depth: usize
 
 /// The best chain and the best tree for these times, draft cost and acceptance.
 pub fn choose(p: &Acceptance, times: &Times, c: f64) -> Result<Choice, Error> {
+    choose_by_depth(std::slice::from_ref(p), times, c)
+}
+
+/// The same with a vector a depth (`rows[j]` at depth j + 1, the last row deeper): one table
+/// for every depth limit, since a tree's levels sit at other depths under another limit.
+pub fn choose_by_depth(rows: &[Acceptance], times: &Times, c: f64) -> Result<Choice, Error> {
     DRAFT_COST.check(c)?;
     let n_max = times.max_k() - 1;
     let mut chain = ChainPick {
@@ -123,8 +129,12 @@ pub fn choose(p: &Acceptance, times: &Times, c: f64) -> Result<Choice, Error> {
         expected_tokens: 1.0,
         predicted_speedup: 1.0,
     };
+    let first = |j: usize| rows[j.min(rows.len() - 1)].entries()[0];
+    let mut e = 1.0;
+    let mut reach = 1.0;
     for gamma in 1..=n_max {
-        let e = p.chain_tokens(gamma);
+        reach *= first(gamma - 1);
+        e += reach;
         let s = predicted(times, e, gamma, gamma, c);
         if s > chain.predicted_speedup {
             chain = ChainPick {
@@ -134,12 +144,19 @@ pub fn choose(p: &Acceptance, times: &Times, c: f64) -> Result<Choice, Error> {
             };
         }
     }
-    let table = Table::new(p, n_max, n_max);
+    let one = (rows.len() == 1).then(|| Table::new(&rows[0], n_max, n_max));
+    let tables: Vec<Table> = match one {
+        Some(_) => Vec::new(),
+        None => (0..=n_max)
+            .map(|d| Table::by_depth(rows, n_max, d))
+            .collect(),
+    };
+    let table = |d: usize| one.as_ref().unwrap_or_else(|| &tables[d]);
     let mut grid = Vec::new();
     let mut best: Option<(f64, usize, usize)> = None;
     for n in 1..=n_max {
         for d in 1..=n {
-            let Some(plan) = table.plan(n, d) else {
+            let Some(plan) = table(d).plan(n, d) else {
                 continue;
             };
             let s = predicted(times, plan.expected_tokens, n, plan.depth(), c);
@@ -164,7 +181,7 @@ pub fn choose(p: &Acceptance, times: &Times, c: f64) -> Result<Choice, Error> {
             ranks: vec![],
         },
         Some((s, n, d)) => {
-            let plan = table.plan(n, d).expect("searched");
+            let plan = table(d).plan(n, d).expect("searched");
             TreePick {
                 nodes: n,
                 depth: plan.depth(),

@@ -157,18 +157,32 @@ impl Plan {
 /// The expected tokens of a tree under `p`: 1 + Σ over nodes of the product of p along the path
 /// (a rank beyond the vector is never accepted).
 pub fn expected_tokens(p: &Acceptance, parents: &[Option<usize>], ranks: &[usize]) -> f64 {
+    expected_tokens_by_depth(std::slice::from_ref(p), parents, ranks)
+}
+
+/// The same with a vector per depth: `rows[j]` for the nodes at depth j + 1, the last row deeper.
+pub fn expected_tokens_by_depth(
+    rows: &[Acceptance],
+    parents: &[Option<usize>],
+    ranks: &[usize],
+) -> f64 {
     let mut reach = vec![0.0; parents.len()];
+    let mut depth = vec![0; parents.len()];
     for i in 0..parents.len() {
-        let own = p.0.get(ranks[i]).copied().unwrap_or(0.0);
+        depth[i] = parents[i].map_or(1, |q| depth[q] + 1);
+        let row = &rows[(depth[i] - 1).min(rows.len() - 1)];
+        let own = row.0.get(ranks[i]).copied().unwrap_or(0.0);
         reach[i] = own * parents[i].map_or(1.0, |q| reach[q]);
     }
     1.0 + reach.iter().sum::<f64>()
 }
 
 /// Sequoia's table: the best tree for every number of nodes up to `max_nodes` and every depth up
-/// to `max_depth`, under one acceptance vector.
+/// to `max_depth`, under one acceptance vector (or, [`Table::by_depth`], one a depth: then for
+/// trees of depth up to `max_depth` only).
 pub struct Table {
-    p: Acceptance,
+    rows: Vec<Acceptance>,
+    max_depth: usize,
     /// value[r][n]: the best Σ for exactly n nodes with at most r levels (−∞: impossible).
     value: Vec<Vec<f64>>,
     /// size[r][n][i]: the subtree size of the child of rank i in that best tree (0: none), given
@@ -180,12 +194,25 @@ pub struct Table {
 
 impl Table {
     pub fn new(p: &Acceptance, max_nodes: usize, max_depth: usize) -> Table {
-        let k = p.0.len();
+        Table::by_depth(std::slice::from_ref(p), max_nodes, max_depth)
+    }
+
+    /// The table with `rows[j]` the vector of the nodes at depth j + 1 (the last row deeper).
+    /// With r levels left the nodes sit at depth `max_depth` − r + 1, so with more than one row
+    /// the table answers [`Table::plan`] at `max_depth` only.
+    pub fn by_depth(rows: &[Acceptance], max_nodes: usize, max_depth: usize) -> Table {
+        let k = rows
+            .iter()
+            .map(|p| p.0.len())
+            .max()
+            .expect("one row at least");
         let mut value = vec![vec![f64::NEG_INFINITY; max_nodes + 1]; max_depth + 1];
         value[0][0] = 0.0;
         let mut size = vec![vec![vec![0; k + 1]; max_nodes + 1]; max_depth + 1];
         let mut rest = vec![vec![vec![f64::NEG_INFINITY; k + 1]; max_nodes + 1]; max_depth + 1];
         for r in 1..=max_depth {
+            let level = max_depth - r; // 0-based depth of the nodes placed with r levels left
+            let p = &rows[level.min(rows.len() - 1)];
             for i in (0..=k).rev() {
                 rest[r][0][i] = 0.0;
                 if i == k {
@@ -198,7 +225,7 @@ impl Table {
                         if below == f64::NEG_INFINITY || after == f64::NEG_INFINITY {
                             continue;
                         }
-                        let v = p.0[i] * (1.0 + below) + after;
+                        let v = p.0.get(i).copied().unwrap_or(0.0) * (1.0 + below) + after;
                         if v > best {
                             (best, best_s) = (v, s);
                         }
@@ -212,7 +239,8 @@ impl Table {
             }
         }
         Table {
-            p: p.clone(),
+            rows: rows.to_vec(),
+            max_depth,
             value,
             size,
             rest,
@@ -222,6 +250,9 @@ impl Table {
     /// The best expected tokens with exactly `nodes` nodes and depth at most `depth`; None where
     /// no tree of that many nodes fits (ranks × depth too few) or the table is smaller.
     pub fn expected_tokens(&self, nodes: usize, depth: usize) -> Option<f64> {
+        if self.rows.len() > 1 && depth != self.max_depth {
+            return None;
+        }
         let v = *self.value.get(depth)?.get(nodes)?;
         (v > f64::NEG_INFINITY).then_some(1.0 + v)
     }
@@ -249,7 +280,8 @@ impl Table {
             }
         }
         debug_assert!(
-            (self::expected_tokens(&self.p, &plan.parents, &plan.ranks) - plan.expected_tokens)
+            (expected_tokens_by_depth(&self.rows, &plan.parents, &plan.ranks)
+                - plan.expected_tokens)
                 .abs()
                 < 1e-9
         );
@@ -269,26 +301,28 @@ pub fn capacity(ranks: usize, depth: usize) -> usize {
 
 /// `tree --sequoia`: the best tree of `budget` nodes and depth at most `depth`, checked.
 pub fn sequoia(p: &Acceptance, budget: usize, depth: usize) -> Result<Plan, Error> {
+    sequoia_by_depth(std::slice::from_ref(p), budget, depth)
+}
+
+/// The same with a vector a depth (`rows[j]` at depth j + 1, the last row deeper).
+pub fn sequoia_by_depth(rows: &[Acceptance], budget: usize, depth: usize) -> Result<Plan, Error> {
     BUDGET.check(budget as f64)?;
     DEPTH.check(depth as f64)?;
-    let fits = capacity(p.0.len(), depth);
+    let ranks = rows.iter().map(|p| p.0.len()).max().unwrap_or(0);
+    let fits = capacity(ranks, depth);
     if budget > fits {
         return Err(Error::OutOfRange {
             name: "budget",
             value: budget as f64,
             allowed: Text::new(
                 format!(
-                    "a tree of depth {depth} with {} ranks per node holds at most {fits} nodes",
-                    p.0.len()
+                    "a tree of depth {depth} with {ranks} ranks per node holds at most {fits} nodes"
                 ),
-                format!(
-                    "深度 {depth}、每个节点 {} 个名次的树至多有 {fits} 个节点",
-                    p.0.len()
-                ),
+                format!("深度 {depth}、每个节点 {ranks} 个名次的树至多有 {fits} 个节点"),
             ),
         });
     }
-    Ok(Table::new(p, budget, depth)
+    Ok(Table::by_depth(rows, budget, depth)
         .plan(budget, depth)
         .expect("a budget within the capacity has a tree"))
 }

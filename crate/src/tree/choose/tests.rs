@@ -88,6 +88,37 @@ fn the_choice_is_the_best_of_every_tree_and_chain() {
 }
 
 #[test]
+fn a_vector_a_depth_is_searched_exhaustively_too() {
+    use crate::tree::sequoia::expected_tokens_by_depth;
+    let rows = [
+        Acceptance::parse("0.5,0.3").unwrap(),
+        Acceptance::parse("0.9,0.05").unwrap(),
+        Acceptance::parse("0.2,0.6").unwrap(),
+    ];
+    let times = Times::parse("1,1.1,1.2,1.3,1.5,1.8,2.2").unwrap();
+    let choice = choose_by_depth(&rows, &times, 0.05).unwrap();
+    let mut best = 1.0f64;
+    for n in 1..=6 {
+        for (par, r, d) in every_tree(n, 2) {
+            best = best.max(predicted(
+                &times,
+                expected_tokens_by_depth(&rows, &par, &r),
+                n,
+                d,
+                0.05,
+            ));
+        }
+    }
+    assert!((choice.tree.predicted_speedup - best).abs() <= 1e-12);
+    // The chain: 1 + 0.5 + 0.45 + 0.09 + …
+    let chain3 = 1.0 + 0.5 + 0.5 * 0.9 + 0.5 * 0.9 * 0.2;
+    let g3 = choice.grid.len(); // the grid is there; the chain's own figures:
+    assert!(g3 > 0);
+    let c3 = predicted(&times, chain3, 3, 3, 0.05);
+    assert!(choice.chain.predicted_speedup >= c3 - 1e-12);
+}
+
+#[test]
 fn a_flat_curve_takes_many_nodes_a_steep_one_few() {
     let p = Acceptance::parse("0.55,0.15,0.07,0.04").unwrap();
     // A GPU of the H200's kind: verifying 32 tokens costs about one call.

@@ -102,6 +102,38 @@ fn the_table_is_the_best_of_every_tree() {
 }
 
 #[test]
+fn a_vector_a_depth_is_the_best_of_every_tree() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for round in 0..20 {
+        let k = 1 + round % 3;
+        let rows: Vec<Acceptance> = (0..1 + round % 3)
+            .map(|_| random_vector(&mut rng, k, round % 2 == 1))
+            .collect();
+        for d in 1..=6 {
+            let table = Table::by_depth(&rows, 6, d);
+            for n in 1..=6 {
+                let trees = every_tree(n, d, k);
+                let best = trees
+                    .iter()
+                    .map(|(par, r)| expected_tokens_by_depth(&rows, par, r))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                match table.plan(n, d) {
+                    None => assert!(trees.is_empty()),
+                    Some(plan) => assert!(
+                        (plan.expected_tokens - best).abs() <= 1e-12,
+                        "{rows:?} {n} {d}"
+                    ),
+                }
+            }
+            // A table a depth answers its own depth only.
+            if rows.len() > 1 && d > 1 {
+                assert!(table.plan(1, d - 1).is_none());
+            }
+        }
+    }
+}
+
+#[test]
 fn a_rising_vector_is_not_the_best_nodes() {
     // p₂ > p₁: a second child is worth more than a first, but needs the first beside it.
     let p = Acceptance::new(vec![0.1, 0.8]).unwrap();
