@@ -60,7 +60,7 @@ fn h200_measured() -> Profile {
         name: Text::new("H200, ×16 target (measured)", "H200，×16 目标（实测）"),
         source: Text::new(
             "docs/performance.md, “On a real GPU: an H200 through wgpu” (2026-12-04): T(1) 1.07 ms, T(8)/T(1) 1.00, T(16)/T(1) 0.96–1.08, T(32)/T(1) 1.12; draft B on the CPU, c 0.066",
-            "docs/performance.md「On a real GPU: an H200 through wgpu」（2026-12-04）：T(1) 1.07 ms，T(8)/T(1) 1.00，T(16)/T(1) 0.96–1.08，T(32)/T(1) 1.12；草稿 B 在 CPU 上，c 0.066",
+            "docs/performance.md 中“在真实 GPU 上：经 wgpu 的 H200”一节（2026-12-04）：T(1) 1.07 ms，T(8)/T(1) 1.00，T(16)/T(1) 0.96–1.08，T(32)/T(1) 1.12；草稿 B 在 CPU 上，c 0.066",
         ),
         points: vec![(1, t1), (8, t1), (16, 1.02 * t1), (32, 1.12 * t1)],
         draft_cost: 0.066,
