@@ -29,7 +29,7 @@ use rand::{Rng, SeedableRng};
 /// Ranks measured: children per node of any tree built from the vector.
 pub const RANKS: usize = 8;
 /// Calibration worlds (the training stream, not the prompts decoded).
-const CALIBRATION_WORLDS: usize = 48;
+const CALIBRATION_WORLDS: usize = 200;
 /// MSS draws per position for the sampled vector.
 pub const DRAWS: usize = 16;
 /// The seed of the calibration worlds and the draws.
@@ -112,6 +112,174 @@ fn mss_accepted(p: &[f64], q: &[f64], rng: &mut StdRng) -> Option<usize> {
     None
 }
 
+/// The target's greedy text on calibration prompts, each output token by its rank in the
+/// draft's ranking there ([`RANKS`]: beyond the ranks measured). Greedy decoding with a static
+/// tree of a draft model is then replayed exactly without a model: a step from output position
+/// i accepts the longest rank path R[i], R[i + 1], … that the tree holds, then the target's own
+/// next token; and what each depth of those steps saw is the vector a depth that the process
+/// of that tree meets (after a rejection a step starts where the draft is often wrong).
+pub struct Replay {
+    ranks: Vec<Vec<usize>>,
+}
+
+/// A replay's result: tokens a step, and per depth the count of each rank met there.
+pub struct Replayed {
+    pub tokens_per_step: f64,
+    /// met[j][r]: steps that reached depth j + 1 with the target's token at rank r ([`RANKS`]:
+    /// beyond).
+    pub met: Vec<[usize; RANKS + 1]>,
+}
+
+impl Replay {
+    /// The replay of `draft` against the target's greedy output on the calibration prompts.
+    pub async fn measure(lab: Lab<'_>, draft: Draft) -> Result<Replay, Error> {
+        let worlds = likesworld::worlds(Split::Train, SEED, CALIBRATION_WORLDS);
+        let prompts: Vec<Vec<u32>> = worlds.iter().map(|w| w.prompt()).collect();
+        let outputs = target_greedy(lab.models, &prompts, lab.clock, &mut |_, _| {}).await?;
+        let texts: Vec<Vec<u32>> = prompts
+            .iter()
+            .zip(&outputs)
+            .map(|(p, g)| [p.as_slice(), &g.output].concat())
+            .collect();
+        let kind = [ModelKind::DraftA, ModelKind::DraftB][draft.index()];
+        let qs =
+            distributions_many(lab.models.get(kind), &texts, lab.models.device_of(kind)).await?;
+        let ranks = texts
+            .iter()
+            .zip(&prompts)
+            .zip(&qs)
+            .map(|((text, prompt), q)| {
+                (prompt.len()..text.len())
+                    .map(|u| {
+                        let top = top_k(&q[u - 1], RANKS);
+                        top.iter().position(|&x| x == text[u]).unwrap_or(RANKS)
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Replay { ranks })
+    }
+
+    /// Greedy decoding with the tree `plan` replayed.
+    pub fn run(&self, plan: &Plan) -> Replayed {
+        // child[node + 1][rank]: the node under `node` (0: the root) at `rank`.
+        let mut child = vec![[None; RANKS]; plan.nodes() + 1];
+        for (i, (&parent, &rank)) in plan.parents.iter().zip(&plan.ranks).enumerate() {
+            if rank < RANKS {
+                child[parent.map_or(0, |p| p + 1)][rank] = Some(i + 1);
+            }
+        }
+        let (mut tokens, mut steps) = (0usize, 0usize);
+        let mut met = Vec::new();
+        for r in &self.ranks {
+            let mut i = 0;
+            while i < r.len() {
+                let (mut at, mut j) = (0usize, 0usize);
+                while i + j < r.len() {
+                    if met.len() <= j {
+                        met.push([0; RANKS + 1]);
+                    }
+                    met[j][r[i + j]] += 1;
+                    match child[at].get(r[i + j]).copied().flatten() {
+                        Some(next) => (at, j) = (next, j + 1),
+                        None => break,
+                    }
+                }
+                // j accepted, then the target's own token (none past the end of the text).
+                let step = (j + 1).min(r.len() - i);
+                tokens += step;
+                steps += 1;
+                i += step;
+            }
+        }
+        Replayed {
+            tokens_per_step: tokens as f64 / steps.max(1) as f64,
+            met,
+        }
+    }
+}
+
+impl Replayed {
+    /// The vector of each depth this process met (a depth never reached: `fallback`'s).
+    pub fn rows(&self, depth: usize, fallback: &Acceptance) -> Vec<Acceptance> {
+        (0..depth)
+            .map(|j| match self.met.get(j) {
+                Some(m) if m.iter().sum::<usize>() > 0 => {
+                    let n = m.iter().sum::<usize>() as f64;
+                    Acceptance::new(m[..RANKS].iter().map(|&c| c as f64 / n).collect())
+                        .expect("shares of one total")
+                }
+                _ => fallback.clone(),
+            })
+            .collect()
+    }
+}
+
+/// A tree improved on the replay: while moving one leaf (the last child of its parent) under
+/// another node (as its next rank, within `depth`) gives more tokens a step on the calibration
+/// prompts, the best such move. Sequoia's expectation assumes each depth's acceptance
+/// independent of the path; LikesWorld's grammar is not (after a rejection the next step starts
+/// at a name), so the DP's tree is where this search starts, not where it ends.
+pub fn refine(replay: &Replay, plan: &Plan, depth: usize) -> Plan {
+    let mut best = plan.clone();
+    let mut best_tau = replay.run(&best).tokens_per_step;
+    for _ in 0..4 * plan.nodes() {
+        let mut improved = None;
+        for leaf in 0..best.nodes() {
+            let siblings = |t: &Plan, n: usize| {
+                (0..t.nodes())
+                    .filter(|&x| t.parents[x] == t.parents[n])
+                    .count()
+            };
+            let is_leaf = !best.parents.contains(&Some(leaf));
+            if !is_leaf || best.ranks[leaf] + 1 != siblings(&best, leaf) {
+                continue;
+            }
+            let without = remove(&best, leaf);
+            let depths = without.depths();
+            for under in std::iter::once(None).chain((0..without.nodes()).map(Some)) {
+                let d = under.map_or(0, |u| depths[u]);
+                let rank = (0..without.nodes())
+                    .filter(|&x| without.parents[x] == under)
+                    .count();
+                if d >= depth || rank >= RANKS {
+                    continue;
+                }
+                let mut t = without.clone();
+                t.parents.push(under);
+                t.ranks.push(rank);
+                let tau = replay.run(&t).tokens_per_step;
+                // More tokens a step, or as many from fewer draft calls (a shallower tree).
+                let (bar, bar_depth) = improved
+                    .as_ref()
+                    .map_or((best_tau, best.depth()), |(x, p): &(f64, Plan)| {
+                        (*x, p.depth())
+                    });
+                let tie = (tau - bar).abs() <= 1e-12 && t.depth() < bar_depth;
+                if tau > bar + 1e-12 || tie {
+                    improved = Some((tau, t));
+                }
+            }
+        }
+        match improved {
+            Some((tau, t)) => (best_tau, best) = (tau, t),
+            None => break,
+        }
+    }
+    best
+}
+
+/// `plan` without node `leaf` (childless), the later nodes renumbered.
+fn remove(plan: &Plan, leaf: usize) -> Plan {
+    let keep: Vec<usize> = (0..plan.nodes()).filter(|&x| x != leaf).collect();
+    let renumber = |p: Option<usize>| p.map(|q| if q > leaf { q - 1 } else { q });
+    Plan {
+        parents: keep.iter().map(|&x| renumber(plan.parents[x])).collect(),
+        ranks: keep.iter().map(|&x| plan.ranks[x]).collect(),
+        expected_tokens: f64::NAN,
+    }
+}
+
 /// One tree decoded: its name, shape, the τ its vector predicts and the τ measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TreeRow {
@@ -119,8 +287,11 @@ pub struct TreeRow {
     pub tree: String,
     pub nodes: usize,
     pub depth: usize,
-    /// 1 + Σ over nodes of the product of p along the path.
+    /// 1 + Σ over nodes of the product of p along the path (its vector a depth for the fitted
+    /// tree, the overall vector for the others).
     pub predicted_tokens: f64,
+    /// Greedy: tokens a step of this tree's decoding replayed on the calibration prompts.
+    pub replayed_tokens: Option<f64>,
     /// Tokens a target call, measured.
     pub tokens_per_call: f64,
     /// Greedy: outputs identical to the target's own (every one, or verification is wrong).
@@ -134,6 +305,9 @@ pub struct SequoiaReport {
     /// Sequoia's tree: node parents and ranks, by rank path.
     pub labels: Vec<String>,
     pub levels: Vec<Vec<usize>>,
+    /// Greedy: the vectors a depth its decoding meets; the tree refined on the replay (by rank path).
+    pub by_depth: Option<Vec<Vec<f64>>>,
+    pub fitted_labels: Option<Vec<String>>,
     pub prompts: usize,
     /// Sequoia's first, then the configurations by predicted τ, best first.
     pub rows: Vec<TreeRow>,
@@ -214,6 +388,35 @@ pub async fn compare(
         plan.clone(),
         Shape::Levels(plan.levels()),
     )];
+    let replay = if mss {
+        None
+    } else {
+        Some(Replay::measure(lab, draft).await?)
+    };
+    let (mut by_depth, mut fitted_labels) = (None, None);
+    if let Some(replay) = &replay {
+        // The vector a depth that Sequoia's tree's own decoding meets, and the tree for it.
+        let rows = replay.run(&plan).rows(depth, &p);
+        let deep = sequoia::sequoia_by_depth(&rows, budget, depth)?;
+        by_depth = Some(rows.iter().map(|r| r.entries().to_vec()).collect());
+        let start = [&plan, &deep]
+            .into_iter()
+            .max_by(|a, b| {
+                replay
+                    .run(a)
+                    .tokens_per_step
+                    .total_cmp(&replay.run(b).tokens_per_step)
+            })
+            .expect("two trees");
+        let mut refined = refine(replay, start, depth);
+        refined.expected_tokens =
+            sequoia::expected_tokens_by_depth(&rows, &refined.parents, &refined.ranks);
+        fitted_labels = Some(refined.labels());
+        let shape = Shape::Levels(deep.levels());
+        trees.push(("sequoia-by-depth".into(), deep, shape));
+        let shape = Shape::Levels(refined.levels());
+        trees.push(("sequoia-refined".into(), refined, shape));
+    }
     let mut configs: Vec<(String, Plan, Shape)> = configs_of(budget, depth)
         .into_iter()
         .map(|w| {
@@ -244,7 +447,7 @@ pub async fn compare(
         .await?
     };
     let mut rows = Vec::new();
-    for (k, (name, plan, shape)) in trees.into_iter().enumerate() {
+    for (k, (name, tree, shape)) in trees.into_iter().enumerate() {
         let mut tell = part(progress, k + 1, n, total);
         let (tokens_per_call, identical) = if mss {
             let r = stochastic(
@@ -269,9 +472,10 @@ pub async fn compare(
         };
         rows.push(TreeRow {
             tree: name,
-            nodes: plan.nodes(),
-            depth: plan.depth(),
-            predicted_tokens: plan.expected_tokens,
+            nodes: tree.nodes(),
+            depth: tree.depth(),
+            predicted_tokens: tree.expected_tokens,
+            replayed_tokens: replay.as_ref().map(|r| r.run(&tree).tokens_per_step),
             tokens_per_call,
             identical,
         });
@@ -280,6 +484,8 @@ pub async fn compare(
         vector,
         labels: plan.labels(),
         levels: plan.levels(),
+        by_depth,
+        fitted_labels,
         prompts: n,
         rows,
     })

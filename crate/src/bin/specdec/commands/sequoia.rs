@@ -37,6 +37,16 @@ pub fn sequoia(o: &mut Opts) -> Result<Report, Usage> {
         ),
         row("Sequoia's tree by rank path", r.labels.join(" ")),
     ];
+    if let (Some(rows_by_depth), Some(fit)) = (&r.by_depth, &r.fitted_labels) {
+        for (j, p) in rows_by_depth.iter().enumerate() {
+            let p: Vec<String> = p.iter().map(|x| format!("{x:.3}")).collect();
+            rows.push(row(
+                &format!("  at depth {} (its decoding)", j + 1),
+                p.join(" "),
+            ));
+        }
+        rows.push(row("refined on the replay, by rank path", fit.join(" ")));
+    }
     for t in &r.rows {
         let identical = t
             .identical
@@ -45,8 +55,14 @@ pub fn sequoia(o: &mut Opts) -> Result<Report, Usage> {
         rows.push(row(
             &t.tree,
             format!(
-                "{} nodes, depth {}: τ predicted {:.3}, measured {:.3}{identical}",
-                t.nodes, t.depth, t.predicted_tokens, t.tokens_per_call
+                "{} nodes, depth {}: τ predicted {:.3}{}, measured {:.3}{identical}",
+                t.nodes,
+                t.depth,
+                t.predicted_tokens,
+                t.replayed_tokens
+                    .map(|x| format!(", replayed {x:.3}"))
+                    .unwrap_or_default(),
+                t.tokens_per_call
             ),
         ));
     }
