@@ -137,3 +137,52 @@ fn bad_input_names_the_parameter() {
         "acceptance = -0.1",
     );
 }
+
+/// `likesworld sequoia`: every tree decodes to the target's own greedy output on each backend,
+/// the vector is a vector, and the tree refined on the replay replays at least as well as the
+/// DP's trees it starts from.
+#[test]
+fn likesworld_sequoia_trees_are_lossless_on_every_backend() {
+    for backend in ["flex", "ndarray", "wgpu"] {
+        let v = json(&[
+            "likesworld",
+            "sequoia",
+            "--budget",
+            "4",
+            "--depth",
+            "4",
+            "--prompts",
+            "3",
+            "--backend",
+            backend,
+        ]);
+        let p: Vec<f64> = v["vector"]["p"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(p.len(), 8);
+        assert!(p.iter().all(|&x| (0.0..=1.0).contains(&x)) && p.iter().sum::<f64>() <= 1.0 + 1e-9);
+        assert!(p[0] > p[1], "draft B's first rank is its best: {p:?}");
+        let rows = v["rows"].as_array().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r["tree"].as_str().unwrap()).collect();
+        assert_eq!(
+            &names[..3],
+            ["sequoia", "sequoia-by-depth", "sequoia-refined"],
+            "{backend}"
+        );
+        assert!(names.contains(&"<1,1,1,1>") && names.contains(&"<4>"));
+        for r in rows {
+            assert_eq!(r["identical"], 3, "{backend}: {r}");
+            assert_eq!(r["nodes"], 4);
+            assert!(f(r, "tokens_per_call") >= 1.0);
+        }
+        let replayed = |i: usize| f(&rows[i], "replayed_tokens");
+        assert!(
+            replayed(2) >= replayed(0).max(replayed(1)) - 1e-12,
+            "{backend}: {v}"
+        );
+        assert_eq!(v["by_depth"].as_array().unwrap().len(), 4);
+    }
+}
