@@ -68,7 +68,11 @@ const WARM_UP: usize = 2;
 
 /// `ready`'s drafter, greedy, against the target alone on the wall clock, prompt by prompt, one
 /// after the other.
-async fn timed(lab: Lab<'_>, ready: &Ready<'_>, prompts: &[Vec<u32>]) -> Result<MethodRow, Error> {
+pub(super) async fn timed(
+    lab: Lab<'_>,
+    ready: &Ready<'_>,
+    prompts: &[Vec<u32>],
+) -> Result<MethodRow, Error> {
     let (models, clock) = (lab.models, lab.clock);
     let spec = ready.verified_by(Verification::Greedy);
     let (drafter, budget) = (spec.drafter, spec.budget);

@@ -27,12 +27,16 @@
 //! - [`learned`]: learned speculators (lecture §4.2) — a trained draft's chain, a boost-tuned
 //!   pool's merged tree, coverage and wall clock; natively the corpus a draft distils from;
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis;
+//! - [`sequoia`]: a draft's acceptance vector measured, Sequoia's trees for it (and refined on
+//!   the replayed decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to
+//!   speculate on this device, from its measured T(k), c and vector, the choice then timed;
 //! - [`experiment`]: [`experiment::run`], one call per experiment — the CLI's and the page's —
 //!   and the sweeps the page shows.
 //!
 //! Prompts are held-out worlds ([`crate::likesworld::prompts`]); every random run takes a seed.
 
 pub mod acceptance;
+pub mod choose;
 pub mod context;
 pub mod decoding;
 pub mod experiment;

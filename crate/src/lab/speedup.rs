@@ -23,14 +23,13 @@
 use super::context::Lab;
 use super::generate::{describe, run, run_all};
 use super::lm::Cached;
-use super::params::{tree_widths, Draft, Proposing, Speedup, Sweep, GAMMA};
+use super::params::{tree_shape, Draft, Proposing, Speedup, Sweep, GAMMA};
 use crate::clock::{part, Clock, Progress};
 use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::decode::free::kind::{self, DrafterKind, Settings, EARLIER};
 use crate::decode::free::workloads::{Kind, Workload};
 use crate::decode::free::{self, Drafter, Limits};
 use crate::decode::stats::{Generation, Span, Stats};
-use crate::decode::Shape;
 use crate::error::Error;
 use crate::i18n::{zh_join, Lang};
 use crate::likesworld::{EOS, MAX_LEN};
@@ -122,7 +121,7 @@ impl Speedup {
         Ok(match self.shape {
             Proposing::Tree => Some(Method::Expand {
                 draft: self.draft.index(),
-                shape: Shape::Widths(tree_widths(&self.config)?),
+                shape: tree_shape(&self.config)?,
                 children: Children::TopK,
                 rule: TreeRule::Greedy,
             }),

@@ -138,6 +138,68 @@ impl Plan {
         levels
     }
 
+    /// Reads a tree written as [`Plan::labels`] writes it: `1 2 1.1 1.1.1`, each node after its
+    /// parent and its elder siblings. Its expectation is left for a vector to give (NaN).
+    pub fn from_labels(text: &str) -> Result<Plan, Error> {
+        let bad = |en: String, zh: String| Error::Parse {
+            what: "tree config",
+            text: text.to_string(),
+            why: Text::new(en, zh),
+        };
+        let mut plan = Plan {
+            parents: Vec::new(),
+            ranks: Vec::new(),
+            expected_tokens: f64::NAN,
+        };
+        let mut seen: Vec<String> = Vec::new();
+        for label in text.split_whitespace() {
+            let parts: Vec<Option<usize>> = label
+                .split('.')
+                .map(|x| x.parse::<usize>().ok().filter(|&r| r >= 1))
+                .collect();
+            let Some(rank) = parts
+                .last()
+                .copied()
+                .flatten()
+                .filter(|_| parts.iter().all(Option::is_some))
+            else {
+                return Err(bad(
+                    format!(
+                        "{label:?} is not a rank path such as 1.2 (ranks from 1, joined by dots)"
+                    ),
+                    format!("“{label}”不是 1.2 这样的名次路径（名次从 1 起，用点连接）"),
+                ));
+            };
+            let parent_label = label.rsplit_once('.').map(|(p, _)| p);
+            let parent = match parent_label {
+                None => None,
+                Some(p) => match seen.iter().position(|s| s == p) {
+                    Some(i) => Some(i),
+                    None => {
+                        return Err(bad(
+                            format!("{label:?} comes before its parent {p:?}"),
+                            format!("“{label}”出现在它的父节点“{p}”之前"),
+                        ))
+                    }
+                },
+            };
+            let elder = plan.parents.iter().filter(|&&q| q == parent).count();
+            if rank - 1 != elder || seen.iter().any(|s| s == label) {
+                return Err(bad(
+                    format!("{label:?} is not the next rank under its parent (siblings are 1, 2, … in order, each once)"),
+                    format!("“{label}”不是其父节点下的下一个名次（兄弟节点依次为 1, 2, …，各一次）"),
+                ));
+            }
+            plan.parents.push(parent);
+            plan.ranks.push(rank - 1);
+            seen.push(label.to_string());
+        }
+        if plan.parents.is_empty() {
+            return Err(bad("no nodes".into(), "没有节点".into()));
+        }
+        Ok(plan)
+    }
+
     /// Each node named by its path of ranks from 1, as [`super::TokenTree::expand`] names them
     /// (`2.1`: the first child of the second child).
     pub fn labels(&self) -> Vec<String> {

@@ -186,3 +186,64 @@ fn likesworld_sequoia_trees_are_lossless_on_every_backend() {
         assert_eq!(v["by_depth"].as_array().unwrap().len(), 4);
     }
 }
+
+/// `likesworld choose`: the measured inputs, the choice within the times measured, both timed,
+/// EAGLE-2 at 8 nodes beside them; a bad size refused by name.
+#[test]
+fn likesworld_choose_measures_its_inputs_and_its_choice() {
+    let v = json(&["likesworld", "choose", "--max-nodes", "4", "--prompts", "2"]);
+    let times: Vec<f64> = v["times_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    assert_eq!(times.len(), 5);
+    assert!(times.iter().all(|&t| t > 0.0));
+    assert!(f(&v, "draft_cost") > 0.0);
+    let (chain, tree) = (&v["chain"], &v["tree"]);
+    assert!(chain["gamma"].as_u64().unwrap() <= 4 && tree["nodes"].as_u64().unwrap() <= 4);
+    assert!(f(chain, "predicted_speedup") >= 1.0 && f(tree, "predicted_speedup") >= 1.0);
+    for x in [chain, tree] {
+        assert!(
+            f(x, "measured_speedup") > 0.0 && f(x, "tokens_per_call") >= 1.0,
+            "{x}"
+        );
+    }
+    assert_eq!(
+        tree["labels"].as_array().unwrap().len(),
+        tree["nodes"].as_u64().unwrap() as usize
+    );
+    assert!(f(&v, "fixed_eagle2_measured_speedup") > 0.0);
+    check_error(
+        &["likesworld", "choose", "--max-nodes", "0"],
+        "max-nodes = 0 is out of range",
+    );
+    // A tree by rank paths is a tree configuration the speedup experiment takes.
+    let s = json(&[
+        "likesworld",
+        "speedup",
+        "--config",
+        "ranks:1 1.1 2",
+        "--prompts",
+        "2",
+    ]);
+    assert!(
+        s["method"]
+            .as_str()
+            .unwrap()
+            .contains("Sequoia tree of 3 nodes"),
+        "{s}"
+    );
+    check_error(
+        &[
+            "likesworld",
+            "speedup",
+            "--config",
+            "ranks:1 1.2",
+            "--prompts",
+            "2",
+        ],
+        "not the next rank",
+    );
+}

@@ -99,6 +99,9 @@ target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
   likesworld sequoia  [--draft a|b] [--budget N] [--depth D] [--verify greedy|mss] [--prompts P]
                         the draft's acceptance vector p_1…p_8 measured, Sequoia's tree of N nodes for it
                         (lecture §4.7), decoded beside every <k1,...> of N nodes: τ predicted and measured
+  likesworld choose   [--max-nodes M] [--prompts P] [--target-width W]
+                        how to speculate on this device: T(1)…T(M+1), c and draft B's vector measured,
+                        the best chain and tree chosen, then both timed beside EAGLE-2 at 8 nodes
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 

@@ -2,11 +2,14 @@
 //! core's checks ([`super::Experiment::check`]) and the page's controls (through the `presets`
 //! export, which hands these very constants over) all read them, so that changing a bound here
 //! changes all three. Also the three texts a user types whose checks are ranges: a tree
-//! configuration within [`NODE_BUDGET`] and [`TREE_DEPTH`], a list of γ and a list of batches.
+//! configuration within [`NODE_BUDGET`] and [`TREE_DEPTH`] (or a tree by rank paths, as
+//! Sequoia's are written: [`tree_shape`]), a list of γ and a list of batches.
 
+use crate::decode::Shape;
 use crate::error::{Error, Range, Text};
 use crate::model::medusa::MAX_HEADS;
 use crate::tree::parse_config;
+use crate::tree::sequoia::Plan;
 
 /// Draft tokens per call.
 pub const GAMMA: Range = Range::new("gamma", 1.0, 16.0).shown_as("γ");
@@ -76,6 +79,27 @@ pub fn tree_widths(config: &str) -> Result<Vec<usize>, Error> {
     let widths = parse_config(config, NODE_BUDGET)?.widths().to_vec();
     TREE_DEPTH.check(widths.len() as f64)?;
     Ok(widths)
+}
+
+/// The prefix of a tree written node by node, by rank path (`ranks:1 2 1.1`: Sequoia's trees).
+pub const RANKS_PREFIX: &str = "ranks:";
+
+/// A tree configuration ⟨k₁,…⟩ ([`tree_widths`]) or a tree by rank paths after
+/// [`RANKS_PREFIX`] (`ranks:1 2 1.1`), within [`NODE_BUDGET`] and [`TREE_DEPTH`].
+pub fn tree_shape(config: &str) -> Result<Shape, Error> {
+    let Some(labels) = config.trim().strip_prefix(RANKS_PREFIX) else {
+        return tree_widths(config).map(Shape::Widths);
+    };
+    let plan = Plan::from_labels(labels)?;
+    if plan.nodes() > NODE_BUDGET {
+        return Err(Error::TooLarge {
+            what: Text::new("the tree", "这棵树"),
+            nodes: plan.nodes() as u64,
+            budget: NODE_BUDGET,
+        });
+    }
+    TREE_DEPTH.check(plan.depth() as f64)?;
+    Ok(Shape::Levels(plan.levels()))
 }
 
 /// A list of γ such as `1,2,3,4,6` (spaces allowed; `，` as typed on a Chinese keyboard too):

@@ -4,7 +4,7 @@
 
 use super::choices::{Draft, Proposing};
 use super::ranges::{
-    parse_batches, parse_gammas, tree_widths, BATCH, DEFAULT_BATCHES, DEFAULT_GAMMA, DEFAULT_SWEEP,
+    parse_batches, parse_gammas, tree_shape, BATCH, DEFAULT_BATCHES, DEFAULT_GAMMA, DEFAULT_SWEEP,
     DEFAULT_TREE, GAMMA, PROMPTS,
 };
 use crate::error::{Error, Text};
@@ -72,7 +72,7 @@ impl Speedup {
         BATCH.check(self.batch as f64)?;
         unbatched_free(self.shape, self.batch)?;
         if self.shape == Proposing::Tree {
-            tree_widths(&self.config)?;
+            tree_shape(&self.config)?;
         }
         Ok(())
     }

@@ -222,3 +222,24 @@ fn bad_input_is_named() {
     assert_eq!(capacity(2, 2), 6);
     assert_eq!(capacity(16, 64), usize::MAX);
 }
+
+#[test]
+fn labels_read_back() {
+    let plan = Plan::from_labels("1 2 1.1 1.2 2.1 1.2.1").unwrap();
+    assert_eq!(
+        plan.parents,
+        vec![None, None, Some(0), Some(0), Some(1), Some(3)]
+    );
+    assert_eq!(plan.labels().join(" "), "1 2 1.1 1.2 2.1 1.2.1");
+    let msg = |t: &str| {
+        Plan::from_labels(t)
+            .unwrap_err()
+            .message(crate::i18n::Lang::En)
+    };
+    assert!(msg("1 1.1.1").contains("comes before its parent"));
+    assert!(msg("2").contains("not the next rank"));
+    assert!(msg("1 1").contains("not the next rank"));
+    assert!(msg("1 x").contains("not a rank path"));
+    assert!(msg("1 0").contains("not a rank path"));
+    assert!(msg("  ").contains("no nodes"));
+}

@@ -11,7 +11,7 @@ use crate::opts::{Opts, Report, Usage};
 type Command = fn(&mut Opts) -> Result<Report, Usage>;
 
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, Command); 14] = [
+const COMMANDS: [(&str, Command); 15] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
@@ -26,6 +26,7 @@ const COMMANDS: [(&str, Command); 14] = [
     ("boost", learned::boost),
     ("tree-vs-paths", treepaths::tree_vs_paths),
     ("sequoia", sequoia::sequoia),
+    ("choose", sequoia::choose),
 ];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {

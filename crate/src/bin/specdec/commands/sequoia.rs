@@ -1,11 +1,13 @@
 //! `likesworld sequoia`: a draft's acceptance vector measured, Sequoia's tree built for it, and
-//! that tree decoded beside every ⟨k₁,…⟩ configuration of as many nodes (lecture §4.7, issue 54).
+//! that tree decoded beside every ⟨k₁,…⟩ configuration of as many nodes (lecture §4.7, issue 54);
+//! `likesworld choose`: how to speculate on this device, chosen from what it measures, then timed.
 
 use super::options::{draft, models, prompts, value};
 use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
 use specdec::i18n::Lang;
+use specdec::lab::choose::{choose_here, MAX_NODES};
 use specdec::lab::sequoia::compare;
 use specdec::lab::Lab;
 use specdec::tree::sequoia::{BUDGET, DEPTH};
@@ -69,5 +71,65 @@ pub fn sequoia(o: &mut Opts) -> Result<Report, Usage> {
     Ok(Report {
         json: value(&r),
         rows,
+    })
+}
+
+/// `likesworld choose [--max-nodes M] [--prompts P]`: how to speculate on this device, measured.
+pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
+    let max_nodes = o.count(&MAX_NODES, Some(16))?;
+    let n = prompts(o, 20)?;
+    let m = models(o)?;
+    let clock = native_clock();
+    let lab = Lab::new(&m, Lang::En, &clock);
+    let r = read_sync(choose_here(lab, max_nodes, n, &mut |_, _| {}))?;
+    let t1 = r.times_us[0];
+    let ratios: Vec<String> = r
+        .times_us
+        .iter()
+        .map(|t| format!("{:.2}", t / t1))
+        .collect();
+    let p: Vec<String> = r.vector.p.iter().map(|x| format!("{x:.3}")).collect();
+    let (chain, tree) = (&r.chain, &r.tree);
+    Ok(Report {
+        rows: vec![
+            row("target", format!("×{}, T(1) {:.0} µs", r.target_width, t1)),
+            row("T(k)/T(1), k = 1, 2, …", ratios.join(" ")),
+            row("c (draft B's call over T(1))", format!("{:.3}", r.draft_cost)),
+            row("acceptance vector (greedy)", p.join(" ")),
+            row(
+                "chosen chain",
+                format!(
+                    "γ {}: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}{}",
+                    chain.pick.gamma,
+                    chain.pick.predicted_speedup,
+                    chain.measured_speedup,
+                    chain.measured_speedup_iqr,
+                    chain.tokens_per_call,
+                    match chain.pick.gamma {
+                        0 => format!(" (plain decoding is faster; γ {} timed)", chain.timed_gamma),
+                        _ => String::new(),
+                    }
+                ),
+            ),
+            row(
+                "chosen tree",
+                format!(
+                    "{} nodes, depth {}: predicted {:.2}× (refined on the replay {:.2}×), measured {:.2}× (IQR {:.2}), τ {:.2}",
+                    tree.nodes,
+                    tree.depth,
+                    tree.predicted_speedup,
+                    tree.predicted_speedup_refined,
+                    tree.measured_speedup,
+                    tree.measured_speedup_iqr,
+                    tree.tokens_per_call
+                ),
+            ),
+            row("  by rank path", tree.labels.join(" ")),
+            row(
+                "EAGLE-2 at 8 nodes",
+                format!("measured {:.2}×", r.fixed_eagle2_measured_speedup),
+            ),
+        ],
+        json: value(&r),
     })
 }
