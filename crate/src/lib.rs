@@ -9,7 +9,8 @@
 //! - [`sampling`]: speculative sampling (Algorithm 1 of Leviathan et al.), its wrong variants, and
 //!   multi-draft verification (naive sampling and SpecInfer's multi-step speculative sampling).
 //! - [`toy`]: the vocabulary-5 toy LM and exact enumeration of any decoding strategy (§2.3, §4.5).
-//! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask.
+//! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask;
+//!   Sequoia's optimal trees and the hardware-aware choice of a chain or tree (§4.7).
 //! - [`likesworld`]: the LikesWorld grammar, its tokens, worlds and held-out prompts.
 //! - [`model`]: the burn decoder (the target and drafts), its KV cache, weights and evaluation —
 //!   burn, with no decoding loop.

@@ -7,6 +7,10 @@
 //! come first, [`TokenTree::tree_mask`] lets each node see exactly its ancestors and itself, and
 //! [`TokenTree::depths`] gives the position ids (nodes at one depth share a position). One forward
 //! with that mask and those positions equals running every path on its own.
+//!
+//! Which tree to verify (§4.7): [`sequoia`] finds the tree of n nodes and depth d with the most
+//! expected tokens under a positional acceptance vector (Sequoia's dynamic programme), and
+//! [`choose`] picks a chain's γ and a tree's (n, d) from a device's T(k) and the draft's cost.
 
 pub mod choose;
 mod config;
