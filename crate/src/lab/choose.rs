@@ -17,7 +17,7 @@ use super::speedup::speedup;
 use crate::clock::Progress;
 use crate::error::{Error, Range};
 use crate::likesworld;
-use crate::model::measure::{clock_resolution, time_call};
+use crate::model::measure::{call_flops, clock_resolution, roofline, time_call, Subject};
 use crate::model::medusa::MAX_HEADS;
 use crate::tree::choose::{choose, predicted, ChainPick, Times};
 use crate::tree::sequoia::{self, Plan};
@@ -72,6 +72,15 @@ pub struct ChooseReport {
     pub tree: ChosenTree,
     /// EAGLE-2's dynamic tree at a fixed [`EAGLE2_NODES`] nodes, timed in the same run.
     pub fixed_eagle2_measured_speedup: f64,
+    /// This device's limit, T_lim(k) = max(weight bytes / bandwidth, k · FLOPs a token / peak),
+    /// from the measured roofline's bandwidth and peak (a ceiling): in µs, k = 1 … K.
+    pub limit_times_us: Vec<f64>,
+    pub bandwidth_gbs: f64,
+    pub peak_gflops: f64,
+    /// The better of the chain and the tree chosen on T_lim with the same vector and c: no
+    /// kernel on this device does better; the gap to the measured-curve prediction is the
+    /// kernel's, the rest (c, and τ below the vector's) the draft's.
+    pub limit_speedup: f64,
     pub prompts: usize,
 }
 
@@ -85,21 +94,35 @@ pub async fn choose_here(
     MAX_NODES.check(max_nodes as f64)?;
     let (models, clock) = (lab.models, lab.clock);
     let r = clock_resolution(clock);
-    let mut times_us = Vec::with_capacity(max_nodes + 1);
-    for k in 1..=max_nodes + 1 {
-        times_us.push(
-            time_call(&models.target, &models.device, k, 1, r, clock)
-                .await?
-                .median_us,
-        );
-        progress(k, max_nodes + 5);
-    }
+    // T(k) from the measured roofline: the same calls, with the bandwidth and peak beside them.
+    let ks: Vec<usize> = (1..=max_nodes + 1).collect();
+    let subject = Subject {
+        model: &models.target,
+        width: models.target_width(),
+        backend: models.backend,
+        device: &models.device,
+    };
+    let roof = roofline(subject, &ks, 1, None, clock, &mut |_, _| {}).await?;
+    progress(max_nodes + 1, max_nodes + 5);
+    let times_us: Vec<f64> = roof.rows.iter().map(|p| p.median_us).collect();
+    let limit_times_us: Vec<f64> = ks
+        .iter()
+        .map(|&k| {
+            let compute_us = call_flops(roof.weight_bytes, k, 1) / (roof.peak_gflops * 1e3);
+            roof.memory_floor_us.max(compute_us)
+        })
+        .collect();
     let draft = time_call(&models.draft_b, &models.draft_device, 1, 1, r, clock).await?;
     let c = draft.median_us / times_us[0];
     let vector = measure(models, Draft::B, false).await?;
     let p = vector.acceptance();
     let times = Times::new(times_us.clone())?;
     let choice = choose(&p, &times, c)?;
+    let at_limit = choose(&p, &Times::new(limit_times_us.clone())?, c)?;
+    let limit_speedup = at_limit
+        .chain
+        .predicted_speedup
+        .max(at_limit.tree.predicted_speedup);
     // The tree decoded: the DP's at the chosen size, refined on the replay within its depth.
     let replay = Replay::measure(lab, Draft::B).await?;
     let (n, d) = (choice.tree.nodes.max(1), choice.tree.depth.max(1));
@@ -176,6 +199,10 @@ pub async fn choose_here(
         },
         times_us,
         fixed_eagle2_measured_speedup: eagle2.measured_speedup,
+        limit_times_us,
+        bandwidth_gbs: roof.bandwidth_gbs,
+        peak_gflops: roof.peak_gflops,
+        limit_speedup,
         prompts: held.len(),
     })
 }

@@ -215,6 +215,21 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
         tree["nodes"].as_u64().unwrap() as usize
     );
     assert!(f(&v, "fixed_eagle2_measured_speedup") > 0.0);
+    // The device's limit: T_lim(k) from the measured bandwidth and peak, never falling with k.
+    let limit: Vec<f64> = v["limit_times_us"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    assert_eq!(limit.len(), 5);
+    assert!(
+        limit.windows(2).all(|w| w[1] >= w[0]) && limit[0] > 0.0,
+        "{limit:?}"
+    );
+    assert!(
+        f(&v, "limit_speedup") >= 1.0 && f(&v, "bandwidth_gbs") > 0.0 && f(&v, "peak_gflops") > 0.0
+    );
     check_error(
         &["likesworld", "choose", "--max-nodes", "0"],
         "max-nodes = 0 is out of range",

@@ -129,6 +129,20 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                 "EAGLE-2 at 8 nodes",
                 format!("measured {:.2}×", r.fixed_eagle2_measured_speedup),
             ),
+            row(
+                "this device's limit",
+                format!(
+                    "{:.2}× (T_lim(k) = max(weights / {:.1} GB/s, k·FLOPs / {:.1} GFLOP/s): T_lim(k)/T_lim(1) {})",
+                    r.limit_speedup,
+                    r.bandwidth_gbs,
+                    r.peak_gflops,
+                    r.limit_times_us
+                        .iter()
+                        .map(|t| format!("{:.2}", t / r.limit_times_us[0]))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            ),
         ],
         json: value(&r),
     })
