@@ -27,8 +27,8 @@ export default {
     + 'n 个节点、深度 d 的树每次调用产出 E = 1 + Σ（各节点路径上 p 的乘积），预测加速比为 E / (T(n+1)/T(1) + d·c)。核心用动态规划求出每个 (n, d) 最好的树，再从中挑最好的；下表在每台设备上做同样的选择。',
   // The measured devices and the lecture's GPU through the roofline model.
   presets: [
-    { label: 'This 2-core CPU, measured', label_zh: '这台 2 核 CPU，实测', values: { device: 'cpu-measured' }, note: 'a chain of 3: every token in a call costs', note_zh: '3 个节点的链：调用里每个 token 都要花时间' },
-    { label: 'The H200, measured', label_zh: 'H200，实测', values: { device: 'h200-measured' }, note: '25 nodes: T(16)/T(1) ≈ 1', note_zh: '25 个节点：T(16)/T(1) ≈ 1' },
+    { label: 'This 2-core CPU, measured', label_zh: '这台 2 核 CPU，实测', values: { device: 'cpu-measured' }, note: 'a short chain: every token in a call costs', note_zh: '短链：调用里每个 token 都要花时间' },
+    { label: 'The H200, measured', label_zh: 'H200，实测', values: { device: 'h200-measured' }, note: 'dozens of nodes: T(16)/T(1) ≈ 1', note_zh: '几十个节点：T(16)/T(1) ≈ 1' },
     { label: 'A100 (roofline model)', label_zh: 'A100（roofline 模型）', values: { device: 'a100-40gb' }, note: 'the lecture’s pair, OPT-125M for OPT-13B', note_zh: '课上的一对：OPT-125M 为 OPT-13B 起草' },
     { label: 'The H200 with a dear draft, c = 0.3', label_zh: 'H200，草稿很贵，c = 0.3', values: { device: 'h200-measured', cost: 'set', c: 0.3 }, note: 'each level costs: a shallower tree', note_zh: '每层都贵：树变浅' },
   ],
