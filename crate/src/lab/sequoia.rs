@@ -92,6 +92,55 @@ pub async fn measure(models: &Models, draft: Draft, mss: bool) -> Result<RankVec
     })
 }
 
+/// A draft on the target's hidden states, its vector a depth and Sequoia's tree for it beside the
+/// static sparse tree the page runs (Medusa's, also EAGLE-1's: the `budget` rank paths with the
+/// highest product of accuracies), both under the same vectors.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HiddenVectors {
+    pub draft: &'static str,
+    /// rows[j][r]: teacher-forced, the share of positions whose guess at rank r + 1 is the
+    /// target's argmax at depth j + 1 (Medusa: head j; EAGLE: one step ahead, every depth).
+    pub rows: Vec<Vec<f64>>,
+    pub sequoia_tokens: f64,
+    pub sequoia_labels: Vec<String>,
+    pub sparse_tokens: f64,
+    pub sparse_labels: Vec<String>,
+}
+
+/// [`HiddenVectors`] of Medusa's heads (`medusa`) or EAGLE's draft, at `budget` nodes, depth ≤
+/// `depth`.
+pub async fn hidden_vectors(
+    models: &Models,
+    medusa: bool,
+    budget: usize,
+    depth: usize,
+) -> Result<HiddenVectors, Error> {
+    let drafts = super::hidden::Drafts::load(models)?;
+    let ranks = super::hidden::shapes::calibrate(&drafts, medusa)
+        .await?
+        .ranks;
+    let depth = depth.min(ranks.len());
+    let rows: Vec<Acceptance> = ranks[..depth]
+        .iter()
+        .map(|r| Acceptance::new(r.clone()))
+        .collect::<Result<_, _>>()?;
+    let plan = sequoia::sequoia_by_depth(&rows, budget, depth)?;
+    let sparse = super::hidden::RankTree::sparse(&ranks[..depth], budget);
+    let sparse = Plan {
+        expected_tokens: sequoia::expected_tokens_by_depth(&rows, &sparse.parents, &sparse.ranks),
+        parents: sparse.parents,
+        ranks: sparse.ranks,
+    };
+    Ok(HiddenVectors {
+        draft: if medusa { "Medusa" } else { "EAGLE" },
+        rows: ranks[..depth].to_vec(),
+        sequoia_tokens: plan.expected_tokens,
+        sequoia_labels: plan.labels(),
+        sparse_tokens: sparse.expected_tokens,
+        sparse_labels: sparse.labels(),
+    })
+}
+
 /// Which of up to [`RANKS`] children drawn from q without replacement MSS accepts (None: all
 /// rejected, the token then comes from the residual).
 fn mss_accepted(p: &[f64], q: &[f64], rng: &mut StdRng) -> Option<usize> {

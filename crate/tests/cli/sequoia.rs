@@ -262,3 +262,38 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
         "not the next rank",
     );
 }
+
+/// The hidden-state drafts: their vector a depth measured, and Sequoia's tree for it never below
+/// the sparse tree the page runs under the same vectors (the DP is the best; they tie when every
+/// row falls).
+#[test]
+fn likesworld_sequoia_of_the_hidden_state_drafts() {
+    for draft in ["medusa", "eagle"] {
+        let v = json(&[
+            "likesworld",
+            "sequoia",
+            "--draft",
+            draft,
+            "--budget",
+            "8",
+            "--depth",
+            "4",
+        ]);
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 4, "{draft}");
+        for r in rows {
+            let s: f64 = r
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .sum();
+            assert!(s > 0.3 && s <= 1.0 + 1e-9, "{draft}: {r}");
+        }
+        assert!(
+            f(&v, "sequoia_tokens") >= f(&v, "sparse_tokens") - 1e-12,
+            "{v}"
+        );
+        assert_eq!(v["sequoia_labels"].as_array().unwrap().len(), 8);
+    }
+}

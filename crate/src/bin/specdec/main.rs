@@ -96,7 +96,7 @@ target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
                         a tree (exercise-5, slides, \"a b|c d\", \"<2,2,1>\"; eagle-2[:N]: EAGLE-2's
                         dynamic tree of N nodes, 16 unless told, one per prompt) verified per sequence
                         and tree-parallel (lecture §4.3): tokens computed, time, paths/tree, verdicts
-  likesworld sequoia  [--draft a|b] [--budget N] [--depth D] [--verify greedy|mss] [--prompts P]
+  likesworld sequoia  [--draft a|b|medusa|eagle] [--budget N] [--depth D] [--verify greedy|mss] [--prompts P]
                         the draft's acceptance vector p_1…p_8 measured, Sequoia's tree of N nodes for it
                         (lecture §4.7), decoded beside every <k1,...> of N nodes: τ predicted and measured
   likesworld choose   [--max-nodes M] [--prompts P] [--target-width W]

@@ -8,11 +8,16 @@ use burn::tensor::read_sync;
 use specdec::clock::native_clock;
 use specdec::i18n::Lang;
 use specdec::lab::choose::{choose_here, MAX_NODES};
-use specdec::lab::sequoia::compare;
+use specdec::lab::sequoia::{compare, hidden_vectors};
 use specdec::lab::Lab;
 use specdec::tree::sequoia::{BUDGET, DEPTH};
 
 pub fn sequoia(o: &mut Opts) -> Result<Report, Usage> {
+    if let Some(hidden) = o.peek("draft").filter(|d| ["medusa", "eagle"].contains(d)) {
+        let medusa = hidden == "medusa";
+        o.take("draft");
+        return hidden_sequoia(o, medusa);
+    }
     let d = draft(o, Some("b"))?;
     let budget = o.count(&BUDGET, Some(8))?;
     let depth = o.count(&DEPTH, Some(8))?;
@@ -145,5 +150,43 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
             ),
         ],
         json: value(&r),
+    })
+}
+
+/// `likesworld sequoia --draft medusa|eagle`: the vector a depth, Sequoia's tree for it beside
+/// the sparse tree the page runs.
+fn hidden_sequoia(o: &mut Opts, medusa: bool) -> Result<Report, Usage> {
+    let budget = o.count(&BUDGET, Some(8))?;
+    let depth = o.count(&DEPTH, Some(8))?;
+    let m = models(o)?;
+    let r = read_sync(hidden_vectors(&m, medusa, budget, depth))?;
+    let mut rows: Vec<(String, String)> = r
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(j, p)| {
+            let p: Vec<String> = p.iter().map(|x| format!("{x:.3}")).collect();
+            row(&format!("{} at depth {}", r.draft, j + 1), p.join(" "))
+        })
+        .collect();
+    rows.push(row(
+        "Sequoia's tree (the vectors a depth)",
+        format!(
+            "{:.3} tokens a step: {}",
+            r.sequoia_tokens,
+            r.sequoia_labels.join(" ")
+        ),
+    ));
+    rows.push(row(
+        "the sparse tree the page runs",
+        format!(
+            "{:.3} tokens a step: {}",
+            r.sparse_tokens,
+            r.sparse_labels.join(" ")
+        ),
+    ));
+    Ok(Report {
+        json: value(&r),
+        rows,
     })
 }
