@@ -224,8 +224,8 @@ fn caption(choice: &Choice, times: &Times, c: f64, l: Lang) -> String {
         .max_by(|a, b| a.predicted_speedup.total_cmp(&b.predicted_speedup));
     out.push(if flat >= 8 {
         l.pick(
-            format!("Up to k = {flat} a call costs within 10% of a one-token call: nodes are nearly free here, so the tree grows wide and stops only where a further node's chance of acceptance is worth less than what it adds to the call and the draft."),
-            format!("直到 k = {flat}，一次调用的时间都不超过单 token 调用的 1.1 倍：这里节点几乎免费，树可以长得很宽，直到再加一个节点被接受的机会抵不上它给调用和起草增加的时间。"),
+            format!("Up to k = {flat} a call costs within 10% of a one-token call: nodes are nearly free here, so the tree grows until a further node's chance of acceptance is worth less than what it adds to the call and the draft, or the times given end."),
+            format!("直到 k = {flat}，一次调用的时间都不超过单 token 调用的 1.1 倍：这里节点几乎免费，树一直长，直到再加一个节点被接受的机会抵不上它给调用和起草增加的时间，或给出的时间到头。"),
         )
     } else {
         l.pick(
@@ -242,24 +242,34 @@ fn caption(choice: &Choice, times: &Times, c: f64, l: Lang) -> String {
             format!("给出的时间只到 k = {}：更大的树也许还划算。", n_max + 1),
         ));
     } else if let Some(next) = next {
+        // Two decimals where they tell the two apart, else four.
+        let close = (next.predicted_speedup - choice.tree.predicted_speedup).abs() < 0.005;
+        let (a, b) = match close {
+            true => (
+                format!("{:.4}", next.predicted_speedup),
+                format!("{:.4}", choice.tree.predicted_speedup),
+            ),
+            false => (
+                num(next.predicted_speedup),
+                num(choice.tree.predicted_speedup),
+            ),
+        };
         out.push(l.pick(
             format!(
-                "One node more (the best tree of {} nodes) would predict {}×.",
-                n + 1,
-                num(next.predicted_speedup)
+                "One node more (the best tree of {} nodes) would predict {a}×, against {b}×.",
+                n + 1
             ),
             format!(
-                "再多一个节点（{} 个节点里最好的树）预测为 {}×。",
-                n + 1,
-                num(next.predicted_speedup)
+                "再多一个节点（{} 个节点里最好的树）预测为 {a}×，对比 {b}×。",
+                n + 1
             ),
         ));
     }
     out.join(if l == Lang::Zh { "" } else { " " })
 }
 
-/// The depths worth a row: beyond the deepest that any n's best tree needs, every row repeats
-/// the one above.
+/// The depths worth a row: down to where every n's best tree is reached (a vector of one rank
+/// needs n levels for n nodes); below that every row repeats the one above.
 fn rows_needed(choice: &Choice) -> usize {
     let mut need = 1;
     for cell in &choice.grid {
@@ -269,9 +279,14 @@ fn rows_needed(choice: &Choice) -> usize {
             .filter(|o| o.nodes == cell.nodes)
             .map(|o| o.expected_tokens)
             .fold(f64::MIN, f64::max);
-        if cell.expected_tokens + 1e-12 < deepest {
-            need = need.max(cell.depth + 1);
-        }
+        let reached = choice
+            .grid
+            .iter()
+            .filter(|o| o.nodes == cell.nodes && o.expected_tokens + 1e-12 >= deepest)
+            .map(|o| o.depth)
+            .min()
+            .unwrap_or(1);
+        need = need.max(reached);
     }
     need.max(choice.tree.depth)
 }
@@ -347,7 +362,9 @@ fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32
         .iter()
         .flat_map(|k| wrap(k, 11, width as i32 - 16))
         .collect();
-    let grid_bottom = top + depths as i32 * cell_h;
+    // At least as tall as the rotated axis label, so that the key below never meets it.
+    let grid_h = (depths as i32 * cell_h).max(72);
+    let grid_bottom = top + grid_h;
     let height = (grid_bottom + 12 + 14 * key_lines.len() as i32 + 6) as u32;
     let label = l.pick(
         format!("Predicted speedup over nodes and depth on {device}"),
@@ -372,7 +389,7 @@ fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32
             false,
         );
         cv.text_vertical(
-            (12, top + depths as i32 * cell_h / 2),
+            (12, top + grid_h / 2),
             l.pick("depth ≤ d", "深度 ≤ d"),
             11,
             colors::AXIS,

@@ -168,3 +168,33 @@ fn the_figures_fit_a_phone() {
         }
     }
 }
+
+#[test]
+fn every_nodes_best_tree_has_its_row() {
+    // One rank: n nodes need n levels, so every column's best sits on its own row.
+    let p = crate::tree::sequoia::Acceptance::parse("0.9").unwrap();
+    let times = crate::tree::choose::Times::new((1..=32).map(|k| 1.0 + 0.004 * k as f64).collect())
+        .unwrap();
+    let choice = crate::tree::choose::choose(&p, &times, 0.066).unwrap();
+    assert_eq!(super::rows_needed(&choice), 31);
+    // Two ranks: the best trees of up to 31 nodes fit in fewer levels.
+    let p = crate::tree::sequoia::Acceptance::parse("0.5,0.3").unwrap();
+    let choice = crate::tree::choose::choose(&p, &times, 0.066).unwrap();
+    let need = super::rows_needed(&choice);
+    assert!(need < 31 && need >= choice.tree.depth, "{need}");
+    for n in 1..=31 {
+        let best = choice
+            .grid
+            .iter()
+            .filter(|c| c.nodes == n)
+            .map(|c| c.expected_tokens)
+            .fold(0.0, f64::max);
+        assert!(
+            choice
+                .grid
+                .iter()
+                .any(|c| c.nodes == n && c.depth <= need && c.expected_tokens + 1e-12 >= best),
+            "{n}"
+        );
+    }
+}
