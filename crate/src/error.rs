@@ -251,7 +251,7 @@ fn range_name_zh(name: &str) -> String {
         "sharpness" => "锐度",
         "steps" => "训练步数",
         "target width" => "目标宽度",
-        "times" => "调用时间的个数",
+        "number of times" => "调用时间的个数",
         "temperature" => "温度",
         "warmup" => "预热次数",
         "window" => "窗口",

@@ -27,23 +27,47 @@ pub const MAX_NODES: Range = Range::new("max-nodes", 1.0, 31.0).after("nodes", "
 /// EAGLE-2's fixed budget the choice is set against (the §6 table's).
 pub const EAGLE2_NODES: usize = 8;
 
-/// The chosen tree, its prediction and its measurement (where the choice is plain decoding, the
-/// tree of one node is timed instead).
+/// The chosen tree: the DP's choice (n, d) under the vector, and the tree decoded at that size —
+/// the DP's refined on the replay ([`refine`]) — with its own prediction and its measurement.
+/// Where the choice is plain decoding (no nodes), the tree of one node is timed instead.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChosenTree {
+    /// The tree decoded: its nodes, depth and rank paths.
     pub nodes: usize,
     pub depth: usize,
-    /// The tree decoded, by rank path (the DP's, refined on the replay).
     pub labels: Vec<String>,
-    /// The DP's expectation under the vector, and the refined tree's replayed τ.
-    pub expected_tokens: f64,
+    /// Its τ replayed on the calibration prompts, and the speedup that predicts:
+    /// replayed τ / (T(n+1)/T(1) + d·c).
     pub replayed_tokens: f64,
-    /// The DP's prediction, and the refined tree's: replayed τ / (T(n+1)/T(1) + d·c).
     pub predicted_speedup: f64,
-    pub predicted_speedup_refined: f64,
+    /// The DP's own choice: its size, its expectation under the vector, its prediction.
+    pub dp: DpTree,
     pub measured_speedup: f64,
     pub measured_speedup_iqr: f64,
     pub tokens_per_call: f64,
+}
+
+/// The DP's choice under the acceptance vector.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DpTree {
+    pub nodes: usize,
+    pub depth: usize,
+    pub expected_tokens: f64,
+    pub predicted_speedup: f64,
+}
+
+/// The chain and the tree chosen, each measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Chosen {
+    pub chain: ChosenChain,
+    pub tree: ChosenTree,
+}
+
+/// A method at a fixed size, timed in the same run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Fixed {
+    pub measured_speedup: f64,
+    pub measured_speedup_iqr: f64,
 }
 
 /// The chosen chain and its measurement (where the choice is plain decoding, γ 0, the chain of
@@ -68,10 +92,9 @@ pub struct ChooseReport {
     /// Draft B's one-token call over T(1).
     pub draft_cost: f64,
     pub vector: RankVector,
-    pub chain: ChosenChain,
-    pub tree: ChosenTree,
+    pub chosen: Chosen,
     /// EAGLE-2's dynamic tree at a fixed [`EAGLE2_NODES`] nodes, timed in the same run.
-    pub fixed_eagle2_measured_speedup: f64,
+    pub fixed_eagle2_8: Fixed,
     /// This device's limit, T_lim(k) = max(weight bytes / bandwidth, k · FLOPs a token / peak),
     /// from the measured roofline's bandwidth and peak (a ceiling): in µs, k = 1 … K.
     pub limit_times_us: Vec<f64>,
@@ -172,33 +195,36 @@ pub async fn choose_here(
         target_width: models.target_width(),
         draft_cost: c,
         vector,
-        chain: ChosenChain {
-            pick: choice.chain.clone(),
-            timed_gamma: gamma,
-            measured_speedup: chain.measured_speedup,
-            measured_speedup_iqr: chain.measured_speedup_iqr,
-            tokens_per_call: chain.tokens_per_call,
-        },
-        tree: ChosenTree {
-            nodes: refined.nodes(),
-            depth: refined.depth(),
-            labels: refined.labels(),
-            expected_tokens: choice.tree.expected_tokens,
-            replayed_tokens: replayed,
-            predicted_speedup: choice.tree.predicted_speedup,
-            predicted_speedup_refined: predicted(
-                &times,
-                replayed,
-                refined.nodes(),
-                refined.depth(),
-                c,
-            ),
-            measured_speedup: tree.measured_speedup,
-            measured_speedup_iqr: tree.measured_speedup_iqr,
-            tokens_per_call: tree.tokens_per_call,
+        chosen: Chosen {
+            chain: ChosenChain {
+                pick: choice.chain.clone(),
+                timed_gamma: gamma,
+                measured_speedup: chain.measured_speedup,
+                measured_speedup_iqr: chain.measured_speedup_iqr,
+                tokens_per_call: chain.tokens_per_call,
+            },
+            tree: ChosenTree {
+                nodes: refined.nodes(),
+                depth: refined.depth(),
+                labels: refined.labels(),
+                replayed_tokens: replayed,
+                predicted_speedup: predicted(&times, replayed, refined.nodes(), refined.depth(), c),
+                dp: DpTree {
+                    nodes: choice.tree.nodes,
+                    depth: choice.tree.depth,
+                    expected_tokens: choice.tree.expected_tokens,
+                    predicted_speedup: choice.tree.predicted_speedup,
+                },
+                measured_speedup: tree.measured_speedup,
+                measured_speedup_iqr: tree.measured_speedup_iqr,
+                tokens_per_call: tree.tokens_per_call,
+            },
         },
         times_us,
-        fixed_eagle2_measured_speedup: eagle2.measured_speedup,
+        fixed_eagle2_8: Fixed {
+            measured_speedup: eagle2.measured_speedup,
+            measured_speedup_iqr: eagle2.measured_speedup_iqr,
+        },
         limit_times_us,
         bandwidth_gbs: roof.bandwidth_gbs,
         peak_gflops: roof.peak_gflops,

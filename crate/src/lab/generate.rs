@@ -170,8 +170,11 @@ pub fn describe(method: &Method, whose: Whose, lang: Lang) -> String {
                 Shape::Levels(_) => {
                     let n = shape.nodes();
                     l.pick(
-                        format!("{d} Sequoia tree of {n} nodes, {how}"),
-                        format!("{} Sequoia 树（{n} 个节点），{how}", zh_join(d, "的")),
+                        format!("{d} tree of {n} nodes by rank path, {how}"),
+                        format!(
+                            "{} 按名次路径给出的树（{n} 个节点），{how}",
+                            zh_join(d, "的")
+                        ),
                     )
                 }
             }

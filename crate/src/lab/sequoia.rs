@@ -356,6 +356,8 @@ pub struct SequoiaReport {
     pub levels: Vec<Vec<usize>>,
     /// Greedy: the vectors a depth its decoding meets; the tree refined on the replay (by rank path).
     pub by_depth: Option<Vec<Vec<f64>>>,
+    /// Which depths the decoding reached; a row of a depth never reached is the overall vector.
+    pub by_depth_reached: Option<Vec<bool>>,
     pub fitted_labels: Option<Vec<String>>,
     pub prompts: usize,
     /// Sequoia's first, then the configurations by predicted τ, best first.
@@ -442,10 +444,21 @@ pub async fn compare(
     } else {
         Some(Replay::measure(lab, draft).await?)
     };
-    let (mut by_depth, mut fitted_labels) = (None, None);
+    let (mut by_depth, mut fitted_labels, mut by_depth_reached) = (None, None, None);
     if let Some(replay) = &replay {
         // The vector a depth that Sequoia's tree's own decoding meets, and the tree for it.
-        let rows = replay.run(&plan).rows(depth, &p);
+        let replayed = replay.run(&plan);
+        let rows = replayed.rows(depth, &p);
+        by_depth_reached = Some(
+            (0..depth)
+                .map(|j| {
+                    replayed
+                        .met
+                        .get(j)
+                        .is_some_and(|m| m.iter().sum::<usize>() > 0)
+                })
+                .collect(),
+        );
         let deep = sequoia::sequoia_by_depth(&rows, budget, depth)?;
         by_depth = Some(rows.iter().map(|r| r.entries().to_vec()).collect());
         let start = [&plan, &deep]
@@ -534,6 +547,7 @@ pub async fn compare(
         labels: plan.labels(),
         levels: plan.levels(),
         by_depth,
+        by_depth_reached,
         fitted_labels,
         prompts: n,
         rows,

@@ -12,7 +12,7 @@ use crate::error::{Error, Range, Text};
 /// The draft's cost per level of the tree, as a fraction of a one-token target call.
 pub const DRAFT_COST: Range = Range::new("draft-cost", 0.0, 100.0).shown_as("c");
 /// How many call sizes T(1) … T(K) may be given: a tree of n nodes is verified in n + 1.
-pub const TIMES: Range = Range::new("times", 2.0, BUDGET.max + 1.0).after("entries", "项");
+pub const TIMES: Range = Range::new("number of times", 2.0, BUDGET.max + 1.0).shown_as("K");
 
 /// T(1), …, T(K): the time of a target call verifying k tokens, in any unit; each positive.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -34,10 +34,11 @@ impl Times {
         Ok(Times(t))
     }
 
-    /// Reads `1,1.4,1.7`: T(1), T(2), … separated by commas.
+    /// Reads `1,1.4,1.7`: T(1), T(2), … separated by commas (`，` as typed on a Chinese keyboard
+    /// too).
     pub fn parse(text: &str) -> Result<Times, Error> {
         let mut t = Vec::new();
-        for part in text.split(',') {
+        for part in text.split([',', '，']) {
             match part.trim().parse::<f64>() {
                 Ok(x) => t.push(x),
                 Err(_) => {

@@ -54,7 +54,8 @@ impl Acceptance {
         Ok(Acceptance(p))
     }
 
-    /// Reads `0.6,0.2,0.1`: numbers separated by commas (spaces allowed).
+    /// Reads `0.6,0.2,0.1`: numbers separated by commas (spaces allowed; `，` as typed on a
+    /// Chinese keyboard too).
     pub fn parse(text: &str) -> Result<Acceptance, Error> {
         let bad = |why: Text| Error::Parse {
             what: "acceptance vector",
@@ -62,7 +63,7 @@ impl Acceptance {
             why,
         };
         let mut p = Vec::new();
-        for part in text.split(',') {
+        for part in text.split([',', '，']) {
             let part = part.trim();
             match part.parse::<f64>() {
                 Ok(x) if x.is_finite() => p.push(x),
@@ -378,9 +379,9 @@ pub fn sequoia_by_depth(rows: &[Acceptance], budget: usize, depth: usize) -> Res
             value: budget as f64,
             allowed: Text::new(
                 format!(
-                    "a tree of depth {depth} with {ranks} ranks per node holds at most {fits} nodes"
+                    "with the vector's ranks ({ranks}) as the children of a node, {depth} levels hold at most {fits} nodes"
                 ),
-                format!("深度 {depth}、每个节点 {ranks} 个名次的树至多有 {fits} 个节点"),
+                format!("每个节点至多 {ranks} 个孩子（向量的名次数），{depth} 层至多放 {fits} 个节点"),
             ),
         });
     }

@@ -152,7 +152,7 @@ fn bad_input_is_named() {
     assert!(msg(Times::parse("1,inf").unwrap_err()).contains("must be a positive number"));
     assert!(msg(Times::parse("1,a").unwrap_err()).contains("\"a\" is not a number"));
     assert!(msg(Times::parse("1").unwrap_err())
-        .starts_with("times = 1 is out of range: 2 ≤ times ≤ 257 entries"));
+        .starts_with("number of times = 1 is out of range: 2 ≤ K ≤ 257"));
     let p = Acceptance::parse("0.5").unwrap();
     let t = Times::parse("1,1.2").unwrap();
     assert!(msg(choose(&p, &t, -0.1).unwrap_err())

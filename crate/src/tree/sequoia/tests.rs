@@ -218,7 +218,7 @@ fn bad_input_is_named() {
     let p = Acceptance::new(vec![0.5, 0.2]).unwrap();
     assert!(msg(sequoia(&p, 0, 3).unwrap_err()).starts_with("budget = 0 is out of range"));
     assert!(msg(sequoia(&p, 3, 0).unwrap_err()).starts_with("depth = 0 is out of range"));
-    assert!(msg(sequoia(&p, 7, 2).unwrap_err()).contains("holds at most 6 nodes"));
+    assert!(msg(sequoia(&p, 7, 2).unwrap_err()).contains("2 levels hold at most 6 nodes"));
     assert_eq!(capacity(2, 2), 6);
     assert_eq!(capacity(16, 64), usize::MAX);
 }

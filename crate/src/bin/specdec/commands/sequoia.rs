@@ -45,12 +45,14 @@ pub fn sequoia(o: &mut Opts) -> Result<Report, Usage> {
         row("Sequoia's tree by rank path", r.labels.join(" ")),
     ];
     if let (Some(rows_by_depth), Some(fit)) = (&r.by_depth, &r.fitted_labels) {
+        let reached = r.by_depth_reached.clone().unwrap_or_default();
         for (j, p) in rows_by_depth.iter().enumerate() {
             let p: Vec<String> = p.iter().map(|x| format!("{x:.3}")).collect();
-            rows.push(row(
-                &format!("  at depth {} (its decoding)", j + 1),
-                p.join(" "),
-            ));
+            let how = match reached.get(j) {
+                Some(true) => "its decoding",
+                _ => "not reached: the overall vector",
+            };
+            rows.push(row(&format!("  at depth {} ({how})", j + 1), p.join(" ")));
         }
         rows.push(row("refined on the replay, by rank path", fit.join(" ")));
     }
@@ -94,7 +96,7 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
         .map(|t| format!("{:.2}", t / t1))
         .collect();
     let p: Vec<String> = r.vector.p.iter().map(|x| format!("{x:.3}")).collect();
-    let (chain, tree) = (&r.chain, &r.tree);
+    let (chain, tree) = (&r.chosen.chain, &r.chosen.tree);
     Ok(Report {
         rows: vec![
             row("target", format!("×{}, T(1) {:.0} µs", r.target_width, t1)),
@@ -118,21 +120,35 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
             ),
             row(
                 "chosen tree",
-                format!(
-                    "{} nodes, depth {}: predicted {:.2}× (refined on the replay {:.2}×), measured {:.2}× (IQR {:.2}), τ {:.2}",
-                    tree.nodes,
-                    tree.depth,
-                    tree.predicted_speedup,
-                    tree.predicted_speedup_refined,
-                    tree.measured_speedup,
-                    tree.measured_speedup_iqr,
-                    tree.tokens_per_call
-                ),
+                if tree.dp.nodes == 0 {
+                    format!(
+                        "none pays: plain decoding is faster (a tree of 1 node timed: {:.2}×, τ {:.2})",
+                        tree.measured_speedup, tree.tokens_per_call
+                    )
+                } else {
+                    format!(
+                        "{} nodes, depth {}: predicted {:.2}× by the vector (E {:.2}); decoded: the DP's refined on the replay, {} nodes, depth {}, predicted {:.2}× (τ replayed {:.2}), measured {:.2}× (IQR {:.2}), τ {:.2}",
+                        tree.dp.nodes,
+                        tree.dp.depth,
+                        tree.dp.predicted_speedup,
+                        tree.dp.expected_tokens,
+                        tree.nodes,
+                        tree.depth,
+                        tree.predicted_speedup,
+                        tree.replayed_tokens,
+                        tree.measured_speedup,
+                        tree.measured_speedup_iqr,
+                        tree.tokens_per_call
+                    )
+                },
             ),
             row("  by rank path", tree.labels.join(" ")),
             row(
                 "EAGLE-2 at 8 nodes",
-                format!("measured {:.2}×", r.fixed_eagle2_measured_speedup),
+                format!(
+                    "measured {:.2}× (IQR {:.2})",
+                    r.fixed_eagle2_8.measured_speedup, r.fixed_eagle2_8.measured_speedup_iqr
+                ),
             ),
             row(
                 "this device's limit",

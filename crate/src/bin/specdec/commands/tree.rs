@@ -129,6 +129,11 @@ fn levels_text(levels: &[Vec<usize>]) -> String {
 /// `--device D` the times and c of a device's profile (`all`: every profile side by side).
 pub fn cmd_choose(o: &mut Opts) -> Result<Report, Usage> {
     let p = Acceptance::parse(&o.required("acceptance")?)?;
+    if o.peek("device").is_some() && o.peek("times").is_some() {
+        return Err(Usage(
+            "choose: give --times (and --draft-cost) or --device, not both".into(),
+        ));
+    }
     let Some(device) = o.take("device") else {
         let times = Times::parse(&o.required("times")?)?;
         let c = o.number("draft-cost", None)?;
@@ -146,23 +151,37 @@ pub fn cmd_choose(o: &mut Opts) -> Result<Report, Usage> {
     }
     let mut rows = Vec::new();
     let mut devices = Vec::new();
+    // A c given applies to every device; else each its own.
+    let given: Option<f64> = match o.take("draft-cost") {
+        None => None,
+        Some(t) => Some(t.trim().parse().map_err(|_| {
+            Usage(format!(
+                "choose: bad value for --draft-cost: {t:?} is not a valid number here"
+            ))
+        })?),
+    };
     for d in profiles::profiles() {
-        let choice = choose(&p, &d.times(), d.draft_cost)?;
+        let c = given.unwrap_or(d.draft_cost);
+        let times = d.times();
+        let choice = choose(&p, &times, c)?;
+        // A tree that takes every node the times cover: a larger one might pay still.
+        let capped = choice.tree.nodes + 1 == times.max_k();
         let (chain, tree) = (&choice.chain, &choice.tree);
         rows.push(row(
             &d.name.en,
             format!(
-                "c {:.3}: chain γ {} {:.2}×, tree {} nodes depth {} {:.2}×",
-                d.draft_cost,
+                "c {:.3}: chain γ {} {:.2}×, tree {}{} nodes depth {} {:.2}×",
+                c,
                 chain.gamma,
                 chain.predicted_speedup,
                 tree.nodes,
+                if capped { "+" } else { "" },
                 tree.depth,
                 tree.predicted_speedup
             ),
         ));
         devices.push(json!({
-            "device": d.key, "draft_cost": d.draft_cost, "chain": chain,
+            "device": d.key, "draft_cost": c, "chain": chain, "capped": capped,
             "tree": {"nodes": tree.nodes, "depth": tree.depth, "expected_tokens": tree.expected_tokens,
                      "predicted_speedup": tree.predicted_speedup},
         }));
