@@ -90,7 +90,11 @@ impl Error {
                 },
                 Lang::En,
             ) => {
-                format!("{name} = {value} is out of range: {}", allowed.en)
+                format!(
+                    "{name} = {} is out of range: {}",
+                    number(*value),
+                    allowed.en
+                )
             }
             (
                 Error::OutOfRange {
@@ -100,7 +104,12 @@ impl Error {
                 },
                 Lang::Zh,
             ) => {
-                format!("{} = {value} 超出范围：{}", range_name_zh(name), allowed.zh)
+                format!(
+                    "{} = {} 超出范围：{}",
+                    range_name_zh(name),
+                    number(*value),
+                    allowed.zh
+                )
             }
             (Error::Parse { what, text, why }, Lang::En) => {
                 format!("bad {what} {:?}: {}", shown(text), why.en)
@@ -155,6 +164,16 @@ impl Error {
                 )
             }
         }
+    }
+}
+
+/// A rejected number as a message writes it: as typed for everyday sizes, in scientific notation
+/// past a billion or below a millionth (1e308 is not written out in 309 digits).
+fn number(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -416,6 +435,30 @@ named!(Lang, "language");
 mod tests {
     use super::*;
     use crate::tree::parse_config;
+
+    #[test]
+    fn huge_and_tiny_numbers_are_written_short() {
+        let r = Range::new("c", 0.0, 1.0);
+        assert_eq!(
+            r.check(1e308).unwrap_err().message(Lang::En),
+            "c = 1e308 is out of range: 0 ≤ c ≤ 1"
+        );
+        assert!(r
+            .check(-2e-9)
+            .unwrap_err()
+            .message(Lang::Zh)
+            .contains("= -2e-9 超出范围"));
+        assert!(r
+            .check(1.5)
+            .unwrap_err()
+            .message(Lang::En)
+            .starts_with("c = 1.5 is"));
+        assert!(r
+            .check(12345678.0)
+            .unwrap_err()
+            .message(Lang::En)
+            .starts_with("c = 12345678 is"));
+    }
 
     /// Every value an error names (each `what` literal in the core's sources) has a Chinese
     /// name, so an error raised on the Chinese page reads in Chinese (names that are symbols,
