@@ -31,7 +31,8 @@ const script = new URL('specdec-widget.js', versioned).href;
 function values(c) {
   if (c.type === 'range' || c.type === 'number') return `${c.min} … ${c.max}${c.step && c.step !== 'any' ? tr(`, step ${c.step}`, `，步长 ${c.step}`) : ''}`;
   if (c.type === 'select') return c.options.map(([v]) => `<code>${escapeHtml(v)}</code>`).join(' ');
-  return tr('text, up to 500 characters', '文本，最多 500 个字符');
+  const cap = c.cap ?? 500;
+  return tr(`text, up to ${cap} characters`, `文本，最多 ${cap} 个字符`);
 }
 
 function snippet(name, w) {
