@@ -26,7 +26,7 @@ export default {
   title_zh: '在这台设备上怎么推测：按 T(k) 选最好的链和树',
   intro_zh: 'Sequoia 对 §4.7 几个开放问题的回答。给出接受向量 p₁, p₂, …（p_i：一个节点排第 i 的草稿孩子正是验证接受的那一个的概率）和一台设备：目标模型一次验证 k 个 token 的时间 T(k)，以及草稿每层的开销 c（相对 T(1)）。'
     + 'n 个节点、深度 d 的树每次调用产出 E = 1 + Σ（各节点路径上 p 的乘积），预测加速比为 E / (T(n+1)/T(1) + d·c)。核心用动态规划求出每个 (n, d) 最好的树，再从中挑最好的；下表在每台设备上做同样的选择。'
-    + 'E 假设每次接受与路径无关，和课上的 α 一样（§3.3）：在 LikesWorld 上它比实测的 τ 高 15–25%，因为每一步都从一次拒绝之后、名字那里开始（见 docs/performance.md；specdec likesworld sequoia 会测出来）。',
+    + 'E 假设每次接受与路径无关，和课上的 α 一样（§3.3）：在 LikesWorld 上它比实测的 τ 高 15–25%，因为每一步都从一次拒绝之后、名字那里开始（实测见 docs/performance.md）。',
   // The measured devices and the lecture's GPU through the roofline model.
   presets: [
     { label: 'This 2-core CPU, measured', label_zh: '这台 2 核 CPU，实测', values: { device: 'cpu-measured' }, note: 'a short chain: every token in a call costs', note_zh: '短链：调用里每个 token 都要花时间' },
