@@ -156,6 +156,10 @@ fn mss_accepted(p: &[f64], q: &[f64], rng: &mut StdRng) -> Option<usize> {
         r = residual(&r, &qj);
         qj[x] = 0.0;
         let mass: f64 = qj.iter().sum();
+        if mass <= 0.0 {
+            // Every token the draft offers is drawn: no child left.
+            return None;
+        }
         qj.iter_mut().for_each(|w| *w /= mass);
     }
     None
