@@ -167,10 +167,11 @@ impl Error {
     }
 }
 
-/// A rejected number as a message writes it: as typed for everyday sizes, in scientific notation
-/// past a billion or below a millionth (1e308 is not written out in 309 digits).
+/// A rejected number as a message writes it: in full up to 20 digits (a count typed whole, such
+/// as 18446744073709551615, reads as typed), in scientific notation beyond or below a millionth
+/// (1e308 is not written out in 309 digits).
 fn number(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && !(1e-6..1e9).contains(&v.abs()) {
+    if v != 0.0 && v.is_finite() && !(1e-6..1e20).contains(&v.abs()) {
         format!("{v:e}")
     } else {
         format!("{v}")
