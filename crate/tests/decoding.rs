@@ -572,7 +572,7 @@ fn step_traces_end_where_the_output_ends() {
             let method = Method::Chain {
                 draft: 1,
                 gamma,
-                rule: ChainRule::Sample(variant),
+                rule: ChainRule::Sample(variant.into()),
             };
             let prompt = worlds[seed as usize % worlds.len()].prompt();
             let g = read_sync(lab::run(m, method, 1.0, &prompt, seed, true, CLOCK)).unwrap();

@@ -285,7 +285,7 @@ mod tests {
             Method::Chain {
                 draft: 0,
                 gamma: 3,
-                rule: ChainRule::Sample(Variant::Correct),
+                rule: ChainRule::Sample(Variant::Correct.into()),
             },
             Method::Chain {
                 draft: 0,

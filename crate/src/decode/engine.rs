@@ -20,7 +20,7 @@ use super::{Chance, LanguageModel, Proposal};
 use crate::clock::Clock;
 use crate::error::Error;
 use crate::sampling::multi::Children;
-use crate::sampling::speculative::Variant;
+use crate::sampling::rule::Rule;
 use crate::sampling::{argmax, residual, Dist};
 
 /// How a tree is verified (SpecInfer Algorithm 2).
@@ -208,8 +208,8 @@ pub async fn step<M: LanguageModel>(
 /// How a step's proposal is verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verify {
-    /// Algorithm 1 over a chain, under a variant.
-    Chain(Variant),
+    /// Algorithm 1 over a chain, under a rule.
+    Chain(Rule),
     /// A tree rule (a chain is a tree too).
     Tree(TreeRule),
 }
@@ -353,7 +353,7 @@ impl Verdict {
 
 /// Algorithm 1 over a chain, under `variant`'s rules.
 fn verify_chain(
-    variant: Variant,
+    variant: Rule,
     proposal: &Proposal,
     p: &[Dist],
     chance: &mut impl Chance,

@@ -8,6 +8,7 @@ use super::{Chance, LanguageModel, Proposal, Speculation};
 use crate::clock::Clock;
 use crate::error::{Error, Text};
 use crate::sampling::multi::Children;
+use crate::sampling::rule::Rule;
 use crate::sampling::speculative::Variant;
 use crate::sampling::{argmax, Dist};
 
@@ -16,9 +17,9 @@ use crate::sampling::{argmax, Dist};
 pub enum ChainRule {
     /// Drafts are the draft's argmax; accept while each equals the target's argmax.
     Greedy,
-    /// Drafts are sampled; the variant's acceptance, rejection and bonus rules (Algorithm 1 when
-    /// the variant is [`Variant::Correct`]).
-    Sample(Variant),
+    /// Drafts are sampled; the rule's acceptance, rejection and bonus (Algorithm 1 when the rule
+    /// is [`Variant::Correct`]; Medusa's typical acceptance is one too).
+    Sample(Rule),
 }
 
 /// The shape of an expansion tree: how many children each node gets.
@@ -129,7 +130,7 @@ impl<C: Chance> Drafting<'_, '_, C> {
             }
         }
         // Only the wrong "bonus from the draft" rule needs q_{γ+1}: one more draft call.
-        if gamma > 0 && rule == ChainRule::Sample(Variant::BonusFromDraft) {
+        if gamma > 0 && rule == ChainRule::Sample(Variant::BonusFromDraft.into()) {
             p.q[gamma] = Some(self.call(draft, &seq, &none).await?.swap_remove(0));
             p.draft_calls += 1;
         }
@@ -223,7 +224,7 @@ impl<C: Chance> Drafting<'_, '_, C> {
         let rule = if greedy {
             ChainRule::Greedy
         } else {
-            ChainRule::Sample(Variant::Correct)
+            ChainRule::Sample(Variant::Correct.into())
         };
         for d in drafts.iter_mut() {
             let chain = self.chain(d, ctx, gamma, rule, eos).await?;

@@ -51,8 +51,10 @@ mod tests {
     use crate::decode::Generation;
     use crate::decode::Shape;
     use crate::sampling::multi::Children;
+    use crate::sampling::rule::Rule;
     use crate::sampling::speculative::Variant;
     use crate::sampling::tv;
+    use crate::sampling::typical::Typical;
     use crate::toy::enumerate::{exact_distribution, Strategy};
     use crate::toy::{sequence_index, ToyConfig, HORIZON, PROMPT, SEQUENCES};
     use std::collections::HashMap;
@@ -146,7 +148,8 @@ mod tests {
             let lm = lm(seed, 1.5);
             let target = exact_distribution(&lm, Strategy::Target);
             for gamma in 1..=3 {
-                for variant in Variant::ALL {
+                let typical = Rule::Typical(Typical::MEDUSA);
+                for variant in Variant::ALL.map(Rule::Lecture).into_iter().chain([typical]) {
                     let method = Method::Chain {
                         draft: 0,
                         gamma,
@@ -157,7 +160,7 @@ mod tests {
                         &lm,
                         Strategy::Speculative {
                             gamma: gamma as u32,
-                            variant,
+                            rule: variant,
                         },
                     );
                     // The engine is the reference algorithm, wrong variants included…
@@ -165,7 +168,7 @@ mod tests {
                     assert!(d <= 1e-12, "seed {seed} γ {gamma} {variant:?}: TV {d}");
                     // …so the correct one is exact and the wrong ones are not.
                     let to_target = tv(&engine, &target);
-                    if variant == Variant::Correct {
+                    if variant.is_correct() {
                         assert!(to_target <= 1e-12, "γ {gamma}: {to_target}");
                     } else {
                         assert!(to_target > 1e-3, "{variant:?} γ {gamma}: {to_target}");
@@ -281,7 +284,7 @@ mod tests {
             Method::Chain {
                 draft: 0,
                 gamma: 3,
-                rule: ChainRule::Sample(Variant::Correct),
+                rule: ChainRule::Sample(Variant::Correct.into()),
             },
             Method::Expand {
                 draft: 0,
@@ -367,7 +370,7 @@ mod tests {
                 Method::Chain {
                     draft: 0,
                     gamma: 3,
-                    rule: ChainRule::Sample(variant),
+                    rule: ChainRule::Sample(variant.into()),
                 },
                 60,
             );

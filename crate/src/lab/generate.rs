@@ -242,7 +242,7 @@ mod tests {
         let rule = Method::Chain {
             draft: 0,
             gamma: 4,
-            rule: ChainRule::Sample(Variant::GreedyRule),
+            rule: ChainRule::Sample(Variant::GreedyRule.into()),
         };
         assert_eq!(
             describe(&rule, shipped, Lang::Zh),
@@ -267,7 +267,7 @@ mod tests {
         methods.extend(Variant::ALL.map(|v| Method::Chain {
             draft: 0,
             gamma: 2,
-            rule: ChainRule::Sample(v),
+            rule: ChainRule::Sample(v.into()),
         }));
         for (m, whose) in methods
             .iter()

@@ -6,7 +6,9 @@
 //! helpers here are shared by exact enumeration and by Monte Carlo, so both see the same rules.
 
 pub mod multi;
+pub mod rule;
 pub mod speculative;
+pub mod typical;
 
 use crate::error::{shown, Error, Text};
 use rand::Rng;

@@ -4,6 +4,7 @@
 //! from. Exact enumeration (`toy::enumerate`) and Monte Carlo (`toy::montecarlo`) both call these
 //! methods, so a variant is defined in exactly one place.
 
+use super::rule::Rule;
 use super::{argmax, one_hot, residual, Dist};
 
 /// A verification rule: the correct one and five ways to get it wrong.
@@ -113,9 +114,11 @@ pub struct Position {
     pub acceptance: f64,
 }
 
-/// One position, exactly: Σ_x d(x)·[a(x)·δ_x + (1 − a(x))·r] where d is the draft distribution.
+/// One position under any [`Rule`], exactly: Σ_x d(x)·[a(x)·δ_x + (1 − a(x))·r] where d is the
+/// draft distribution.
 /// (The bonus rule does not act at a single position.)
-pub fn single_position(p: &[f64], q: &[f64], variant: Variant) -> Position {
+pub fn single_position(p: &[f64], q: &[f64], rule: impl Into<Rule>) -> Position {
+    let variant: Rule = rule.into();
     let draft = variant.draft_dist(q);
     let reject = variant.reject_dist(p, q);
     let mut output = vec![0.0; p.len()];

@@ -17,6 +17,7 @@
 //! over the at most Σ 5^ℓ · (γ + 1) states sums the same products once each.
 
 use super::{sequence_index, ToyLm, HORIZON, PROMPT, VOCAB};
+use crate::sampling::rule::Rule;
 use crate::sampling::speculative::Variant;
 use crate::sampling::Dist;
 
@@ -26,7 +27,7 @@ pub enum Strategy {
     /// Sample every token from the target p (the reference).
     Target,
     /// Speculative decoding with γ draft tokens per target call and a verification rule.
-    Speculative { gamma: u32, variant: Variant },
+    Speculative { gamma: u32, rule: Rule },
 }
 
 /// The exact distribution over the 625 sequences of the first 4 output tokens (forward pass over
@@ -40,8 +41,8 @@ pub fn exact_distribution(lm: &ToyLm, strategy: Strategy) -> Dist {
 pub fn exact_distribution_over(lm: &ToyLm, strategy: Strategy, window: usize) -> Dist {
     let (gamma, variant) = match strategy {
         // Plain sampling is speculative decoding with no drafts and the bonus token from p.
-        Strategy::Target => (0, Variant::Correct),
-        Strategy::Speculative { gamma, variant } => (gamma as usize, variant),
+        Strategy::Target => (0, Rule::Lecture(Variant::Correct)),
+        Strategy::Speculative { gamma, rule } => (gamma as usize, rule),
     };
     let slots = gamma + 1;
     // mass[ℓ][prefix · slots + i]: probability of having emitted `prefix` (ℓ tokens, as a base-5
@@ -91,7 +92,8 @@ pub fn exact_distribution_over(lm: &ToyLm, strategy: Strategy, window: usize) ->
 /// equal weight (lecture §2.6: "formula vs measured tokens per step"). A call yields one token for
 /// the final rejection or bonus plus every accepted draft, so E = 1 + Σ_{i=1}^{γ} P(first i
 /// accepted); the probability of each (context, i) is carried forward like [`exact_distribution`].
-pub fn expected_tokens_per_call(lm: &ToyLm, gamma: u32, variant: Variant) -> f64 {
+pub fn expected_tokens_per_call(lm: &ToyLm, gamma: u32, rule: impl Into<Rule>) -> f64 {
+    let variant: Rule = rule.into();
     let contexts = VOCAB * VOCAB;
     let mut reach = vec![1.0 / contexts as f64; contexts];
     let mut expected = 1.0;
@@ -186,12 +188,12 @@ impl Enumerator<'_> {
                 let p = self.lm.p(&self.ctx).to_vec();
                 self.branch(&p, prob, Self::step);
             }
-            Strategy::Speculative { gamma, variant } => self.draft(0, gamma, variant, prob),
+            Strategy::Speculative { gamma, rule } => self.draft(0, gamma, rule, prob),
         }
     }
 
     /// Draft position i of γ within one target call.
-    fn draft(&mut self, i: u32, gamma: u32, variant: Variant, prob: f64) {
+    fn draft(&mut self, i: u32, gamma: u32, variant: Rule, prob: f64) {
         if self.record(prob) {
             return;
         }
@@ -249,7 +251,7 @@ mod tests {
                     &lm,
                     Strategy::Speculative {
                         gamma,
-                        variant: Variant::Correct,
+                        rule: Variant::Correct.into(),
                     },
                 );
                 let t = tv(&d, &target);
@@ -266,7 +268,13 @@ mod tests {
         let target = exact_distribution(&lm, Strategy::Target);
         let tv_of = |variant| {
             tv(
-                &exact_distribution(&lm, Strategy::Speculative { gamma: 3, variant }),
+                &exact_distribution(
+                    &lm,
+                    Strategy::Speculative {
+                        gamma: 3,
+                        rule: Rule::from(variant),
+                    },
+                ),
                 &target,
             )
         };
@@ -294,8 +302,10 @@ mod tests {
             });
             let mut strategies = vec![Strategy::Target];
             for gamma in 0..=5 {
-                strategies
-                    .extend(Variant::ALL.map(|variant| Strategy::Speculative { gamma, variant }));
+                strategies.extend(Variant::ALL.map(|v| Strategy::Speculative {
+                    gamma,
+                    rule: v.into(),
+                }));
             }
             for s in strategies {
                 let (fast, reference) = (
@@ -319,7 +329,7 @@ mod tests {
             for gamma in [1, 4, 5] {
                 let s = Strategy::Speculative {
                     gamma,
-                    variant: Variant::BonusFromDraft,
+                    rule: Variant::BonusFromDraft.into(),
                 };
                 let fast = exact_distribution_over(&lm, s, window);
                 let reference = exact_distribution_by_branches_over(&lm, s, window);
@@ -348,7 +358,7 @@ mod tests {
         for gamma in 1..=5u32 {
             let s = Strategy::Speculative {
                 gamma,
-                variant: Variant::BonusFromDraft,
+                rule: Variant::BonusFromDraft.into(),
             };
             let g = gamma as usize;
             let tv_at = |w| {
@@ -367,13 +377,36 @@ mod tests {
     }
 
     #[test]
+    fn typical_acceptance_enumerates_the_same_both_ways_and_is_biased() {
+        use crate::sampling::typical::Typical;
+        let lm = lm();
+        let target = exact_distribution(&lm, Strategy::Target);
+        for (epsilon, delta, biased) in [(0.09, 0.3, true), (0.3, 0.6, true), (0.0, 0.0, true)] {
+            let t = Typical::new(epsilon, delta).unwrap();
+            for gamma in 1..=4 {
+                let s = Strategy::Speculative {
+                    gamma,
+                    rule: Rule::Typical(t),
+                };
+                let (fast, reference) = (
+                    exact_distribution(&lm, s),
+                    exact_distribution_by_branches(&lm, s),
+                );
+                assert!(tv(&fast, &reference) <= 1e-15, "{t:?} γ {gamma}");
+                let to_target = tv(&fast, &target);
+                assert_eq!(to_target > 1e-3, biased, "{t:?} γ {gamma}: {to_target}");
+            }
+        }
+    }
+
+    #[test]
     fn gamma_zero_is_plain_target_sampling() {
         let lm = lm();
         let d = exact_distribution(
             &lm,
             Strategy::Speculative {
                 gamma: 0,
-                variant: Variant::GreedyRule,
+                rule: Variant::GreedyRule.into(),
             },
         );
         assert!(tv(&d, &exact_distribution(&lm, Strategy::Target)) <= 1e-12);

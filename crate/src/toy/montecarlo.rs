@@ -1,11 +1,11 @@
 //! Monte Carlo beside exact enumeration (lecture §2.3, demo 02.3). [`speculative_step`] follows
 //! Algorithm 1 literally — draft all γ tokens, compute p₁ … p_{γ+1}, verify left to right with real
 //! coin flips — so it is an implementation independent of [`super::enumerate`], sharing only the
-//! [`Variant`] rules. Agreement between the two is the test of both.
+//! [`Rule`]s. Agreement between the two is the test of both.
 
 use super::enumerate::Strategy;
 use super::{sequence_index, ToyLm, HORIZON, PROMPT, SEQUENCES, VOCAB};
-use crate::sampling::speculative::Variant;
+use crate::sampling::rule::Rule;
 use crate::sampling::{sample, tv, Dist};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -15,7 +15,7 @@ pub fn speculative_step<R: Rng + ?Sized>(
     lm: &ToyLm,
     ctx: &[usize],
     gamma: u32,
-    variant: Variant,
+    variant: Rule,
     rng: &mut R,
 ) -> Vec<usize> {
     // 1. The draft proposes γ tokens autoregressively, remembering q₁ … q_{γ+1}.
@@ -61,8 +61,8 @@ pub fn sample_sequence<R: Rng + ?Sized>(lm: &ToyLm, strategy: Strategy, rng: &mu
                 let y = sample(lm.p(&ctx), rng);
                 ctx.push(y);
             }
-            Strategy::Speculative { gamma, variant } => {
-                let out = speculative_step(lm, &ctx, gamma, variant, rng);
+            Strategy::Speculative { gamma, rule } => {
+                let out = speculative_step(lm, &ctx, gamma, rule, rng);
                 ctx.extend(out);
             }
         }
@@ -116,12 +116,12 @@ pub fn noise_floor(p: &[f64], n: usize) -> f64 {
 }
 
 /// Tokens per call measured by running Algorithm 1 from every one of the 25 contexts.
-pub fn tokens_per_call(lm: &ToyLm, gamma: u32, variant: Variant, calls: usize, seed: u64) -> f64 {
+pub fn tokens_per_call(lm: &ToyLm, gamma: u32, rule: Rule, calls: usize, seed: u64) -> f64 {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut tokens = 0usize;
     for i in 0..calls {
         let ctx = [(i / VOCAB) % VOCAB, i % VOCAB];
-        tokens += speculative_step(lm, &ctx, gamma, variant, &mut rng).len();
+        tokens += speculative_step(lm, &ctx, gamma, rule, &mut rng).len();
     }
     tokens as f64 / calls.max(1) as f64
 }
@@ -129,6 +129,7 @@ pub fn tokens_per_call(lm: &ToyLm, gamma: u32, variant: Variant, calls: usize, s
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::speculative::Variant;
     use crate::toy::enumerate::exact_distribution;
     use crate::toy::ToyConfig;
 
@@ -138,7 +139,10 @@ mod tests {
         // the enumerator by TV ≥ 0.02 lands at ≥ ~1.3× the floor; we allow 1.25× the floor.
         let lm = ToyLm::new(&ToyConfig::default());
         for (k, variant) in Variant::ALL.into_iter().enumerate() {
-            let strategy = Strategy::Speculative { gamma: 3, variant };
+            let strategy = Strategy::Speculative {
+                gamma: 3,
+                rule: variant.into(),
+            };
             let exact = exact_distribution(&lm, strategy);
             let mc = empirical(&lm, strategy, 20_000, 100 + k as u64);
             let (t, floor) = (tv(&mc, &exact), noise_floor(&exact, 20_000));
@@ -157,7 +161,10 @@ mod tests {
         const RUNS: usize = 200_000;
         let lm = ToyLm::new(&ToyConfig::default());
         for (k, variant) in Variant::ALL.into_iter().enumerate() {
-            let strategy = Strategy::Speculative { gamma: 3, variant };
+            let strategy = Strategy::Speculative {
+                gamma: 3,
+                rule: variant.into(),
+            };
             let exact = exact_distribution(&lm, strategy);
             let mc = empirical(&lm, strategy, RUNS, 500 + k as u64);
             let z = max_abs_z(&mc, &exact, RUNS);
@@ -200,7 +207,7 @@ mod tests {
         // formula with the mean β is close as well (the lecture: < 0.01; here within 0.1).
         let lm = ToyLm::new(&ToyConfig::default());
         for variant in [Variant::Correct, Variant::GreedyRule] {
-            let measured = tokens_per_call(&lm, 3, variant, 50_000, 9);
+            let measured = tokens_per_call(&lm, 3, variant.into(), 50_000, 9);
             let exact = crate::toy::enumerate::expected_tokens_per_call(&lm, 3, variant);
             assert!(
                 (measured - exact).abs() < 0.03,

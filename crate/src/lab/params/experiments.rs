@@ -200,7 +200,7 @@ impl Sampling {
         Method::Chain {
             draft: self.draft.index(),
             gamma: self.gamma as usize,
-            rule: ChainRule::Sample(self.variant),
+            rule: ChainRule::Sample(self.variant.into()),
         }
     }
 
@@ -238,7 +238,7 @@ impl Step {
                 Some(Method::Chain {
                     draft: self.draft.index(),
                     gamma: self.gamma as usize,
-                    rule: ChainRule::Sample(self.variant),
+                    rule: ChainRule::Sample(self.variant.into()),
                 })
             }
             StepKind::Tree => Some(Method::Expand {

@@ -4,6 +4,7 @@
 use super::{VariantTv, Verdict, EXACT_TV};
 use crate::i18n::Lang;
 use crate::plot::{colors, render, text_width, Align, Chart, Labels, Scale};
+use crate::sampling::rule::Rule;
 use crate::sampling::speculative::Variant;
 use crate::toy::temperature::{acceptance_vs_temperature, SHAPES};
 
@@ -11,7 +12,7 @@ pub(super) fn tv_bars(
     tvs: &[VariantTv],
     gamma: u32,
     window: usize,
-    selected: Variant,
+    selected: Rule,
     l: Lang,
     w: u32,
 ) -> String {
@@ -89,14 +90,15 @@ pub(super) fn tv_bars(
 }
 
 /// A rule's Chinese name ([`Variant::label`]) broken into the lines of a bar's label.
-pub(super) fn bar_label_zh(v: Variant) -> &'static str {
+pub(super) fn bar_label_zh(v: Rule) -> &'static str {
     match v {
-        Variant::Correct => "正确\n规则",
-        Variant::ResampleFromTarget => "拒绝后\n从 p\n重采",
-        Variant::GreedyRule => "贪心\n规则",
-        Variant::ArgmaxDraft => "草稿取\nargmax",
-        Variant::AcceptQOverP => "接受率\nq/p",
-        Variant::BonusFromDraft => "奖励取\n自草稿",
+        Rule::Lecture(Variant::Correct) => "正确\n规则",
+        Rule::Lecture(Variant::ResampleFromTarget) => "拒绝后\n从 p\n重采",
+        Rule::Lecture(Variant::GreedyRule) => "贪心\n规则",
+        Rule::Lecture(Variant::ArgmaxDraft) => "草稿取\nargmax",
+        Rule::Lecture(Variant::AcceptQOverP) => "接受率\nq/p",
+        Rule::Lecture(Variant::BonusFromDraft) => "奖励取\n自草稿",
+        Rule::Typical(_) => "典型\n接受",
     }
 }
 
@@ -104,7 +106,7 @@ pub(super) fn side_by_side(
     target: &[f64],
     other: &[f64],
     window: usize,
-    variant: Variant,
+    variant: Rule,
     l: Lang,
     w: u32,
 ) -> String {
@@ -156,7 +158,7 @@ pub(super) fn side_by_side(
             (300, (ch.below + 10).max(275)),
             &[
                 (l.pick("target p", "目标 p"), colors::BLUE),
-                (name, colors::ORANGE),
+                (&name, colors::ORANGE),
             ],
         );
     })

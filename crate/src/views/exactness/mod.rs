@@ -6,12 +6,13 @@
 
 mod figures;
 
-use crate::error::Named;
 use crate::error::{Error, Range};
 use crate::i18n::Lang;
 use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
+use crate::sampling::rule::Rule;
 use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
+use crate::sampling::typical::Typical;
 use crate::toy::enumerate::{
     exact_distribution, exact_distribution_over, expected_tokens_per_call, Strategy,
 };
@@ -34,7 +35,11 @@ pub const EXACT_TV: f64 = 1e-12;
 #[serde(default)]
 pub struct ExactnessParams {
     pub gamma: u32,
+    /// The selected rule's name: a lecture variant or `typical`.
     pub variant: String,
+    /// Typical acceptance's ε and δ (Medusa's 0.09 and 0.3 unless set).
+    pub epsilon: f64,
+    pub delta: f64,
     /// Output tokens enumerated; none: γ + 1, at least the lecture's 4, at most [`WINDOW`]'s top.
     pub window: Option<u32>,
     pub toy: ToyConfig,
@@ -52,6 +57,8 @@ impl Default for ExactnessParams {
         ExactnessParams {
             gamma: 3,
             variant: "correct".into(),
+            epsilon: Typical::MEDUSA.epsilon,
+            delta: Typical::MEDUSA.delta,
             window: None,
             toy: ToyConfig::default(),
             runs: 20_000,
@@ -68,7 +75,9 @@ pub const MAX_RUNS: u32 = 200_000;
 struct Checked {
     gamma: u32,
     window: usize,
-    variant: Variant,
+    variant: Rule,
+    /// Typical acceptance at the page's ε and δ (a bar of its own beside the lecture's rules).
+    typical: Typical,
     lm: ToyLm,
     runs: usize,
     seed: u64,
@@ -80,7 +89,8 @@ fn check(params: &ExactnessParams) -> Result<Checked, Error> {
     if let Some(w) = params.window {
         WINDOW.check(f64::from(w))?;
     }
-    let variant = Variant::parse(&params.variant)?;
+    let typical = Typical::new(params.epsilon, params.delta)?;
+    let variant = Rule::parse(&params.variant, Some(typical))?;
     let toy = params.toy.validate()?;
     Ok(Checked {
         gamma: params.gamma,
@@ -88,6 +98,7 @@ fn check(params: &ExactnessParams) -> Result<Checked, Error> {
             .window
             .map_or_else(|| auto_window(params.gamma), |w| w as usize),
         variant,
+        typical,
         lm: ToyLm::new(&toy),
         runs: params.runs as usize,
         seed: monte_carlo_stream(toy.seed),
@@ -113,7 +124,7 @@ fn monte_carlo_stream(seed: u64) -> u64 {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct VariantTv {
     /// The rule (its name in JSON).
-    pub variant: Variant,
+    pub variant: Rule,
     pub tv: f64,
     pub verdict: Verdict,
 }
@@ -173,14 +184,17 @@ pub fn exactness_view(params: &ExactnessParams) -> Result<ExactnessView, Error> 
     let c = check(params)?;
     let target = exact_distribution_over(&c.lm, Strategy::Target, c.window);
     let mut selected = target.clone();
-    let tvs: Vec<VariantTv> = Variant::ALL
+    let rules = Variant::ALL
+        .map(Rule::Lecture)
         .into_iter()
+        .chain([Rule::Typical(c.typical)]);
+    let tvs: Vec<VariantTv> = rules
         .map(|v| {
             let d = exact_distribution_over(
                 &c.lm,
                 Strategy::Speculative {
                     gamma: c.gamma,
-                    variant: v,
+                    rule: v,
                 },
                 c.window,
             );
@@ -289,7 +303,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
     let checkpoints = log_checkpoints(c.runs);
     let strategy = Strategy::Speculative {
         gamma: c.gamma,
-        variant: c.variant,
+        rule: c.variant,
     };
     let curve = tv_curve(&c.lm, strategy, &target, &checkpoints, c.seed);
     let own = tv_curve(
@@ -341,7 +355,7 @@ pub fn monte_carlo_view(params: &ExactnessParams) -> Result<MonteCarloView, Erro
                         l.pick("target's own samples", "目标模型自己的样本"),
                         colors::BLUE,
                     ),
-                    (c.variant.label(l), colors::ORANGE),
+                    (&c.variant.label(l), colors::ORANGE),
                 ],
             );
         },
@@ -493,7 +507,7 @@ mod tests {
         assert!(v.svg_tv.contains("\n奖励取\n") && !v.svg_tv.contains("bonus"));
         assert!(m.svg.contains(Variant::Correct.label(Lang::Zh)));
         for line in Variant::ALL
-            .map(figures::bar_label_zh)
+            .map(|v| figures::bar_label_zh(v.into()))
             .iter()
             .flat_map(|b| b.lines())
         {
