@@ -228,6 +228,7 @@ fn noun_zh(what: &str) -> &str {
         "tree config" => "树配置",
         "tree mode" => "树模式",
         "variant" => "变体",
+        "bug" => "缺陷",
         "verification" => "验证方式",
         "weights" => "权重",
         "weights file" => "权重文件",

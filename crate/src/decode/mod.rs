@@ -26,6 +26,7 @@ pub mod batch;
 pub mod chance;
 pub mod engine;
 pub mod free;
+pub mod gallery;
 pub mod propose;
 pub mod stats;
 pub mod toy;

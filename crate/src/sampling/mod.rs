@@ -5,6 +5,7 @@
 //! position (SpecInfer's naive sampling and multi-step speculative sampling, lecture §4.5). The
 //! helpers here are shared by exact enumeration and by Monte Carlo, so both see the same rules.
 
+pub mod gallery;
 pub mod multi;
 pub mod rule;
 pub mod speculative;
