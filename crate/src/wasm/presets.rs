@@ -127,6 +127,10 @@ struct Presets {
     variants: Vec<&'static str>,
     /// The rules' Chinese names, in the order of `variants`.
     variants_zh: Vec<&'static str>,
+    /// The exactness lab's rules: the variants, then Medusa's typical acceptance; and their
+    /// Chinese names.
+    rules: Vec<&'static str>,
+    rules_zh: Vec<&'static str>,
     token_kinds: Vec<Kind>,
     decoding: Ranges,
     theory: Theory,
@@ -156,6 +160,12 @@ pub fn presets() -> Result<JsValue, JsError> {
         variants_zh: crate::sampling::speculative::Variant::ALL
             .iter()
             .map(|v| v.label(Lang::Zh))
+            .collect(),
+        rules: crate::sampling::rule::Rule::names(),
+        rules_zh: crate::sampling::speculative::Variant::ALL
+            .iter()
+            .map(|v| v.label(Lang::Zh))
+            .chain(["典型接受"])
             .collect(),
         token_kinds: TokenKind::ALL
             .iter()
@@ -223,6 +233,8 @@ pub fn presets() -> Result<JsValue, JsError> {
                 ("gamma", exactness::GAMMA),
                 ("runs", exactness::RUNS),
                 ("window", exactness::WINDOW),
+                ("epsilon", crate::sampling::typical::EPSILON),
+                ("delta", crate::sampling::typical::DELTA),
                 ("sharpness", crate::toy::SHARPNESS),
                 ("draft_noise", crate::toy::DRAFT_NOISE),
                 ("temperature", crate::toy::TEMPERATURE),

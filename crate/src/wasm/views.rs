@@ -28,6 +28,18 @@ pub fn monte_carlo(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::exactness::monte_carlo_view)
 }
 
+/// Typical acceptance's trade on the toy (cheap: a slider move).
+#[wasm_bindgen]
+pub fn typical(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::typical::typical_view)
+}
+
+/// The gallery of real bugs through every test (seconds: the page runs it in a worker).
+#[wasm_bindgen]
+pub fn gallery(params: JsValue) -> Result<JsValue, JsError> {
+    call(params, views::exactness::gallery::gallery_view)
+}
+
 #[wasm_bindgen]
 pub fn multi_draft(params: JsValue) -> Result<JsValue, JsError> {
     call(params, views::multidraft::multi_draft_view)

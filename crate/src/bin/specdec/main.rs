@@ -8,7 +8,7 @@
 mod commands;
 mod opts;
 
-use commands::{exercises, roofline, sampling, theory, tree};
+use commands::{exercises, gallery, roofline, sampling, theory, tree};
 use opts::{Opts, Report, Usage};
 use std::process::ExitCode;
 const USAGE: &str = "\
@@ -24,9 +24,16 @@ USAGE: specdec <command> [--option value]... [--json]
                 [--tp T] [--pp P] [--micro-batches M] [--offload]
   heat-map      [--gpu G] [--draft M] [--target M] [--alpha A] [--overhead-ms X]
                 [--tp T] [--pp P] [--micro-batches M] [--offload]
-  toy-exact     --gamma G --variant V [--seed S]
+  toy-exact     --gamma G --variant V [--seed S] [--epsilon E --delta D]
+                (V typical: Medusa's typical acceptance, p(x) > min(ε, δ·exp(−H(p))); ε 0.09, δ 0.3
+                unless told)
+  exactness     [--gamma G] [--epsilon E] [--delta D] [--draft-noise X] [--toy-seed S]
+                every rule's exact TV to the target on the toy, typical acceptance among them
+  exactness     --gallery [--draft-noise X] [--toy-seed S] [--seed S]
+                ten bugs of real runtimes (sources in docs/lossless.md), each through exact
+                enumeration, a χ² test (the samples it needs) and greedy identity
   monte-carlo   --gamma G --variant V [--runs N] [--seed S]
-  sample-dist   --p P --q Q --rule R          (P, Q comma-separated)
+  sample-dist   --p P --q Q --rule R [--epsilon E --delta D]   (P, Q comma-separated)
   multi-draft   --p P --drafts \"Q1;Q2;...\" --mode mss|naive [--given I,J,...]
                 (--given numbers the tokens from 1, as the lecture: t1 is 1)
   tree          --paths \"a b c|a b d e|f g\" [--root r]
@@ -117,7 +124,7 @@ Drafting without a model (native; LikesWorld runs take [--backend flex|ndarray|w
 
 GPUs: a100-40gb a100-80gb h100-sxm h200 rtx-4090 l4
 Models: opt-125m opt-350m opt-1.3b opt-6.7b opt-13b opt-30b
-Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p bonus-from-draft
+Variants: correct resample-from-target greedy-rule argmax-draft accept-q-over-p bonus-from-draft typical
 ";
 
 fn main() -> ExitCode {
@@ -178,6 +185,7 @@ fn run(o: &mut Opts) -> Result<Report, Usage> {
         "monte-carlo" => sampling::cmd_monte_carlo(o)?,
         "sample-dist" => sampling::cmd_sample_dist(o)?,
         "multi-draft" => sampling::cmd_multi_draft(o)?,
+        "exactness" => gallery::cmd_exactness(o)?,
         "tree" => tree::cmd_tree(o)?,
         "choose" => tree::cmd_choose(o)?,
         "exercise" => exercises::cmd_exercise(o)?,

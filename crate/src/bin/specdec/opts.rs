@@ -8,8 +8,9 @@ use specdec::error::Range;
 use std::collections::BTreeMap;
 
 /// Options that take no value.
-const FLAGS: [&str; 6] = [
+const FLAGS: [&str; 7] = [
     "--no-cache",
+    "--gallery",
     "--sequoia",
     "--dynamic",
     "--ttt",

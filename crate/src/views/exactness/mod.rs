@@ -5,6 +5,8 @@
 //! temperature for two shapes of distribution.
 
 mod figures;
+pub mod gallery;
+pub mod typical;
 
 use crate::error::{Error, Range};
 use crate::i18n::Lang;

@@ -7,6 +7,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 pub mod decoding;
 pub mod exercises;
+pub mod gallery;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod hidden;
 #[cfg(not(target_arch = "wasm32"))]
