@@ -195,7 +195,7 @@ fn caption(rows: &[GalleryRow], correct: &Correct, l: Lang) -> String {
         .join(l.pick(", ", "，"));
     l.pick(
         format!(
-            "Of {n} bugs, exact enumeration catches {exact}, a χ² check of {QUICK} samples {quick}, greedy identity {greedy}. {beyond} need more than {QUICK} samples for a 95% chance of being seen: a quick Monte Carlo check passes them. The correct rule raises no alarm in enumeration (TV {:.0e}) or greedy identity ({}/{}); the χ² test's false alarms: {alarms} (its level is 5%).",
+            "Of {n} bugs, exact enumeration catches {exact}, a χ² check of {QUICK} samples {quick}, greedy identity {greedy}. {beyond} {} more than {QUICK} samples for a 95% chance of being seen: a quick Monte Carlo check passes them. The correct rule raises no alarm in enumeration (TV {:.0e}) or greedy identity ({}/{}); the χ² test's false alarms: {alarms} (its level is 5%).",
             if beyond == 1 { "needs" } else { "need" },
             correct.tv, correct.greedy_identical, correct.greedy_runs
         ),
