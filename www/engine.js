@@ -415,11 +415,12 @@ export function declarations() {
   return declared;
 }
 
-/** The verification rules as a select's options (`declare(control, variantOptions)`), as the core names them. */
-export const variantOptions = { options: (d) => d.variants.map((v) => [v, v]), options_zh: (d) => d.variants.map((v, i) => [v, d.variants_zh[i]]) };
+/** A list of rules the core declares (`variants`; the exactness lab's `rules`, typical acceptance too) as a select's options, as the core names them. */
+export const ruleOptions = (list) => ({ options: (d) => d[list].map((v) => [v, v]), options_zh: (d) => d[list].map((v, i) => [v, d[`${list}_zh`][i]]) });
+export const variantOptions = ruleOptions('variants');
 
-/** The verification rule `name` in the page's language, as the core names it. */
-export const variantName = (name) => tr(name, declarations().variants_zh[declarations().variants.indexOf(name)] ?? name);
+/** The verification rule `name` (any of `rules`, which hold the `variants`) in the page's language, as the core names it. */
+export const variantName = (name) => tr(name, declarations().rules_zh[declarations().rules.indexOf(name)] ?? name);
 
 /** A parameter count as the page writes it: 85 k, 19 M. */
 const count = (n) => (n >= 1e7 ? `${Math.round(n / 1e6)} M` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} M` : `${Math.round(n / 1e3)} k`);

@@ -1,12 +1,17 @@
-// Exactness lab (lecture §2.3, §2.6; demos 02.1–02.5): exact enumeration beside Monte Carlo.
-import { fmt, table } from '../html.js';
+// Exactness lab (lecture §2.3, §2.6, §5.1, §6; demos 02.1–02.5): exact enumeration beside Monte
+// Carlo; typical acceptance's trade (tokens per call against TV) when it is the rule; and the
+// gallery of real bugs (exactness-gallery.js), run in a worker after its button.
+import { escapeHtml, fmt, table } from '../html.js';
 import { channelOf, titleOf, waitsForRun } from '../runbar.js';
-import { runJob, CancelledError, coreRange, declarations, declare, variantName, variantOptions } from '../engine.js';
+import { runJob, CancelledError, coreRange, declarations, declare, ruleOptions, variantName } from '../engine.js';
+import { galleryPart, wireGallery } from './exactness-gallery.js';
 import { tr } from '../i18n.js';
 
 function params(s) {
   return {
     gamma: Number(s.gamma), variant: s.variant, runs: Number(s.runs),
+    // Typical acceptance's thresholds (lecture §5.1): the rule `typical` takes them, and the table's typical row.
+    epsilon: Number(s.epsilon), delta: Number(s.delta),
     // 'auto': the core's window, γ + 1 and at least 4 (views/exactness.rs auto_window).
     window: s.window === 'auto' ? null : Number(s.window),
     // The toy's sharpness has no control: the core's default (ToyConfig's).
@@ -39,8 +44,12 @@ export default {
     { label: 'A wrong rule · greedy rule', label_zh: '错误的规则 · 贪心规则', values: { variant: 'greedy-rule' } },
   ],
   controls: [
-    // The verification rules are the core's (`presets`), read when the widget mounts.
-    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, variantOptions),
+    // The verification rules are the core's (`presets`: the lecture's variants, then Medusa's
+    // typical acceptance), read when the widget mounts.
+    declare({ key: 'variant', label: 'sampler', label_zh: '采样规则', type: 'select', value: 'correct' }, ruleOptions('rules')),
+    // Typical acceptance's thresholds, the core's ranges and Medusa's defaults (0.09, 0.3).
+    declare({ key: 'epsilon', label: 'ε (typical)', label_zh: 'ε（典型接受）', type: 'range', step: 0.01, showIf: (s) => s.variant === 'typical' }, coreRange('exactness', 'epsilon')),
+    declare({ key: 'delta', label: 'δ (typical)', label_zh: 'δ（典型接受）', type: 'range', step: 0.01, showIf: (s) => s.variant === 'typical' }, coreRange('exactness', 'delta')),
     // The sliders' ranges and defaults are the core's (`presets`: views/exactness.rs's and toy/mod.rs's
     // ranges, ExactnessParams' defaults). The page offers less of each than the core takes, the spans
     // it has always offered around the lecture's demos: γ up to 6, noise up to 3, T from 0.25 to 3.
@@ -59,6 +68,8 @@ export default {
   ],
   render(s, ui) {
     const v = ui.call('exactness', params(s));
+    // Typical acceptance trades exactness for tokens per call: its figure, under the TV bars.
+    const t = s.variant === 'typical' ? ui.call('typical', params(s)) : null;
     const verdict = {
       exact: `<span class="ok">${tr(`exact over ${v.window} tokens`, `前 ${v.window} 个 token 精确`)}</span>`,
       biased: `<span class="bad">${tr(`biased within ${v.window} tokens`, `前 ${v.window} 个 token 内有偏`)}</span>`,
@@ -77,9 +88,11 @@ export default {
         i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs')
         + `<p class="numbers coverage">${v.coverage}</p>`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
+      t ? `<div class="plots typical">${t.svg}</div><p class="numbers typical-caption">${escapeHtml(t.caption)}</p>` : '',
       `<figure class="mc"><figcaption class="numbers mc-numbers mc-status" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
         <button type="button" class="mc-go" hidden>${tr('Run', '运行')}</button> <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
       `<div class="plots">${v.svg_temperature}</div>`,
+      galleryPart(params(s).toy),
     ];
   },
   // Monte Carlo is the one slow part: it runs in the worker once the controls rest for 120 ms,
@@ -96,6 +109,7 @@ export default {
     const cancel = fig.querySelector('.mc-cancel');
     const bar = fig.querySelector('progress');
     const busy = (on) => { cancel.hidden = !on; bar.hidden = !on; fig.setAttribute('aria-busy', String(on)); };
+    wireGallery(ui, view, params(s).toy);
     if (waitsForRun(ui, fig, 'mc', () => ui.redraw())) return;
     fig.querySelector('.mc-go').hidden = true;
     // Later, in the widget's language (i18n.js).
