@@ -69,7 +69,12 @@ for (const [lang, width] of [['en', 1280], ['zh', 1280], ['en', 390], ['zh', 390
     const body = rows.slice(1).join('\n');
     assert.doesNotMatch(body, /exact-enumeration|monte-carlo|greedy-identity/);
     assert.match(body, lang === 'zh' ? /精确枚举/ : /exact enumeration/);
-    if (lang === 'zh') assert.doesNotMatch(rows.slice(1, 11).map((r) => r.split(' ')[1]).join(' '), /[a-z]+-[a-z]+/, 'the bugs by their Chinese names');
+    if (lang === 'zh') {
+      assert.doesNotMatch(rows.slice(1, 11).map((r) => r.split(' ')[1]).join(' '), /[a-z]+-[a-z]+/, 'the bugs by their Chinese names');
+      // No English sentence (three Latin words in a row) outside the sources' links, figure included.
+      const words = await page.$eval(`${W} section.gallery`, (s) => { const c = s.cloneNode(true); c.querySelectorAll('a').forEach((a) => a.remove()); return c.textContent; });
+      assert.doesNotMatch(words, /[A-Za-z]{2,}[ ()]+[A-Za-z]{2,}[ ()]+[A-Za-z]{2,}/);
+    }
     assert.ok(await page.$(`${W} section.gallery .plots svg`), 'the samples-needed figure');
     assert.match(await text(page, `${W} .gallery-caption`), lang === 'zh' ? /10 个缺陷中，精确枚举抓到/ : /^Of 10 bugs, exact enumeration catches/);
     // On a phone the table scrolls in its own box: the page never pans sideways.
