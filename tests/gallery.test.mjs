@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
 import { alertOf, rowsOf, setControl, text, tooWide } from './helpers.mjs';
+import { audit } from './a11y.mjs';
 
 let env;
 before(async () => { env = await start({ webgpu: false }); });
@@ -80,6 +81,8 @@ for (const [lang, width] of [['en', 1280], ['zh', 1280], ['en', 390], ['zh', 390
     // On a phone the table scrolls in its own box: the page never pans sideways.
     assert.deepEqual(await tooWide(page, 'exactness', 'section.gallery .plots svg'), []);
     assert.equal(await page.getAttribute(W, 'data-state'), 'ok');
+    // Its table, links and figure pass the page's accessibility audit (names, contrast).
+    if (width > 1000) assert.deepEqual(await audit(page), []);
     assert.deepEqual(errors, []);
     await page.close();
   });
