@@ -21,6 +21,7 @@ use crate::clock::Clock;
 use crate::error::Error;
 use crate::sampling::multi::Children;
 use crate::sampling::rule::Rule;
+use crate::sampling::typical::Typical;
 use crate::sampling::{argmax, residual, Dist};
 
 /// How a tree is verified (SpecInfer Algorithm 2).
@@ -212,6 +213,8 @@ pub enum Verify {
     Chain(Rule),
     /// A tree rule (a chain is a tree too).
     Tree(TreeRule),
+    /// Medusa's typical acceptance over a tree (lossy on purpose, lecture §5.1).
+    Typical(Typical),
 }
 
 /// The verify half of a step, shared by the model drafts and the model-free drafters: one target
@@ -234,6 +237,7 @@ pub(crate) async fn verify_step<M: LanguageModel>(
     let verdict = match verify {
         Verify::Chain(v) => verify_chain(v, proposal, &p, chance),
         Verify::Tree(rule) => verify_tree(rule, proposal, &p, chance),
+        Verify::Typical(t) => verify_typical(t, proposal, &p, chance),
     };
     // Count: the call, the accepted path, which positions passed, and the calibration.
     let s = &mut g.stats;
@@ -498,5 +502,95 @@ fn verify_tree(
                 return v.finish(ending, r, y);
             }
         }
+    }
+}
+
+/// Medusa's typical acceptance over a tree (its `evaluate_posterior`): every node is kept when
+/// p(token) > min(ε, δ·e^{−H(p)}) at its parent; the deepest root path of kept nodes wins, ties
+/// going to the highest Σ ln p along it; then a token is drawn from p where that path ends.
+fn verify_typical(
+    t: Typical,
+    proposal: &Proposal,
+    p: &[Dist],
+    chance: &mut impl Chance,
+) -> Verdict {
+    let tokens = &proposal.tree.tokens;
+    // best[at]: (kept depth, Σ ln p, first node) of the best kept path down from position `at`;
+    // a node's position (its index + 1) is past its parent's, so one pass from the back does.
+    let mut best: Vec<(usize, f64, Option<usize>)> = vec![(0, 0.0, None); p.len()];
+    for at in (0..proposal.candidates.len()).rev() {
+        for c in &proposal.candidates[at] {
+            let x = tokens[c.node] as usize;
+            if t.keeps(&p[at], x) {
+                let (depth, ll, _) = best[c.node + 1];
+                let (d, l) = (depth + 1, ll + p[at][x].ln());
+                if d > best[at].0 || (d == best[at].0 && l > best[at].1) {
+                    best[at] = (d, l, Some(c.node));
+                }
+            }
+        }
+    }
+    let mut v = Verdict::new();
+    let mut at = 0;
+    loop {
+        let cands = &proposal.candidates[at];
+        for c in cands {
+            let x = tokens[c.node] as usize;
+            v.checks.push(Check {
+                at,
+                node: c.node,
+                token: x as u32,
+                p: p[at][x],
+                q: c.q.as_ref().map(|q| q[x]),
+                a: f64::from(u8::from(t.keeps(&p[at], x))),
+                u: None,
+                accepted: best[at].2 == Some(c.node),
+            });
+        }
+        match best[at].2 {
+            Some(node) => {
+                v.path.push(node);
+                v.emitted.push(tokens[node]);
+                at = node + 1;
+            }
+            None => {
+                let y = chance.draw(&p[at]);
+                let ending = if at > 0 && cands.is_empty() {
+                    Ending::Bonus
+                } else {
+                    Ending::Target
+                };
+                return v.finish(ending, p[at].clone(), y);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::chance::Seeded;
+
+    #[test]
+    fn typical_acceptance_takes_the_deepest_kept_path_then_breaks_ties_by_likelihood() {
+        // Root: token 1 kept (0.3 > 0.09), token 3 not (0.05). Under token 1 both children are
+        // kept at depth 2; token 0 (p 0.4) beats token 2 (p 0.3). The last draw is one-hot.
+        let mut pr = Proposal::empty();
+        let a = pr.add(0, 1, None);
+        pr.add(0, 3, None);
+        pr.add(a + 1, 2, None);
+        let d = pr.add(a + 1, 0, None);
+        let mut p = vec![vec![0.25; 4]; 5];
+        p[0] = vec![0.5, 0.3, 0.15, 0.05];
+        p[a + 1] = vec![0.4, 0.1, 0.3, 0.2];
+        p[d + 1] = vec![0.0, 0.0, 1.0, 0.0];
+        let v = verify_typical(Typical::MEDUSA, &pr, &p, &mut Seeded::new(0));
+        assert_eq!((v.path, v.emitted), (vec![a, d], vec![1, 0, 2]));
+        assert_eq!(v.checks.iter().filter(|c| c.accepted).count(), 2);
+        // A threshold nothing passes: the root's own draw.
+        let strict = Typical::new(1.0, 1.0).unwrap();
+        p[0] = vec![0.25; 4];
+        let v = verify_typical(strict, &pr, &p, &mut Seeded::new(0));
+        assert!(v.path.is_empty() && v.emitted.len() == 1 && v.ending == Ending::Target);
     }
 }

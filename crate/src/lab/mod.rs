@@ -51,6 +51,7 @@ pub mod params;
 pub mod paths;
 pub mod sequoia;
 pub mod speedup;
+pub mod typical;
 
 pub use context::Lab;
 pub use generate::{derive_seed, describe, run, run_all, target_greedy, BATCH_ROWS};

@@ -15,6 +15,7 @@ mod drafts_on;
 mod hidden;
 mod learned;
 mod load;
+mod lossless;
 mod measured;
 mod models;
 mod offload;

@@ -109,6 +109,10 @@ target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
   likesworld choose   [--max-nodes M] [--prompts P] [--target-width W]
                         how to speculate on this device: T(1)…T(M+1), c and draft B's vector measured,
                         the best chain and tree chosen, then both timed beside EAGLE-2 at 8 nodes
+  likesworld typical  [--gamma G] [--prompts P] [--repeats R] [--seed S]
+                        Medusa's typical acceptance (lecture §5.1), ε 0.01…0.5 with δ = √ε: tokens per
+                        call gained against Algorithm 1 (draft B's chain) and greedy (Medusa's tree),
+                        fidelity lost (the calibration test, the exact one-step TV)
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 

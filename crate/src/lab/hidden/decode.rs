@@ -132,10 +132,10 @@ pub async fn decode(
     g.stats.generations = 1;
     let mut ctx = prompt.to_vec();
     let max_len = likesworld::MAX_LEN;
-    let rule = if greedy {
-        TreeRule::Greedy
-    } else {
-        TreeRule::Mss
+    let verify = match spec.verification {
+        _ if greedy => Verify::Tree(TreeRule::Greedy),
+        Verification::Typical(t) => Verify::Typical(t),
+        _ => Verify::Tree(TreeRule::Mss),
     };
     let mut values = Vec::new();
     'steps: while ctx.len() < max_len {
@@ -163,10 +163,7 @@ pub async fn decode(
             ctx: &ctx,
             offset: ctx.len() - prompt.len(),
         };
-        let check = Checking {
-            verify: Verify::Tree(rule),
-            trace,
-        };
+        let check = Checking { verify, trace };
         let (emitted, _) = verify_step(
             &mut target,
             at,

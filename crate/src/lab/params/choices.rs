@@ -196,6 +196,9 @@ pub enum Verification {
     /// EAGLE-2's top-k children verified by MSS as if they were drawn (biased: what it costs
     /// is measured).
     MssTopK,
+    /// Medusa's typical acceptance on a static tree (lossy on purpose; not offered by name: it
+    /// takes ε and δ).
+    Typical(crate::sampling::typical::Typical),
 }
 
 impl Verification {
@@ -210,6 +213,7 @@ impl Verification {
             Verification::Greedy => "greedy",
             Verification::Mss => "mss",
             Verification::MssTopK => "mss-top-k",
+            Verification::Typical(_) => "typical",
         }
     }
 }

@@ -122,6 +122,10 @@ impl Drafter {
         if verification == Verification::Greedy || dynamic {
             return Ok(());
         }
+        // Typical acceptance judges given candidates: a static tree's (Medusa's own use).
+        if matches!(verification, Verification::Typical(_)) {
+            return Ok(());
+        }
         Err(Error::Unavailable {
             what: "verification",
             why: Text::new(
@@ -163,6 +167,7 @@ impl Drafter {
                 "top-k children verified by MSS as if sampled (biased)",
                 "top-k 子节点当作抽样用 MSS 验证（有偏）",
             ),
+            Verification::Typical(_) => l.pick("typical acceptance (lossy)", "典型接受（有损）"),
         };
         let nodes = match l {
             Lang::En => format!(

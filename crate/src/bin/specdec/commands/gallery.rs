@@ -6,6 +6,7 @@ use serde_json::json;
 use specdec::i18n::Lang;
 use specdec::toy::ToyConfig;
 use specdec::views::exactness::gallery::{gallery_view, GalleryParams};
+use specdec::views::exactness::typical::typical_view;
 use specdec::views::exactness::{exactness_view, ExactnessParams};
 
 fn toy(o: &mut Opts) -> Result<ToyConfig, Usage> {
@@ -45,9 +46,20 @@ pub fn cmd_exactness(o: &mut Opts) -> Result<Report, Usage> {
             format!("TV {:.3e}  {:?}", t.tv, t.verdict),
         )
     }));
+    // Typical acceptance's trade at these ε, δ: tokens a call against the exact rule's.
+    let t = typical_view(&params)?;
+    rows.push(row("", &t.caption));
+    let trade: Vec<_> = t
+        .by_epsilon
+        .iter()
+        .map(|p| json!({"epsilon": p.epsilon, "delta": p.delta, "tv": p.tv, "tokens_per_call": p.tokens_per_call}))
+        .collect();
     Ok(Report {
         json: json!({"gamma": v.gamma, "window": v.window, "epsilon": params.epsilon,
-                     "delta": params.delta, "rules": rules}),
+                     "delta": params.delta, "rules": rules,
+                     "typical": {"tokens_per_call": t.current.tokens_per_call, "tv": t.current.tv,
+                                 "exact_tokens_per_call": t.exact_tokens_per_call,
+                                 "by_epsilon": trade}}),
         rows,
     })
 }

@@ -2,16 +2,17 @@
 //! models' accuracy and the widened target's check ([`super::models`]), the decoding experiments
 //! ([`super::decoding`], [`super::speedup`]) and the drafts on the target's hidden states
 //! ([`super::hidden`]), the boost-tuned pool ([`super::learned`]), per-sequence against tree-parallel verification
-//! ([`super::treepaths`]) and Sequoia's trees ([`super::sequoia`]).
+//! ([`super::treepaths`]), Sequoia's trees ([`super::sequoia`]) and typical acceptance
+//! ([`super::typical`]).
 
-use super::{decoding, hidden, learned, models, sequoia, speedup, treepaths};
+use super::{decoding, hidden, learned, models, sequoia, speedup, treepaths, typical};
 use crate::opts::{Opts, Report, Usage};
 
 /// A command: its options in, its report out.
 type Command = fn(&mut Opts) -> Result<Report, Usage>;
 
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, Command); 15] = [
+const COMMANDS: [(&str, Command); 16] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
@@ -27,6 +28,7 @@ const COMMANDS: [(&str, Command); 15] = [
     ("tree-vs-paths", treepaths::tree_vs_paths),
     ("sequoia", sequoia::sequoia),
     ("choose", sequoia::choose),
+    ("typical", typical::typical),
 ];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {

@@ -30,3 +30,5 @@ pub mod theory;
 pub mod tree;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod treepaths;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod typical;
