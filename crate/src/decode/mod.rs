@@ -18,7 +18,8 @@
 //! call, then a rule walks the tree). [`engine`] holds the step, the verification and the
 //! generation loop; [`batch`] runs many
 //! generations at once, batching their model calls; [`stats`] what a run counts; [`toy`] the toy
-//! LM as a [`LanguageModel`]. Model calls are async (a browser reads a
+//! LM as a [`LanguageModel`]; [`gallery`] the bugs of real runtimes re-created on the toy (one
+//! Algorithm 1 against [`Chance`]) and the tests put to them. Model calls are async (a browser reads a
 //! WebGPU buffer back only asynchronously), so the loops are async; native callers block on
 //! them as the model code does.
 

@@ -1,8 +1,10 @@
 //! Verification rules of speculative decoding, on explicit probability vectors.
 //!
 //! [`speculative`] is one draft token per position (Leviathan et al., Algorithm 1) and the wrong
-//! variants the lecture warns about (§2.3); [`multi`] verifies several candidate tokens for one
-//! position (SpecInfer's naive sampling and multi-step speculative sampling, lecture §4.5). The
+//! variants the lecture warns about (§2.3); [`typical`] is Medusa's typical acceptance, lossy on
+//! purpose (§5.1); [`rule::Rule`] is either, as every caller asks it; [`gallery`] names ten bugs
+//! of real runtimes (§6); [`multi`] verifies several candidate tokens for one position
+//! (SpecInfer's naive sampling and multi-step speculative sampling, lecture §4.5). The
 //! helpers here are shared by exact enumeration and by Monte Carlo, so both see the same rules.
 
 pub mod gallery;
