@@ -6,8 +6,9 @@
 //!
 //! - [`theory`]: the closed forms of §2.5 (expected tokens per step, speedup, operations, optimal γ).
 //! - [`roofline`]: the time model of one decoding step (§1.2, demos 1/4/5) with GPU and model presets.
-//! - [`sampling`]: speculative sampling (Algorithm 1 of Leviathan et al.), its wrong variants, and
-//!   multi-draft verification (naive sampling and SpecInfer's multi-step speculative sampling).
+//! - [`sampling`]: speculative sampling (Algorithm 1 of Leviathan et al.), its wrong variants,
+//!   Medusa's typical acceptance, the gallery of real runtimes' bugs, and multi-draft
+//!   verification (naive sampling and SpecInfer's multi-step speculative sampling).
 //! - [`toy`]: the vocabulary-5 toy LM and exact enumeration of any decoding strategy (§2.3, §4.5).
 //! - [`tree`]: SpecInfer token trees: merge/expand, depth-first linearisation, topology-aware mask;
 //!   Sequoia's optimal trees and the hardware-aware choice of a chain or tree (§4.7).
