@@ -36,18 +36,21 @@ const sourceLink = ({ project, thread, url, title }) => `<a href="${escapeHtml(u
 /** Samples a χ² test needs for 95% power, or “never” (no finite run sees it). */
 const needed = (n) => (n === null || n === undefined ? tr('never', '永远看不出') : Math.ceil(n).toLocaleString('en'));
 
+/** Tests not run (a χ² run over the largest made), said so rather than counted as a miss. */
+const notRun = (g, b) => ((b.not_run ?? []).length ? `<br><small>${tr(`not run (over ${g.cap.toLocaleString('en')} samples): `, `没有运行（超过 ${g.cap.toLocaleString('en')} 个样本）：`)}${testNames(g, b.not_run)}</small>` : '');
+
 /** The result: caption, the samples-needed figure, one row a bug, and the correct rule's row. */
 export function galleryHtml(g) {
   const head = ['#', tr('bug', '缺陷'), tr('what it does', '它做了什么'), tr('source', '出处'), tr(`exact TV (γ = ${g.gamma}, ${g.window} tokens)`, `精确 TV（γ = ${g.gamma}，${g.window} 个 token）`),
     tr('samples needed (χ², 95%)', '所需样本数（χ²，95%）'), tr('caught by', '能发现它的'), tr('missed by', '漏掉它的')];
   const rows = g.variants.map((b, i) => [String(i + 1), escapeHtml(b.label), escapeHtml(b.what), sourceLink(b.source), `<span class="bad">${fmt(b.tv)}</span>`,
-    needed(b.samples_needed), testNames(g, b.detected_by), testNames(g, b.missed_by)]);
+    needed(b.samples_needed), testNames(g, b.detected_by), testNames(g, b.missed_by) + notRun(g, b)]);
   const c = g.correct;
   const alarms = c.false_alarms.map((f) => tr(`${f.alarms} of ${c.seeds} seeds at ${f.samples.toLocaleString('en')} samples`,
     `${f.samples.toLocaleString('en')} 个样本时 ${c.seeds} 个种子中 ${f.alarms} 次`)).join(tr(', ', '，'));
   rows.push(['✓', tr('the correct rule', '正确的规则'), tr('the lecture’s Algorithm 1', '课上的算法 1'), '—', `<span class="ok">${fmt(c.tv)}</span>`, '—',
-    tr(`no test, rightly; greedy identical ${c.greedy_identical}/${c.greedy_runs}`, `没有测试报警，本该如此；贪心逐字相同 ${c.greedy_identical}/${c.greedy_runs}`),
-    tr(`χ² false alarms (level 5%): ${alarms}`, `χ² 误报（检验水平 5%）：${alarms}`)]);
+    tr(`no alarm in enumeration or greedy identity (${c.greedy_identical}/${c.greedy_runs}), rightly; χ² false alarms (level 5%): ${alarms}`,
+      `精确枚举和贪心逐字相同（${c.greedy_identical}/${c.greedy_runs}）都不报警，本该如此；χ² 误报（检验水平 5%）：${alarms}`), '—']);
   return `<p class="numbers gallery-caption">${escapeHtml(g.caption)}</p><div class="plots">${g.svg}</div>${table([head, ...rows], 'gallery-bugs')}`;
 }
 

@@ -1,6 +1,7 @@
 //! Typical acceptance on LikesWorld (lecture §5.1): what Medusa's relaxed rule buys in tokens per
 //! target call and what it costs in fidelity, on draft B's sampled chains (beside Algorithm 1 at
-//! the same γ) and on Medusa's static sparse tree (beside the same tree verified greedily), over
+//! the same γ; `repeats` samples a prompt) and on Medusa's static sparse tree (beside the same
+//! tree verified greedily; one sample a prompt, as `hidden::report::evaluate` runs it), over
 //! a sweep of ε with δ = √ε (Medusa's pairing: its defaults are ε 0.09, δ 0.3).
 //!
 //! Fidelity is measured two ways. The calibration test (`decode::stats`) asks of every emitted
@@ -21,8 +22,8 @@ use crate::decode::stats::{Generation, Stats};
 use crate::error::Error;
 use crate::model::eval::distributions_many;
 use crate::model::medusa::MAX_HEADS;
-use crate::sampling::rule::Rule;
-use crate::sampling::speculative::{single_position, Variant};
+use crate::sampling::rule::{single_position, Rule};
+use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
 use crate::sampling::typical::Typical;
 

@@ -226,8 +226,8 @@ impl Bug {
                 "拒绝后目标模型的状态没有回滚：被拒绝的草稿留在里面，下一次调用把它们当作上下文",
             ),
             Bug::RowNumerics => l.pick(
-                "a call that verifies several rows runs another kernel: its logits differ from the one-row call's by up to 0.01 (the thread measured 0.0103), which flips near-ties",
-                "一次验证多行的调用走了另一个 kernel：它的 logits 和单行调用相差最多 0.01（原帖测得 0.0103），足以翻转几乎相等的两个候选",
+                "a call that verifies several rows runs another kernel: its logits differ from the one-row call's by up to 0.01 (the thread measured 0.0103). On a real model that flips near-ties and greedy output diverges; the toy has no two tokens that close, so here greedy identity cannot see it",
+                "一次验证多行的调用走了另一个 kernel：它的 logits 和单行调用相差最多 0.01（原帖测得 0.0103）。在真实模型上这会翻转几乎相等的候选，贪心输出因此分叉；玩具模型里没有这么接近的两个 token，所以这里贪心逐字相同看不出它",
             ),
         }
     }

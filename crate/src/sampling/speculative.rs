@@ -4,7 +4,6 @@
 //! from. Exact enumeration (`toy::enumerate`) and Monte Carlo (`toy::montecarlo`) both call these
 //! methods, so a variant is defined in exactly one place.
 
-use super::rule::Rule;
 use super::{argmax, one_hot, residual, Dist};
 
 /// A verification rule: the correct one and five ways to get it wrong.
@@ -107,37 +106,11 @@ fn ratio(a: f64, b: f64) -> f64 {
     }
 }
 
-/// The exact output distribution and acceptance of one position verified with `variant`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Position {
-    pub output: Dist,
-    pub acceptance: f64,
-}
-
-/// One position under any [`Rule`], exactly: Σ_x d(x)·[a(x)·δ_x + (1 − a(x))·r] where d is the
-/// draft distribution.
-/// (The bonus rule does not act at a single position.)
-pub fn single_position(p: &[f64], q: &[f64], rule: impl Into<Rule>) -> Position {
-    let variant: Rule = rule.into();
-    let draft = variant.draft_dist(q);
-    let reject = variant.reject_dist(p, q);
-    let mut output = vec![0.0; p.len()];
-    let mut acceptance = 0.0;
-    for (x, &w) in draft.iter().enumerate().filter(|(_, &w)| w > 0.0) {
-        let a = variant.accept_prob(p, q, x);
-        output[x] += w * a;
-        acceptance += w * a;
-        for (y, &r) in reject.iter().enumerate() {
-            output[y] += w * (1.0 - a) * r;
-        }
-    }
-    Position { output, acceptance }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::Named;
+    use crate::sampling::rule::single_position;
     use crate::sampling::tv;
 
     fn close(a: &[f64], b: &[f64], eps: f64) -> bool {

@@ -13,7 +13,9 @@
 //! P(output = y) = q(y)·k(y) + (1 − Σ_x q(x)·k(x)) · p(y),  k(x) = [p(x) > threshold],
 //!
 //! so the output is p only where the kept tokens' q equals their share of p: a loose threshold
-//! keeps what the draft over-proposes, a strict one (nothing kept) falls back to p itself.
+//! keeps whatever the draft over-proposes (at ε = 0 the output is q). No threshold in range falls
+//! back to p: exp(−H) ≤ max p, so with δ ≤ 1 the target's most likely token is always kept (unless
+//! p is uniform on its support), and the output keeps q's share of it.
 
 use crate::error::{Error, Range};
 
@@ -56,9 +58,10 @@ impl Typical {
     /// The rule with ε and δ checked against their ranges (a NaN or a negative is refused by
     /// name).
     pub fn new(epsilon: f64, delta: f64) -> Result<Typical, Error> {
+        // (+ 0.0 writes −0 as 0.)
         Ok(Typical {
-            epsilon: EPSILON.check(epsilon)?,
-            delta: DELTA.check(delta)?,
+            epsilon: EPSILON.check(epsilon)? + 0.0,
+            delta: DELTA.check(delta)? + 0.0,
         })
     }
 
@@ -95,8 +98,8 @@ pub fn entropy(p: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::rule::single_position;
     use crate::sampling::rule::Rule;
-    use crate::sampling::speculative::single_position;
     use crate::sampling::tv;
 
     fn random_dist(next: &mut impl FnMut() -> f64, n: usize) -> Vec<f64> {
@@ -148,21 +151,23 @@ mod tests {
     }
 
     #[test]
-    fn a_threshold_nothing_passes_gives_the_target_exactly() {
+    fn the_most_likely_token_is_always_kept_and_the_loosest_rule_outputs_q() {
         let mut next = lcg(3);
+        let strict = Typical::new(1.0, 1.0).unwrap();
         for _ in 0..50 {
             let (p, q) = (random_dist(&mut next, 5), random_dist(&mut next, 5));
-            // ε = 1: p(x) > min(1, e^{−H}) fails for every x when the threshold is max p or more.
-            let strict = Typical::new(1.0, 1.0).unwrap();
-            let c = strict.closed_form(&p, &q);
-            if p.iter().all(|&x| x <= strict.threshold(&p)) {
-                assert!(tv(&c.output, &p) <= 1e-15);
-                assert_eq!(c.acceptance, 0.0);
-            }
+            // e^{−H} ≤ max p: with δ ≤ 1 the argmax passes (p is not uniform here).
+            let top = crate::sampling::argmax(&p);
+            assert!(strict.keeps(&p, top), "{p:?}");
             // ε = 0: every token with p > 0 passes; the output is q.
             let loose = Typical::new(0.0, 0.3).unwrap().closed_form(&p, &q);
             assert!(tv(&loose.output, &q) <= 1e-15);
         }
+        // Only a p uniform on its support keeps nothing at ε = δ = 1: the output is p itself.
+        let (p, q) = ([0.25; 4], [0.7, 0.1, 0.1, 0.1]);
+        let c = strict.closed_form(&p, &q);
+        assert!(c.acceptance == 0.0 && tv(&c.output, &p) <= 1e-15, "{c:?}");
+        assert_eq!(Typical::new(-0.0, 0.3).unwrap().epsilon.to_string(), "0");
     }
 
     #[test]

@@ -165,8 +165,24 @@ fn count(rows: &[GalleryRow], test: &str) -> usize {
         .count()
 }
 
-fn caption(rows: &[GalleryRow], correct: &Correct, l: Lang) -> String {
+fn caption(all: &[GalleryRow], correct: &Correct, l: Lang) -> String {
+    // A bug that changes nothing in this world (a draft equal to its target) is left out.
+    let rows: Vec<GalleryRow> = all
+        .iter()
+        .filter(|r| r.examined.has_effect())
+        .cloned()
+        .collect();
+    let rows = rows.as_slice();
     let n = rows.len();
+    let idle = all.len() - n;
+    let idle_note = if idle == 0 {
+        String::new()
+    } else {
+        l.pick(
+            format!(" {idle} of the ten change nothing in this world (its draft leaves them idle) and are left out."),
+            format!(" 十个里有 {idle} 个在这个世界里不改变任何东西（草稿让它们无从发作），不计在内。"),
+        )
+    };
     let (exact, quick, greedy) = (
         count(rows, EXACT),
         count(rows, MONTE_CARLO_QUICK),
@@ -195,12 +211,12 @@ fn caption(rows: &[GalleryRow], correct: &Correct, l: Lang) -> String {
         .join(l.pick(", ", "，"));
     l.pick(
         format!(
-            "Of {n} bugs, exact enumeration catches {exact}, a χ² check of {QUICK} samples {quick}, greedy identity {greedy}. {beyond} {} more than {QUICK} samples for a 95% chance of being seen: a quick Monte Carlo check passes them. The correct rule raises no alarm in enumeration (TV {:.0e}) or greedy identity ({}/{}); the χ² test's false alarms: {alarms} (its level is 5%).",
+            "Of {n} bugs, exact enumeration catches {exact}, a χ² check of {QUICK} samples {quick}, greedy identity {greedy}. {beyond} {} more than {QUICK} samples for a 95% chance of being seen: a quick Monte Carlo check passes them. The correct rule raises no alarm in enumeration (TV {:.0e}) or greedy identity ({}/{}); the χ² test's false alarms: {alarms} (its level is 5%).{idle_note}",
             if beyond == 1 { "needs" } else { "need" },
             correct.tv, correct.greedy_identical, correct.greedy_runs
         ),
         format!(
-            "{n} 个缺陷中，精确枚举抓到 {exact} 个，{QUICK} 个样本的 χ² 检验抓到 {quick} 个，贪心逐字相同抓到 {greedy} 个。有 {beyond} 个要超过 {QUICK} 个样本才有 95% 的把握看出来：快速的蒙特卡洛检查会放过它们。正确规则在精确枚举（TV {:.0e}）和贪心逐字相同（{}/{}）里都不报警；χ² 检验的误报：{alarms}（检验水平 5%）。",
+            "{n} 个缺陷中，精确枚举抓到 {exact} 个，{QUICK} 个样本的 χ² 检验抓到 {quick} 个，贪心逐字相同抓到 {greedy} 个。有 {beyond} 个要超过 {QUICK} 个样本才有 95% 的把握看出来：快速的蒙特卡洛检查会放过它们。正确规则在精确枚举（TV {:.0e}）和贪心逐字相同（{}/{}）里都不报警；χ² 检验的误报：{alarms}（检验水平 5%）。{idle_note}",
             correct.tv, correct.greedy_identical, correct.greedy_runs
         ),
     )

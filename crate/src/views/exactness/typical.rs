@@ -69,15 +69,20 @@ pub fn typical_view(params: &ExactnessParams) -> Result<TypicalView, Error> {
     let current = point(t.epsilon, t.delta);
     let (exact_tv, exact_tokens_per_call) = at(Rule::Lecture(Variant::Correct));
     let l = params.lang;
-    let gain = current.tokens_per_call / exact_tokens_per_call;
+    let gain = (current.tokens_per_call / exact_tokens_per_call - 1.0) * 100.0;
+    let (cost_en, cost_zh) = if gain >= 0.0 {
+        ("paid for with", "代价是")
+    } else {
+        ("fewer tokens, and on top of that", "反而更少，而且")
+    };
     let caption = l.pick(
         format!(
-            "Typical acceptance at ε {}, δ {}: {:.2} tokens a call against the exact rule's {:.2} ({:+.0}%), paid for with a TV of {:.3} to the target over the first {} tokens (the exact rule: {:.0e}).",
-            t.epsilon, t.delta, current.tokens_per_call, exact_tokens_per_call, (gain - 1.0) * 100.0, current.tv, c.window, exact_tv
+            "Typical acceptance at ε {}, δ {}: {:.2} tokens a call against the exact rule's {:.2} ({gain:+.1}%), {cost_en} a TV of {:.3} to the target over the first {} tokens (the exact rule: {:.0e}).",
+            t.epsilon, t.delta, current.tokens_per_call, exact_tokens_per_call, current.tv, c.window, exact_tv
         ),
         format!(
-            "典型接受在 ε {}、δ {} 时每次调用 {:.2} 个 token，精确规则是 {:.2}（{:+.0}%），代价是前 {} 个 token 与目标分布的 TV 为 {:.3}（精确规则：{:.0e}）。",
-            t.epsilon, t.delta, current.tokens_per_call, exact_tokens_per_call, (gain - 1.0) * 100.0, c.window, current.tv, exact_tv
+            "典型接受在 ε {}、δ {} 时每次调用 {:.2} 个 token，精确规则是 {:.2}（{gain:+.1}%），{cost_zh}前 {} 个 token 与目标分布的 TV 为 {:.3}（精确规则：{:.0e}）。",
+            t.epsilon, t.delta, current.tokens_per_call, exact_tokens_per_call, c.window, current.tv, exact_tv
         ),
     );
     let w = figure_width(560, params.figure_width);

@@ -3,7 +3,8 @@
 
 use super::{check, distribution, Exercise};
 use crate::i18n::Lang;
-use crate::sampling::speculative::{single_position, Variant};
+use crate::sampling::rule::single_position;
+use crate::sampling::speculative::Variant;
 use crate::sampling::tv;
 
 pub(super) fn exercise(l: Lang) -> Exercise {

@@ -73,7 +73,7 @@ fn gallery(o: &mut Opts) -> Result<Report, Usage> {
     let v = gallery_view(&params)?;
     let mut json = serde_json::to_value(&v).expect("the gallery serialises");
     json.as_object_mut().expect("an object").remove("svg");
-    let needed = |n: Option<f64>| n.map_or("never".into(), |n| format!("{n:.0}"));
+    let needed = |n: Option<f64>| n.map_or("no finite number of".into(), |n| format!("{n:.0}"));
     let mut rows = Vec::new();
     for (i, r) in v.variants.iter().enumerate() {
         let e = &r.examined;
@@ -91,6 +91,16 @@ fn gallery(o: &mut Opts) -> Result<Report, Usage> {
         ));
         rows.push(row("   caught by", e.detected_by.join(", ")));
         rows.push(row("   missed by", e.missed_by.join(", ")));
+        if !e.not_run.is_empty() {
+            rows.push(row(
+                "   not run",
+                format!(
+                    "{} (over the {} samples run at most)",
+                    e.not_run.join(", "),
+                    v.cap
+                ),
+            ));
+        }
         rows.push(row(
             "   source",
             format!(

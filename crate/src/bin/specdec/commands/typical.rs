@@ -56,7 +56,7 @@ pub fn typical(o: &mut Opts) -> Result<Report, Usage> {
     rows.push(row(
         "Medusa's sparse tree",
         format!(
-            "{} nodes; exact: greedy verification",
+            "{} nodes, {n} prompts × 1 (one sample a prompt); exact: greedy verification",
             specdec::lab::typical::MEDUSA_BUDGET
         ),
     ));
