@@ -120,6 +120,11 @@
 #   to 0.1515 MB, the first visit to 1.834 MB. The GPU module was not rebuilt for it (3,015,738)
 #   the GPU module rebuilt for it at the head with typical acceptance on LikesWorld (Medusa's tree
 #   rule, lab::typical), through clippy's driver: 3,037,980 bytes, +22 KB; set to 3.044 MB
+#   raised again at f6f92f1 from what a fresh clone's CI run built (through clippy's driver): the
+#   one-thread CPU module 1,237,140, the FMA build 1,232,869, the first visit 1,832,644, the GPU
+#   module 3,043,655 — 0.3 to 1.9 KB under the budgets just set, closer than builds of one tree
+#   agree (about 1 KB): the CPU modules to 1.243 MB, the first visit to 1.838 MB, the GPU module
+#   to 3.050 MB
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -150,14 +155,14 @@ check() { # name bytes budget
   printf '  %-44s %9d bytes gzip   budget %9d   %s\n' "$1" "$2" "$3" "$verdict"
 }
 echo "Download size budget:"
-check "first visit (page + largest CPU build + weights)" "$first" 1834000
-check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1239000
-check "CPU module, FMA build (pkg/fma/)" "$cpu_fma" 1239000
-check "CPU module, threaded build (pkg/mt/)" "$cpu_mt" 1239000
-check "CPU module, threaded FMA build (pkg/mt-fma/)" "$cpu_mt_fma" 1239000
+check "first visit (page + largest CPU build + weights)" "$first" 1838000
+check "CPU module (pkg/specdec_bg.wasm)" "$cpu" 1243000
+check "CPU module, FMA build (pkg/fma/)" "$cpu_fma" 1243000
+check "CPU module, threaded build (pkg/mt/)" "$cpu_mt" 1243000
+check "CPU module, threaded FMA build (pkg/mt-fma/)" "$cpu_mt_fma" 1243000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
 check "page: HTML, CSS, scripts" "$page" 151500
-check "GPU module, on demand (pkg/gpu/)" "$gpu" 3044000
+check "GPU module, on demand (pkg/gpu/)" "$gpu" 3050000
 check "hidden-state drafts, on demand (pkg/weights/hidden/)" "$hidden" 500000
 check "boost-tuned pools, on demand (pkg/weights/pool/)" "$pool" 450000
 check "training module, on demand (pkg/train/)" "$train" 1000000
