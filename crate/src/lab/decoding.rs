@@ -207,6 +207,31 @@ pub async fn sample(
     })
 }
 
+/// The mean over every output position of `runs` of `at(p, q)`, p the target's and q draft B's
+/// next-token distribution there (the positions the runs reached, scored in chunks).
+pub async fn mean_over_outputs(
+    models: &Models,
+    runs: &[(Vec<u32>, Generation)],
+    mut at: impl FnMut(&[f64], &[f64]) -> f64,
+) -> Result<f64, Error> {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for chunk in runs.chunks(DISTRIBUTION_CHUNK) {
+        let seqs: Vec<Vec<u32>> = chunk
+            .iter()
+            .map(|(prompt, g)| [prompt.as_slice(), &g.output].concat())
+            .collect();
+        let p = distributions_many(&models.target, &seqs, &models.device).await?;
+        let q = distributions_many(&models.draft_b, &seqs, &models.draft_device).await?;
+        for (i, (prompt, _)) in chunk.iter().enumerate() {
+            for j in prompt.len() - 1..seqs[i].len() - 1 {
+                sum += at(&p[i][j], &q[i][j]);
+                n += 1;
+            }
+        }
+    }
+    Ok(sum / n.max(1) as f64)
+}
+
 /// Demo 04.5's biased variant: the exact one-position distortion TV(output, p) of verifying
 /// the draft's deterministic top-k children with MSS as if sampled, averaged over the output
 /// positions of the target's own greedy outputs (draft B's q there).
@@ -215,26 +240,12 @@ pub async fn top_k_distortion(
     reference: &[(Vec<u32>, Generation)],
     k: usize,
 ) -> Result<f64, Error> {
-    let (mut sum, mut n) = (0.0, 0usize);
-    for chunk in reference.chunks(DISTRIBUTION_CHUNK) {
-        let seqs: Vec<Vec<u32>> = chunk
-            .iter()
-            .map(|(prompt, g)| [prompt.as_slice(), &g.output].concat())
-            .collect();
-        let p = distributions_many(&models.target, &seqs, &models.device).await?;
-        let q = distributions_many(&models.draft_b, &seqs, &models.draft_device).await?;
-        for (i, (prompt, _)) in chunk.iter().enumerate() {
-            let (p, q) = (&p[i], &q[i]);
-            for j in prompt.len() - 1..seqs[i].len() - 1 {
-                let top = top_k(&q[j], k);
-                let cands: Vec<(usize, &[f64])> =
-                    top.iter().map(|&x| (x as usize, q[j].as_slice())).collect();
-                sum += tv(&verify_given(&p[j], &cands, Mode::Mss).output, &p[j]);
-                n += 1;
-            }
-        }
-    }
-    Ok(sum / n.max(1) as f64)
+    mean_over_outputs(models, reference, |p, q| {
+        let top = top_k(q, k);
+        let cands: Vec<(usize, &[f64])> = top.iter().map(|&x| (x as usize, q)).collect();
+        tv(&verify_given(p, &cands, Mode::Mss).output, p)
+    })
+    .await
 }
 
 /// Demo 04.5: stochastic trees, naive vs MSS.

@@ -11,6 +11,7 @@
 //! draft x ~ q, p) — 0 for Algorithm 1 — averaged over the positions.
 
 use super::context::Lab;
+use super::decoding::mean_over_outputs;
 use super::generate::{derive_seed, run_all};
 use super::hidden::report::evaluate;
 use super::hidden::{Drafts, Ready};
@@ -20,7 +21,6 @@ use crate::decode::engine::Method;
 use crate::decode::propose::ChainRule;
 use crate::decode::stats::{Generation, Stats};
 use crate::error::Error;
-use crate::model::eval::distributions_many;
 use crate::model::medusa::MAX_HEADS;
 use crate::sampling::rule::{single_position, Rule};
 use crate::sampling::speculative::Variant;
@@ -174,21 +174,8 @@ async fn chain_point(
 /// The mean over the positions each generation emitted of TV(the rule's one-step law from draft
 /// B's q there, the target's p there): exact per position, given the context the run reached.
 async fn step_tv(lab: Lab<'_>, runs: &[(Vec<u32>, Generation)], rule: Rule) -> Result<f64, Error> {
-    let models = lab.models;
-    let (mut sum, mut n) = (0.0, 0usize);
-    for chunk in runs.chunks(super::acceptance::DISTRIBUTION_CHUNK) {
-        let seqs: Vec<Vec<u32>> = chunk
-            .iter()
-            .map(|(prompt, g)| [prompt.as_slice(), &g.output].concat())
-            .collect();
-        let p = distributions_many(&models.target, &seqs, &models.device).await?;
-        let q = distributions_many(&models.draft_b, &seqs, &models.draft_device).await?;
-        for (i, (prompt, _)) in chunk.iter().enumerate() {
-            for j in prompt.len() - 1..seqs[i].len() - 1 {
-                sum += tv(&single_position(&p[i][j], &q[i][j], rule).output, &p[i][j]);
-                n += 1;
-            }
-        }
-    }
-    Ok(sum / n.max(1) as f64)
+    mean_over_outputs(lab.models, runs, |p, q| {
+        tv(&single_position(p, q, rule).output, p)
+    })
+    .await
 }
