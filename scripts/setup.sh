@@ -14,7 +14,8 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says how long the script has run (bash's SECONDS), so a log gives every phase's time.
+say() { printf '\033[1m==> %s\033[0m  [%dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
