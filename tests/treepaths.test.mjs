@@ -151,6 +151,20 @@ test('tree vs paths: bad values get one clear message and the widget keeps worki
   assert.match(flat, /though here it computes no more tokens/);
   assert.match(flat, /as many tokens as the tree here \(8 per prompt: no node lies on two paths\)/);
   assert.doesNotMatch(flat, /grows with the tokens|1\.00× the tokens|instead of/);
+  // Timed rows whose calls spread widely: no "slower", no trend, no "beyond" read from them; the
+  // same ratios from steady calls are read.
+  const [noisy, steady] = await page.evaluate(async () => {
+    const { compareSentence } = await import('./widgets/treepaths.js');
+    const row = (batch, ratio, iqr) => ({ batch, ratio, tokens_tree: 10 * batch, tokens_paths: 12 * batch, tree_us: 1000, tree_iqr_us: iqr, paths_us: 1000 * ratio, paths_iqr_us: iqr * ratio });
+    const v = (iqr) => ({ rows: [row(1, 1.3, iqr), row(8, 1.6, iqr)], nodes: 10, path_tokens: 12, backend: 'flex', prompt_trees: null });
+    return [compareSentence(v(300)), compareSentence(v(10))];
+  });
+  assert.match(noisy, /but within its calls’ spread \(IQR\), so no trend can be read/);
+  assert.match(noisy, /At batch 1 per sequence took 1\.30× as long, but within its calls’ spread/);
+  assert.doesNotMatch(noisy, /rises with the batch|already slower|goes beyond it/);
+  assert.match(steady, /the ratio rises with the batch/);
+  assert.match(steady, /already slower at batch 1/);
+  assert.match(steady, /and here it goes beyond it/);
   assert.deepEqual(errors, []);
   await page.close();
 });

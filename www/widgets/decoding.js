@@ -3,6 +3,7 @@
 // drafts propose, the target verifies in one call. Every experiment runs in a Web Worker, with
 // progress and cancel; a newer run supersedes the older one.
 import { fmt, table, escapeHtml, duration } from '../html.js';
+import { beyond } from '../noise.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
@@ -186,8 +187,20 @@ function stochasticHtml(reports) {
       r.method, fmt(r.tokens_per_call), fmt(r.accepted_per_call), fmt(r.verified_nodes_per_call, 2), fmt(r.p_value), r.distortion != null ? fmt(r.distortion) : (r.verify === 'naive' ? tr('0 (a draw from p)', '0（从 p 抽取）') : tr('0 (Theorem 4.2)', '0（定理 4.2）'))])), 'dec-stochastic');
 }
 
-/** Why a measured speedup is below 1, in the student's words, from the measured numbers. */
-function slowerHtml(r) {
+/** A measured speedup below 1 that its own spread (IQR over the groups) cannot reach 1 from:
+ * "slower than plain decoding" is a finding only then (noise.js `beyond`). */
+export const surelySlower = (r) => r.measured_speedup < 1 && beyond(1, 0, r.measured_speedup, r.measured_speedup_iqr ?? null);
+
+/** Why a measured speedup is below 1, in the student's words, from the measured numbers; where the
+ * spread reaches 1, that this run cannot tell it from plain decoding. */
+export function slowerHtml(r) {
+  if (!surelySlower(r)) {
+    const iqr = r.measured_speedup_iqr;
+    const within = iqr > 0 ? tr(`within this run’s spread (IQR ${fmt(iqr, 2)})`, `在这次运行的波动（IQR ${fmt(iqr, 2)}）之内`)
+      : tr(`within ${iqr == null ? 5 : 2}% of it`, `和 1 相差不到 ${iqr == null ? 5 : 2}%`);
+    return tr(`<p class="numbers"><b>About as fast as plain decoding.</b> ${fmt(r.measured_speedup, 2)}× is below 1, but ${within}: measure again, on a quieter device or with more prompts, before calling it slower.</p>`,
+      `<p class="numbers"><b>和普通解码差不多快。</b>${fmt(r.measured_speedup, 2)}× 低于 1，但${within}：先在更空闲的设备上或用更多提示词再测一次，再说它更慢。</p>`);
+  }
   const [drafting, look] = [r.draft_calls_per_step * r.c, r.shape && modelFree(r.shape)]; // look: no model, a look-up
   const cost = r.verify_over_target + drafting;
   const reasons = [];

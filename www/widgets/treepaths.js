@@ -8,7 +8,7 @@ import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
 import { declare, targetSize, widthOptions } from '../engine.js';
-import { noisyNote, spread } from '../noise.js';
+import { beyond, noisyNote, spread } from '../noise.js';
 
 /** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
 const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
@@ -21,6 +21,10 @@ const BATCHES = ['1,2,4,8,16,32', '1,2,4,8', '1,4,16,64', '1', '8', '32'].map((b
 /** Figure 11 beside this run: does paths / tree rise with the batch, and where does this device differ? */
 export function compareSentence(v) {
   const [first, last] = [v.rows[0], v.rows[v.rows.length - 1]];
+  // A difference the sentences state must stand out of the calls' spread (noise.js `beyond`):
+  // the ratio's IQR, from its two times' relative IQRs added (null for rows without timings).
+  const iqr = (x) => (x.tree_iqr_us == null || x.paths_iqr_us == null ? null : x.ratio * (x.tree_iqr_us / x.tree_us + x.paths_iqr_us / x.paths_us));
+  const over = (x, b) => beyond(x.ratio, iqr(x), b, 0);
   // A tree per prompt (EAGLE-2): the largest batch's own counts, exact, instead of one tree's.
   const bound = last.tokens_paths / last.tokens_tree;
   const one = v.rows.length < 2;
@@ -33,6 +37,9 @@ export function compareSentence(v) {
   if (one) {
     trend = tr('; measure several batch sizes to compare the trend with SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).',
       '；测几个批大小，才能把趋势和 SpecInfer 的图 11 比较（小批时相当，大批时最多快 1.8 倍）。');
+  } else if (Math.max(last.ratio / first.ratio, first.ratio / last.ratio) > 1.1 && !beyond(last.ratio, iqr(last), first.ratio, iqr(first)) && !beyond(first.ratio, iqr(first), last.ratio, iqr(last))) {
+    trend = tr(`: the ratio moves with the batch, but within its calls’ spread (IQR), so no trend can be read from this run — measure again on a quiet device to compare it with SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).`,
+      '：比值随批大小有变化，但在调用时间的波动（IQR）之内，这次运行看不出趋势——在空闲的设备上再测一次，再和 SpecInfer 的图 11 比较（小批时相当，大批时最多快 1.8 倍）。');
   } else if (last.ratio > first.ratio * 1.1) {
     trend = tr(': the ratio rises with the batch, as in SpecInfer’s Figure 11 (comparable at small batch, up to 1.8× at large batch).',
       '：比值随批大小上升，和 SpecInfer 的图 11 一样（小批时相当，大批时最多快 1.8 倍）。');
@@ -47,7 +54,10 @@ export function compareSentence(v) {
   const device = gpu ? tr('this WebGPU device', '这台 WebGPU 设备') : tr(`this CPU (${escapeHtml(v.backend)})`, `这颗 CPU（${escapeHtml(v.backend)}）`);
   // A chain or a tree of one level: no node lies on two paths, so both ways compute the same tokens.
   const sameTokens = bound < 1.005;
-  const small = first.ratio > 1.15 && sameTokens
+  const small = first.ratio > 1.15 && !over(first, 1)
+    ? tr(` At batch ${first.batch} per sequence took ${fmt(first.ratio, 2)}× as long, but within its calls’ spread (IQR): this run cannot tell the two apart there.`,
+      `批 ${first.batch} 时按序列验证的耗时是 ${fmt(first.ratio, 2)} 倍，但在调用时间的波动（IQR）之内：这次运行在那里分不出两者。`)
+    : first.ratio > 1.15 && sameTokens
     ? tr(` Unlike Figure 11, the per-sequence way is already slower at batch ${first.batch}, though here it computes no more tokens: what it adds is a copy of the prompt’s cache for every path, each path a sequence of its own.`,
       `和图 11 不同，按序列验证在批 ${first.batch} 时就已经更慢，尽管这里它并没有多算 token：多出来的是每条路径一份提示词缓存的复制，每条路径都是一个单独的序列。`)
     : first.ratio > 1.15
@@ -61,8 +71,8 @@ export function compareSentence(v) {
   const each = v.prompt_trees ? tr(`${last.tokens_tree} at batch ${last.batch}`, `批 ${last.batch} 时 ${last.tokens_tree} 个`) : tr(`${v.nodes} per prompt`, `每个提示词 ${v.nodes} 个`);
   const tokens = sameTokens ? tr(` Per sequence computes as many tokens as the tree here (${each}: no node lies on two paths), so the time ratio measures what the copies of the prompt’s cache cost.`,
     `这里按序列验证算的 token 和树一样多（${each}：没有节点同时在两条路径上），所以时间比量的是复制提示词缓存的开销。`)
-    : tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${counts}), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
-    `按序列验证要算 ${fmt(bound, 2)} 倍的 token（${counts}），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
+    : tr(` Per sequence computes ${fmt(bound, 2)}× the tokens (${counts}), and also copies the prompt’s cache once per path; once a call is bound by its arithmetic the time ratio approaches that token ratio${last.ratio > bound * 1.1 && over(last, bound) ? ', and here it goes beyond it (the copies of the cache and the padded rows cost too)' : ''}.`,
+    `按序列验证要算 ${fmt(bound, 2)} 倍的 token（${counts}），还要为每条路径复制一份提示词的缓存；一旦调用受算力限制，时间比就趋向这个 token 比${last.ratio > bound * 1.1 && over(last, bound) ? '，这里还超过了它（缓存的复制和补齐的行也要花时间）' : ''}。`);
   return `<p class="numbers">${here}${trend}${small}${tokens}</p>`;
 }
 
