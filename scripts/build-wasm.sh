@@ -103,8 +103,6 @@ if [ "$which" = gpu ] || [ "$which" = all ]; then
   # Built beside the page into a temporary folder and moved in whole, so that a half-written
   # module is never served.
   rm -rf pkg/gpu pkg/gpu.partial
-  # The same profile and features as the wasm tests (scripts/test.sh), so burn is compiled once
-  # for both.
   cargo build --profile wasm-gpu --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features wgpu,flex
   generate wasm-gpu pkg/gpu.partial
   mv pkg/gpu.partial pkg/gpu

@@ -59,8 +59,8 @@ static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 // at the top of *every* export, that is at each of the many calls from JavaScript into a WebGPU
 // forward (future wake-ups, callbacks): measured in Chromium, ⅞ of a WebGPU model call went
 // there (`tests/gpu-profile.mjs --cpu-profile`). Calling it once, here, at start-up ends that.
-// Whatever embeds the module must then call `start` first: wasm-bindgen's generated loader does,
-// a wasm-bindgen-test binary does not (the wasm tests call it themselves).
+// Whatever embeds the module must then call `start` first: wasm-bindgen's generated loader does
+// (its default export runs it once the module is instantiated).
 static STARTED: std::sync::Once = std::sync::Once::new();
 
 unsafe extern "C" {
