@@ -30,6 +30,9 @@
 //! - [`sequoia`]: a draft's acceptance vector measured, Sequoia's trees for it (and refined on
 //!   the replayed decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to
 //!   speculate on this device, from its measured T(k), c and vector, the choice then timed;
+//! - [`typical`]: Medusa's typical acceptance on draft B's chains and Medusa's tree over ε, τ
+//!   gained and fidelity lost (§5.1); [`gallery`]: the gallery's bugs of the decoding loop worn by
+//!   the target, caught by greedy identity (§6);
 //! - [`experiment`]: [`experiment::run`], one call per experiment — the CLI's and the page's —
 //!   and the sweeps the page shows.
 //!
@@ -40,6 +43,7 @@ pub mod choose;
 pub mod context;
 pub mod decoding;
 pub mod experiment;
+pub mod gallery;
 pub mod generate;
 pub mod hidden;
 pub mod learned;

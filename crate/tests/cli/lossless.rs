@@ -116,3 +116,22 @@ fn typical_acceptance_on_likesworld_reports_its_gain_and_its_distortion() {
         );
     }
 }
+
+#[test]
+fn the_loop_bugs_break_greedy_identity_on_likesworld_and_the_correct_loop_holds() {
+    let v = json(&["likesworld", "gallery", "--prompts", "20"]);
+    let bugs = v["bugs"].as_array().unwrap();
+    let names: Vec<&str> = bugs.iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["first-draft-unchecked", "stale-cache", "row-numerics"]
+    );
+    for b in &bugs[..2] {
+        assert!(b["identical"].as_u64() < b["runs"].as_u64(), "{b}");
+        assert!(b["source"]["url"].as_str().unwrap().starts_with("https://"));
+    }
+    assert_eq!(v["correct"]["identical"], 80);
+    assert_eq!(v["correct"]["runs"], 80);
+    assert_eq!(v["window"], 12);
+    check_error(&["likesworld", "gallery", "--prompts", "0"], "prompts");
+}

@@ -113,6 +113,9 @@ target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
                         Medusa's typical acceptance (lecture §5.1), ε 0.01…0.5 with δ = √ε: tokens per
                         call gained against Algorithm 1 (draft B's chain) and greedy (Medusa's tree),
                         fidelity lost (the calibration test, the exact one-step TV)
+  likesworld gallery  [--prompts P]
+                        the gallery's bugs of the decoding loop (first-draft-unchecked, stale-cache,
+                        row-numerics) in the target: draft B's greedy chains, γ 1–4, against its output
   decode-bench          [--backend flex|ndarray|wgpu] [--divide D]
                                                           experiments 1–5 at the lecture's sizes (prompts ÷ D), timed
 

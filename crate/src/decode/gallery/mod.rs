@@ -3,6 +3,8 @@
 //! exact output distribution (every branch of its choices, [`chance::enumerate`]), Monte Carlo
 //! samples (a seeded generator) and greedy decoding. `None` is the correct algorithm, run through
 //! the very same code and the same tests ([`power`]).
+//! The loop's bugs also come as a wrapper any model can wear ([`faulty`]): the engine's loop, run
+//! on LikesWorld's target with one of them, in `lab::gallery`.
 //!
 //! The toy target's state is its view of the context, kept apart from the true context so that a
 //! state that is not rolled back ([`Bug::StaleCache`]) can be re-created: the toy's p reads the
@@ -10,6 +12,7 @@
 //! at, which leaves the distribution unchanged), except where the bug needs the rejected drafts
 //! that a real runtime had drafted before verifying.
 
+pub mod faulty;
 pub mod power;
 
 use super::chance::{self, Chance, Seeded};
@@ -234,7 +237,12 @@ pub fn top_k(q: &[f64], k: usize) -> Dist {
 /// The several-row kernel's p: each logit moved by up to [`ROW_NUMERICS`], by a fixed function of
 /// the row's context, the token and the call's row count (numerics depend on the call's shape).
 fn perturbed(p: &[f64], view: &[usize], rows: usize) -> Dist {
-    let row = view[view.len() - 2] * VOCAB + view[view.len() - 1];
+    shifted(p, view[view.len() - 2] * VOCAB + view[view.len() - 1], rows)
+}
+
+/// `p` through the several-row kernel: each logit moved by up to [`ROW_NUMERICS`], by a fixed
+/// function of `row` (the row's context, as a number), the token and the call's row count.
+pub(crate) fn shifted(p: &[f64], row: usize, rows: usize) -> Dist {
     let logits: Vec<f64> = p
         .iter()
         .enumerate()

@@ -1,9 +1,16 @@
 //! `exactness`: every verification rule's exact TV on the toy (the lecture's, typical acceptance),
-//! and with `--gallery` the bugs of real runtimes, each through every test (lecture §2.3, §6).
+//! and with `--gallery` the bugs of real runtimes, each through every test (lecture §2.3, §6);
+//! `likesworld gallery`: the bugs of the decoding loop on LikesWorld, by greedy identity.
 
+use super::options::{models, prompts};
 use crate::opts::{row, Opts, Report, Usage};
+use burn::tensor::read_sync;
 use serde_json::json;
+use specdec::clock::native_clock;
 use specdec::i18n::Lang;
+use specdec::lab::gallery::{loop_bugs_on_likesworld, verdict, LoopRow};
+use specdec::lab::Lab;
+use specdec::likesworld;
 use specdec::toy::ToyConfig;
 use specdec::views::exactness::gallery::{gallery_view, GalleryParams};
 use specdec::views::exactness::typical::typical_view;
@@ -127,4 +134,63 @@ fn gallery(o: &mut Opts) -> Result<Report, Usage> {
     ));
     rows.push(row("", &v.caption));
     Ok(Report { json, rows })
+}
+
+/// `likesworld gallery [--prompts P]`: the loop's bugs in the trained target, draft B's greedy
+/// chains of γ 1…4 against the target's greedy output.
+pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
+    let n = prompts(o, 50)?;
+    let m = models(o)?;
+    let clock = native_clock();
+    let lab = Lab::new(&m, Lang::En, &clock);
+    let held: Vec<Vec<u32>> = likesworld::prompts(n).iter().map(|w| w.prompt()).collect();
+    let r = read_sync(loop_bugs_on_likesworld(lab, &held, &mut |_, _| {}))?;
+    let line = |x: &LoopRow| {
+        let by: Vec<String> = r
+            .gammas
+            .iter()
+            .zip(&x.identical_by_gamma)
+            .map(|(g, k)| format!("γ{g} {k}/{n}"))
+            .collect();
+        let source = x
+            .source
+            .as_ref()
+            .map_or(String::new(), |s| format!(" [{} {}]", s.project, s.thread));
+        let outgrown = match x.outgrown {
+            0 => String::new(),
+            k => format!("; {k} runs outgrew the model's positions"),
+        };
+        let mut text = format!(
+            "{} ({}){outgrown}{source}",
+            verdict(x, Lang::En),
+            by.join(", ")
+        );
+        if let Some(d) = &x.first_difference {
+            text += &format!(
+                "\n      prompt {} at γ {}: target \"{}\", speculative \"{}\"",
+                d.prompt, d.gamma, d.target, d.speculative
+            );
+        }
+        row(&format!("  {}", x.label), text)
+    };
+    let mut rows = vec![row(
+        "LikesWorld",
+        format!(
+            "{n} prompts, draft B's greedy chains, the first {} output tokens against the target's greedy output",
+            r.window
+        ),
+    )];
+    rows.extend(r.bugs.iter().map(line));
+    rows.push(line(&r.correct));
+    rows.push(row(
+        "near-ties",
+        format!(
+            "{} of the target's {} greedy output positions have their two likeliest tokens within 0.02 in log-probability",
+            r.near_ties, r.positions
+        ),
+    ));
+    Ok(Report {
+        json: serde_json::to_value(&r).expect("reports serialise"),
+        rows,
+    })
 }

@@ -3,16 +3,16 @@
 //! ([`super::decoding`], [`super::speedup`]) and the drafts on the target's hidden states
 //! ([`super::hidden`]), the boost-tuned pool ([`super::learned`]), per-sequence against tree-parallel verification
 //! ([`super::treepaths`]), Sequoia's trees ([`super::sequoia`]) and typical acceptance
-//! ([`super::typical`]).
+//! ([`super::typical`]), and the gallery's loop bugs ([`super::gallery`]).
 
-use super::{decoding, hidden, learned, models, sequoia, speedup, treepaths, typical};
+use super::{decoding, gallery, hidden, learned, models, sequoia, speedup, treepaths, typical};
 use crate::opts::{Opts, Report, Usage};
 
 /// A command: its options in, its report out.
 type Command = fn(&mut Opts) -> Result<Report, Usage>;
 
 /// Every `likesworld` command by its word: the router and the list of known words both read it.
-const COMMANDS: [(&str, Command); 16] = [
+const COMMANDS: [(&str, Command); 17] = [
     ("accuracy", models::accuracy),
     ("acceptance", decoding::acceptance),
     ("greedy", decoding::greedy),
@@ -29,6 +29,7 @@ const COMMANDS: [(&str, Command); 16] = [
     ("sequoia", sequoia::sequoia),
     ("choose", sequoia::choose),
     ("typical", typical::typical),
+    ("gallery", gallery::likesworld),
 ];
 
 pub fn route(o: &mut Opts) -> Result<Report, Usage> {
