@@ -89,6 +89,11 @@ test('the widget reference lists every widget with its attributes, a snippet nam
   const src = snip.match(/<script type="module" src="([^"]+)"><\/script>/)[1];
   assert.equal(src, `${env.url}v${VERSION}/specdec-widget.js`);
   assert.equal((await page.request.get(src)).status(), 200);
+  // For notes that take no script, an iframe of the versioned embed.html that waits for its Run.
+  const iframe = await text(page, '#theory-iframe');
+  const framed = iframe.match(/^<iframe src="([^"]+)" title="How much faster: E, speedup and operations"/)?.[1]?.replaceAll('&amp;', '&');
+  assert.equal(framed, `${env.url}v${VERSION}/embed.html?widget=theory&autorun=0`, iframe);
+  assert.equal((await page.request.get(framed)).status(), 200);
   assert.equal(await page.getAttribute('section#roofline specdec-widget', 'data-state'), 'ok');
   assert.deepEqual(errors, []);
   await page.close();

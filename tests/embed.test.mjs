@@ -2,11 +2,13 @@
 // second origin (another port) loads specdec-widget.js from the playground's server by its
 // versioned URL. Every widget works there, model widgets included (their worker starts through a
 // same-origin blob that imports ours); a part that fails to load shows a message and Retry,
-// inside the element, in English and Chinese.
+// inside the element, in English and Chinese. And the other way to embed, an iframe of
+// embed.html: with `autorun=0` (the form docs.html recommends for notes) it too downloads
+// nothing until its reader's Run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { start } from './browser.mjs';
+import { start, open } from './browser.mjs';
 import { text } from './helpers.mjs';
 import { VERSION } from '../www/version.js';
 
@@ -227,5 +229,85 @@ test('a worker that cannot load shows the reason and Retry in the run bar; Retry
   assert.equal(await page.$eval('#d1 .dec-retry', (b) => b.hidden), true);
   // Only the refused worker script's own failure is logged, nothing uncaught.
   assert.deepEqual(errors.filter((e) => !/503|worker\.js/.test(e)), []);
+  await page.close();
+});
+
+// embed.html?autorun=0: an iframe in notes sleeps as an element does. "Ready" (<html
+// data-ready="true">) is what the page shows by itself: here the widget asleep, data-waiting="load".
+const HEAVY = /\.wasm$|\.bpk$|worker\.js$/;
+/** The widget's title in `lang`, from its module (the page's own). */
+const titleOf = (page, kind, lang) => page.evaluate(async ([k, key]) => (await import(`./widgets/${k}.js`)).default[key], [kind, lang === 'zh' ? 'title_zh' : 'title']);
+
+for (const [kind, query, lang] of [['decoding', 'experiment=acceptance&prompts=10', 'en'], ['theory', 'alpha=0.7&gamma=5', 'zh']]) {
+  test(`embed.html?widget=${kind}&autorun=0${lang === 'zh' ? '&lang=zh' : ''} downloads nothing (no wasm, no weights, no worker, no service worker) until Run, showing its title and Run; Run loads, draws and runs it`, async () => {
+    const requests = [];
+    const { page, errors } = await open(env, `embed.html?widget=${kind}&${query}&autorun=0${lang === 'zh' ? '&lang=zh' : ''}`, { requests, serviceWorkers: 'allow' });
+    const w = `[data-embed][data-widget="${kind}"]`;
+    assert.equal(await page.getAttribute(w, 'data-waiting'), 'load');
+    assert.equal(await text(page, `${w} h2`), await titleOf(page, kind, lang));
+    assert.ok(await page.$eval(`${w} h2`, (e) => e.getClientRects().length > 0), 'the title shows');
+    assert.ok((await text(page, `${w} .intro`)).length > 40, 'the introduction');
+    // One widget, one engine: the element's "once for every widget on this page" is not said.
+    assert.match(await text(page, `${w} .sw-status`), lang === 'zh' ? /^在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重），然后画出这个组件。$/
+      : /^Nothing is downloaded or computed until you ask: Run downloads the playground’s engine \(its WebAssembly module and the trained models’ weights\) and draws this widget\.$/);
+    assert.equal(await text(page, `${w} .sw-run`), lang === 'zh' ? '运行' : 'Run');
+    assert.equal(await page.getAttribute('html', 'lang'), lang === 'zh' ? 'zh-CN' : 'en');
+    await page.waitForTimeout(2000); // time enough for anything started on load to ask
+    assert.deepEqual(requests.filter((r) => HEAVY.test(r)), [], 'nothing heavy before Run');
+    assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), 0, 'no service worker (its install fetches the weights)');
+    assert.equal(await page.$(`${w} svg, ${w} form.controls`), null, 'nothing drawn yet');
+    await page.click(`${w} .sw-run`);
+    await page.waitForSelector(`html[data-ready="true"] ${w}[data-state="ok"]`, { timeout: 30_000 });
+    assert.equal(requests.filter((r) => /\.wasm$/.test(r)).length, 1, requests.join(' '));
+    assert.ok(requests.some((r) => r.endsWith('/target.bpk')), requests.join(' '));
+    if (kind === 'decoding') {
+      // Its Run was this Run: the job starts without a second click.
+      await page.waitForFunction((s) => Number(document.querySelector(s).dataset.decoded || 0) >= 1, w, { timeout: 60_000 });
+      assert.match(await text(page, `${w} .dec-status`), /^Done/);
+      assert.ok(await page.$(`${w} table.dec-kinds`), 'the acceptance table');
+    } else {
+      assert.ok(await page.$(`${w} svg`), 'the figure');
+      assert.match(await text(page, `${w} .numbers`), /2\.941/);
+      assert.equal(await text(page, `${w} .share`), '分享');
+    }
+    assert.equal(await page.getAttribute(w, 'data-waiting'), null);
+    // Drawn, it keeps an offline copy as the course page does.
+    await page.waitForFunction(async () => (await navigator.serviceWorker.getRegistrations()).length === 1, null, { timeout: 10_000 });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('embed.html without autorun=0 loads at once, as before: drawn when ready, the module and the weights already asked for', async () => {
+  const requests = [];
+  const { page, errors } = await open(env, 'embed.html?widget=theory&alpha=0.7', { requests });
+  assert.equal(await page.getAttribute('[data-embed]', 'data-state'), 'ok');
+  assert.equal(await page.getAttribute('[data-embed]', 'data-waiting'), null);
+  assert.ok(await page.$('[data-embed] svg'));
+  assert.equal(await page.$('.sw-run'), null, 'no Run to load it');
+  assert.ok(requests.some((r) => /\.wasm$/.test(r)) && requests.some((r) => r.endsWith('/target.bpk')), requests.join(' '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('embed.html?autorun=0&compact=1: asleep without title or introduction; a module that fails to load after Run shows the message and Try again, which loads it', async () => {
+  let fail = true;
+  const prepare = (p) => p.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
+  const { page, errors } = await open(env, 'embed.html?widget=exactness&runs=1000&autorun=0&compact=1', { prepare, width: 390, height: 844 });
+  const w = '[data-embed][data-widget="exactness"]';
+  assert.equal(await page.getAttribute(w, 'data-waiting'), 'load');
+  assert.deepEqual(await page.$$eval(`${w} h2, ${w} .intro`, (els) => els.map((e) => getComputedStyle(e).display)), ['none', 'none']);
+  assert.ok(await page.isVisible(`${w} .sw-run`));
+  await page.click(`${w} .sw-run`);
+  await page.waitForSelector('html[data-ready="failed"]', { timeout: 30_000 });
+  assert.match(await text(page, `${w} [role="alert"]`), /^Could not load the WebAssembly engine: .*503.* Try again$/);
+  fail = false;
+  await page.click(`${w} .retry`);
+  await page.waitForSelector(`html[data-ready="true"] ${w}[data-state="ok"]`, { timeout: 30_000 });
+  // Drawn as if its Run was pressed: the Monte Carlo runs, in the compact widget.
+  await page.waitForFunction((s) => Number(document.querySelector(s).dataset.mc || 0) >= 1, w, { timeout: 60_000 });
+  assert.match(await text(page, `${w} .mc-numbers`), /^1,000 runs of/);
+  assert.equal(await page.$eval(`${w} h2`, (e) => getComputedStyle(e).display), 'none');
+  assert.deepEqual(errors.filter((e) => !/503/.test(e)), []);
   await page.close();
 });

@@ -82,3 +82,20 @@ test(`no page script or test file is over ${MAX_LINES} lines`, () => {
     .map(([f, n]) => `${f}: ${n} lines`);
   assert.deepEqual(long, [], `over ${MAX_LINES} lines (split by what each part does):\n${long.join('\n')}`);
 });
+
+test('the offline service worker keeps every file of the page (sw.js’ shell lists each one)', () => {
+  const sw = readFileSync(join(www, 'sw.js'), 'utf8');
+  const list = sw.match(/const SHELL = \[([\s\S]*?)\];/);
+  assert.ok(list, 'sw.js declares its SHELL');
+  const shell = new Set([...list[1].matchAll(/'([^']+)'/g)].map((m) => m[1]));
+  assert.ok(shell.has('app.js') && shell.has('widgets/theory.js'), 'the shell is read');
+  const files = readdirSync(www, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(www, join(e.parentPath ?? e.path, e.name)))
+    .filter((f) => /\.(js|html|css|svg)$/.test(f) && !f.startsWith('pkg/') && f !== 'sw.js');
+  const missing = files.filter((f) => !shell.has(f));
+  assert.deepEqual(missing, [], `not kept offline (add them to sw.js' SHELL): ${missing.join(' ')}`);
+  // And nothing it lists is gone (an install fails as a whole on one missing file).
+  const gone = [...shell].filter((f) => f !== './' && !f.startsWith('pkg/') && !files.includes(f));
+  assert.deepEqual(gone, [], `listed in sw.js but not in www/: ${gone.join(' ')}`);
+});

@@ -161,6 +161,11 @@ test('Share from an element keeps hide, compact, lang and autorun: the link reop
   assert.equal(shared.searchParams.get('autorun'), '0');
   const opened = await open(env, shared.href.replace(env.url, ''));
   const w = '[data-widget="theory"]';
+  // autorun=0: the embed downloads nothing until its reader's Run, which it shows in its language.
+  await opened.page.waitForSelector(`${w}[data-waiting="load"]`);
+  assert.equal(await text(opened.page, `${w} .sw-run`), '运行');
+  await opened.page.click(`${w} .sw-run`);
+  await opened.page.waitForSelector(`html[data-ready="true"] ${w}[data-state="ok"]`, { timeout: 30_000 });
   assert.equal(await opened.page.$eval(`${w} [data-key="alpha"]`, (e) => e.value), '0.7');
   assert.deepEqual(await opened.page.$$eval(`${w} .control`, (els) => els.filter((e) => e.hidden).map((e) => e.querySelector('[data-key]').dataset.key)), ['gamma', 'c']);
   assert.equal(await opened.page.$eval(`${w} h2`, (e) => getComputedStyle(e).display), 'none', 'compact: no title');
@@ -168,13 +173,20 @@ test('Share from an element keeps hide, compact, lang and autorun: the link reop
   assert.equal(await text(opened.page, `${w} .share`), '分享');
   assert.deepEqual(opened.errors, []);
   await opened.page.close();
-  // A model widget that waited for Run waits there too, in its language.
+  // A model widget that waited for Run waits there too, in its language (before it loads the
+  // engine, as an element does); its Run runs it.
   await drawn(page, '#d');
   const dec = new URL(await link('d'));
   assert.equal(dec.searchParams.get('lang'), 'en');
   const reopened = await open(env, dec.href.replace(env.url, ''));
-  await reopened.page.waitForSelector('[data-widget="decoding"][data-waiting="run"]');
-  assert.match(await text(reopened.page, '[data-widget="decoding"] .dec-status'), /^Press Run to start\./);
+  const d = '[data-widget="decoding"]';
+  await reopened.page.waitForSelector(`${d}[data-waiting="load"]`);
+  assert.match(await text(reopened.page, `${d} .sw-status`), /^Nothing is downloaded or computed until you ask/);
+  await reopened.page.click(`${d} .sw-run`);
+  await reopened.page.waitForFunction((s) => Number(document.querySelector(s).dataset.decoded || 0) >= 1, d, { timeout: 60_000 });
+  assert.match(await text(reopened.page, `${d} .dec-status`), /^Done/);
+  assert.equal(await reopened.page.$eval(`${d} [data-key="experiment"]`, (e) => e.value), 'acceptance');
+  assert.deepEqual(reopened.errors, []);
   await reopened.page.close();
   assert.deepEqual(errors, []);
   await page.close();
@@ -192,6 +204,7 @@ for (const width of [1280, 390]) {
     assert.match(await text(page, '#decoding table.attrs'), /autorun\s*立即加载并运行，不等“运行”/);
     assert.match(await text(page, '#theory table.attrs'), /autorun\s*立即加载引擎并画出，不等“运行”/);
     assert.match(await text(page, '#theory .copy'), /复制/);
+    assert.match(await text(page, '#theory-iframe'), /\/embed\.html\?widget=theory&amp;autorun=0&amp;lang=zh" title="能快多少：E、加速比与运算量"/);
     await page.$eval('section#theory .live', (e) => e.scrollIntoView());
     await page.waitForSelector('section#theory specdec-widget[data-state="ok"]', { timeout: 30_000 });
     assert.equal(await text(page, 'section#theory specdec-widget h2'), '能快多少：E、加速比与运算量', 'the live example follows the page');

@@ -1,12 +1,26 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
 // document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
+//
+// embed.html with `autorun=0` (an iframe in someone's notes, or a Share link from a widget that
+// waits for Run) downloads and computes nothing until the reader asks, as a <specdec-widget>
+// does: it shows the widget's title, introduction and a Run button (asleep.js,
+// data-waiting="load" on the widget) and registers no service worker before it (its install fetches
+// the weights). Its Run loads the engine and mounts the widget as if that Run was pressed (its
+// experiments, or the exactness lab's Monte Carlo, start). <html data-ready="true"> means the
+// page shows what it shows by itself: the widget drawn, or asleep; Run takes it away until the
+// widget is drawn (or `failed`, with the message and Retry of any failed load).
 import { startEngine, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mountAll } from './widget.js';
 import { flushUrl } from './url.js';
 import { clip } from './html.js';
-import { applyLang, wireSwitch, tr } from './i18n.js';
+import { applyLang, wireSwitch, lang, tr } from './i18n.js';
 import { WIDGETS } from './widgets/index.js';
 import { inSection } from './widgets/sections.js';
+import * as asleep from './asleep.js';
+
+const params = new URLSearchParams(location.search);
+// The embed waits for its reader's Run (the course page never does).
+const waits = document.querySelector('[data-embed]') !== null && params.get('autorun') === '0';
 
 async function main() {
   // The language first, so that the widgets mount in it; switching reloads the page with the
@@ -16,8 +30,8 @@ async function main() {
     flushUrl();
     location.reload();
   });
-  const params = new URLSearchParams(location.search);
   const embedded = document.querySelector('[data-embed]');
+  let pressed = null; // the widget whose Run loaded the engine: it runs as `autorun` does
   if (embedded) {
     const name = params.get('widget') ?? embedded.dataset.widget ?? '';
     if (!Object.hasOwn(WIDGETS, name)) {
@@ -30,6 +44,15 @@ async function main() {
     }
     embedded.dataset.widget = name;
     embedded.dataset.params = 'plain';
+    if (waits) {
+      await new Promise((run) => {
+        asleep.sleep(embedded, WIDGETS[name], { lang: lang(), compact: params.get('compact') === '1', shared: false }, run);
+        document.documentElement.dataset.ready = 'true';
+      });
+      delete document.documentElement.dataset.ready;
+      asleep.wake(embedded, lang());
+      pressed = embedded;
+    }
   }
   // A failed load shows a message with a retry in every widget; the page stays alive.
   for (let engine = startEngine(); ; engine = retry()) {
@@ -53,7 +76,7 @@ async function main() {
   // All at once, so that the page is laid out once for every widget's width (widget.js).
   const entries = [...document.querySelectorAll('[data-widget]')]
     .filter((el) => WIDGETS[el.dataset.widget])
-    .map((el) => ({ root: el, widget: inSection(WIDGETS[el.dataset.widget], el.dataset.prefix) }));
+    .map((el) => ({ root: el, widget: inSection(WIDGETS[el.dataset.widget], el.dataset.prefix), options: el === pressed ? { autorun: true } : {} }));
   mountAll(entries).forEach(({ error: e }, i) => {
     if (!e) return;
     // A widget that cannot be built says so in its place; the others still mount.
@@ -65,13 +88,20 @@ async function main() {
   document.documentElement.dataset.ready = 'true';
   // A handle for tests and for the curious, in the console.
   window.specdec = { call, panicOnNextCall, loseDeviceOnNextJob, health };
+  // Once drawn, not while the engine downloads what its install downloads again.
+  if (pressed) keepOffline({ reload: false });
 }
 
 main();
 
-// Offline after the first visit (sw.js). Only on the course page's own origin, never in an
-// element embedded elsewhere; a failure here only means no offline copy.
-if ('serviceWorker' in navigator && location.protocol !== 'file:') {
+/**
+ * Offline after the first visit (sw.js). Only on the course page's own origin, never in an
+ * element embedded elsewhere; a failure here only means no offline copy. `reload: false` (an
+ * embed woken by its reader's Run) leaves out the one reload that isolates a first visit, which
+ * would put the reader back before their Run: the next visit is isolated from its start.
+ */
+function keepOffline({ reload }) {
+  if (!('serviceWorker' in navigator) || location.protocol === 'file:') return;
   // On a host that sends no COOP/COEP, the service worker adds them: once it controls this page
   // (the first visit), one reload makes the page cross-origin isolated. Once per tab session, so
   // that a browser that refuses isolation is never reloaded in a loop.
@@ -81,7 +111,7 @@ if ('serviceWorker' in navigator && location.protocol !== 'file:') {
     try { done = sessionStorage.getItem(RELOADED) !== null; sessionStorage.setItem(RELOADED, '1'); } catch (_) { /* no storage: no reload */ }
     if (!done && !self.crossOriginIsolated) location.reload();
   };
-  if (!self.crossOriginIsolated && window.isSecureContext) {
+  if (reload && !self.crossOriginIsolated && window.isSecureContext) {
     if (navigator.serviceWorker.controller) reloadOnce();
     else navigator.serviceWorker.addEventListener('controllerchange', reloadOnce, { once: true });
   }
@@ -89,3 +119,6 @@ if ('serviceWorker' in navigator && location.protocol !== 'file:') {
     console.warn(`specdec-playground: no offline copy (${e?.message ?? e})`);
   });
 }
+
+// An embed that waits registers it once woken and drawn (main).
+if (!waits) keepOffline({ reload: true });

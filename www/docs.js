@@ -7,7 +7,7 @@ import { escapeHtml } from './html.js';
 import { startEngine } from './engine.js';
 import './specdec-widget.js';
 import { VERSION } from './version.js';
-import { applyLang, wireSwitch, t, tr } from './i18n.js';
+import { applyLang, wireSwitch, lang, t, tr } from './i18n.js';
 
 applyLang();
 wireSwitch(() => location.reload());
@@ -33,6 +33,12 @@ function values(c) {
   if (c.type === 'select') return c.options.map(([v]) => `<code>${escapeHtml(v)}</code>`).join(' ');
   const cap = c.cap ?? 500;
   return tr(`text, up to ${cap} characters`, `文本，最多 ${cap} 个字符`);
+}
+
+/** An iframe of the versioned embed.html, for notes that take no script: it waits for its Run. */
+function iframe(name, w) {
+  const src = new URL(`embed.html?widget=${name}&autorun=0${lang() === 'zh' ? '&lang=zh' : ''}`, versioned).href;
+  return `<iframe src="${escapeHtml(src)}" title="${escapeHtml(t(w, 'title'))}" width="100%" height="720" style="border: 0"></iframe>`;
 }
 
 function snippet(name, w) {
@@ -69,6 +75,9 @@ function section(name, w) {
     <pre><code class="snippet" id="${name}-snippet">${escapeHtml(snippet(name, w))}</code></pre>
     <p>${tr('Live, with every default:', '实时示例，全部取默认值：')}</p>
     <div class="live" data-kind="${name}"></div>
+    <p>${tr('Or, where your notes take no script, an iframe: its state in the link (<b>Share</b> gives one); with <code>autorun=0</code> it downloads and computes nothing until a reader presses its <b>Run</b>, as the element; without it, it loads the engine as soon as your notes open.',
+    '或者，讲义不能放脚本时用 iframe：状态写在链接里（<b>分享</b>会给出这样的链接）；带 <code>autorun=0</code> 时它和元素一样，在读者按下它的<b>运行</b>之前什么都不下载、不计算；不带的话，讲义一打开它就加载引擎。')}</p>
+    <pre><code class="iframe-snippet" id="${name}-iframe">${escapeHtml(iframe(name, w))}</code></pre>
   </section>`;
 }
 

@@ -20,10 +20,10 @@
 // models' weights load from beside this script (URLs derived from its own), once for every
 // element on the page, which may be on another site (the host then sends CORS headers: README).
 //
-// Everything but the language is imported when the first element connects, not statically: a
-// part that fails to load (the network, a host without CORS, the wasm module) then shows a
-// message inside each element with a Retry button, instead of leaving the elements empty; one
-// Retry tries again for every element that failed.
+// Everything but the language and the waiting state (asleep.js, small) is imported when the
+// first element connects, not statically: a part that fails to load (the network, a host without
+// CORS, the wasm module) then shows a message inside each element with a Retry button, instead of
+// leaving the elements empty; one Retry tries again for every element that failed.
 //
 // Nothing heavy before the reader asks: until then an element shows its widget's title and
 // introduction and a Run button (`data-waiting="load"`), and neither the wasm module nor the
@@ -32,12 +32,15 @@
 // lab's Monte Carlo, start), the others as a reader finds them on the course page, except that
 // their worker jobs wait for their own Run. An element with `autorun` asks for all of this at
 // once, and a page that has loaded the engine itself (the widget reference) draws them at once.
+// An iframe of embed.html with `autorun=0` (the form of a Share link from a widget that waits)
+// likewise downloads nothing before its own Run, and sleeps drawn by the same code (asleep.js).
 import { inLang, langOf, tr } from './i18n.js';
 import { clip } from './html.js';
+import * as asleep from './asleep.js';
 
 const ATTRIBUTES = ['kind', 'hide', 'compact', 'autorun'];
 
-let modules = null; // a promise of { engine, mount, stopRuns, escapeHtml, t, WIDGETS, keys }, once imported
+let modules = null; // a promise of { engine, mount, stopRuns, escapeHtml, WIDGETS, keys }, once imported
 let parts = null; // the same, once the engine is ready too
 let retrying = null; // the engine's reload after a failure, shared by every element's Retry
 const failed = new Set(); // the elements showing a failure to load, which one Retry mounts again
@@ -47,10 +50,10 @@ let woken = false; // a reader (or an element's autorun, or the page) asked for 
 /** The widget framework and the widgets, without starting the engine; a failure does not stick. */
 function framework() {
   const loading = modules ??= (async () => {
-    const [engine, widget, runbar, html, i18n, { WIDGETS }] = await Promise.all([
-      import('./engine.js'), import('./widget.js'), import('./runbar.js'), import('./html.js'), import('./i18n.js'), import('./widgets/index.js')]);
+    const [engine, widget, runbar, html, { WIDGETS }] = await Promise.all([
+      import('./engine.js'), import('./widget.js'), import('./runbar.js'), import('./html.js'), import('./widgets/index.js')]);
     const keys = new Set(Object.values(WIDGETS).flatMap((w) => w.controls.map((c) => c.key)));
-    return { engine, mount: widget.mount, stopRuns: runbar.stopRuns, escapeHtml: html.escapeHtml, t: i18n.t, WIDGETS, keys };
+    return { engine, mount: widget.mount, stopRuns: runbar.stopRuns, escapeHtml: html.escapeHtml, WIDGETS, keys };
   })();
   loading.catch(() => { if (modules === loading) modules = null; });
   return loading;
@@ -161,16 +164,8 @@ class SpecdecWidget extends HTMLElement {
     if (woken) return this.#mount(load());
     // An unknown kind is named at once: no engine is needed to say so.
     if (!Object.hasOwn(p.WIDGETS, kind)) return this.#mount(framework());
-    const widget = p.WIDGETS[kind];
-    this.classList.add('widget');
-    this.classList.toggle('compact', this.hasAttribute('compact'));
     this.dataset.widget = kind;
-    this.dataset.waiting = 'load';
-    this.innerHTML = inLang(lang, () => `<header><h2>${p.t(widget, 'title')}</h2></header><p class="intro">${p.t(widget, 'intro')}</p>
-      <div class="dec-run"><p class="numbers sw-status">${tr('Nothing is downloaded or computed until you ask: Run downloads the playground’s engine (its WebAssembly module and the trained models’ weights, once for every widget on this page) and draws this widget.',
-    '在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重，本页所有组件共用一份），然后画出这个组件。')}</p>
-      <button type="button" class="sw-run">${tr('Run', '运行')}</button></div>`);
-    this.querySelector('.sw-run').addEventListener('click', () => wake(this));
+    asleep.sleep(this, p.WIDGETS[kind], { lang, compact: this.hasAttribute('compact'), shared: true }, () => wake(this));
     this.#asleep = true;
     sleeping.add(this);
   }
@@ -181,10 +176,7 @@ class SpecdecWidget extends HTMLElement {
     this.#asleep = false;
     sleeping.delete(this);
     this.#pressed ||= pressed;
-    this.querySelector('.sw-run')?.setAttribute('disabled', '');
-    const status = this.querySelector('.sw-status');
-    if (status) status.textContent = inLang(this.#lang, () => tr('Loading the engine…', '正在加载引擎…'));
-    delete this.dataset.waiting;
+    asleep.wake(this, this.#lang);
     this.#mounting = this.#mounting.then(() => this.#mount(load()));
   }
 

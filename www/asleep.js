@@ -1,0 +1,34 @@
+// A widget asleep: what someone's notes show of a widget before the reader asks for it. Its title
+// and introduction and a Run button that says what it will download, marked data-waiting="load";
+// neither the wasm module nor the weights are downloaded until that Run. A <specdec-widget>
+// without `autorun` and embed.html?autorun=0 (an iframe in notes) both sleep so, and each loads
+// the engine its own way when Run is pressed (the element once for the page's elements, the
+// embed for its one widget); this module only draws the waiting state and leaves it.
+import { inLang, t, tr } from './i18n.js';
+
+/**
+ * Shows `widget`'s title and introduction (hidden by widget.css when `compact`) and a Run button
+ * in `root`, in `lang`, and marks it data-waiting="load"; a click on Run calls `run()`. `shared`:
+ * the engine Run loads serves every widget of the page (the elements'), which the text says.
+ */
+export function sleep(root, widget, { lang, compact, shared }, run) {
+  root.classList.add('widget');
+  root.classList.toggle('compact', compact);
+  root.dataset.waiting = 'load';
+  root.innerHTML = inLang(lang, () => `<header><h2>${t(widget, 'title')}</h2></header><p class="intro">${t(widget, 'intro')}</p>
+    <div class="dec-run"><p class="numbers sw-status" aria-live="polite">${shared
+    ? tr('Nothing is downloaded or computed until you ask: Run downloads the playground’s engine (its WebAssembly module and the trained models’ weights, once for every widget on this page) and draws this widget.',
+      '在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重，本页所有组件共用一份），然后画出这个组件。')
+    : tr('Nothing is downloaded or computed until you ask: Run downloads the playground’s engine (its WebAssembly module and the trained models’ weights) and draws this widget.',
+      '在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重），然后画出这个组件。')}</p>
+    <button type="button" class="sw-run">${tr('Run', '运行')}</button></div>`);
+  root.querySelector('.sw-run').addEventListener('click', () => run());
+}
+
+/** The engine is asked for: Run is disabled and says, in `lang`, that the engine is loading. */
+export function wake(root, lang) {
+  root.querySelector('.sw-run')?.setAttribute('disabled', '');
+  const status = root.querySelector('.sw-status');
+  if (status) status.textContent = inLang(lang, () => tr('Loading the engine…', '正在加载引擎…'));
+  delete root.dataset.waiting;
+}
