@@ -135,3 +135,41 @@ fn the_loop_bugs_break_greedy_identity_on_likesworld_and_the_correct_loop_holds(
     assert_eq!(v["window"], 12);
     check_error(&["likesworld", "gallery", "--prompts", "0"], "prompts");
 }
+
+#[test]
+fn options_of_the_other_form_and_a_flag_given_twice_are_named() {
+    check_error(
+        &["exactness", "--gallery", "--epsilon", "0.1"],
+        "--epsilon does not combine with --gallery",
+    );
+    check_error(
+        &["exactness", "--gamma", "3", "--gallery"],
+        "--gamma does not combine with --gallery",
+    );
+    check_error(
+        &["exactness", "--seed", "3"],
+        "--seed applies only with --gallery",
+    );
+    check_error(
+        &["exactness", "--gallery", "--gallery"],
+        "--gallery given twice",
+    );
+}
+
+/// A reader that stops early (`specdec … | head`) ends the command quietly: no panic, no
+/// backtrace, exit 0.
+#[test]
+fn a_closed_pipe_ends_the_report_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_specdec"))
+        .args(["heat-map", "--alpha", "0.8"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take()); // the reader is gone before the report is written
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -158,10 +158,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     match Opts::parse(command, &args[1..]).and_then(|mut o| run(&mut o).map(|r| (o.json, r))) {
-        Ok((true, report)) => {
-            println!("{}", report.json);
-            ExitCode::SUCCESS
-        }
+        Ok((true, report)) => emit(&format!("{}\n", report.json)),
         Ok((false, report)) => {
             let width = report
                 .rows
@@ -169,14 +166,32 @@ fn main() -> ExitCode {
                 .map(|(k, _)| k.chars().count())
                 .max()
                 .unwrap_or(0);
-            for (k, v) in report.rows {
-                println!("{k:width$}  {v}");
-            }
-            ExitCode::SUCCESS
+            let text: String = report
+                .rows
+                .iter()
+                .map(|(k, v)| format!("{k:width$}  {v}\n"))
+                .collect();
+            emit(&text)
         }
         Err(Usage(msg)) => {
             eprintln!("specdec: {msg}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes the report to standard output. A reader that stops early (`specdec … | head`) closes
+/// the pipe: that ends the command quietly, as it does for other command-line tools, rather than
+/// with a panic.
+fn emit(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("specdec: cannot write the report: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -56,7 +56,11 @@ impl Opts {
                 continue;
             }
             if FLAGS.contains(&arg.as_str()) {
-                flags.push(arg[2..].to_string());
+                let name = arg[2..].to_string();
+                if flags.contains(&name) {
+                    return Err(Usage(format!("{command}: --{name} given twice")));
+                }
+                flags.push(name);
                 continue;
             }
             let Some(name) = arg.strip_prefix("--") else {

@@ -25,8 +25,20 @@ fn toy(o: &mut Opts) -> Result<ToyConfig, Usage> {
     })
 }
 
+/// The options of one form of `exactness` that the other does not take.
+const RULES_ONLY: [&str; 3] = ["gamma", "epsilon", "delta"];
+const GALLERY_ONLY: [&str; 1] = ["seed"];
+
 pub fn cmd_exactness(o: &mut Opts) -> Result<Report, Usage> {
-    if o.flag("gallery") {
+    let with_gallery = o.flag("gallery");
+    let (others, why) = match with_gallery {
+        true => (&RULES_ONLY[..], "does not combine with --gallery (the gallery runs γ 1–3 itself; it takes --draft-noise, --toy-seed, --seed)"),
+        false => (&GALLERY_ONLY[..], "applies only with --gallery (its χ² samples' seed)"),
+    };
+    if let Some(name) = others.iter().find(|n| o.peek(n).is_some()) {
+        return Err(Usage(format!("exactness: --{name} {why}")));
+    }
+    if with_gallery {
         return gallery(o);
     }
     let d = ExactnessParams::default();
