@@ -204,15 +204,17 @@ test('the widened target: greedy ×2 is identical to the target, and the speedup
   assert.match(cells.find((r) => r.startsWith('lecture’s formula')), /[\d.]+×$/, cells.join(' | '));
   assert.match(cells.find((r) => r.startsWith('wall clock')), /[\d.]+× \(IQR [\d.]+\)$/, cells.join(' | '));
   // "Slower than plain decoding" only where the speedup's spread cannot reach 1 (made-up runs).
-  const [slow, even, untimed] = await page.evaluate(async () => {
+  const [slow, even, untimed, close] = await page.evaluate(async () => {
     const { slowerHtml } = await import('./widgets/decoding.js');
     const r = { measured_speedup: 0.9, measured_speedup_iqr: 0.05, draft_calls_per_step: 4, c: 0.05, verify_over_target: 2, tokens_per_call: 2.2, shape: 'chain' };
-    return [slowerHtml(r), slowerHtml({ ...r, measured_speedup_iqr: 0.3 }), slowerHtml({ ...r, measured_speedup: 0.97, measured_speedup_iqr: null })];
+    return [slowerHtml(r), slowerHtml({ ...r, measured_speedup_iqr: 0.3 }), slowerHtml({ ...r, measured_speedup: 0.97, measured_speedup_iqr: null }),
+      slowerHtml({ ...r, measured_speedup: 0.99, measured_speedup_iqr: 0.001 })];
   });
   assert.match(slow, /Slower than plain decoding\..*verification is not free/);
   assert.match(even, /About as fast as plain decoding\..*0\.90× is below 1, but within this run’s spread \(IQR 0\.30\)/);
   assert.doesNotMatch(even, /Slower/);
   assert.match(untimed, /About as fast as plain decoding\..*within 5% of it/);
+  assert.match(close, /0\.99× is below 1, but within 2% of it/);
   assert.deepEqual(errors, []);
   await page.close();
 });

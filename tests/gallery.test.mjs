@@ -108,13 +108,22 @@ test('a bad ε in the URL is refused by name, and the page keeps working', { tim
     ['?exactness.variant=typical&exactness.epsilon=-1', /^ε \(typical\): -1 is outside 0…1; using 0\b/],
     ['?exactness.variant=typical&exactness.epsilon=abc', /^ε \(typical\): “abc” is not a number; using 0\.09/],
     ['?lang=zh&exactness.variant=typical&exactness.epsilon=abc', /^ε（典型接受）：“abc” 不是数字；改用 0\.09/],
+    ['?exactness.variant=typical&exactness.epsilon=1e999', /^ε \(typical\): 1e999 is outside 0…1; using 1\b/],
   ]) {
     const { page, errors } = await open(env, path);
     assert.match(await alertOf(page, 'exactness'), says, path);
+    // The URL says the value used, not the one refused.
+    const used = path.includes('=-1') ? '0' : path.includes('1e999') ? '1' : '0.09';
+    await page.waitForFunction((v) => new URL(location.href).searchParams.get('exactness.epsilon') === v, used, { timeout: 10_000 });
     // It draws with the value it says it uses, and a good value clears the note.
     assert.ok(await page.$(`${W} .typical svg`), path);
     await setControl(page, 'exactness', 'epsilon', 0.2);
     assert.match(await text(page, `${W} .typical-caption`), /(ε 0\.2|ε 为? ?0\.2)/);
+    // Beside typical acceptance's tokens a call, Algorithm 1's (not the i.i.d. formula, which is
+    // Algorithm 1's own).
+    const summary = await text(page, `${W} .view p.numbers`);
+    assert.match(summary, path.includes('zh') ? /算法 1 是 [\d.]+/ : /Algorithm 1’s [\d.]+ \(typical acceptance keeps/, summary);
+    assert.doesNotMatch(summary, /i\.i\.d\./);
     assert.equal(await alertOf(page, 'exactness'), '');
     assert.equal(await page.getAttribute(W, 'data-state'), 'ok');
     // The other widgets still answer.

@@ -25,7 +25,8 @@ function clampNumber(c, raw, kept) {
   const v = Number(raw);
   const label = t(c, 'label');
   const use = (to) => (kept === undefined ? tr(`using ${to}`, `改用 ${to}`) : tr(`the run keeps ${kept}`, `仍用 ${kept}`));
-  if (raw === '' || raw === null || !Number.isFinite(v)) {
+  // A number too large for a double (1e999) reads as ±Infinity: outside the range, not "not a number".
+  if (raw === '' || raw === null || Number.isNaN(v)) {
     // Quoted short, as every message quotes what was typed: a pasted page made an alert 1,800 px tall.
     const typed = clip(raw ?? '');
     return { error: tr(`${label}: “${typed}” is not a number; ${use(c.value)}`, `${label}：“${typed}” 不是数字；${use(c.value)}`), value: c.value };
@@ -338,6 +339,9 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     },
   };
   let initialNotes = notes;
+  // A value read at load that the widget could not use (a note says which it uses instead): the
+  // URL then says what is drawn, not what was refused (a reload or a Share keeps the good value).
+  if (notes.length && root.dataset.params !== 'none') syncUrl(widget, state, root);
 
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.

@@ -217,6 +217,7 @@ fn noun_zh(what: &str) -> &str {
         "paths" => "路径",
         "pool sizes" => "池大小",
         "pool verification" => "池的验证方式",
+        "stale cache" => "未回滚的缓存",
         "step-through" => "逐步查看方式",
         "stochastic verification" => "随机验证方式",
         "teacher" => "教师信号",

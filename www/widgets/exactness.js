@@ -69,7 +69,7 @@ export default {
   render(s, ui) {
     const v = ui.call('exactness', params(s));
     // Typical acceptance trades exactness for tokens per call: its figure, under the TV bars.
-    const t = s.variant === 'typical' ? ui.call('typical', params(s)) : null;
+    const typ = s.variant === 'typical' ? ui.call('typical', params(s)) : null;
     const verdict = {
       exact: `<span class="ok">${tr(`exact over ${v.window} tokens`, `前 ${v.window} 个 token 精确`)}</span>`,
       biased: `<span class="bad">${tr(`biased within ${v.window} tokens`, `前 ${v.window} 个 token 内有偏`)}</span>`,
@@ -81,14 +81,14 @@ export default {
       tr(`<p class="numbers">mean per-context acceptance β = Σ min(p, q): <b>${fmt(v.mean_beta)}</b>
         (range ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)});
         tokens per target call with <b>${v.variant}</b>: exactly <b>${fmt(v.tokens_per_call)}</b>,
-        i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`,
+        ${typ ? `Algorithm 1’s ${fmt(typ.exact_tokens_per_call)} (typical acceptance keeps what Algorithm 1 would reject)` : `i.i.d. formula E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}`}</p>`,
       `<p class="numbers">各上下文的平均接受率 β = Σ min(p, q)：<b>${fmt(v.mean_beta)}</b>
         （范围 ${fmt(Math.min(...v.beta_by_context), 2)}–${fmt(Math.max(...v.beta_by_context), 2)}）；
         用<b>${variantName(v.variant)}</b>时每次目标模型调用的 token 数：精确值 <b>${fmt(v.tokens_per_call)}</b>，
-        i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}</p>`) + table(rows, 'tvs')
+        ${typ ? `算法 1 是 ${fmt(typ.exact_tokens_per_call)}（典型接受会留下算法 1 会拒绝的 token）` : `i.i.d. 公式 E(β̄, γ) = ${fmt(v.tokens_per_call_formula)}`}</p>`) + table(rows, 'tvs')
         + `<p class="numbers coverage">${v.coverage}</p>`,
       `<div class="plots">${v.svg_tv}${v.svg_dist}</div>`,
-      t ? `<div class="plots typical">${t.svg}</div><p class="numbers typical-caption">${escapeHtml(t.caption)}</p>` : '',
+      typ ? `<div class="plots typical">${typ.svg}</div><p class="numbers typical-caption">${escapeHtml(typ.caption)}</p>` : '',
       `<figure class="mc"><figcaption class="numbers mc-numbers mc-status" aria-live="polite">${tr('Monte Carlo: waiting…', '蒙特卡洛：等待中…')}</figcaption>
         <button type="button" class="mc-go" hidden>${tr('Run', '运行')}</button> <button type="button" class="mc-cancel" hidden>${tr('Cancel', '取消')}</button><progress hidden></progress><div class="mc-plot"></div></figure>`,
       `<div class="plots">${v.svg_temperature}</div>`,

@@ -118,7 +118,8 @@ fn typical_acceptance_on_likesworld_reports_its_gain_and_its_distortion() {
 }
 
 #[test]
-fn the_loop_bugs_break_greedy_identity_on_likesworld_and_the_correct_loop_holds() {
+fn likesworld_gallery_reports_every_loop_bug_the_cache_and_the_unchecked_draft_caught_the_correct_loop_not(
+) {
     let v = json(&["likesworld", "gallery", "--prompts", "20"]);
     let bugs = v["bugs"].as_array().unwrap();
     let names: Vec<&str> = bugs.iter().map(|b| b["name"].as_str().unwrap()).collect();
@@ -154,6 +155,8 @@ fn options_of_the_other_form_and_a_flag_given_twice_are_named() {
         &["exactness", "--gallery", "--gallery"],
         "--gallery given twice",
     );
+    check_error(&["exactness", "--json", "--json"], "--json given twice");
+    check_error(&["exactness", "--gallery=1"], "--gallery takes no value");
 }
 
 /// A reader that stops early (`specdec … | head`) ends the command quietly: no panic, no

@@ -154,8 +154,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     if command == "--help" || command == "-h" || command == "help" {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
+        return emit(USAGE);
     }
     match Opts::parse(command, &args[1..]).and_then(|mut o| run(&mut o).map(|r| (o.json, r))) {
         Ok((true, report)) => emit(&format!("{}\n", report.json)),
@@ -174,13 +173,15 @@ fn main() -> ExitCode {
             emit(&text)
         }
         Err(Usage(msg)) => {
-            eprintln!("specdec: {msg}");
+            // A closed standard error (`… 2>&1 | head -c0`) loses the line, not the exit code.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "specdec: {msg}");
             ExitCode::from(2)
         }
     }
 }
 
-/// Writes the report to standard output. A reader that stops early (`specdec … | head`) closes
+/// Writes the report (or the help) to standard output. A reader that stops early (`specdec … | head`) closes
 /// the pipe: that ends the command quietly, as it does for other command-line tools, rather than
 /// with a panic.
 fn emit(text: &str) -> ExitCode {
@@ -190,7 +191,7 @@ fn emit(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("specdec: cannot write the report: {e}");
+            let _ = writeln!(std::io::stderr(), "specdec: cannot write the report: {e}");
             ExitCode::FAILURE
         }
     }

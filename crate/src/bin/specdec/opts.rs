@@ -52,8 +52,16 @@ impl Opts {
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             if arg == "--json" {
+                if json {
+                    return Err(Usage(format!("{command}: --json given twice")));
+                }
                 json = true;
                 continue;
+            }
+            if let Some((flag, _)) = arg.split_once('=') {
+                if flag == "--json" || FLAGS.contains(&flag) {
+                    return Err(Usage(format!("{command}: {flag} takes no value")));
+                }
             }
             if FLAGS.contains(&arg.as_str()) {
                 let name = arg[2..].to_string();

@@ -17,7 +17,7 @@ use crate::sampling::gallery::{Bug, Place};
 use crate::sampling::{one_hot, Dist};
 
 /// `inner` with `bug` (None: `inner` itself). Make one a generation: it keeps what the target
-/// has read.
+/// has read from its first call on.
 pub struct Faulty<M> {
     inner: M,
     bug: Option<Bug>,
@@ -48,11 +48,18 @@ impl<M: LanguageModel> Faulty<M> {
         }
     }
 
-    /// What the target reads for `context` with a cache never rolled back.
+    /// What the target reads for `context` with a cache never rolled back (one [`Faulty`] a
+    /// generation: its first call starts the state).
     fn stale(&mut self, context: &[u32], tree: &Speculation) -> Result<Vec<u32>, Error> {
-        if self.seen.is_empty() || context.len() < self.covered {
-            // A new generation.
-            self.seen = context.to_vec();
+        let is_chain = (0..tree.len()).all(|i| tree.parents[i] == i.checked_sub(1));
+        if !is_chain {
+            return Err(Error::Unavailable {
+                what: "stale cache",
+                why: Text::new("it is re-created on chains only", "它只在链上重现"),
+            });
+        }
+        let seen = if self.covered == 0 {
+            context.to_vec()
         } else {
             // The last call's chain was read whole; of the context since, the tokens the chain
             // already holds (the accepted ones) are not read again, the rest come after it.
@@ -62,24 +69,24 @@ impl<M: LanguageModel> Faulty<M> {
                 .zip(&self.chain)
                 .take_while(|(a, b)| a == b)
                 .count();
-            self.seen.extend(std::mem::take(&mut self.chain));
-            self.seen.extend(&new[kept..]);
-        }
-        self.covered = context.len();
-        let is_chain = (0..tree.len()).all(|i| tree.parents[i] == i.checked_sub(1));
-        if !is_chain {
-            return Err(Error::Unavailable {
-                what: "stale-cache",
-                why: Text::from("the stale cache is re-created on chains only"),
-            });
-        }
-        if self.seen.len() + tree.len() > self.limit {
+            let mut seen = std::mem::take(&mut self.seen);
+            seen.extend(&self.chain);
+            seen.extend(&new[kept..]);
+            seen
+        };
+        let read = seen.len() + tree.len();
+        if read > self.limit {
             return Err(Error::TooLarge {
-                what: Text::from("the stale cache (what the target has read)"),
-                nodes: (self.seen.len() + tree.len()) as u64,
+                what: Text::new(
+                    "the stale cache (the tokens the target has read, as nodes)",
+                    "未回滚的缓存（目标模型读过的 token，按节点计）",
+                ),
+                nodes: read as u64,
                 budget: self.limit,
             });
         }
+        self.seen = seen;
+        self.covered = context.len();
         self.chain = tree.tokens.clone();
         Ok(self.seen.clone())
     }
@@ -114,12 +121,19 @@ impl<M: LanguageModel> LanguageModel for Faulty<M> {
                     .iter()
                     .enumerate()
                     .map(|(i, p)| {
-                        let mut row: Vec<u32> = context.to_vec();
-                        if i > 0 {
-                            row.extend(tree.path_to(i - 1).iter().map(|&n| tree.tokens[n]));
-                        }
-                        let last = |k: usize| row.len().checked_sub(k).map_or(0, |j| row[j]);
-                        let key = last(2) as usize * p.len() + last(1) as usize;
+                        // The row's last two tokens: along the path to its node, then the context's.
+                        let path = if i == 0 {
+                            Vec::new()
+                        } else {
+                            tree.path_to(i - 1)
+                        };
+                        let mut last = path
+                            .iter()
+                            .rev()
+                            .map(|&n| tree.tokens[n])
+                            .chain(context.iter().rev().copied());
+                        let (b, a) = (last.next().unwrap_or(0), last.next().unwrap_or(0));
+                        let key = a as usize * p.len() + b as usize;
                         shifted(p, key, rows)
                     })
                     .collect())
@@ -190,15 +204,24 @@ mod tests {
                 vec![1, 2, 3, 0, 1, 2, 1, 3]
             ]
         );
-        // A new generation starts afresh; a cache past the model's positions is refused.
-        ready(m.score(&[3], &Speculation::default())).unwrap();
-        assert_eq!(m.inner.read.last().unwrap(), &vec![3]);
+        // A cache past the model's positions is refused.
         let mut small = Faulty::new(Recorder { read: Vec::new() }, Some(Bug::StaleCache), 3);
         let e = ready(small.score(&[1, 2], &Speculation::chain(&[3, 0]))).unwrap_err();
         assert!(
             e.message(crate::i18n::Lang::En).contains("stale cache"),
             "{e:?}"
         );
+        // Trees are not re-created: refused by name, in both languages.
+        let mut tree = Speculation::chain(&[3]);
+        tree.push(0, None);
+        let e = ready(faulty(Some(Bug::StaleCache)).score(&[1], &tree)).unwrap_err();
+        assert_eq!(
+            e.message(crate::i18n::Lang::En),
+            "stale cache unavailable: it is re-created on chains only"
+        );
+        assert!(e
+            .message(crate::i18n::Lang::Zh)
+            .starts_with("未回滚的缓存不可用"));
     }
 
     #[test]
@@ -218,6 +241,11 @@ mod tests {
                 "{spread}"
             );
         }
+        // Each row by its own last two tokens: the context's, then along the chain.
+        let u = vec![0.25; 4];
+        assert_eq!(out[0], shifted(&u, 4 + 2, 3));
+        assert_eq!(out[1], shifted(&u, 2 * 4 + 3, 3));
+        assert_eq!(out[2], shifted(&u, 3 * 4, 3));
         assert_ne!(out[1], out[2], "rows of other contexts shift otherwise");
     }
 

@@ -152,12 +152,24 @@ fn chart(
             colors::TEAL,
             Align::Start,
         );
+        // Both curves start where a threshold of 0 keeps every draft: the loose end. As its
+        // parameter grows to 1 each keeps fewer drafts (fewer tokens a call), and its TV stays far
+        // from the exact rule's 0: typical acceptance never becomes Algorithm 1.
+        if let Some(loose) = by_epsilon.first() {
+            ch.note(
+                loose.tv,
+                loose.tokens_per_call,
+                l.pick("ε or δ = 0: every draft kept", "ε 或 δ = 0：草稿全收"),
+                colors::INK,
+                Align::End,
+            );
+        }
         ch.dots(&[(current.tv, current.tokens_per_call)], colors::ORANGE, 6);
         cv.legend(
             (70, 268),
             &[
-                (l.pick("ε varies", "改变 ε"), colors::BLUE),
-                (l.pick("δ varies", "改变 δ"), colors::PURPLE),
+                (l.pick("ε 0 → 1", "ε 0 → 1"), colors::BLUE),
+                (l.pick("δ 0 → 1", "δ 0 → 1"), colors::PURPLE),
                 (l.pick("this ε, δ", "当前 ε、δ"), colors::ORANGE),
             ],
         );
@@ -188,6 +200,10 @@ mod tests {
             .caption
             .contains(&format!("{:.2}", v.current.tokens_per_call)));
         assert!(v.svg.contains("exact rule"));
+        // The loose end is marked, and both curves start there (a threshold of 0 keeps all).
+        assert!(v.svg.contains("ε or δ = 0: every draft kept") && v.svg.contains("ε 0 → 1"));
+        let (e0, d0) = (v.by_epsilon[0], v.by_delta[0]);
+        assert_eq!((e0.tv, e0.tokens_per_call), (d0.tv, d0.tokens_per_call));
         let bad = typical_view(&ExactnessParams {
             delta: -0.5,
             ..ExactnessParams::default()

@@ -9,6 +9,7 @@ use serde_json::json;
 use specdec::clock::native_clock;
 use specdec::i18n::Lang;
 use specdec::lab::gallery::{loop_bugs_on_likesworld, verdict, LoopRow};
+use specdec::lab::params::Draft;
 use specdec::lab::Lab;
 use specdec::likesworld;
 use specdec::toy::ToyConfig;
@@ -185,10 +186,14 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
         }
         row(&format!("  {}", x.label), text)
     };
+    let (draft, prompts) = (
+        Draft::B.called(m.whose(), Lang::En),
+        if n == 1 { "prompt" } else { "prompts" },
+    );
     let mut rows = vec![row(
         "LikesWorld",
         format!(
-            "{n} prompts, draft B's greedy chains, the first {} output tokens against the target's greedy output",
+            "{n} {prompts}, {draft}'s greedy chains, the first {} output tokens against the target's greedy output",
             r.window
         ),
     )];
@@ -197,7 +202,7 @@ pub fn likesworld(o: &mut Opts) -> Result<Report, Usage> {
     rows.push(row(
         "near-ties",
         format!(
-            "{} of the target's {} greedy output positions have their two likeliest tokens within 0.02 in log-probability",
+            "{} of the target's {} greedy output positions compared have their two likeliest tokens within 0.02 in log-probability",
             r.near_ties, r.positions
         ),
     ));
