@@ -346,6 +346,9 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
   // message in view until the person's next change.
   const draw = speak(({ keepAlert = false } = {}) => {
+    // A draw that comes late (a resize seen in the next frame) to a widget whose view has left
+    // its root (an element given another kind meanwhile) has nothing to draw.
+    if (!root.contains(view)) return;
     root.querySelector('.share-link').hidden = true; // a link to the state before this change
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
