@@ -189,7 +189,7 @@ function stochasticHtml(reports) {
 
 /** A measured speedup below 1 that its own spread (IQR over the groups) cannot reach 1 from:
  * "slower than plain decoding" is a finding only then (noise.js `beyond`). */
-export const surelySlower = (r) => r.measured_speedup < 1 && beyond(1, 0, r.measured_speedup, r.measured_speedup_iqr ?? null);
+const surelySlower = (r) => r.measured_speedup < 1 && beyond(1, 0, r.measured_speedup, r.measured_speedup_iqr ?? null);
 
 /** Why a measured speedup is below 1, in the student's words, from the measured numbers; where the
  * spread reaches 1, that this run cannot tell it from plain decoding. */

@@ -17,7 +17,7 @@ use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, ChainRule, Config, Method};
 use crate::decode::gallery::faulty::Faulty;
 use crate::decode::gallery::ROW_NUMERICS;
-use crate::decode::stats::Generation;
+use crate::decode::stats::{top, Generation};
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::likesworld::{self, EOS};
@@ -143,17 +143,8 @@ pub async fn loop_bugs_on_likesworld(
         })
         .collect();
     let tie = |p: &[f64], _: &[f64]| -> f64 {
-        let mut top = [0.0f64; 2];
-        for &x in p {
-            if x > top[0] {
-                top = [x, top[0]];
-            } else if x > top[1] {
-                top[1] = x;
-            }
-        }
-        f64::from(u8::from(
-            top[1] > 0.0 && (top[0] / top[1]).ln() < 2.0 * ROW_NUMERICS,
-        ))
+        let near = matches!(top(p, 2)[..], [(_, a), (_, b)] if (a / b).ln() < 2.0 * ROW_NUMERICS);
+        f64::from(u8::from(near))
     };
     let fraction = mean_over_outputs(models, &pairs, tie).await?;
     let positions: usize = pairs.iter().map(|(_, g)| g.output.len()).sum();
