@@ -185,6 +185,7 @@ fn noun_zh(what: &str) -> &str {
         "acceptance vector" => "接受向量",
         "answers" => "答案",
         "batch" => "批大小",
+        "budget" => "节点预算",
         "batch list" => "批大小列表",
         "backend" => "后端",
         "children sampler" => "子节点采样方式",

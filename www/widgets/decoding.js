@@ -9,6 +9,7 @@ import { tr } from '../i18n.js';
 import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
 import { loadHtml, noisyHtml, spreadHtml } from './decoding-load.js';
 import { stepHtml } from './decoding-step.js';
+import { autoColumn, autoIntro, budgetOff, budgetOptions, budgetParam, chosenGamma, sweepChoiceHtml } from './decoding-auto.js';
 import { crossingHtml, draftsControl, draftsHtml, draftsOn, offloads, weightsControl } from './offload.js';
 
 // The verification rules, token kinds, the ranges of γ, the repeats and the hidden-state drafts'
@@ -16,7 +17,6 @@ import { crossingHtml, draftsControl, draftsHtml, draftsOn, offloads, weightsCon
 // mounts: none is typed here.
 const range = (name) => ({ min: (d) => d.decoding[name].min, max: (d) => d.decoding[name].max });
 const byDefault = (name) => ({ value: (d) => d.decoding.defaults[name] });
-const budgets = { options: (d) => d.decoding.budgets.map((b) => [String(b), String(b)]), value: (d) => String(d.decoding.defaults.budget) };
 
 const uses = (...names) => (s) => names.includes(s.experiment);
 // The wall-clock experiments: one γ, or a sweep over γ; `shape` says what proposes (no model: a look-up).
@@ -40,7 +40,7 @@ function params(s) {
     experiment: s.experiment, backend: s.backend, draft: s.draft === 'yours' ? 'a' : s.draft, trained_draft: s.draft === 'yours' && oneDraft(s), gamma: Math.round(Number(s.gamma)), prompts: Number(s.prompts),
     repeats: Math.round(Number(s.repeats)), seed: Math.round(Number(s.seed)), variant: s.variant, config: s.config,
     children: s.children, stepkind: s.stepkind, target_width: Number(s.target_width), batch: Number(s.batch), shape: s.shape, gammas: s.gammas, batches: s.batches,
-    method: s.method, budget: Number(s.budget), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
+    method: s.method, budget: budgetParam(s), depth: Math.round(Number(s.depth)), heads: Math.round(Number(s.heads)), verify: s.verify,
     offload: offloads(s, clocked), drafts: draftsOn(s, drafted),
   };
 }
@@ -97,11 +97,14 @@ function hiddenHtml({ report: r, trees }) {
 
 function methodsHtml(r, v) {
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
-  return tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
-    `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`)
+  // With the budget auto, a column of the sizes chosen for this device, after the method's name.
+  const auto = autoColumn(r);
+  const [head, cell] = auto ? [[auto.head], (x) => [auto.cell(x)]] : [[], () => []];
+  return (autoIntro(r, target) || tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
+    `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`))
     + noisyHtml(r.rows.map((x) => ({ ...x, prompts: r.prompts, batch: 1 })), (x) => escapeHtml(x.method))
-    + table([tr(['method', 'τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured', 'IQR (prompt by prompt)'],
-      ['方法', 'τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测', 'IQR（逐个提示词）'])].concat(r.rows.map((x) => [escapeHtml(x.method), fmt(x.tokens_per_call, 2),
+    + table([[tr('method', '方法'), ...head, ...tr(['τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured', 'IQR (prompt by prompt)'],
+      ['τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测', 'IQR（逐个提示词）'])]].concat(r.rows.map((x) => [escapeHtml(x.method), ...cell(x), fmt(x.tokens_per_call, 2),
       x.accepted_fraction == null ? '—' : pct(x.accepted_fraction), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3), fmt(x.verify_over_target, 2),
       `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`, fmt(x.measured_speedup_iqr, 2)])), 'dec-methods')
     + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c), with c the drafting of a step (for a chain E(α, γ)/(γc + 1), with c a draft call’s), verification taken as free. '
@@ -249,7 +252,7 @@ function speedupHtml(r) {
 /** Demo 5 answered by measurement: every γ's speedup, the best measured γ beside the formula's. */
 function sweepHtml(r) {
   const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
-  const rows = r.rows.map((w, i) => [w.gamma, fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
+  const rows = r.rows.map((w, i) => [chosenGamma(r, w.gamma), fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
     `<b>${fmt(w.measured_speedup, 2)}×</b>${spreadHtml(w)}`]);
   const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟']);
   const best = r.rows.find((w) => w.gamma === r.best_gamma);
@@ -272,7 +275,7 @@ function sweepHtml(r) {
     the measured cost curve ranks γ ${r.curve_gamma} first (${fmt(r.curve_speedup, 2)}×). ${formula}</p>`,
   `<p class="numbers">${escapeHtml(r.method)}。在 <b>${r.rows[0].backend}</b> 上，${target}，批 ${r.batch}：实测最好的 γ 是 <b>${r.best_gamma}</b>，加速 <b>${fmt(r.best_speedup, 2)}×</b>；
     按实测开销曲线排第一的是 γ ${r.curve_gamma}（${fmt(r.curve_speedup, 2)}×）。${formula}</p>`);
-  return summary + table([head].concat(rows), 'dec-sweep') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0]) + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
+  return summary + sweepChoiceHtml(r) + table([head].concat(rows), 'dec-sweep') + crossingHtml(r.rows[0].transfer, r.rows[0].target_call_us) + draftsHtml(r.rows[0]) + noisyHtml(r.rows) + (r.best_speedup < 1 ? slowerHtml(best) + tiny : '');
 }
 
 /** Why the wall clock gives less than the lecture's formula: the formula takes a verify call to cost
@@ -331,6 +334,9 @@ export default {
     { label: '§6 measured · every method on the ×16 target', label_zh: '§6 实测 · ×16 目标模型上的每种方法',
       values: { experiment: 'methods', target_width: '16', budget: '8', prompts: '10' },
       note: 'chains, a tree, the suffix index, Medusa, EAGLE, EAGLE-2 and EAGLE-2 + training-time test on one wall-clock axis; 8 nodes, since on a CPU every verified token adds to the call: the report gives this device’s T(k)/T(1)', note_zh: '链、树、后缀索引、Medusa、EAGLE、EAGLE-2 与 EAGLE-2 + 训练时测试，放在同一条墙钟时间轴上；8 个节点，因为在 CPU 上每多验证一个 token 调用就更慢：报告给出这台设备的 T(k)/T(1)' },
+    { label: '§6 measured · every method at its size for this device (×16)', label_zh: '§6 实测 · 每种方法用这台设备上最好的规模（×16）',
+      values: { experiment: 'methods', target_width: '16', budget: 'auto', prompts: '10' },
+      note: 'T(k), each draft’s c and acceptance vector measured first, then the hardware-aware choice sizes every row', note_zh: '先实测 T(k)、每个草稿的 c 和接受向量，再由硬件感知的选择定出每一行的规模' },
   ],
   controls: [
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'greedy', options: [
@@ -372,7 +378,7 @@ export default {
         ['eagle-2', 'EAGLE-2, dynamic tree'], ['eagle-2-ttt', 'EAGLE-2 + training-time test']],
       options_zh: [['medusa', 'Medusa 的头，静态树'], ['eagle', 'EAGLE，静态稀疏树'], ['eagle-balanced', 'EAGLE，静态平衡树'],
         ['eagle-2', 'EAGLE-2，动态树'], ['eagle-2-ttt', 'EAGLE-2 + 训练时测试']], showIf: hidden },
-    declare({ key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', showIf: uses('hidden', 'methods') }, budgets),
+    declare({ key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', showIf: uses('hidden', 'methods'), optionOff: budgetOff }, budgetOptions),
     declare({ key: 'depth', label: 'depth', label_zh: '深度', type: 'range', step: 1, showIf: (s) => hidden(s) && !s.method.startsWith('medusa') }, { ...range('depth'), ...byDefault('depth') }),
     declare({ key: 'heads', label: 'Medusa heads', label_zh: 'Medusa 头数', type: 'range', step: 1, showIf: (s) => hidden(s) && s.method.startsWith('medusa') }, { ...range('heads'), ...byDefault('heads') }),
     { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',

@@ -114,7 +114,7 @@ async fn hidden_run(lab: Lab<'_>, h: &HiddenRun, progress: Progress<'_>) -> Resu
         } => HiddenMethod::Eagle,
         _ => HiddenMethod::Eagle2,
     };
-    let other = HiddenSpec::greedy(other.drafter(h.depth, h.heads), h.budget);
+    let other = HiddenSpec::greedy(other.drafter(h.depth, h.heads), spec.budget);
     let prompt = &prompts[(h.seed as usize) % prompts.len()];
     let mut trees = vec![hidden::picture(lab, &ready, prompt, PICTURE_AFTER).await?];
     let ready = Ready::new(&drafts, other).await?;

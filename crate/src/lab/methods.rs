@@ -2,16 +2,20 @@
 //! chains of drafts A and B, a static tree of B, the suffix index without a model (timed by
 //! [`super::speedup`]), Medusa, EAGLE, EAGLE-2 and EAGLE-2 with the training-time test (timed
 //! here with [`super::hidden`]'s decoding) — each against the target alone on the same prompts.
-//! It sits above both experiments it compares.
+//! It sits above both experiments it compares. With the budget `auto` every row runs at the size
+//! [`super::auto`] chooses for this device from T(k), c and its draft's vector, timed in the same
+//! job (the suffix index, which has no vector, at a fixed budget), and says which and what it
+//! predicts.
 
+use super::auto::{self, Sized, Sizes};
 use super::context::Lab;
 use super::generate::run;
 use super::hidden::decode::{decode, Ready};
 use super::hidden::drafts::Drafts;
 use super::hidden::report::acceptance_by_depth;
 use super::params::{
-    Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, Verification, BUDGET, DEFAULT_DEPTH,
-    DEFAULT_GAMMA,
+    Budget, Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, Verification, DEFAULT_DEPTH,
+    DEFAULT_GAMMA, RANKS_PREFIX,
 };
 use super::speedup::speedup;
 use crate::clock::Progress;
@@ -48,12 +52,23 @@ pub struct MethodRow {
     pub measured_speedup: f64,
     /// The spread (IQR) of that ratio prompt by prompt (a chain's: group by group).
     pub measured_speedup_iqr: f64,
+    /// With the budget `auto`: the size chosen for this device and what the choice predicts
+    /// (none for the suffix index, which keeps a fixed budget, nor with a budget of nodes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<Sized>,
 }
 
 /// The §6 table at one node budget.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MethodsReport {
-    pub budget: usize,
+    /// A number of nodes, or `auto`: each row at its device-best size ([`MethodRow::auto`]).
+    pub budget: Budget,
+    /// With `auto`: T(1) … T(K) of the target, µs, timed in this job, and the suffix index's
+    /// fixed budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub times_us: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suffix_nodes: Option<usize>,
     /// Where every model draft of the table ran where it is not the target's backend (on WebGPU,
     /// the CPU beside the GPU); the rows are compared at one placement either way.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -120,25 +135,33 @@ pub(super) async fn timed(
             true => 0.0,
             false => crate::model::measure::iqr(ratios),
         },
+        auto: None,
     })
 }
 
 /// Lecture §6 measured: chains of drafts A and B, a static tree of B, the suffix index without a
 /// model, Medusa, EAGLE, EAGLE-2 and EAGLE-2 with the training-time test, at node budget
-/// `budget`, on the models' target (trained or widened), greedy.
+/// `budget` (or each at its device-best size: `auto`), on the models' target (trained or
+/// widened), greedy.
 pub async fn methods(
     lab: Lab<'_>,
-    budget: usize,
+    budget: Budget,
     prompts: &[Vec<u32>],
     progress: Progress<'_>,
 ) -> Result<MethodsReport, Error> {
     let (models, lang) = (lab.models, lab.lang);
-    let total = 8;
-    BUDGET.check(budget as f64)?;
-    let drafts = Drafts::load(models)?;
+    budget.check()?;
+    let sizes = match budget {
+        Budget::Auto => Some(auto::sizes(lab).await?),
+        Budget::Nodes(_) => None,
+    };
+    let total = 8 + usize::from(sizes.is_some());
     let mut rows = Vec::new();
-    // The chains draft the default γ, or as many tokens as the budget where it is smaller.
-    let gamma = (budget as u32).min(DEFAULT_GAMMA);
+    if sizes.is_some() {
+        progress(1, total);
+    }
+    let drafts = Drafts::load(models)?;
+    let plan = Plan::new(budget, sizes.as_ref());
     let spec = |draft, gamma, shape, config: String| Speedup {
         draft,
         gamma,
@@ -148,22 +171,27 @@ pub async fn methods(
         config,
     };
     let specs = [
-        spec(Draft::A, gamma, Proposing::Chain, String::new()),
-        spec(Draft::B, gamma, Proposing::Chain, String::new()),
-        spec(Draft::B, gamma, Proposing::Tree, static_tree(budget).into()),
-        spec(
-            Draft::B,
-            budget.min(16) as u32,
-            Proposing::Suffix,
-            String::new(),
-        ),
+        spec(Draft::A, plan.gamma_a, Proposing::Chain, String::new()),
+        spec(Draft::B, plan.gamma_b, Proposing::Chain, String::new()),
+        spec(Draft::B, plan.gamma_b, Proposing::Tree, plan.tree.clone()),
+        spec(Draft::B, plan.suffix, Proposing::Suffix, String::new()),
     ];
-    for spec in &specs {
+    let chosen = sizes.as_ref().map(|s| {
+        [
+            Some(s.chain_a.clone()),
+            Some(s.chain_b.clone()),
+            Some(s.tree_b.clone()),
+            None,
+        ]
+    });
+    for (i, spec) in specs.iter().enumerate() {
         let r = speedup(lab, spec, prompts, &mut |_, _| {}).await?;
+        let auto = chosen.as_ref().and_then(|c| c[i].clone());
         rows.push(MethodRow {
-            short: match spec.shape {
-                Proposing::Chain => format!("{} γ{}", spec.draft.name(), spec.gamma),
-                Proposing::Tree => format!("B {}", spec.config),
+            short: match (spec.shape, &auto) {
+                (Proposing::Chain, _) => format!("{} γ{}", spec.draft.name(), spec.gamma),
+                (Proposing::Tree, Some(a)) => format!("B n{}", a.size),
+                (Proposing::Tree, None) => format!("B {}", spec.config),
                 _ => lang.pick("suffix", "后缀").into(),
             },
             method: r.method,
@@ -180,8 +208,9 @@ pub async fn methods(
             predicted_speedup_curve: r.predicted_speedup_curve,
             measured_speedup: r.measured_speedup,
             measured_speedup_iqr: r.measured_speedup_iqr,
+            auto,
         });
-        progress(rows.len(), total);
+        progress(rows.len() + total - 8, total);
     }
     let hidden = [
         HiddenMethod::Medusa,
@@ -190,18 +219,71 @@ pub async fn methods(
         HiddenMethod::Eagle2Ttt,
     ];
     for method in hidden {
-        let drafter = method.drafter(DEFAULT_DEPTH, MAX_HEADS);
-        let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, budget)).await?;
-        rows.push(timed(lab, &ready, prompts).await?);
-        progress(rows.len(), total);
+        let (size, depth, auto) = match &sizes {
+            None => (plan.nodes, DEFAULT_DEPTH, None),
+            Some(s) => {
+                let (sized, depth) = match method {
+                    HiddenMethod::Medusa => (&s.medusa, DEFAULT_DEPTH),
+                    HiddenMethod::Eagle2 | HiddenMethod::Eagle2Ttt => (&s.eagle, s.eagle2_depth()),
+                    _ => (&s.eagle, DEFAULT_DEPTH),
+                };
+                (sized.size, depth, Some(sized.clone()))
+            }
+        };
+        let drafter = method.drafter(depth, MAX_HEADS);
+        let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, size)).await?;
+        let mut row = timed(lab, &ready, prompts).await?;
+        row.auto = auto;
+        rows.push(row);
+        progress(rows.len() + total - 8, total);
     }
     Ok(MethodsReport {
         budget,
+        times_us: sizes.as_ref().map(|s| s.times_us.clone()),
+        suffix_nodes: sizes.as_ref().map(|s| s.suffix_nodes),
         drafts_on: models.drafts_apart(),
         prompts: prompts.len(),
         target_width: models.target_width(),
         rows,
     })
+}
+
+/// What each row runs: at a budget of nodes as the lecture's table did, or at the sizes chosen.
+struct Plan {
+    gamma_a: u32,
+    gamma_b: u32,
+    /// Draft B's static tree: a ⟨…⟩ configuration, or Sequoia's tree by its rank paths.
+    tree: String,
+    suffix: u32,
+    /// The hidden-state drafts' budget (at a budget of nodes).
+    nodes: usize,
+}
+
+impl Plan {
+    fn new(budget: Budget, sizes: Option<&Sizes>) -> Plan {
+        match (budget, sizes) {
+            (Budget::Nodes(_), _) | (Budget::Auto, None) => {
+                let n = budget.nodes().unwrap_or(auto::SUFFIX_NODES);
+                // The chains draft the default γ, or as many tokens as the budget where it is
+                // smaller.
+                let gamma = (n as u32).min(DEFAULT_GAMMA);
+                Plan {
+                    gamma_a: gamma,
+                    gamma_b: gamma,
+                    tree: static_tree(n).into(),
+                    suffix: n.min(16) as u32,
+                    nodes: n,
+                }
+            }
+            (Budget::Auto, Some(s)) => Plan {
+                gamma_a: s.chain_a.size as u32,
+                gamma_b: s.chain_b.size as u32,
+                tree: format!("{RANKS_PREFIX}{}", s.tree_b_plan.labels().join(" ")),
+                suffix: s.suffix_nodes as u32,
+                nodes: 0,
+            },
+        }
+    }
 }
 
 /// A static expansion tree of draft B near `budget` nodes (⟨k₁, …⟩ with k₁ + k₁k₂ + … ≤ budget).

@@ -26,7 +26,9 @@
 //!   dynamic tree, EAGLE with the training-time test (lecture §5.1–5.2, §4.7);
 //! - [`learned`]: learned speculators (lecture §4.2) — a trained draft's chain, a boost-tuned
 //!   pool's merged tree, coverage and wall clock; natively the corpus a draft distils from;
-//! - [`methods`]: the §6 table, every method above on one wall-clock axis;
+//! - [`methods`]: the §6 table, every method above on one wall-clock axis; [`auto`]: each
+//!   method's device-best size for it and for the sweep over γ, from this device's T(k), c and
+//!   vectors;
 //! - [`sequoia`]: a draft's acceptance vector measured, Sequoia's trees for it (and refined on
 //!   the replayed decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to
 //!   speculate on this device, from its measured T(k), c and vector, the choice then timed;
@@ -39,6 +41,7 @@
 //! Prompts are held-out worlds ([`crate::likesworld::prompts`]); every random run takes a seed.
 
 pub mod acceptance;
+pub mod auto;
 pub mod choose;
 pub mod context;
 pub mod decoding;

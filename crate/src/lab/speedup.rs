@@ -14,12 +14,15 @@
 //! The proposer is a draft model's chain or static tree, or a drafter without a model (lecture
 //! §5.3: Prompt Lookup, the suffix index, Jacobi, Lookahead), whose c is the time it takes to look
 //! its tree up. [`sweep`] measures every γ of a list and sets the best measured γ beside the
-//! formula's optimum (demo 5's question, answered on this device).
+//! formula's optimum and, for a chain, beside the γ the hardware-aware choice picks from this
+//! device's T(k), c and the draft's vector ([`super::auto::sweep_choice`]) — demo 5's question,
+//! answered on this device.
 //!
 //! With a batch of B prompts decoded together, every call feeds B rows (lecture §1.2, §2.5: the
 //! larger the batch, the more compute-bound a step, the less speculation gains); the call costs
 //! are then measured at that batch beside the runs ([`crate::model::measure::time_call`]).
 
+use super::auto::{sweep_choice, SweepChoice};
 use super::context::Lab;
 use super::generate::{describe, run, run_all};
 use super::lm::Cached;
@@ -395,6 +398,11 @@ pub struct SweepReport {
     /// without a model has no E(α, γ)).
     pub formula_gamma: Option<u32>,
     pub formula_speedup: Option<f64>,
+    /// The device's choice for a chain: the γ the hardware-aware choice picks from T(k) timed in
+    /// this job, the draft's vector and c, and its prediction (none for a drafter without a
+    /// model, which has no vector).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_choice: Option<SweepChoice>,
 }
 
 /// Every γ of `sweep` measured as [`speedup`] measures one, on the same prompts.
@@ -432,6 +440,13 @@ pub async fn sweep(
     let chain = sweep.shape == Proposing::Chain && alpha.is_finite();
     let a = alpha.clamp(0.0, 0.999_999);
     let formula = chain.then(|| theory::optimal_gamma(a, c, GAMMA.max as u32));
+    let device_choice = match sweep.shape {
+        Proposing::Chain => {
+            let top = *gammas.last().expect("a checked list") as usize;
+            Some(sweep_choice(lab, sweep.draft, rows[0].batch, top).await?)
+        }
+        _ => None,
+    };
     let formula_at = if chain {
         gammas.iter().map(|&g| theory::speedup(a, g, c)).collect()
     } else {
@@ -451,6 +466,7 @@ pub async fn sweep(
         c,
         formula_gamma: formula.map(|f| f.0),
         formula_speedup: formula.map(|f| f.1),
+        device_choice,
         rows,
     })
 }

@@ -239,6 +239,15 @@ fn sweep_svg(r: &SweepReport, l: Lang, w: u32) -> String {
             ch.dots(&formula, colors::PURPLE, 3);
         }
         measured_and_curve(cv, &ch, &r.rows, &gammas, top);
+        // The device's choice, at its own prediction (where it is a γ the axis holds).
+        let chosen = r
+            .device_choice
+            .as_ref()
+            .filter(|d| d.gamma > 0 && d.gamma as f64 <= max_g);
+        if let Some(d) = chosen {
+            let at = [(d.gamma as f64, d.predicted_speedup.min(top))];
+            ch.dots(&at, colors::TEAL, 6);
+        }
         let mut entries = vec![
             (
                 l.pick(
@@ -259,6 +268,15 @@ fn sweep_svg(r: &SweepReport, l: Lang, w: u32) -> String {
                     "课上：E(α, γ)/(γc + 1)，平均 α 与 c",
                 ),
                 colors::PURPLE,
+            ));
+        }
+        if chosen.is_some() {
+            entries.push((
+                l.pick(
+                    "this device’s choice, predicted from T(k), c and the vector",
+                    "这台设备的选择，按 T(k)、c 和接受向量预测",
+                ),
+                colors::TEAL,
             ));
         }
         entries.push((l.pick("plain decoding", "普通解码"), colors::GREY));

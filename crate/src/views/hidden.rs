@@ -325,9 +325,12 @@ mod tests {
             predicted_speedup_curve: s * 0.9,
             measured_speedup: s,
             measured_speedup_iqr: 0.1,
+            auto: None,
         };
         MethodsReport {
-            budget: 8,
+            budget: crate::lab::params::Budget::Nodes(8),
+            times_us: None,
+            suffix_nodes: None,
             drafts_on: None,
             prompts: 4,
             target_width: 64,

@@ -193,7 +193,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             defaults: Defaults {
                 gamma: params::DEFAULT_GAMMA,
                 batches: params::DEFAULT_BATCHES,
-                budget: hidden.budget,
+                budget: hidden.spec().budget,
                 depth: hidden.depth,
                 heads: hidden.heads,
             },

@@ -77,8 +77,43 @@ fn hidden_state_drafts_on_the_command_line() {
             "{r}"
         );
         assert!(r["method"].is_string() && f(r, "c") >= 0.0, "{r}");
+        assert!(
+            r.get("auto").is_none(),
+            "a budget of nodes chooses nothing: {r}"
+        );
     }
-    let cases: [(&[&str], &str); 12] = [
+    assert_eq!(t["budget"], 8);
+    // With the budget auto, every row but the suffix index's names the size chosen for this
+    // device, and the report the T(k) it chose from.
+    let t = json(&[
+        "likesworld",
+        "methods",
+        "--budget",
+        "auto",
+        "--prompts",
+        "2",
+    ]);
+    assert_eq!(t["budget"], "auto");
+    assert_eq!(t["times_us"].as_array().expect("T(k)").len(), 17, "{t}");
+    assert_eq!(t["suffix_nodes"], 8);
+    let rows = t["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 8, "{t}");
+    for (i, r) in rows.iter().enumerate() {
+        if i == 3 {
+            assert!(
+                r.get("auto").is_none(),
+                "the suffix index keeps its budget: {r}"
+            );
+            continue;
+        }
+        let a = &r["auto"];
+        assert!(a["size"].as_u64().expect("a size") >= 1, "{r}");
+        assert!(
+            f(a, "predicted_speedup") >= 1.0 && a["plain"].is_boolean(),
+            "{r}"
+        );
+    }
+    let cases: [(&[&str], &str); 14] = [
         // A count's message names its range, whatever is wrong with the text.
         (
             &["likesworld", "eagle", "--depth", "2.5"],
@@ -110,6 +145,14 @@ fn hidden_state_drafts_on_the_command_line() {
         (
             &["likesworld", "methods", "--budget", "100"],
             "budget = 100",
+        ),
+        (
+            &["likesworld", "methods", "--budget", "banana"],
+            "bad budget \"banana\": a node budget is a whole number of nodes or “auto”",
+        ),
+        (
+            &["likesworld", "eagle", "--budget", "auto"],
+            "\"auto\" is not a number (1 ≤ budget ≤",
         ),
     ];
     for (args, needle) in cases {

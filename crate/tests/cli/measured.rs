@@ -162,6 +162,14 @@ fn the_speedup_sweeps_gamma_and_times_drafters_without_a_model() {
         );
     }
     assert_eq!(s["method"], "draft B chains, greedy");
+    // This device's choice beside the measured best: from T(1) … T(4) timed in the same run.
+    let choice = &s["device_choice"];
+    assert_eq!(choice["times_us"].as_array().expect("T(k)").len(), 4, "{s}");
+    assert!(choice["gamma"].as_u64().expect("a γ") <= 3, "{s}");
+    assert!(
+        f(choice, "predicted_speedup") >= 1.0 && f(choice, "c") > 0.0,
+        "{s}"
+    );
     assert!(
         rows.iter().all(|r| r.get("plain_lane").is_none()),
         "no lanes in a sweep"

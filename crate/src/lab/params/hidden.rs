@@ -1,7 +1,8 @@
 //! The drafts on the target's hidden states (lecture §5.1–5.2, §4.7) as parameters: which draft
 //! proposes and how its tree is shaped ([`Drafter`], by name [`HiddenMethod`]), a run's spec
 //! ([`HiddenSpec`], described in the lecture's words), the experiments' and the §6 table's
-//! parameters (node budget, depth, heads, verification), and what a step-through runs
+//! parameters (node budget — a number of nodes, or for the §6 table [`Budget::Auto`], each method
+//! at its device-best size — depth, heads, verification), and what a step-through runs
 //! ([`StepKind`]).
 
 use super::choices::{TreeKind, Verification};
@@ -14,8 +15,8 @@ use crate::model::medusa::MAX_HEADS;
 #[serde(default)]
 pub struct HiddenRun {
     pub method: HiddenMethod,
-    /// Nodes verified per call at most.
-    pub budget: usize,
+    /// Nodes verified per call at most (a number: [`Budget::Auto`] is the §6 table's).
+    pub budget: Budget,
     /// Tree depth (EAGLE).
     pub depth: usize,
     /// Medusa's heads.
@@ -29,7 +30,7 @@ impl Default for HiddenRun {
     fn default() -> Self {
         HiddenRun {
             method: HiddenMethod::Eagle2,
-            budget: DEFAULT_BUDGET,
+            budget: Budget::Nodes(DEFAULT_BUDGET),
             depth: DEFAULT_DEPTH,
             heads: MAX_HEADS,
             verify: Verification::Greedy,
@@ -48,13 +49,22 @@ impl HiddenRun {
     pub fn spec(&self) -> HiddenSpec {
         HiddenSpec {
             drafter: self.drafter(),
-            budget: self.budget,
+            budget: self.budget.nodes().unwrap_or(DEFAULT_BUDGET),
             verification: self.verify,
         }
     }
 
     pub(super) fn check(&self) -> Result<(), Error> {
         PROMPTS.check(self.prompts as f64)?;
+        if self.budget == Budget::Auto {
+            return Err(Error::Unavailable {
+                what: "budget",
+                why: Text::new(
+                    "“auto” (each method at its device-best size) is the §6 table’s: one draft on the hidden states takes a number of nodes",
+                    "“auto”（每种方法用这台设备上最好的规模）只用于 §6 表：单个读隐藏状态的草稿要给节点数",
+                ),
+            });
+        }
         DEPTH.check(self.depth as f64)?;
         HEADS.check(self.heads as f64)?;
         self.spec().check()
@@ -64,14 +74,14 @@ impl HiddenRun {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct MethodsRun {
-    pub budget: usize,
+    pub budget: Budget,
     pub prompts: usize,
 }
 
 impl Default for MethodsRun {
     fn default() -> Self {
         MethodsRun {
-            budget: DEFAULT_BUDGET,
+            budget: Budget::Nodes(DEFAULT_BUDGET),
             prompts: 10,
         }
     }
@@ -80,7 +90,98 @@ impl Default for MethodsRun {
 impl MethodsRun {
     pub(super) fn check(&self) -> Result<(), Error> {
         PROMPTS.check(self.prompts as f64)?;
-        BUDGET.check(self.budget as f64).map(|_| ())
+        self.budget.check()
+    }
+}
+
+/// A node budget: a number of nodes (within [`BUDGET`]), or `auto`: each method of the §6 table
+/// at the size the hardware-aware choice picks for this device (lecture §4.7). Read from a number
+/// (`16`, as the page always sent), a number typed as text (`"16"`, as a URL spells it) or the
+/// word `auto`; written back the same way, so an old page's `{"budget": 16}` still reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "RawBudget")]
+pub enum Budget {
+    Nodes(usize),
+    Auto,
+}
+
+/// What a budget is read from before it is checked.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum RawBudget {
+    Number(f64),
+    Text(String),
+}
+
+impl Budget {
+    /// The number of nodes, where one is given.
+    pub fn nodes(self) -> Option<usize> {
+        match self {
+            Budget::Nodes(n) => Some(n),
+            Budget::Auto => None,
+        }
+    }
+
+    /// A number of nodes within [`BUDGET`], or auto.
+    pub fn check(self) -> Result<(), Error> {
+        match self {
+            Budget::Nodes(n) => BUDGET.check(n as f64).map(|_| ()),
+            Budget::Auto => Ok(()),
+        }
+    }
+
+    /// Reads `16` or `auto` (as the CLI and a URL spell it).
+    pub fn parse(text: &str) -> Result<Budget, Error> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("auto") {
+            return Ok(Budget::Auto);
+        }
+        match t.parse::<f64>() {
+            Ok(x) => Budget::try_from(RawBudget::Number(x)),
+            Err(_) => Err(bad_budget(text)),
+        }
+    }
+}
+
+fn bad_budget(text: &str) -> Error {
+    Error::Parse {
+        what: "budget",
+        text: text.to_string(),
+        why: Text::new(
+            "a node budget is a whole number of nodes or “auto” (each method at its device-best size)",
+            "节点预算是整数个节点，或“auto”（每种方法用这台设备上最好的规模）",
+        ),
+    }
+}
+
+impl TryFrom<RawBudget> for Budget {
+    type Error = Error;
+    fn try_from(raw: RawBudget) -> Result<Budget, Error> {
+        match raw {
+            RawBudget::Number(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 => {
+                Ok(Budget::Nodes(x as usize))
+            }
+            RawBudget::Number(x) => Err(bad_budget(&x.to_string())),
+            RawBudget::Text(t) => Budget::parse(&t),
+        }
+    }
+}
+
+impl serde::Serialize for Budget {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Budget::Nodes(n) => s.serialize_u64(*n as u64),
+            Budget::Auto => s.serialize_str("auto"),
+        }
+    }
+}
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Nodes(n) => write!(f, "{n}"),
+            Budget::Auto => f.write_str("auto"),
+        }
     }
 }
 
@@ -393,6 +494,43 @@ named!(StepKind, "step-through");
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// A budget reads from a number (as the page always sent it), a number as text (as a URL
+    /// spells it) or `auto`, and writes back the same way; anything else is refused by name.
+    #[test]
+    fn a_budget_is_a_number_of_nodes_or_auto_and_nothing_else() {
+        let read =
+            |v: serde_json::Value| serde_json::from_value::<MethodsRun>(json!({"budget": v}));
+        assert_eq!(read(json!(8)).unwrap().budget, Budget::Nodes(8));
+        assert_eq!(read(json!("8")).unwrap().budget, Budget::Nodes(8));
+        assert_eq!(read(json!("auto")).unwrap().budget, Budget::Auto);
+        assert_eq!(read(json!("AUTO")).unwrap().budget, Budget::Auto);
+        for bad in [json!("banana"), json!(2.5), json!(-1), json!("")] {
+            let why = read(bad.clone()).unwrap_err().to_string();
+            assert!(
+                why.contains("budget") && why.contains("auto"),
+                "{bad}: {why}"
+            );
+        }
+        let zh = Budget::parse("banana").unwrap_err().message(Lang::Zh);
+        assert!(zh.contains("预算") && zh.contains("auto"), "{zh}");
+        assert_eq!(serde_json::to_value(Budget::Auto).unwrap(), json!("auto"));
+        assert_eq!(serde_json::to_value(Budget::Nodes(16)).unwrap(), json!(16));
+        // A number is checked against the range; auto is the §6 table's alone.
+        let run = |budget| MethodsRun { budget, prompts: 2 };
+        assert!(run(Budget::Auto).check().is_ok());
+        assert!(run(Budget::Nodes(0)).check().is_err());
+        let hidden = HiddenRun {
+            budget: Budget::Auto,
+            ..HiddenRun::default()
+        };
+        let why = hidden.check().unwrap_err().message(Lang::En);
+        assert!(
+            why.starts_with("budget unavailable") && why.contains("§6"),
+            "{why}"
+        );
+    }
 
     /// Sampled verification needs a tree grown draw by draw: only EAGLE-2's methods offer it.
     #[test]

@@ -11,8 +11,8 @@ use specdec::i18n::Lang;
 use specdec::lab::experiment::Outcome;
 use specdec::lab::hidden::HiddenReport;
 use specdec::lab::params::{
-    Drafter, Experiment, HiddenMethod, HiddenRun, MethodsRun, TreeKind, Verification, BUDGET,
-    DEFAULT_BUDGET, DEFAULT_DEPTH, DEPTH, HEADS,
+    Budget, Drafter, Experiment, HiddenMethod, HiddenRun, MethodsRun, TreeKind, Verification,
+    BUDGET, DEFAULT_BUDGET, DEFAULT_DEPTH, DEPTH, HEADS,
 };
 use specdec::model::medusa::MAX_HEADS;
 
@@ -111,7 +111,7 @@ fn report(
     };
     let experiment = Experiment::Hidden(HiddenRun {
         method: HiddenMethod::of(drafter),
-        budget,
+        budget: Budget::Nodes(budget),
         depth,
         heads,
         verify,
@@ -180,9 +180,15 @@ pub fn eagle(o: &mut Opts) -> Result<Report, Usage> {
     )
 }
 
-/// `likesworld methods [--budget N] [--prompts P]`: lecture §6's table, measured.
+/// `likesworld methods [--budget N|auto] [--prompts P]`: lecture §6's table, measured (with
+/// `auto`, each method at the size chosen for this device).
 pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
-    let budget = o.count(&BUDGET, Some(DEFAULT_BUDGET))?;
+    let budget = match o.take("budget") {
+        None => Budget::Nodes(DEFAULT_BUDGET),
+        Some(text) => Budget::parse(&text)
+            .and_then(|b| b.check().map(|_| b))
+            .map_err(|e| Usage(format!("{}: {}", o.command, e.message(Lang::En))))?,
+    };
     let n = prompts(o, 20)?;
     // With --drafts-on every model draft moves (A, B, Medusa, EAGLE): the rows are compared at
     // one placement, as in the page.
@@ -194,16 +200,45 @@ pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
     let Outcome::Methods(r) = run(o, &experiment, &m)? else {
         unreachable!("the §6 experiment reports its table")
     };
+    let budget = match r.budget {
+        Budget::Nodes(n) => format!("{n} nodes"),
+        Budget::Auto => "auto (each method at its size for this device)".into(),
+    };
     let mut rows = vec![row(
         "budget, prompts, target width",
-        format!("{} nodes, {}, ×{}", r.budget, r.prompts, r.target_width),
+        format!("{budget}, {}, ×{}", r.prompts, r.target_width),
     )];
+    if let Some(t) = &r.times_us {
+        let ratios: Vec<String> = t.iter().map(|x| format!("{:.2}", x / t[0])).collect();
+        rows.push(row(
+            "T(k)/T(1), k = 1…",
+            format!("{} (T(1) {:.0} µs)", ratios.join(" "), t[0]),
+        ));
+    }
     rows.extend(drafts_row(r.drafts_on, m.backend.name()));
     for x in &r.rows {
+        let chosen = match (&x.auto, r.suffix_nodes) {
+            (Some(a), _) => format!(
+                "  chosen: {}, c {:.3}, predicted {:.2}×{}",
+                match x.short.contains('γ') {
+                    true => format!("γ {}", a.size),
+                    false => format!("{} node(s), depth {}", a.size, a.depth),
+                },
+                a.c,
+                a.predicted_speedup,
+                if a.plain {
+                    " (the choice is plain decoding: the smallest size ran)"
+                } else {
+                    ""
+                }
+            ),
+            (None, Some(n)) => format!("  fixed: {n} nodes (no acceptance vector to choose by)"),
+            (None, None) => String::new(),
+        };
         rows.push(row(
             &x.method,
             format!(
-                "τ {:.2}  c {:.3}  predicted {:.2}× (on the measured curve {:.2}×)  measured {:.2}×",
+                "τ {:.2}  c {:.3}  predicted {:.2}× (on the measured curve {:.2}×)  measured {:.2}×{chosen}",
                 x.tokens_per_call,
                 x.c,
                 x.predicted_speedup,

@@ -31,7 +31,7 @@ pub fn speedup(o: &mut Opts) -> Result<Report, Usage> {
             return Err(Usage(format!(
                 "{}: --drafter and --config exclude each other (a drafter without a model grows its own tree)",
                 o.command
-            )))
+            )));
         }
         (Some(name), None) => free_shape(o, &name)?,
         (None, Some(_)) => Proposing::Tree,
@@ -281,6 +281,27 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
             _ => "— (the formula is for chains)".into(),
         },
     ));
+    if let Some(d) = &r.device_choice {
+        let swept = r.rows.iter().any(|x| x.gamma as usize == d.gamma);
+        rows.push(row(
+            "this device's choice (T(k), c, vector)",
+            match d.gamma {
+                0 => format!(
+                    "plain decoding (γ 0): no γ is predicted to pay, with c {:.3} and T(2)/T(1) {:.2}",
+                    d.c,
+                    d.times_us[1] / d.times_us[0]
+                ),
+                g => format!(
+                    "γ {g}{} at {:.3}× predicted (E {:.2}, c {:.3}, T(γ+1)/T(1) {:.2})",
+                    if swept { "" } else { ", not among those swept" },
+                    d.predicted_speedup,
+                    d.expected_tokens,
+                    d.c,
+                    d.times_us[g] / d.times_us[0]
+                ),
+            },
+        ));
+    }
     Ok(Report {
         rows,
         json: value(&r),
