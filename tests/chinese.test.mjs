@@ -157,6 +157,8 @@ test('the Chinese page (?lang=zh) shows no English sentence: every widget, exper
   const jobs = [
     ['greedy', { gamma: 2 }], ['sample', { gamma: 2, repeats: 1 }], ['tree', { config: '<2,1>' }], ['stochastic', { config: '<1,2>' }],
     ['speedup', { gamma: 2, batch: '1' }], ['load', { gamma: 2, batches: '1,2', shape: 'chain' }], ['step', { stepkind: 'chain' }], ['step', { stepkind: 'tree', config: '<2,1>' }],
+    // This device's choice: the sweep's sentence and marked row, the §6 table's sizes.
+    ['sweep', { gammas: '1,2', shape: 'chain', batch: '1' }], ['methods', { budget: 'auto' }],
   ];
   for (const [experiment, values] of jobs) {
     const n = Number(await page.getAttribute('[data-widget="decoding"]', 'data-decoded'));
