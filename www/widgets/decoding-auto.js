@@ -29,11 +29,15 @@ export function autoIntro(r, target) {
   return tr(`<p class="numbers dec-auto">Every method at its <b>size for this device</b> on ${target}, ${r.prompts} prompts, greedy, timed against the target alone on the same prompts. `
     + `Timed in this job: T(1) = ${fmt(t[0], 0)} µs, and verifying 2, 4, 8 and ${K} tokens costs ${ratio(t, 2)}, ${ratio(t, Math.min(4, K))}, ${ratio(t, Math.min(8, K))} and ${ratio(t, K)} one-token calls. `
     + `For each draft its one-token call over T(1) (c) and its acceptance vector give the chain’s γ or the tree’s nodes that maximise E / (T(n + 1)/T(1) + depth · c) (Sequoia’s hardware-aware choice); `
-    + `the suffix index has no vector to choose by and keeps ${r.suffix_nodes} nodes.</p>`,
+    + `draft B’s static tree is Sequoia’s tree for its vector at the chosen size, and EAGLE-2 grows as many levels as the chosen tree is deep; `
+    + `the suffix index has no vector to choose by and keeps ${r.suffix_nodes} nodes. `
+    + 'The predictions read bare calls; a run pays more (its own c and T(n)/T(1) in the columns below), and its τ may fall short of the vector’s E: the gap between prediction and measurement is theirs.</p>',
   `<p class="numbers dec-auto">每种方法都用<b>这台设备上最好的规模</b>，${target}，${r.prompts} 个提示词，贪心，与目标模型单独解码同样的提示词对比计时。`
     + `本次任务中计时：T(1) = ${fmt(t[0], 0)} µs，验证 2、4、8、${K} 个 token 分别要 ${ratio(t, 2)}、${ratio(t, Math.min(4, K))}、${ratio(t, Math.min(8, K))}、${ratio(t, K)} 次单 token 调用的时间。`
     + `每个草稿用它的单 token 调用比 T(1)（c）和它的接受向量，选出使 E / (T(n + 1)/T(1) + 深度 · c) 最大的链长 γ 或树的节点数（Sequoia 的硬件感知选择）；`
-    + `后缀索引没有接受向量可依据，固定用 ${r.suffix_nodes} 个节点。</p>`);
+    + `草稿 B 的静态树是按它的接受向量在选定规模下的 Sequoia 树，EAGLE-2 生长的层数等于选定树的深度；`
+    + `后缀索引没有接受向量可依据，固定用 ${r.suffix_nodes} 个节点。`
+    + '预测用的是单独计时的调用；真正运行时花得更多（见下面各列里它自己的 c 和 T(n)/T(1)），τ 也可能不及接受向量给出的 E：预测与实测之差就来自这两处。</p>');
 }
 
 /** The column of the chosen sizes, header and one cell a row (null with a budget of nodes). */
