@@ -1,7 +1,9 @@
 //! Every method at its device-best size (lecture §4.7; Sequoia's hardware-aware optimiser; issue
 //! 54): the §6 table with the budget `auto`, and the sweep's own choice of γ. The inputs are timed
 //! in the same job as the runs they size — T(1) … T(K) of the target ([`time_target`]), each
-//! model draft's cost per level c over T(1) ([`draft_cost`], [`hidden_costs`]) — beside each
+//! model draft's cost per level c over T(1) ([`draft_cost`], [`hidden_costs`]), both lifted to
+//! what decoding pays ([`super::engine_costs`]: drafts A and B's c scaled as draft B's calls
+//! pay; the hidden-state drafts' c kept bare, over decoding's T(1)) — beside each
 //! draft's acceptance vector (drafts A and B: [`super::sequoia::measure`]; Medusa's heads a
 //! depth, EAGLE's one step ahead: [`super::hidden::shapes::calibrate`]). The choice itself is
 //! [`crate::tree::choose`]'s, untouched: [`chain_size`] and [`tree_size`] only read it into the
@@ -10,6 +12,7 @@
 //! the chain a sweep over γ measures, set beside its measured best.
 
 use super::context::Lab;
+use super::engine_costs::engine_costs;
 use super::hidden::drafts::{floats_tensor, ints, Drafts};
 use super::hidden::shapes::calibrate;
 use super::params::{Draft, DEPTH};
@@ -119,17 +122,25 @@ impl Sizes {
 /// Times this device and measures every draft's vector, then sizes each row of the §6 table.
 pub async fn sizes(lab: Lab<'_>) -> Result<Sizes, Error> {
     let models = lab.models;
-    let times_us = time_target(lab, MAX_K, 1).await?;
+    // The vectors depend only on the target's answers: read from the trained target beside the
+    // drafts (`Models::reference`), whatever the target timed.
+    let reference = models.reference()?;
+    let bare = time_target(lab, MAX_K, 1).await?;
+    let bare_t1 = bare[0];
+    let c_b = draft_cost(lab, Draft::B, 1, bare_t1).await?;
+    // T(k) and c as decoding pays them (`engine_costs`).
+    let engine = engine_costs(lab, &bare, c_b * bare_t1).await?;
+    let times_us = engine.times_us.clone();
     let times = Times::new(times_us.clone())?;
     let t1 = times_us[0];
     let chain = async |draft: Draft| -> Result<Sized, Error> {
-        let c = draft_cost(lab, draft, 1, t1).await?;
-        let p = measure(models, draft, false).await?.acceptance();
+        let c = engine.draft_cost(draft_cost(lab, draft, 1, bare_t1).await?, bare_t1);
+        let p = measure(&reference, draft, false).await?.acceptance();
         chain_size(&p, &times, c)
     };
     let chain_a = chain(Draft::A).await?;
     let chain_b = chain(Draft::B).await?;
-    let p_b = measure(models, Draft::B, false).await?.acceptance();
+    let p_b = measure(&reference, Draft::B, false).await?.acceptance();
     let (tree_b, tree_b_plan) = tree_size(std::slice::from_ref(&p_b), &times, chain_b.c)?;
     let drafts = Drafts::load(models)?;
     let (medusa_c, eagle_c) = hidden_costs(lab, &drafts, t1).await?;
@@ -178,9 +189,19 @@ pub async fn sweep_choice(
     batch: usize,
     max_gamma: usize,
 ) -> Result<SweepChoice, Error> {
-    let times_us = time_target(lab, max_gamma.max(1) + 1, batch).await?;
-    let c = draft_cost(lab, draft, batch, times_us[0]).await?;
-    let vector = measure(lab.models, draft, false).await?;
+    let bare = time_target(lab, max_gamma.max(1) + 1, batch).await?;
+    let bare_c = draft_cost(lab, draft, batch, bare[0]).await?;
+    // At batch 1, T(k) and c as decoding pays them (`engine_costs`, read at batch 1); a batch's
+    // calls are timed whole by the engine, and keep the bare curve.
+    let (times_us, c) = match batch {
+        1 => {
+            let engine = engine_costs(lab, &bare, bare_c * bare[0]).await?;
+            let c = engine.draft_cost(bare_c, bare[0]);
+            (engine.times_us, c)
+        }
+        _ => (bare, bare_c),
+    };
+    let vector = measure(&lab.models.reference()?, draft, false).await?;
     let pick = choose(&vector.acceptance(), &Times::new(times_us.clone())?, c)?.chain;
     Ok(SweepChoice {
         gamma: pick.gamma,

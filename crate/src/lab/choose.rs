@@ -3,21 +3,30 @@
 //! T(1) as the draft's cost per level c, draft B's greedy acceptance vector measured; the choice
 //! of [`crate::tree::choose`] from those; then, in the same run, the chosen chain and tree (the
 //! DP's tree refined on the replayed decoding at the chosen size: [`super::sequoia::refine`])
-//! timed against the target alone, and EAGLE-2 at a fixed 8 nodes beside them.
+//! timed against the target alone, and EAGLE-2 at a fixed 8 nodes beside them. Each timed row
+//! carries the three figures of issue 54's item 4: measured, predicted from the measured curve,
+//! and this device's limit (T_lim(k) from its bandwidth and peak, a ceiling); the report carries
+//! the acceptance vectors of every draft ([`super::vectors::table`]) and the vector a depth that
+//! the chosen tree's decoding meets, both read from the trained target beside the drafts
+//! ([`crate::model::Models::reference`]: the same answers as the target timed, for less).
 
+use super::auto::{draft_cost, time_target};
 use super::context::Lab;
+use super::engine_costs::{engine_costs, EngineCosts};
 use super::hidden::decode::Ready;
 use super::hidden::drafts::Drafts;
 use super::methods::timed;
 use super::params::{
     Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, DEFAULT_DEPTH, RANKS_PREFIX,
 };
-use super::sequoia::{measure, refine, RankVector, Replay};
+use super::sequoia::{refine, RankVector, Replay};
 use super::speedup::speedup;
+use super::speedup::SpeedupReport;
+use super::vectors::{table, VectorTable};
 use crate::clock::Progress;
 use crate::error::{Error, Range};
 use crate::likesworld;
-use crate::model::measure::{call_flops, clock_resolution, roofline, time_call, Subject};
+use crate::model::measure::{call_flops, ceiling, roofline, Calibration, Point, Subject};
 use crate::model::medusa::MAX_HEADS;
 use crate::tree::choose::{choose, predicted, ChainPick, Times};
 use crate::tree::sequoia::{self, Plan};
@@ -42,9 +51,28 @@ pub struct ChosenTree {
     pub predicted_speedup: f64,
     /// The DP's own choice: its size, its expectation under the vector, its prediction.
     pub dp: DpTree,
+    #[serde(flatten)]
+    pub timed: Timed,
+}
+
+/// A decoding timed against the target alone, with the three figures of each speedup: measured;
+/// predicted from the measured curve (τ over this run's verification call and drafting, each
+/// over its one-token call); and the limit, τ / (T_lim(k)/T_lim(1) + drafting): what the same
+/// drafts would give on a kernel at this device's bandwidth and peak.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Timed {
     pub measured_speedup: f64,
     pub measured_speedup_iqr: f64,
     pub tokens_per_call: f64,
+    /// This run's mean verification call over its mean one-token call.
+    pub verify_over_target: f64,
+    /// Drafting per step over a one-token call.
+    pub drafting: f64,
+    pub predicted_speedup_curve: f64,
+    pub limit_speedup: f64,
+    /// Wall time over the output tokens, µs: the target alone, and this decoding.
+    pub plain_us_per_token: f64,
+    pub us_per_token: f64,
 }
 
 /// The DP's choice under the acceptance vector.
@@ -63,13 +91,6 @@ pub struct Chosen {
     pub tree: ChosenTree,
 }
 
-/// A method at a fixed size, timed in the same run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Fixed {
-    pub measured_speedup: f64,
-    pub measured_speedup_iqr: f64,
-}
-
 /// The chosen chain and its measurement (where the choice is plain decoding, γ 0, the chain of
 /// one is timed instead, to show what it would cost).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -78,28 +99,44 @@ pub struct ChosenChain {
     pub pick: ChainPick,
     /// The γ timed.
     pub timed_gamma: u32,
-    pub measured_speedup: f64,
-    pub measured_speedup_iqr: f64,
-    pub tokens_per_call: f64,
+    #[serde(flatten)]
+    pub timed: Timed,
 }
 
 /// `likesworld choose`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChooseReport {
     pub target_width: usize,
-    /// T(1) … T(K) in µs, timed on this device.
+    /// The target's backend, and the drafts' where they run apart (beside a GPU target, the CPU).
+    pub backend: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drafts_on: Option<&'static str>,
+    /// T(1) … T(K) in µs as decoding pays them ([`EngineCosts`]): what the choice reads.
     pub times_us: Vec<f64>,
-    /// Draft B's one-token call over T(1).
+    /// Draft B's one-token call over T(1), as decoding pays it.
     pub draft_cost: f64,
+    /// The same calls on bare forwards (the median of a few rounds), and draft B's bare call over
+    /// bare T(1); what decoding paid beyond them on the calibration prompts.
+    pub bare_times_us: Vec<f64>,
+    pub bare_draft_cost: f64,
+    pub engine: EngineCosts,
     pub vector: RankVector,
+    /// Every draft's vector (issue 54, item 1): A and B greedy and MSS, Medusa and EAGLE a depth.
+    pub vectors: VectorTable,
+    /// Draft B's vector a depth that the chosen tree's greedy decoding meets, replayed on the
+    /// calibration prompts (a step starts after a rejection: not the vector's own).
+    pub met_by_depth: Vec<Vec<f64>>,
     pub chosen: Chosen,
     /// EAGLE-2's dynamic tree at a fixed [`EAGLE2_NODES`] nodes, timed in the same run.
-    pub fixed_eagle2_8: Fixed,
+    pub fixed_eagle2_8: Timed,
     /// This device's limit, T_lim(k) = max(weight bytes / bandwidth, k · FLOPs a token / peak),
     /// from the measured roofline's bandwidth and peak (a ceiling): in µs, k = 1 … K.
     pub limit_times_us: Vec<f64>,
     pub bandwidth_gbs: f64,
     pub peak_gflops: f64,
+    /// The calibrations the bandwidth and peak came from (a page keeps a GPU's for its next job).
+    #[serde(skip)]
+    pub calibration: Calibration,
     /// The better of the chain and the tree chosen on T_lim with the same vector and c: no
     /// kernel on this device does better; the gap to the measured-curve prediction is the
     /// kernel's, the rest (c, and τ below the vector's) the draft's.
@@ -107,37 +144,64 @@ pub struct ChooseReport {
     pub prompts: usize,
 }
 
-/// Chooses for this device, then measures the choice on `prompts` held-out prompts.
+/// Chooses for this device, then measures the choice on `prompts` held-out prompts. `known`: this
+/// device's calibrations from an earlier measurement, reused where they hold (a GPU's take
+/// seconds; [`crate::model::measure::roofline`]).
 pub async fn choose_here(
     lab: Lab<'_>,
     max_nodes: usize,
     prompts: usize,
+    known: Option<Calibration>,
     progress: Progress<'_>,
 ) -> Result<ChooseReport, Error> {
     MAX_NODES.check(max_nodes as f64)?;
-    let (models, clock) = (lab.models, lab.clock);
-    let r = clock_resolution(clock);
-    // T(k) from the measured roofline: the same calls, with the bandwidth and peak beside them.
-    let ks: Vec<usize> = (1..=max_nodes + 1).collect();
+    let models = lab.models;
+    // The device's bandwidth and peak (the roofline's calibrations, with T(1) beside them); then
+    // T(1) … T(K) as the median of a few rounds over every k, so that a moment's load moves one
+    // round of one k and not the curve the choice reads ([`time_target`]).
     let subject = Subject {
         model: &models.target,
         width: models.target_width(),
         backend: models.backend,
         device: &models.device,
     };
-    let roof = roofline(subject, &ks, 1, None, clock, &mut |_, _| {}).await?;
-    progress(max_nodes + 1, max_nodes + 5);
-    let times_us: Vec<f64> = roof.rows.iter().map(|p| p.median_us).collect();
-    let limit_times_us: Vec<f64> = ks
-        .iter()
-        .map(|&k| {
-            let compute_us = call_flops(roof.weight_bytes, k, 1) / (roof.peak_gflops * 1e3);
+    let roof = roofline(subject, &[1], 1, known, lab.clock, &mut |_, _| {}).await?;
+    let bare_times_us = time_target(lab, max_nodes + 1, 1).await?;
+    let bare_c = draft_cost(lab, Draft::B, 1, bare_times_us[0]).await?;
+    // What decoding pays beyond the bare calls, read on calibration prompts: the curve and c
+    // the choice (and its prediction) use.
+    let engine = engine_costs(lab, &bare_times_us, bare_c * bare_times_us[0]).await?;
+    let times_us = engine.times_us.clone();
+    let c = engine.draft_cost(bare_c, bare_times_us[0]);
+    progress(max_nodes + 1, max_nodes + 6);
+    let rows: Vec<Point> = (bare_times_us.iter().enumerate())
+        .map(|(i, &t)| Point {
+            k: i + 1,
+            batch: 1,
+            median_us: t,
+            iqr_us: 0.0,
+            calls_per_block: 0,
+        })
+        .collect();
+    // The peak is a ceiling: no slower than what the calls themselves reached.
+    let (peak_gflops, _) = ceiling(roof.peak_gflops, &rows, roof.weight_bytes);
+    let limit_times_us: Vec<f64> = (1..=max_nodes + 1)
+        .map(|k| {
+            let compute_us = call_flops(roof.weight_bytes, k, 1) / (peak_gflops * 1e3);
             roof.memory_floor_us.max(compute_us)
         })
         .collect();
-    let draft = time_call(&models.draft_b, &models.draft_device, 1, 1, r, clock).await?;
-    let c = draft.median_us / times_us[0];
-    let vector = measure(models, Draft::B, false).await?;
+    // The vectors and the replay depend only on the target's answers: read from the trained
+    // target beside the drafts (a widened or GPU target answers the same, up to rounding).
+    let reference = models.reference()?;
+    let vectors = table(&reference).await?;
+    progress(max_nodes + 2, max_nodes + 6);
+    let vector = vectors
+        .models
+        .iter()
+        .find(|v| v.draft == Draft::B.name() && v.verify == "greedy")
+        .expect("the table holds B's greedy vector")
+        .clone();
     let p = vector.acceptance();
     let times = Times::new(times_us.clone())?;
     let choice = choose(&p, &times, c)?;
@@ -147,7 +211,14 @@ pub async fn choose_here(
         .predicted_speedup
         .max(at_limit.tree.predicted_speedup);
     // The tree decoded: the DP's at the chosen size, refined on the replay within its depth.
-    let replay = Replay::measure(lab, Draft::B).await?;
+    let replay = Replay::measure(
+        Lab {
+            models: &reference,
+            ..lab
+        },
+        Draft::B,
+    )
+    .await?;
     let (n, d) = (choice.tree.nodes.max(1), choice.tree.depth.max(1));
     let dp = Plan {
         parents: choice.tree.parents.clone(),
@@ -160,7 +231,13 @@ pub async fn choose_here(
         dp
     };
     let refined = refine(&replay, &dp, d);
-    let replayed = replay.run(&refined).tokens_per_step;
+    let run = replay.run(&refined);
+    let replayed = run.tokens_per_step;
+    let met_by_depth = run
+        .rows(refined.depth(), &p)
+        .iter()
+        .map(|a| a.entries().to_vec())
+        .collect();
     let held: Vec<Vec<u32>> = likesworld::prompts(prompts)
         .iter()
         .map(|w| w.prompt())
@@ -176,7 +253,7 @@ pub async fn choose_here(
     let gamma = choice.chain.gamma.max(1) as u32;
     let chain_spec = spec(gamma, Proposing::Chain, String::new());
     let chain = speedup(lab, &chain_spec, &held, &mut |_, _| {}).await?;
-    progress(max_nodes + 3, max_nodes + 5);
+    progress(max_nodes + 4, max_nodes + 6);
     let config = format!("{RANKS_PREFIX}{}", refined.labels().join(" "));
     let tree = speedup(
         lab,
@@ -185,12 +262,28 @@ pub async fn choose_here(
         &mut |_, _| {},
     )
     .await?;
-    progress(max_nodes + 4, max_nodes + 5);
+    progress(max_nodes + 5, max_nodes + 6);
     let drafts = Drafts::load(models)?;
     let drafter = HiddenMethod::Eagle2.drafter(DEFAULT_DEPTH, MAX_HEADS);
     let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, EAGLE2_NODES)).await?;
     let eagle2 = timed(lab, &ready, &held).await?;
-    progress(max_nodes + 5, max_nodes + 5);
+    progress(max_nodes + 6, max_nodes + 6);
+    let limit = Times::new(limit_times_us.clone())?;
+    let of = |r: &SpeedupReport, k: f64| {
+        let drafting = r.c * r.draft_calls_per_step;
+        Timed {
+            measured_speedup: r.measured_speedup,
+            measured_speedup_iqr: r.measured_speedup_iqr,
+            tokens_per_call: r.tokens_per_call,
+            verify_over_target: r.verify_over_target,
+            drafting,
+            predicted_speedup_curve: r.predicted_speedup_curve,
+            limit_speedup: r.tokens_per_call / (ratio_at(&limit, k) + drafting),
+            plain_us_per_token: r.plain_us_per_token,
+            us_per_token: r.speculative_us_per_token,
+        }
+    };
+    let plain_us_per_token = chain.plain_us_per_token;
     Ok(ChooseReport {
         target_width: models.target_width(),
         draft_cost: c,
@@ -199,9 +292,7 @@ pub async fn choose_here(
             chain: ChosenChain {
                 pick: choice.chain.clone(),
                 timed_gamma: gamma,
-                measured_speedup: chain.measured_speedup,
-                measured_speedup_iqr: chain.measured_speedup_iqr,
-                tokens_per_call: chain.tokens_per_call,
+                timed: of(&chain, gamma as f64 + 1.0),
             },
             tree: ChosenTree {
                 nodes: refined.nodes(),
@@ -215,20 +306,44 @@ pub async fn choose_here(
                     expected_tokens: choice.tree.expected_tokens,
                     predicted_speedup: choice.tree.predicted_speedup,
                 },
-                measured_speedup: tree.measured_speedup,
-                measured_speedup_iqr: tree.measured_speedup_iqr,
-                tokens_per_call: tree.tokens_per_call,
+                timed: of(&tree, refined.nodes() as f64 + 1.0),
             },
         },
         times_us,
-        fixed_eagle2_8: Fixed {
+        bare_times_us,
+        bare_draft_cost: bare_c,
+        engine,
+        fixed_eagle2_8: Timed {
             measured_speedup: eagle2.measured_speedup,
             measured_speedup_iqr: eagle2.measured_speedup_iqr,
+            tokens_per_call: eagle2.tokens_per_call,
+            verify_over_target: eagle2.verify_over_target,
+            drafting: eagle2.c,
+            predicted_speedup_curve: eagle2.predicted_speedup_curve,
+            limit_speedup: eagle2.tokens_per_call
+                / (ratio_at(&limit, eagle2.verified_nodes_per_call + 1.0) + eagle2.c),
+            plain_us_per_token,
+            // The target alone's time a token over the speedup measured against it.
+            us_per_token: plain_us_per_token / eagle2.measured_speedup.max(f64::MIN_POSITIVE),
         },
+        backend: models.backend.name(),
+        drafts_on: models.drafts_apart(),
+        vectors,
+        met_by_depth,
         limit_times_us,
         bandwidth_gbs: roof.bandwidth_gbs,
-        peak_gflops: roof.peak_gflops,
+        peak_gflops,
+        calibration: roof.calibration,
         limit_speedup,
         prompts: held.len(),
     })
+}
+
+/// T(k)/T(1) at a call of `k` tokens, `k` a mean (a dynamic tree's verified nodes + 1):
+/// interpolated between the whole calls around it, held at the ends of the times given.
+fn ratio_at(times: &Times, k: f64) -> f64 {
+    let k = k.clamp(1.0, times.max_k() as f64);
+    let (lo, hi) = (k.floor() as usize, k.ceil() as usize);
+    let f = k - lo as f64;
+    times.ratio(lo) * (1.0 - f) + times.ratio(hi) * f
 }

@@ -29,9 +29,12 @@
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis; [`auto`]: each
 //!   method's device-best size for it and for the sweep over γ, from this device's T(k), c and
 //!   vectors;
-//! - [`sequoia`]: a draft's acceptance vector measured, Sequoia's trees for it (and refined on
-//!   the replayed decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to
-//!   speculate on this device, from its measured T(k), c and vector, the choice then timed;
+//! - [`engine_costs`]: T(k) and c as decoding pays them, the bare calls lifted by what decoding
+//!   paid on a few calibration prompts (what [`auto`] and [`choose`] choose on);
+//! - [`vectors`]: a draft's positional acceptance vector measured (A and B, greedy and MSS;
+//!   Medusa and EAGLE a depth); [`sequoia`]: Sequoia's trees for it (and refined on the replayed
+//!   decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to speculate on this
+//!   device, from its measured T(k), c and vector, the choice then timed;
 //! - [`typical`]: Medusa's typical acceptance on draft B's chains and Medusa's tree over ε, τ
 //!   gained and fidelity lost (§5.1); [`gallery`]: the gallery's bugs of the decoding loop worn by
 //!   the target, caught by greedy identity (§6);
@@ -45,6 +48,7 @@ pub mod auto;
 pub mod choose;
 pub mod context;
 pub mod decoding;
+pub mod engine_costs;
 pub mod experiment;
 pub mod gallery;
 pub mod generate;
@@ -59,6 +63,7 @@ pub mod paths;
 pub mod sequoia;
 pub mod speedup;
 pub mod typical;
+pub mod vectors;
 
 pub use context::Lab;
 pub use generate::{derive_seed, describe, run, run_all, target_greedy, BATCH_ROWS};

@@ -1,17 +1,15 @@
-//! Sequoia's trees on LikesWorld (lecture §4.7; issue 54). A draft's positional acceptance vector
-//! is measured on calibration worlds, apart from the prompts decoded later, teacher-forced on
-//! their text (the accepted path is the target's own text): under greedy verification p_i is the
-//! share of positions where the target's argmax is the draft's i-th ranked token; under MSS with
-//! children drawn without replacement, the share of draws in which the i-th child is the one
-//! accepted ([`DRAWS`] a position, seeded). A draft model sees the same context at every depth of
-//! an accepted path, so its vector does not depend on depth. Sequoia's tree for that vector is
-//! then decoded beside every ⟨k₁,…⟩ configuration of as many nodes: τ measured beside the
-//! expectation each tree predicts.
+//! Sequoia's trees on LikesWorld (lecture §4.7; issue 54). Sequoia's tree for a draft's measured
+//! acceptance vector ([`super::vectors`]) is decoded beside every ⟨k₁,…⟩ configuration of as
+//! many nodes: τ measured beside the expectation each tree predicts. Greedy decoding with a static
+//! tree is also replayed exactly without a model ([`Replay`]), which gives the vector a depth that
+//! decoding meets and refines the DP's tree on it ([`refine`]).
 
 use super::context::Lab;
 use super::decoding::{greedy, stochastic};
 use super::generate::target_greedy;
 use super::params::{Draft, Stochastic, TREE_DEPTH};
+pub use super::vectors::{measure, RankVector, DRAWS, RANKS};
+use super::vectors::{CALIBRATION_WORLDS, SEED};
 use crate::clock::{part, Progress};
 use crate::decode::engine::{Method, TreeRule};
 use crate::decode::propose::top_k;
@@ -21,76 +19,7 @@ use crate::likesworld::{self, Split};
 use crate::model::eval::distributions_many;
 use crate::model::{ModelKind, Models};
 use crate::sampling::multi::Children;
-use crate::sampling::{residual, sample};
 use crate::tree::sequoia::{self, Acceptance, Plan};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-
-/// Ranks measured: children per node of any tree built from the vector.
-pub const RANKS: usize = 8;
-/// Calibration worlds (the training stream, not the prompts decoded).
-const CALIBRATION_WORLDS: usize = 200;
-/// MSS draws per position for the sampled vector.
-pub const DRAWS: usize = 16;
-/// The seed of the calibration worlds and the draws.
-const SEED: u64 = 29;
-
-/// A measured positional acceptance vector.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RankVector {
-    pub draft: &'static str,
-    /// "greedy" or "mss" (children drawn without replacement).
-    pub verify: &'static str,
-    /// p_1 … p_RANKS.
-    pub p: Vec<f64>,
-    /// Positions measured (draws: positions × [`DRAWS`] under MSS).
-    pub positions: usize,
-}
-
-impl RankVector {
-    pub fn acceptance(&self) -> Acceptance {
-        Acceptance::new(self.p.clone()).expect("shares of one total")
-    }
-}
-
-/// The acceptance vector of `draft` under greedy verification or MSS.
-pub async fn measure(models: &Models, draft: Draft, mss: bool) -> Result<RankVector, Error> {
-    let worlds = likesworld::worlds(Split::Train, SEED, CALIBRATION_WORLDS);
-    let seqs: Vec<Vec<u32>> = worlds.iter().map(|w| w.tokens()).collect();
-    let kind = [ModelKind::DraftA, ModelKind::DraftB][draft.index()];
-    let target = models.get(ModelKind::Target);
-    let p_all = distributions_many(target, &seqs, models.device_of(ModelKind::Target)).await?;
-    let q_all = distributions_many(models.get(kind), &seqs, models.device_of(kind)).await?;
-    let mut hits = [0usize; RANKS];
-    let mut positions = 0;
-    let mut rng = StdRng::seed_from_u64(SEED);
-    for (w, (ps, qs)) in worlds.iter().zip(p_all.iter().zip(&q_all)) {
-        // Positions that predict an output token: from the prompt's last token on.
-        for t in w.prompt().len() - 1..ps.len() - 1 {
-            let (p, q) = (&ps[t], &qs[t]);
-            positions += 1;
-            if !mss {
-                let truth = crate::sampling::argmax(p) as u32;
-                if let Some(r) = top_k(q, RANKS).iter().position(|&x| x == truth) {
-                    hits[r] += 1;
-                }
-                continue;
-            }
-            for _ in 0..DRAWS {
-                if let Some(r) = mss_accepted(p, q, &mut rng) {
-                    hits[r] += 1;
-                }
-            }
-        }
-    }
-    let total = (positions * if mss { DRAWS } else { 1 }).max(1) as f64;
-    Ok(RankVector {
-        draft: draft.name(),
-        verify: if mss { "mss" } else { "greedy" },
-        p: hits.iter().map(|&h| h as f64 / total).collect(),
-        positions,
-    })
-}
 
 /// A draft on the target's hidden states, its vector a depth and Sequoia's tree for it beside the
 /// static sparse tree the page runs (Medusa's, also EAGLE-1's: the `budget` rank paths with the
@@ -139,30 +68,6 @@ pub async fn hidden_vectors(
         sparse_tokens: sparse.expected_tokens,
         sparse_labels: sparse.labels(),
     })
-}
-
-/// Which of up to [`RANKS`] children drawn from q without replacement MSS accepts (None: all
-/// rejected, the token then comes from the residual).
-fn mss_accepted(p: &[f64], q: &[f64], rng: &mut StdRng) -> Option<usize> {
-    let (mut r, mut qj) = (p.to_vec(), q.to_vec());
-    for j in 0..RANKS {
-        if qj.iter().all(|&w| w <= 0.0) {
-            return None;
-        }
-        let x = sample(&qj, rng);
-        if rng.random::<f64>() < (r[x] / qj[x]).min(1.0) {
-            return Some(j);
-        }
-        r = residual(&r, &qj);
-        qj[x] = 0.0;
-        let mass: f64 = qj.iter().sum();
-        if mass <= 0.0 {
-            // Every token the draft offers is drawn: no child left.
-            return None;
-        }
-        qj.iter_mut().for_each(|w| *w /= mass);
-    }
-    None
 }
 
 /// The target's greedy text on calibration prompts, each output token by its rank in the
@@ -583,18 +488,5 @@ mod tests {
         assert_eq!(plan.parents, vec![None, None, Some(0), Some(1)]);
         // 0.5 + 0.3 + 0.25 + 0.15
         assert!((plan.expected_tokens - 2.2).abs() < 1e-12);
-    }
-
-    #[test]
-    fn mss_accepts_the_first_child_when_the_draft_is_the_target() {
-        let mut rng = StdRng::seed_from_u64(1);
-        let p = [0.5, 0.3, 0.2];
-        for _ in 0..100 {
-            assert_eq!(mss_accepted(&p, &p, &mut rng), Some(0));
-        }
-        // A draft that never proposes the target's token: every child rejected or never drawn.
-        let q = [0.0, 0.0, 1.0];
-        let t = [1.0, 0.0, 0.0];
-        assert_eq!(mss_accepted(&t, &q, &mut rng), None);
     }
 }

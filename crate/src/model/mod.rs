@@ -213,6 +213,25 @@ impl Models {
         }
     }
 
+    /// These models as a calibration reads them: the trained target on the drafts' device beside
+    /// the drafts, the target the experiments run's answers up to rounding (a widened target's
+    /// by construction, [`widen`]; a GPU target's, the same weights) at a fraction of its cost,
+    /// for what depends only on the answers (acceptance vectors, the replayed decoding).
+    pub fn reference(&self) -> Result<Models, Error> {
+        let trained = match self.drafts_apart() {
+            None => self.trained.clone(),
+            Some(_) => weights::load(ModelKind::Target, &self.draft_device)?,
+        };
+        Ok(Models {
+            backend: self.drafts,
+            device: self.draft_device.clone(),
+            target: trained.clone(),
+            trained,
+            width: 1,
+            ..self.clone()
+        })
+    }
+
     /// Whether the target's weights are offloaded ([`Models::with_offload`]).
     pub fn offloaded(&self) -> bool {
         self.target.host_weights().is_some()

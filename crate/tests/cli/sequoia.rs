@@ -216,6 +216,59 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
         tree["nodes"].as_u64().unwrap() as usize
     );
     assert!(f(&v["fixed_eagle2_8"], "measured_speedup") > 0.0);
+    // Each timed row: measured, predicted from this run's curve, and the limit, which never falls
+    // below what a run measured of the same drafts (it prices the same τ and drafting at the
+    // device's bandwidth and peak).
+    for x in [chain, tree, &v["fixed_eagle2_8"]] {
+        assert!(f(x, "predicted_speedup_curve") > 0.0, "{x}");
+        assert!(f(x, "verify_over_target") >= 0.9, "{x}");
+        assert!(
+            f(x, "us_per_token") > 0.0 && f(x, "plain_us_per_token") > 0.0,
+            "{x}"
+        );
+        assert!(
+            f(x, "limit_speedup") >= f(x, "predicted_speedup_curve") * 0.95,
+            "{x}"
+        );
+    }
+    // Every draft's vector (item 1): A and B both ways, shares of one total each; Medusa a depth
+    // (one row a head), EAGLE's one row; B's greedy row is the vector the choice used.
+    let models = v["vectors"]["models"].as_array().unwrap();
+    let named: Vec<String> = models
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}",
+                m["draft"].as_str().unwrap(),
+                m["verify"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(named, ["A greedy", "A mss", "B greedy", "B mss"]);
+    for m in models {
+        let p: Vec<f64> = m["p"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(p.len(), 8);
+        assert!(
+            p.iter().all(|&x| x >= 0.0) && p.iter().sum::<f64>() <= 1.0 + 1e-12,
+            "{p:?}"
+        );
+    }
+    assert_eq!(models[2]["p"], v["vector"]["p"]);
+    let hidden = v["vectors"]["hidden"].as_array().unwrap();
+    assert_eq!(hidden[0]["draft"], "Medusa");
+    assert!(hidden[0]["rows"].as_array().unwrap().len() >= 2);
+    assert_eq!(hidden[1]["draft"], "EAGLE");
+    assert_eq!(hidden[1]["rows"].as_array().unwrap().len(), 1);
+    // What the chosen tree's decoding met a depth: one row per level of the tree decoded.
+    assert_eq!(
+        v["met_by_depth"].as_array().unwrap().len(),
+        tree["depth"].as_u64().unwrap() as usize
+    );
     // The device's limit: T_lim(k) from the measured bandwidth and peak, never falling with k.
     let limit: Vec<f64> = v["limit_times_us"]
         .as_array()

@@ -7,7 +7,7 @@ use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
 use specdec::i18n::Lang;
-use specdec::lab::choose::{choose_here, MAX_NODES};
+use specdec::lab::choose::{choose_here, Timed, MAX_NODES};
 use specdec::lab::sequoia::{compare, hidden_vectors};
 use specdec::lab::Lab;
 use specdec::tree::sequoia::{BUDGET, DEPTH};
@@ -88,7 +88,7 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
     let m = models(o)?;
     let clock = native_clock();
     let lab = Lab::new(&m, Lang::En, &clock);
-    let r = read_sync(choose_here(lab, max_nodes, n, &mut |_, _| {}))?;
+    let r = read_sync(choose_here(lab, max_nodes, n, None, &mut |_, _| {}))?;
     let t1 = r.times_us[0];
     let ratios: Vec<String> = r
         .times_us
@@ -97,6 +97,18 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
         .collect();
     let p: Vec<String> = r.vector.p.iter().map(|x| format!("{x:.3}")).collect();
     let (chain, tree) = (&r.chosen.chain, &r.chosen.tree);
+    // Every draft's vector (issue 54, item 1): A and B both ways, Medusa and EAGLE a depth.
+    let mut vectors: Vec<(String, String)> = r
+        .vectors
+        .models
+        .iter()
+        .map(|v| row(&format!("  draft {} ({})", v.draft, v.verify), list(&v.p)))
+        .collect();
+    for h in &r.vectors.hidden {
+        for (j, v) in h.rows.iter().enumerate() {
+            vectors.push(row(&format!("  {} at depth {}", h.draft, j + 1), list(v)));
+        }
+    }
     Ok(Report {
         rows: vec![
             row("target", format!("×{}, T(1) {:.0} µs", r.target_width, t1)),
@@ -104,14 +116,22 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
             row("c (draft B's call over T(1))", format!("{:.3}", r.draft_cost)),
             row("acceptance vector (greedy)", p.join(" ")),
             row(
+                "  met a depth by the tree",
+                r.met_by_depth
+                    .iter()
+                    .map(|v| list(v))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+            ),
+            row(
                 "chosen chain",
                 format!(
                     "γ {}: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}{}",
                     chain.pick.gamma,
                     chain.pick.predicted_speedup,
-                    chain.measured_speedup,
-                    chain.measured_speedup_iqr,
-                    chain.tokens_per_call,
+                    chain.timed.measured_speedup,
+                    chain.timed.measured_speedup_iqr,
+                    chain.timed.tokens_per_call,
                     match chain.pick.gamma {
                         0 => format!(" (plain decoding is faster; γ {} timed)", chain.timed_gamma),
                         _ => String::new(),
@@ -123,7 +143,7 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                 if tree.dp.nodes == 0 {
                     format!(
                         "none pays: plain decoding is faster (a tree of 1 node timed: {:.2}×, τ {:.2})",
-                        tree.measured_speedup, tree.tokens_per_call
+                        tree.timed.measured_speedup, tree.timed.tokens_per_call
                     )
                 } else {
                     format!(
@@ -136,13 +156,16 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                         tree.depth,
                         tree.predicted_speedup,
                         tree.replayed_tokens,
-                        tree.measured_speedup,
-                        tree.measured_speedup_iqr,
-                        tree.tokens_per_call
+                        tree.timed.measured_speedup,
+                        tree.timed.measured_speedup_iqr,
+                        tree.timed.tokens_per_call
                     )
                 },
             ),
             row("  by rank path", tree.labels.join(" ")),
+            row("  chain: three figures", three(&chain.timed)),
+            row("  tree: three figures", three(&tree.timed)),
+            row("  EAGLE-2 at 8: three figures", three(&r.fixed_eagle2_8)),
             row(
                 "EAGLE-2 at 8 nodes",
                 format!(
@@ -164,7 +187,11 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                         .join(" ")
                 ),
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(std::iter::once(row("every draft's vector", String::new())))
+        .chain(vectors)
+        .collect(),
         json: value(&r),
     })
 }
@@ -205,4 +232,26 @@ fn hidden_sequoia(o: &mut Opts, medusa: bool) -> Result<Report, Usage> {
         json: value(&r),
         rows,
     })
+}
+
+/// p_1 … p_k to three decimals, dropping the trailing zeros of the ranks past the last measured.
+fn list(v: &[f64]) -> String {
+    let n = v.iter().rposition(|&x| x > 0.0).map_or(1, |i| i + 1);
+    v[..n]
+        .iter()
+        .map(|x| format!("{x:.3}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Measured, predicted from the measured curve, and the limit (issue 54, item 4).
+fn three(t: &Timed) -> String {
+    format!(
+        "measured {:.2}×, predicted from this run's curve {:.2}× (T(n)/T(1) {:.2}, drafting {:.3}), limit {:.2}×",
+        t.measured_speedup,
+        t.predicted_speedup_curve,
+        t.verify_over_target,
+        t.drafting,
+        t.limit_speedup
+    )
 }
