@@ -13,7 +13,7 @@ import { text } from './helpers.mjs';
 import { VERSION } from '../www/version.js';
 
 const EVERY_KIND = {
-  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', choose: '', train: 'steps="50" shape="16,1,2,32"', boost: 'pools="1,2" prompts="10"', treepaths: 'batches="1"', likesworld: 'autorun',
+  roofline: '', measured: 'width="1"', theory: '', exactness: '', multidraft: '', tree: '', choose: '', choosehere: 'width="1" prompts="5" nodes="8"', train: 'steps="50" shape="16,1,2,32"', boost: 'pools="1,2" prompts="10"', treepaths: 'batches="1"', likesworld: 'autorun',
   decoding: 'experiment="acceptance" prompts="10" autorun', modelfree: 'requests="10" autorun', exercises: '',
 };
 

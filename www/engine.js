@@ -197,7 +197,7 @@ const queue = [];
 // whose reports hold wall-clock times (speedup and its sweeps over γ and the batch, the §6 table,
 // and the hidden-state drafts' c).
 const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'load', 'methods', 'hidden'];
-const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency' || name === 'tree_vs_paths' || name === 'boost_pools'
+const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency' || name === 'tree_vs_paths' || name === 'boost_pools' || name === 'likesworld_choose'
   || (name === 'likesworld_decode' && TIMED_EXPERIMENTS.includes(params?.experiment));
 
 let measuring = null; // the timed job running now, if any

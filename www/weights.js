@@ -54,7 +54,8 @@ export function provideHidden(engine, ws) {
 export function needsHidden(name, params) {
   if (name === 'tree_vs_paths') return /^\s*eagle/i.test(params?.config ?? '');
   const step = params?.experiment === 'step' && !['chain', 'tree', undefined].includes(params.stepkind);
-  return name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || step);
+  // How to speculate on this device measures EAGLE's and Medusa's vectors and times EAGLE-2.
+  return name === 'likesworld_choose' || (name === 'likesworld_decode' && (['hidden', 'methods'].includes(params?.experiment) || step));
 }
 
 // The pools of small models boost-tuned as SpecInfer's (and the control, trained without the

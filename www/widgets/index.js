@@ -9,9 +9,10 @@ import train from './train.js';
 import boost from './boost.js';
 import treepaths from './treepaths.js';
 import choose from './choose.js';
+import choosehere from './choosehere.js';
 import likesworld from './likesworld.js';
 import decoding from './decoding.js';
 import modelfree from './modelfree.js';
 import exercises from './exercises.js';
 
-export const WIDGETS = { roofline, measured, theory, exactness, multidraft, tree, train, boost, treepaths, choose, likesworld, decoding, modelfree, exercises };
+export const WIDGETS = { roofline, measured, theory, exactness, multidraft, tree, train, boost, treepaths, choose, choosehere, likesworld, decoding, modelfree, exercises };

@@ -4,16 +4,19 @@
 //! ([`crate::tree::choose`]); the predicted speedup over every (nodes n, depth d) as a heat map
 //! with the choice outlined; the chosen tree drawn, its nodes named by their path of ranks; a
 //! caption that says why in this device's own numbers; and every device side by side, so that a
-//! reader sees why 8 nodes fit a GPU and 2–4 a laptop's CPU. Analytic: no model runs.
+//! reader sees why 8 nodes fit a GPU and 2–4 a laptop's CPU. Analytic: no model runs here;
+//! [`measured`] measures the reader's own device and draws the same figures for it.
 
 use crate::error::Error;
 use crate::i18n::Lang;
 use crate::plot::diagrams::{draw_tree, ramp, Grid};
-use crate::plot::{colors, figure_width, render, wrap, Align};
+use crate::plot::{colors, figure_width, render, text_width, wrap, Align};
 use crate::roofline::profiles::{profile, profiles, Profile};
 use crate::tree::choose::{choose, ChainPick, Choice, Times};
 use crate::tree::sequoia::{Acceptance, Plan};
 use crate::tree::TokenTree;
+
+pub mod measured;
 
 /// The acceptance vector the widget starts from: draft B's greedy vector on LikesWorld, measured
 /// on 200 calibration prompts (`specdec likesworld sequoia --budget 8`: 0.763 0.113 0.072 0.032
@@ -450,12 +453,27 @@ fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32
 /// path of ranks.
 fn tree_svg(choice: &Choice, labels: &[String], l: Lang, w: u32) -> String {
     let t = &choice.tree;
+    // Where the widest level's full rank paths would not fit side by side (a phone, a 31-node
+    // tree), each node is named by its own rank only: its path is the line up to the root.
+    let room = (1..=t.depth)
+        .map(|d| {
+            (labels.iter().filter(|x| x.split('.').count() == d))
+                .map(|x| text_width(x, 11) + 8)
+                .sum::<i32>()
+        })
+        .max()
+        .unwrap_or(0);
+    let short = room > w as i32 - 16;
+    let name = |i: usize| match short {
+        true => labels[i].rsplit('.').next().unwrap_or_default().to_string(),
+        false => labels[i].clone(),
+    };
     let paths: Vec<Vec<String>> = (0..t.parents.len())
         .map(|i| {
-            let mut path = vec![labels[i].clone()];
+            let mut path = vec![name(i)];
             let mut at = t.parents[i];
             while let Some(p) = at {
-                path.push(labels[p].clone());
+                path.push(name(p));
                 at = t.parents[p];
             }
             path.reverse();
@@ -472,12 +490,24 @@ fn tree_svg(choice: &Choice, labels: &[String], l: Lang, w: u32) -> String {
     } else {
         l.pick(
             format!(
-                "The chosen tree: {} nodes, depth {}, E = {:.2} tokens a call (a node's name: its ranks from the root)",
-                t.nodes, t.depth, t.expected_tokens
+                "The chosen tree: {} nodes, depth {}, E = {:.2} tokens a call (a node's name: {})",
+                t.nodes,
+                t.depth,
+                t.expected_tokens,
+                match short {
+                    true => "its rank among its siblings",
+                    false => "its ranks from the root",
+                }
             ),
             format!(
-                "选出的树：{} 个节点，深度 {}，每次调用 E = {:.2} 个 token（节点名：从根起各层的秩）",
-                t.nodes, t.depth, t.expected_tokens
+                "选出的树：{} 个节点，深度 {}，每次调用 E = {:.2} 个 token（节点名：{}）",
+                t.nodes,
+                t.depth,
+                t.expected_tokens,
+                match short {
+                    true => "它在兄弟节点中的秩",
+                    false => "从根起各层的秩",
+                }
             ),
         )
     };

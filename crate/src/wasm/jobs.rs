@@ -1,6 +1,6 @@
 //! The asynchronous model jobs (run in a worker): LikesWorld's next-token view and latencies, the
 //! decoding widget's experiments, the measured roofline, drafting without a model, a tree verified
-//! per sequence and tree-parallel, the boost-tuned pools. Each export is
+//! per sequence and tree-parallel, the boost-tuned pools, how to speculate on this device. Each export is
 //! a few lines over [`Job`], which does what they all do: read the page's language and the
 //! parameters, take the models the worker holds (`super::held`: widened when asked, the drafts
 //! on the CPU beside a WebGPU target when a decoding job asks, with the note for a WebGPU job that
@@ -398,6 +398,33 @@ pub async fn tree_vs_paths(
     let mut tell = job.every_percent(Some(m.backend.name()));
     let clock = job.clock();
     let view = views::treepaths::treepaths_view(&p, &m, &clock, &mut tell).await;
+    job.output(view.map(|v| v.noted(note)))
+}
+
+/// How to speculate on this device, measured (`views::choose::measured`): T(k), c and the
+/// acceptance vectors of the models on `backend` (beside a WebGPU target, the drafts on the CPU),
+/// the target widened `target_width`×, the choice, then the chosen chain and tree timed beside
+/// EAGLE-2 at 8 nodes.
+#[wasm_bindgen]
+pub async fn likesworld_choose(
+    params: JsValue,
+    progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    use views::choose::measured::{choose_here_view, ChooseHereParams};
+    let job = Job::new(&params, progress)?;
+    let p: ChooseHereParams = job.read(params)?;
+    p.check().map_err(|e| job.fail(e))?;
+    let drafts = (p.backend == "wgpu").then_some("flex");
+    let (m, note) = job.models_on(&p.backend, drafts, p.target_width).await?;
+    let mut tell = job.every_percent(Some(m.backend.name()));
+    let clock = job.clock();
+    // A GPU's calibrations (seconds; on an emulated one, tens) are kept for the page's next job.
+    let on = measure::calibrated_on(m.backend, measure::execution(&m.target, m.backend));
+    let known = held::calibration(on).filter(|_| m.backend == Backend::Wgpu);
+    let view = choose_here_view(&p, &m, known, &clock, &mut tell).await;
+    if let Ok(v) = &view {
+        held::keep_calibration(v.report.calibration);
+    }
     job.output(view.map(|v| v.noted(note)))
 }
 

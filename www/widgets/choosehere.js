@@ -1,0 +1,229 @@
+// How to speculate on this device, measured (lecture §4.7; issue 54, items 1, 3 and 4): the
+// analytic widget above chooses from a device's T(k), c and an acceptance vector given; this one
+// measures all three here — T(1) … T(K) of the target's calls, draft B's call over T(1), every
+// draft's acceptance vector — chooses, then decodes the chosen chain and tree beside EAGLE-2 at a
+// fixed 8 nodes, each speedup beside its prediction and this device's limit. Where the browser
+// offers WebGPU it can measure both plans (the CPU module; a WebGPU target with its drafts on the
+// CPU) and say which is faster here, and why. Runs in a worker, only when asked (it times this
+// device).
+import { fmt, table, escapeHtml } from '../html.js';
+import { runInWorker } from '../runbar.js';
+import { tr } from '../i18n.js';
+import { declare, targetSize, widthOptions } from '../engine.js';
+import { beyond, noisyNote, spread } from '../noise.js';
+
+const x = (v) => `${fmt(v, 2)}×`;
+const ms = (us) => (us >= 1000 ? `${fmt(us / 1000, 2)} ms` : `${fmt(us, 0)} µs`);
+const list = (p) => p.slice(0, 1 + Math.max(0, p.findLastIndex((y) => y >= 0.0005))).map((y) => y.toFixed(3)).join(', ');
+const PLANS = { cpu: ['flex'], wgpu: ['wgpu'], both: ['flex', 'wgpu'] };
+
+/** T(k)/T(1) of `times` at k = 2, 4, 8, 16 and K, in words. */
+function curveText(times) {
+  const K = times.length;
+  const ks = [2, 4, 8, 16, 32].filter((k) => k < K).concat([K]);
+  return ks.map((k) => `T(${k})/T(1) = ${fmt(times[k - 1] / times[0], 2)}`).join(tr(', ', '，'));
+}
+
+/** The rows decoded: the chosen chain, the chosen tree, EAGLE-2 at 8 nodes. */
+function rowsOf(v) {
+  const { chain, tree } = v.chosen;
+  const chainName = chain.gamma === 0 ? tr(`chain γ ${chain.timed_gamma} (none pays: timed to show it)`, `链 γ ${chain.timed_gamma}（都不划算：计时以示代价）`) : tr(`chosen chain, γ ${chain.gamma}`, `选出的链，γ ${chain.gamma}`);
+  const treeName = tree.dp.nodes === 0 ? tr('a tree of 1 node (none pays: timed to show it)', '1 个节点的树（都不划算：计时以示代价）')
+    : tr(`chosen tree, ${tree.nodes} nodes, depth ${tree.depth} (${escapeHtml(tree.labels.join(' '))})`, `选出的树，${tree.nodes} 个节点，深度 ${tree.depth}（${escapeHtml(tree.labels.join(' '))}）`);
+  return [
+    { name: chainName, t: chain, predicted: chain.predicted_speedup, k: chain.timed_gamma + 1 },
+    { name: treeName, t: tree, predicted: tree.predicted_speedup, k: tree.nodes + 1 },
+    { name: tr('EAGLE-2, a fixed 8 nodes', 'EAGLE-2，固定 8 个节点'), t: v.fixed_eagle2_8, predicted: null, k: null },
+  ];
+}
+
+/** Within 15% of the prediction, or how far off and what the run's own calls say of it. */
+function predictionSentence(name, r, v) {
+  if (r.predicted == null) return '';
+  const off = r.t.measured_speedup / r.predicted - 1;
+  const paid = v.times_us[r.k - 1] / v.times_us[0];
+  const head = Math.abs(off) <= 0.15
+    ? tr(`${name}: measured ${x(r.t.measured_speedup)}, within ${fmt(Math.abs(off) * 100, 0)}% of the ${x(r.predicted)} predicted before it ran.`,
+      `${name}：实测 ${x(r.t.measured_speedup)}，与运行前预测的 ${x(r.predicted)} 相差 ${fmt(Math.abs(off) * 100, 0)}% 以内。`)
+    : tr(`${name}: measured ${x(r.t.measured_speedup)}, ${fmt(Math.abs(off) * 100, 0)}% ${off < 0 ? 'under' : 'over'} the ${x(r.predicted)} predicted before it ran.`,
+      `${name}：实测 ${x(r.t.measured_speedup)}，比运行前预测的 ${x(r.predicted)} ${off < 0 ? '低' : '高'} ${fmt(Math.abs(off) * 100, 0)}%。`);
+  const why = Math.abs(off) > 0.15 && Math.abs(r.t.verify_over_target / paid - 1) > 0.05
+    ? tr(` In decoding its verification call cost ${fmt(r.t.verify_over_target, 2)} one-token calls against ${fmt(paid, 2)} calibrated beforehand: on this run’s own calls the formula gives ${x(r.t.predicted_speedup_curve)}.`,
+      ` 解码中它的验证调用花了 ${fmt(r.t.verify_over_target, 2)} 次单 token 调用的时间，而事先校准的是 ${fmt(paid, 2)}：按这次运行自己的调用，公式给出 ${x(r.t.predicted_speedup_curve)}。`)
+    : '';
+  return head + why;
+}
+
+/** The better choice against EAGLE-2 at 8 nodes, said only beyond both spreads. */
+function versusSentence(v) {
+  const [chain, tree, eagle] = rowsOf(v);
+  const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
+  const [a, ai, b, bi] = [best.t.measured_speedup, best.t.measured_speedup_iqr, eagle.t.measured_speedup, eagle.t.measured_speedup_iqr];
+  if (beyond(a, ai, b, bi)) {
+    return tr(`The better choice is faster than EAGLE-2 at a fixed 8 nodes (${x(a)} against ${x(b)}, beyond both spreads): sized for this device, a plain draft model’s chain or tree beats a stronger draft at a size chosen for another.`,
+      `较好的选择比固定 8 个节点的 EAGLE-2 快（${x(a)} 对 ${x(b)}，超出两者的波动）：按这台设备选的大小，普通草稿模型的链或树胜过按别的设备选大小的更强草稿。`);
+  }
+  if (beyond(b, bi, a, ai)) {
+    return tr(`EAGLE-2 at a fixed 8 nodes is faster here (${x(b)} against ${x(a)}, beyond both spreads): its draft reads the target’s own features and is accepted more often than draft B, which outweighs the size.`,
+      `这里固定 8 个节点的 EAGLE-2 更快（${x(b)} 对 ${x(a)}，超出两者的波动）：它的草稿读目标模型自身的特征，比草稿 B 更常被接受，这比大小更重要。`);
+  }
+  return tr(`The better choice and EAGLE-2 at a fixed 8 nodes are about as fast (${x(a)} and ${x(b)}, within their spreads).`,
+    `较好的选择和固定 8 个节点的 EAGLE-2 差不多快（${x(a)} 和 ${x(b)}，在波动之内）。`);
+}
+
+/** Measured, then the same τ and drafting priced at the run's own calls, at bare calls and at this
+ * device's limit: how much of the gap is time outside the calls, decoding's own overhead, the
+ * kernel, and (what is left to a perfect draft) the draft. */
+function limitSentence(v) {
+  const [chain, tree] = rowsOf(v);
+  const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
+  const t = best.t;
+  const bare = v.bare_times_us[best.k - 1] / v.bare_times_us[0];
+  const atBare = t.tokens_per_call / (bare + t.drafting);
+  return tr(`Where the time goes, for the better choice (τ = ${fmt(t.tokens_per_call, 2)}, ${fmt(t.drafting, 3)} one-token calls of drafting a step): measured <b>${x(t.measured_speedup)}</b>; `
+    + `priced at this run’s own calls (its call of ${best.k} tokens cost ${fmt(t.verify_over_target, 2)} one-token calls) ${x(t.predicted_speedup_curve)} — the difference is time outside the model calls; `
+    + `at the bare calls (${fmt(bare, 2)}) ${x(atBare)} — that gap is decoding’s own work around each call (the cache, the masks, the distributions); `
+    + `at this device’s limit <b>${x(t.limit_speedup)}</b>, a call of k tokens costing max(weights / bandwidth, k · FLOPs / peak) with the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here — that gap is the kernel’s. `
+    + `The rest is the draft’s: its drafting and a τ below what a perfect draft gives. The best choice at the limit, with this vector and c: ${x(v.limit_speedup)}.`,
+  `较好的选择的时间花在哪里（τ = ${fmt(t.tokens_per_call, 2)}，每步起草花 ${fmt(t.drafting, 3)} 次单 token 调用的时间）：实测 <b>${x(t.measured_speedup)}</b>；`
+    + `按这次运行自己的调用计价（它 ${best.k} 个 token 的调用花了 ${fmt(t.verify_over_target, 2)} 次单 token 调用的时间）${x(t.predicted_speedup_curve)}——差别是模型调用之外的时间；`
+    + `按单独计时的调用（${fmt(bare, 2)}）${x(atBare)}——这段差距是解码在每次调用周围自己的工作（缓存、掩码、分布）；`
+    + `按这台设备的极限 <b>${x(t.limit_speedup)}</b>，k 个 token 的调用花 max(权重 / 带宽, k · FLOPs / 峰值)，带宽（${fmt(v.bandwidth_gbs, 1)} GB/s）和峰值（${fmt(v.peak_gflops, 1)} GFLOP/s）都是这里实测的——这段差距属于内核。`
+    + `其余属于草稿：它的起草，以及低于完美草稿的 τ。用这个向量和 c，在极限下的最佳选择：${x(v.limit_speedup)}。`);
+}
+
+/** Every draft's acceptance vector (item 1), and what the chosen tree's decoding met a depth. */
+function vectorsHtml(v) {
+  const how = (h) => (h === 'mss' ? tr('MSS, children drawn without replacement', 'MSS，孩子不放回抽取') : tr('greedy', '贪心'));
+  const ranks = Math.max(...v.vectors.models.map((m) => m.p.length));
+  const head = [tr('draft', '草稿'), tr('verification', '验证')].concat(Array.from({ length: ranks }, (_, i) => `p${i + 1}`));
+  const cells = (p) => Array.from({ length: ranks }, (_, i) => (p[i] == null ? '—' : p[i].toFixed(3)));
+  const rows = v.vectors.models.map((m) => [tr(`draft ${m.draft}`, `草稿 ${m.draft}`), how(m.verify)].concat(cells(m.p)))
+    .concat(v.vectors.hidden.flatMap((h) => h.rows.map((p, j) => [h.draft === 'EAGLE' ? tr('EAGLE (one step ahead, every depth)', 'EAGLE（向前一步，每层都用）') : tr(`Medusa, head ${j + 1} (depth ${j + 1})`, `Medusa，第 ${j + 1} 个头（深度 ${j + 1}）`), how('greedy')].concat(cells(p)))))
+    .concat(v.met_by_depth.map((p, j) => [tr(`draft B, met at depth ${j + 1} by the chosen tree`, `草稿 B，选出的树在深度 ${j + 1} 遇到的`), tr('greedy, replayed', '贪心，重放')].concat(cells(p))));
+  return `<p class="numbers">${tr('Acceptance vectors measured on 200 calibration worlds, teacher-forced (p_i: the chance that the i-th ranked child is the one accepted). A draft model sees the same context at every depth, so its vector is one row; what decoding meets a depth is not (a step starts after a rejection, at the names): the last rows.',
+    '接受向量在 200 个校准世界上教师强制地测得（p_i：排第 i 的孩子正是被接受那一个的概率）。草稿模型在每层看到的上下文相同，所以它的向量只有一行；解码在各层实际遇到的并不相同（每一步都从一次拒绝之后、名字那里开始）：见最后几行。')}</p>${table([head].concat(rows), 'ch-vectors')}`;
+}
+
+/** One plan's report: inputs, choice, the rows decoded and the sentences. */
+export function resultHtml(v) {
+  const { chain, tree } = v.chosen;
+  const on = v.drafts_on ? tr(`${v.backend}, the drafts on ${v.drafts_on}`, `${v.backend}，草稿在 ${v.drafts_on} 上`) : v.backend;
+  const e = v.engine;
+  const inputs = tr(`Measured on <b>${escapeHtml(on)}</b>, the ×${v.target_width} target. Bare calls: T(1) = ${ms(v.bare_times_us[0])}, ${curveText(v.bare_times_us)}; draft B’s call ${fmt(v.bare_draft_cost, 3)} of T(1). `
+    + `Decoding pays more (calibrated on a few training prompts, decoded by the target alone and by draft B’s chain of 3: ${ms(e.overhead_one_us)} more a one-token call, ${ms(e.overhead_chain_us)} more a call of 4, a draft call ${fmt(e.draft_scale, 1)}× its bare time), so the choice reads T(1) = ${ms(v.times_us[0])}, ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
+  `在 <b>${escapeHtml(on)}</b> 上实测，×${v.target_width} 目标模型。单独计时的调用：T(1) = ${ms(v.bare_times_us[0])}，${curveText(v.bare_times_us)}；草稿 B 一次调用是 T(1) 的 ${fmt(v.bare_draft_cost, 3)}。`
+    + `解码付出的更多（在几个训练提示词上校准：目标模型单独解码、草稿 B 用长 3 的链解码；单 token 调用多 ${ms(e.overhead_one_us)}，4 个 token 的调用多 ${ms(e.overhead_chain_us)}，草稿调用是单独计时的 ${fmt(e.draft_scale, 1)} 倍），所以选择依据的是 T(1) = ${ms(v.times_us[0])}，${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
+  const choice = chain.gamma === 0 && tree.dp.nodes === 0
+    ? tr('The choice: <b>plain decoding</b> — no chain or tree pays on this device at this c.', '选择：<b>不推测</b>——在这台设备上、这个 c 下，没有哪条链或哪棵树划算。')
+    : tr(`The choice: a chain of <b>γ = ${chain.gamma}</b> (${x(chain.predicted_speedup)} predicted), and a tree of <b>${tree.dp.nodes} nodes, depth ${tree.dp.depth}</b> (E = ${fmt(tree.dp.expected_tokens, 2)}, ${x(tree.dp.predicted_speedup)}), decoded as the DP’s tree refined on the replayed decoding (τ replayed ${fmt(tree.replayed_tokens, 2)}, ${x(tree.predicted_speedup)} predicted).`,
+      `选择：<b>γ = ${chain.gamma}</b> 的链（预测 ${x(chain.predicted_speedup)}），和 <b>${tree.dp.nodes} 个节点、深度 ${tree.dp.depth}</b> 的树（E = ${fmt(tree.dp.expected_tokens, 2)}，${x(tree.dp.predicted_speedup)}），解码时用在重放的解码上改进过的 DP 树（重放 τ ${fmt(tree.replayed_tokens, 2)}，预测 ${x(tree.predicted_speedup)}）。`);
+  const rows = rowsOf(v);
+  const noisy = rows.filter((r) => spread(r.t.measured_speedup, r.t.measured_speedup_iqr)).map((r) => [`the speedup of ${r.name} varied by more than half itself from prompt to prompt (IQR)`, `${r.name}的加速比在提示词之间的波动（IQR）超过它自身的一半`]);
+  // More tokens in a call cannot cost less: a fall of a fifth is the device's load, and the choice
+  // (made on these times) rests on it.
+  const falls = v.bare_times_us.slice(1).flatMap((t, i) => (t < 0.8 * v.bare_times_us[i] ? [`k = ${i + 1} → ${i + 2}`] : []));
+  if (falls.length) noisy.unshift([`T(k) fell from ${falls.join(', ')}, though more tokens cannot cost less, and the choice rests on these times`, `T(k) 在 ${falls.join('、')} 处反而变小了，而更多的 token 不会更便宜，选择又正是按这些时间做的`]);
+  const body = rows.map((r) => [r.name, fmt(r.t.tokens_per_call, 2), r.predicted == null ? '—' : x(r.predicted), x(r.t.predicted_speedup_curve),
+    `<b>${x(r.t.measured_speedup)}</b>`, fmt(r.t.measured_speedup_iqr, 2), x(r.t.limit_speedup), ms(r.t.us_per_token)]);
+  const head = tr(['decoded', 'τ', 'predicted before', 'on this run’s curve', 'measured', 'IQR', 'limit', 'time a token'], ['解码方式', 'τ', '运行前预测', '按本次曲线', '实测', 'IQR', '极限', '每个 token 的时间']);
+  const said = rows.map((r) => predictionSentence(r.name, r, v)).filter(Boolean);
+  return noisyNote('ch-noisy', noisy, v.times_us[0]) + `<p class="numbers">${inputs}</p><p class="numbers">${choice}</p>`
+    + table([head].concat(body), 'ch-rows')
+    + said.map((p) => `<p class="numbers ch-said">${p}</p>`).join('') + `<p class="numbers ch-versus">${versusSentence(v)}</p><p class="numbers ch-limit">${limitSentence(v)}</p>` + vectorsHtml(v);
+}
+
+/** A plan's best decoding, chain or tree, by its time a token. */
+const best = (v) => [v.chosen.chain, v.chosen.tree].reduce((a, b) => (b.us_per_token < a.us_per_token ? b : a));
+/** The plan whose best decoding takes the least time a token. */
+const fastest = (plans) => plans.reduce((a, b) => (best(b).us_per_token < best(a).us_per_token ? b : a));
+
+/** The faster of the plans measured (the best of each one's chain and tree, by time a token), and why. */
+export function planHtml(plans) {
+  if (plans.length < 2) return '';
+  const [a, b] = plans.map((v) => ({ v, t: best(v) }));
+  const [win, lose] = a.t.us_per_token <= b.t.us_per_token ? [a, b] : [b, a];
+  const name = (p) => (p.v.drafts_on ? tr(`WebGPU with the drafts on the CPU (${p.v.backend})`, `WebGPU，草稿在 CPU 上（${p.v.backend}）`) : tr(`the CPU module (${p.v.backend})`, `CPU 模块（${p.v.backend}）`));
+  const t1 = (p) => ms(p.v.times_us[0]);
+  const close = !beyond(lose.t.us_per_token, null, win.t.us_per_token, null);
+  const head = close
+    ? tr(`Both plans measured: ${name(win)} and ${name(lose)} are about as fast here (${ms(win.t.us_per_token)} and ${ms(lose.t.us_per_token)} a token).`,
+      `两种方案都测了：这里 ${name(win)} 和 ${name(lose)} 差不多快（每个 token ${ms(win.t.us_per_token)} 和 ${ms(lose.t.us_per_token)}）。`)
+    : tr(`Both plans measured: <b>${name(win)} is faster here</b>, ${ms(win.t.us_per_token)} a token against ${ms(lose.t.us_per_token)}.`,
+      `两种方案都测了：<b>这里 ${name(win)} 更快</b>，每个 token ${ms(win.t.us_per_token)}，对 ${ms(lose.t.us_per_token)}。`);
+  const why = tr(` Why: a one-token call of the target takes ${t1(win)} on ${name(win)} against ${t1(lose)} on ${name(lose)}, and speculation there gives ${x(win.t.measured_speedup)} against ${x(lose.t.measured_speedup)}.`
+    + (lose.v.drafts_on || win.v.drafts_on ? ' On an emulated GPU (SwiftShader, as in CI) the WebGPU target runs on this CPU with none of its speed; on a real GPU the target’s calls are nearly flat in k, so larger trees pay there.' : ''),
+  `原因：目标模型一次单 token 调用在 ${name(win)} 上要 ${t1(win)}，在 ${name(lose)} 上要 ${t1(lose)}；推测在前者给出 ${x(win.t.measured_speedup)}，在后者给出 ${x(lose.t.measured_speedup)}。`
+    + (lose.v.drafts_on || win.v.drafts_on ? '在模拟的 GPU 上（SwiftShader，CI 里就是），WebGPU 目标模型其实在这颗 CPU 上运行，没有 GPU 的速度；在真正的 GPU 上，目标模型的调用随 k 几乎不变，所以更大的树在那里划算。' : ''));
+  return `<p class="numbers ch-plan">${head}${why}</p>`;
+}
+
+export default {
+  name: 'choosehere',
+  title: 'How to speculate on this device, measured',
+  intro: 'The widget above chooses from figures given; this one measures them here: T(1) … T(K) of the target’s calls, c (draft B’s call over T(1)) and every draft’s acceptance vector. '
+    + 'It then chooses the chain’s γ and the tree’s (n, d), decodes both on held-out prompts beside EAGLE-2 at a fixed 8 nodes, and sets each speedup beside its prediction and this device’s limit — '
+    + 'how much of what you see is the method, how much the kernel, how much the machine.',
+  title_zh: '在这台设备上怎么推测：实测',
+  intro_zh: '上面的组件按给出的数字做选择；这个组件在这里把它们测出来：目标模型调用的 T(1) … T(K)、c（草稿 B 一次调用相对 T(1)）和每个草稿的接受向量。'
+    + '然后选出链的 γ 和树的 (n, d)，在留出的提示词上解码，并与固定 8 个节点的 EAGLE-2 对比，每个加速比旁边都有它的预测和这台设备的极限——'
+    + '看到的结果里多少归方法，多少归内核，多少归机器。',
+  presets: [
+    { label: '×16 on the CPU', label_zh: 'CPU 上的 ×16', values: { width: '16', plan: 'cpu', prompts: '10' }, note: '76 MB a step, as a real model’s: a short chain or tree pays', note_zh: '每步 76 MB，和真实模型一样：短链或小树划算' },
+    { label: '×16: CPU or WebGPU?', label_zh: '×16：CPU 还是 WebGPU？', values: { width: '16', plan: 'both', prompts: '10' }, note: 'both plans measured, the faster named', note_zh: '两种方案都测，说出哪种更快' },
+    { label: '×1 (in cache)', label_zh: '×1（在缓存里）', values: { width: '1', plan: 'cpu', prompts: '10' }, note: 'draft B costs most of a target call: plain decoding may win', note_zh: '草稿 B 几乎和目标调用一样贵：不推测可能更快' },
+  ],
+  controls: [
+    declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
+    // Both where the browser offers WebGPU (else the CPU module alone, said so).
+    { key: 'plan', label: 'plan', label_zh: '方案', type: 'select', value: 'both',
+      options: [['both', 'both where WebGPU is offered: pick the faster'], ['cpu', 'the CPU module'], ['wgpu', 'WebGPU target, drafts on the CPU']],
+      options_zh: [['both', '有 WebGPU 时两种都测：选更快的'], ['cpu', 'CPU 模块'], ['wgpu', 'WebGPU 目标模型，草稿在 CPU 上']] },
+    { key: 'nodes', label: 'largest tree (nodes)', label_zh: '最大的树（节点数）', type: 'select', value: '16', options: [['8', '8'], ['16', '16'], ['31', '31']] },
+    { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '10', options: [['5', '5'], ['10', '10'], ['20', '20']] },
+  ],
+  asks: true,
+  cost: (s) => tr(`times the ×${s.width} target (${targetSize(s.width)}) for calls of 1 to ${Number(s.nodes) + 1} tokens, measures every draft’s acceptance vector, then decodes ${s.prompts} prompts four ways${s.plan === 'both' ? ', once per plan' : ''}: seconds on the trained target, a minute or more on a wide one`,
+    `为 ×${s.width} 目标模型（${targetSize(s.width)}）计时 1 到 ${Number(s.nodes) + 1} 个 token 的调用，测出每个草稿的接受向量，再用四种方式解码 ${s.prompts} 个提示词${s.plan === 'both' ? '，每种方案一遍' : ''}：训练好的目标模型几秒钟，加宽的一分钟以上`),
+  render() {
+    return [`<div class="dec-run"><button type="button" class="ch-go">${tr('Measure', '测量')}</button>
+      <p class="numbers ch-status" aria-live="polite"></p>
+      <progress class="ch-progress" max="1" value="0" hidden></progress> <button type="button" class="ch-cancel" hidden>${tr('Cancel', '取消')}</button>
+      <button type="button" class="ch-retry" hidden>${tr('Retry', '重试')}</button></div>`,
+    '<p class="note ch-note" hidden></p>', '<div class="ch-result"></div>', '<p class="numbers ch-during" hidden></p>', '<div class="plots ch-plot"></div>'];
+  },
+  after(s, ui, view) {
+    const backends = PLANS[s.plan] ?? PLANS.cpu;
+    const done = [];
+    let alone = ''; // why the second plan was not measured
+    const show = (v) => {
+      // A WebGPU plan that ran on the CPU (its note says why) is no second plan.
+      const plans = done.filter((d, j) => j === 0 || !d.note);
+      const faster = plans.length > 1 ? fastest(plans) : v;
+      view.querySelector('.ch-result').innerHTML = planHtml(plans) + (alone ? `<p class="numbers ch-plan">${alone}</p>` : '')
+        + plans.map((d) => (plans.length > 1 ? `<h3 class="ch-plan-head">${escapeHtml(d.drafts_on ? 'WebGPU' : 'CPU')}</h3>` : '') + resultHtml(d)).join('');
+      // The figures of the faster plan (the one this device should use).
+      view.querySelector('.ch-plot').innerHTML = [faster.svg_heat, faster.svg_tree, faster.svg_curve, faster.svg_vectors].join('');
+    };
+    const run = (i) => {
+      const params = { backend: backends[i], target_width: Number(s.width), max_nodes: Number(s.nodes), prompts: Number(s.prompts), figure_width: ui.figureWidth() };
+      runInWorker(ui, view, 'ch', 'likesworld_choose', params, 'measure', (v) => {
+        done.push(v);
+        show(v);
+        if (i + 1 < backends.length) {
+          // The second plan only where this browser has a WebGPU adapter: without one it would
+          // run on the CPU module again (the worker's note would say why).
+          const adapter = globalThis.navigator?.gpu ? navigator.gpu.requestAdapter().catch(() => null) : Promise.resolve(null);
+          adapter.then(ui.inLang((a) => {
+            if (a) return run(i + 1);
+            alone = tr('This browser offers no WebGPU adapter: the CPU module is the only plan here.', '这个浏览器没有可用的 WebGPU 适配器：这里只有 CPU 模块一种方案。');
+            show(v);
+          }));
+          return tr(`Measured on ${v.backend}; then the next plan…`, `在 ${v.backend} 上测完；接着测下一种方案…`);
+        }
+        return tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);
+      });
+    };
+    run(0);
+  },
+};
