@@ -101,3 +101,33 @@ test('the state lives in the URL: a shared link reopens the device and the vecto
   assert.deepEqual([...errors, ...bad.errors], []);
   await bad.page.close();
 });
+
+test('a link with a bad vector draws the default one and names the refused; c set by hand starts at the device’s own c; a 31-node tree’s labels fit a phone', async () => {
+  const { page, errors } = await open(env, 'embed.html?widget=choose&acceptance=0.7,0.5');
+  assert.match(await alertOf(page, 'choose'), /^bad acceptance vector "0\.7,0\.5": its entries sum to 1\.2000, over 1 \(at most one child is accepted\); drawn with the default vector 0\.763/);
+  assert.equal(await page.getAttribute(W, 'data-state'), 'ok');
+  assert.equal(await page.$$eval(`${W} .plots svg`, (s) => s.length), 2);
+  // The fix drawn, the note gone.
+  await page.fill(`${W} [data-key="acceptance"]`, '0.8,0.1');
+  assert.equal(await alertShown(page, 'choose'), false);
+  await page.close();
+  // "Set by hand" on the H200 starts from the H200's c, not the default device's.
+  const h = await open(env, 'embed.html?widget=choose&device=h200-measured');
+  const own = await h.page.evaluate(async () => (await import('./engine.js')).declarations().choose.devices.find((d) => d.key === 'h200-measured').draft_cost);
+  await setControl(h.page, 'choose', 'cost', 'set');
+  // (the slider's step is 0.001)
+  assert.ok(Math.abs(Number(await h.page.inputValue(`${W} [data-key="c"]`)) - own) <= 0.0005, `${own}`);
+  // The preset that sets c with the cost keeps its own c.
+  await h.page.click(`${W} [data-preset="3"]`);
+  assert.equal(Number(await h.page.inputValue(`${W} [data-key="c"]`)), 0.3);
+  await h.page.close();
+  // At 390 px the H200's 31-node tree names each node by its own rank: no label cut.
+  const phone = await open(env, 'embed.html?widget=choose&device=h200-measured&acceptance=0.763,0.113,0.072,0.032,0.014,0.005', { width: 390 });
+  const tree = await phone.page.$$eval(`${W} .plots svg`, (s) => s[1].textContent.replace(/\s+/g, ' '));
+  assert.match(tree, /31 nodes/);
+  assert.match(tree, /its rank among its siblings/);
+  assert.doesNotMatch(tree, /…/);
+  assert.deepEqual(await tooWide(phone.page, 'choose', '.plots svg'), []);
+  assert.deepEqual([...errors, ...h.errors, ...phone.errors], []);
+  await phone.page.close();
+});

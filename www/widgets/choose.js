@@ -3,7 +3,7 @@
 // core's `choose` export draws the heat map, the chosen tree, the caption and every device's row.
 import { escapeHtml, fmt, table } from '../html.js';
 import { tr } from '../i18n.js';
-import { coreRange, declare } from '../engine.js';
+import { coreRange, declarations, declare } from '../engine.js';
 
 // The devices as the core lists them (`presets`: the measured ones, then each GPU preset through
 // the roofline model), named in either language.
@@ -12,8 +12,13 @@ const devices = {
   options_zh: (d) => d.choose.devices.map((x) => [x.key, x.zh]),
   value: (d) => d.choose.defaults.device,
 };
-// The default device's own c: where the slider starts when c is set by hand.
-const ownCost = (d) => d.choose.devices.find((x) => x.key === d.choose.defaults.device).draft_cost;
+// A device's own c: where the slider starts when c is set by hand (at load, the default device's).
+const costOf = (d, key) => d.choose.devices.find((x) => x.key === key)?.draft_cost;
+const ownCost = (d) => costOf(d, d.choose.defaults.device);
+// widget root → what it drew last ({ cost, c }), and a vector from a link it refused (drawn meanwhile
+// with the default vector: a link's mistake shows the widget working, not a blank, and says why).
+const drawn = new WeakMap();
+const refused = new WeakMap();
 
 export default {
   name: 'choose',
@@ -47,7 +52,27 @@ export default {
       { ...coreRange('choose', 'draft_cost'), max: (d) => Math.min(1, d.choose.draft_cost.max), value: ownCost }),
   ],
   render(s, ui) {
-    const v = ui.call('choose', { acceptance: s.acceptance, device: s.device, draft_cost: s.cost === 'set' ? Number(s.c) : null });
+    const last = drawn.get(ui.root);
+    // "Set by hand" starts from the device's own c, not the default device's; a preset that sets
+    // c with it (c moved too) keeps its own.
+    if (last?.cost === 'device' && s.cost === 'set' && Number(s.c) === last.c) {
+      const own = costOf(declarations(), s.device);
+      if (own != null) ui.set('c', own);
+    }
+    const ask = (acceptance) => ui.call('choose', { acceptance, device: s.device, draft_cost: s.cost === 'set' ? Number(s.c) : null });
+    let v;
+    try {
+      v = ask(s.acceptance);
+      refused.delete(ui.root);
+    } catch (e) {
+      // A change typed here keeps the last drawing, greyed by the alert; a link's first drawing
+      // uses the default vector and names what it refused.
+      if (last && !refused.has(ui.root)) throw e;
+      const fallback = declarations().choose.defaults.acceptance;
+      v = ask(fallback);
+      refused.set(ui.root, tr(`${e.message}; drawn with the default vector ${fallback}`, `${e.message}；先用默认向量 ${fallback} 画出`));
+    }
+    drawn.set(ui.root, { cost: s.cost, c: Number(s.c) });
     const c = s.cost === 'set'
       ? tr(`c = ${fmt(v.draft_cost)} (set by hand; the device’s own is ${fmt(v.device_draft_cost)})`, `c = ${fmt(v.draft_cost)}（手动设定；设备自己的是 ${fmt(v.device_draft_cost)}）`)
       : tr(`c = ${fmt(v.draft_cost)} (the device’s own)`, `c = ${fmt(v.draft_cost)}（设备自己的）`);
@@ -74,5 +99,9 @@ export default {
       `<p class="numbers">${tr('Every device, each at its own c (n+: every node its times cover; more might pay):', '每台设备，各用自己的 c（n+：用满了给出的时间所覆盖的节点，更多也许还划算）：')}</p>${table(rows, 'choose-devices')}`,
       `<p class="choose-source">${tr('Source of this device’s figures: ', '这台设备数据的来源：')}${escapeHtml(v.source)}</p>`,
     ];
+  },
+  after(s, ui) {
+    const why = refused.get(ui.root);
+    if (why) ui.note(why);
   },
 };
