@@ -114,5 +114,20 @@ test('choosehere names the faster plan by its time a token, and calls two within
   assert.match(said[1], /WebGPU with the drafts on the CPU \(wgpu\) is faster here<\/b>, 1\.40 ms a token against 3\.90 ms/);
   assert.match(said[2], /are about as fast here/);
   assert.equal(said[3], '', 'one plan: nothing to compare');
+  // Against EAGLE-2 at 8 nodes: faster, slower or about as fast only beyond both spreads; where the
+  // choice is plain decoding, whether the rows timed agree.
+  const versus = await page.evaluate(async () => {
+    const { versusSentence } = await import('./widgets/choosehere.js');
+    const t = (m, iqr) => ({ measured_speedup: m, measured_speedup_iqr: iqr });
+    const v = (gamma, nodes, c, tr, e) => ({ chosen: { chain: { gamma, timed_gamma: Math.max(1, gamma), ...c }, tree: { dp: { nodes }, nodes: Math.max(1, nodes), depth: 1, labels: ['1'], ...tr } }, fixed_eagle2_8: e });
+    return [versusSentence(v(3, 3, t(1.5, 0.1), t(1.4, 0.1), t(1.2, 0.1))), versusSentence(v(3, 3, t(1.2, 0.1), t(1.1, 0.1), t(1.5, 0.1))),
+      versusSentence(v(3, 3, t(1.3, 0.3), t(1.2, 0.1), t(1.25, 0.3))), versusSentence(v(0, 0, t(0.8, 0.05), t(0.7, 0.05), t(0.5, 0.05))),
+      versusSentence(v(0, 0, t(0.95, 0.2), t(0.7, 0.05), t(0.5, 0.05)))];
+  });
+  assert.match(versus[0], /The better choice is faster than EAGLE-2 at a fixed 8 nodes \(1\.50× against 1\.20×/);
+  assert.match(versus[1], /EAGLE-2 at a fixed 8 nodes is faster here \(1\.50× against 1\.20×/);
+  assert.match(versus[2], /about as fast/);
+  assert.match(versus[3], /The choice is plain decoding, and the runs agree: .* all slower than the target alone \(0\.80×, 0\.70×, 0\.50×\)/);
+  assert.match(versus[4], /not all of them beyond their spread from 1/);
   await page.close();
 });

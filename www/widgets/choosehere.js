@@ -55,10 +55,19 @@ function predictionSentence(name, r, v) {
 }
 
 /** The better choice against EAGLE-2 at 8 nodes, said only beyond both spreads. */
-function versusSentence(v) {
+export function versusSentence(v) {
   const [chain, tree, eagle] = rowsOf(v);
   const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
   const [a, ai, b, bi] = [best.t.measured_speedup, best.t.measured_speedup_iqr, eagle.t.measured_speedup, eagle.t.measured_speedup_iqr];
+  if (v.chosen.chain.gamma === 0 && v.chosen.tree.dp.nodes === 0) {
+    // Nothing chosen: the rows timed show what speculating would cost; slower only beyond the spread.
+    const slower = [chain, tree, eagle].every((r) => beyond(1, 0, r.t.measured_speedup, r.t.measured_speedup_iqr));
+    return slower
+      ? tr(`The choice is plain decoding, and the runs agree: the smallest chain and tree (timed to show what they cost) and EAGLE-2 at 8 nodes are all slower than the target alone (${x(chain.t.measured_speedup)}, ${x(tree.t.measured_speedup)}, ${x(b)}).`,
+        `选择是不推测，运行结果也一致：最小的链和树（计时以示代价）和 8 个节点的 EAGLE-2 都比目标模型单独解码慢（${x(chain.t.measured_speedup)}、${x(tree.t.measured_speedup)}、${x(b)}）。`)
+      : tr(`The choice is plain decoding; timed to show what they cost, the smallest chain and tree measured ${x(chain.t.measured_speedup)} and ${x(tree.t.measured_speedup)}, EAGLE-2 at 8 nodes ${x(b)} — not all of them beyond their spread from 1.`,
+        `选择是不推测；计时以示代价，最小的链和树实测 ${x(chain.t.measured_speedup)} 和 ${x(tree.t.measured_speedup)}，8 个节点的 EAGLE-2 ${x(b)}——并非都超出了与 1 之间的波动。`);
+  }
   if (beyond(a, ai, b, bi)) {
     return tr(`The better choice is faster than EAGLE-2 at a fixed 8 nodes (${x(a)} against ${x(b)}, beyond both spreads): sized for this device, a plain draft model’s chain or tree beats a stronger draft at a size chosen for another.`,
       `较好的选择比固定 8 个节点的 EAGLE-2 快（${x(a)} 对 ${x(b)}，超出两者的波动）：按这台设备选的大小，普通草稿模型的链或树胜过按别的设备选大小的更强草稿。`);
