@@ -203,6 +203,7 @@ test('the widened target: greedy ×2 is identical to the target, and the speedup
   assert.match(cells.find((r) => r.startsWith('on the measured curve')), /\)\s*[\d.]+×$/, cells.join(' | '));
   assert.match(cells.find((r) => r.startsWith('lecture’s formula')), /[\d.]+×$/, cells.join(' | '));
   assert.match(cells.find((r) => r.startsWith('wall clock')), /[\d.]+× \(IQR [\d.]+\)$/, cells.join(' | '));
+  assert.match(cells.find((r) => r.startsWith('at this device’s limit')), /\)\s*[\d.]+×$/, cells.join(' | '));
   // "Slower than plain decoding" only where the speedup's spread cannot reach 1 (made-up runs).
   const [slow, even, untimed, close] = await page.evaluate(async () => {
     const { slowerHtml } = await import('./widgets/decoding.js');

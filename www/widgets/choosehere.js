@@ -16,6 +16,8 @@ const x = (v) => `${fmt(v, 2)}×`;
 const ms = (us) => (us >= 1000 ? `${fmt(us / 1000, 2)} ms` : `${fmt(us, 0)} µs`);
 const list = (p) => p.slice(0, 1 + Math.max(0, p.findLastIndex((y) => y >= 0.0005))).map((y) => y.toFixed(3)).join(', ');
 const PLANS = { cpu: ['flex'], wgpu: ['wgpu'], both: ['flex', 'wgpu'] };
+// widget root → the token of its latest run (after()): an older run's late callbacks do nothing.
+const current = new WeakMap();
 
 /** T(k)/T(1) of `times` at k = 2, 4, 8, 16 and K, in words. */
 function curveText(times) {
@@ -31,7 +33,7 @@ function rowsOf(v) {
   const treeName = tree.dp.nodes === 0 ? tr('a tree of 1 node (none pays: timed to show it)', '1 个节点的树（都不划算：计时以示代价）')
     : tr(`chosen tree, ${tree.nodes} nodes, depth ${tree.depth} (${escapeHtml(tree.labels.join(' '))})`, `选出的树，${tree.nodes} 个节点，深度 ${tree.depth}（${escapeHtml(tree.labels.join(' '))}）`);
   return [
-    { name: chainName, t: chain, predicted: chain.predicted_speedup, k: chain.timed_gamma + 1 },
+    { name: chainName, t: chain, predicted: chain.timed_predicted_speedup ?? chain.predicted_speedup, k: chain.timed_gamma + 1 },
     { name: treeName, t: tree, predicted: tree.predicted_speedup, k: tree.nodes + 1 },
     { name: tr('EAGLE-2, a fixed 8 nodes', 'EAGLE-2，固定 8 个节点'), t: v.fixed_eagle2_8, predicted: null, k: null },
   ];
@@ -54,50 +56,65 @@ function predictionSentence(name, r, v) {
   return head + why;
 }
 
-/** The better choice against EAGLE-2 at 8 nodes, said only beyond both spreads. */
+/** The better choice against EAGLE-2 at 8 nodes, said only beyond both spreads; first, whether
+ * either beats the target alone. */
 export function versusSentence(v) {
   const [chain, tree, eagle] = rowsOf(v);
   const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
   const [a, ai, b, bi] = [best.t.measured_speedup, best.t.measured_speedup_iqr, eagle.t.measured_speedup, eagle.t.measured_speedup_iqr];
+  const slower = (r) => beyond(1, 0, r.t.measured_speedup, r.t.measured_speedup_iqr);
   if (v.chosen.chain.gamma === 0 && v.chosen.tree.dp.nodes === 0) {
     // Nothing chosen: the rows timed show what speculating would cost; slower only beyond the spread.
-    const slower = [chain, tree, eagle].every((r) => beyond(1, 0, r.t.measured_speedup, r.t.measured_speedup_iqr));
-    return slower
+    return [chain, tree, eagle].every(slower)
       ? tr(`The choice is plain decoding, and the runs agree: the smallest chain and tree (timed to show what they cost) and EAGLE-2 at 8 nodes are all slower than the target alone (${x(chain.t.measured_speedup)}, ${x(tree.t.measured_speedup)}, ${x(b)}).`,
         `选择是不推测，运行结果也一致：最小的链和树（计时以示代价）和 8 个节点的 EAGLE-2 都比目标模型单独解码慢（${x(chain.t.measured_speedup)}、${x(tree.t.measured_speedup)}、${x(b)}）。`)
       : tr(`The choice is plain decoding; timed to show what they cost, the smallest chain and tree measured ${x(chain.t.measured_speedup)} and ${x(tree.t.measured_speedup)}, EAGLE-2 at 8 nodes ${x(b)} — not all of them beyond their spread from 1.`,
         `选择是不推测；计时以示代价，最小的链和树实测 ${x(chain.t.measured_speedup)} 和 ${x(tree.t.measured_speedup)}，8 个节点的 EAGLE-2 ${x(b)}——并非都超出了与 1 之间的波动。`);
+  }
+  if (slower(best) && slower(eagle)) {
+    return tr(`Here both the better choice (${x(a)}) and EAGLE-2 at a fixed 8 nodes (${x(b)}) are slower than the target alone, beyond their spreads: the prediction was too high for this run (see above).`,
+      `这里较好的选择（${x(a)}）和固定 8 个节点的 EAGLE-2（${x(b)}）都比目标模型单独解码慢，超出了波动：这次运行的预测偏高（见上）。`);
   }
   if (beyond(a, ai, b, bi)) {
     return tr(`The better choice is faster than EAGLE-2 at a fixed 8 nodes (${x(a)} against ${x(b)}, beyond both spreads): sized for this device, a plain draft model’s chain or tree beats a stronger draft at a size chosen for another.`,
       `较好的选择比固定 8 个节点的 EAGLE-2 快（${x(a)} 对 ${x(b)}，超出两者的波动）：按这台设备选的大小，普通草稿模型的链或树胜过按别的设备选大小的更强草稿。`);
   }
   if (beyond(b, bi, a, ai)) {
-    return tr(`EAGLE-2 at a fixed 8 nodes is faster here (${x(b)} against ${x(a)}, beyond both spreads): its draft reads the target’s own features and is accepted more often than draft B, which outweighs the size.`,
-      `这里固定 8 个节点的 EAGLE-2 更快（${x(b)} 对 ${x(a)}，超出两者的波动）：它的草稿读目标模型自身的特征，比草稿 B 更常被接受，这比大小更重要。`);
+    // The reason only where the numbers show it: more tokens a call.
+    const why = eagle.t.tokens_per_call > best.t.tokens_per_call
+      ? tr(`: its draft reads the target’s own features, and its τ of ${fmt(eagle.t.tokens_per_call, 2)} beats ${fmt(best.t.tokens_per_call, 2)} by more than its larger calls cost`,
+        `：它的草稿读目标模型自身的特征，τ = ${fmt(eagle.t.tokens_per_call, 2)} 胜过 ${fmt(best.t.tokens_per_call, 2)}，多出的比它更大的调用所花的还多`)
+      : '';
+    return tr(`EAGLE-2 at a fixed 8 nodes is faster here (${x(b)} against ${x(a)}, beyond both spreads)${why}.`,
+      `这里固定 8 个节点的 EAGLE-2 更快（${x(b)} 对 ${x(a)}，超出两者的波动）${why}。`);
   }
-  return tr(`The better choice and EAGLE-2 at a fixed 8 nodes are about as fast (${x(a)} and ${x(b)}, within their spreads).`,
-    `较好的选择和固定 8 个节点的 EAGLE-2 差不多快（${x(a)} 和 ${x(b)}，在波动之内）。`);
+  return tr(`The better choice and EAGLE-2 at a fixed 8 nodes cannot be told apart in this run (${x(a)} and ${x(b)}, within their spreads).`,
+    `这次运行分不出较好的选择和固定 8 个节点的 EAGLE-2（${x(a)} 和 ${x(b)}，在波动之内）。`);
 }
 
 /** Measured, then the same τ and drafting priced at the run's own calls, at bare calls and at this
- * device's limit: how much of the gap is time outside the calls, decoding's own overhead, the
- * kernel, and (what is left to a perfect draft) the draft. */
+ * device's limit; a gap is put down to something only where the next figure is higher (a noisy
+ * run can order them otherwise). */
 function limitSentence(v) {
   const [chain, tree] = rowsOf(v);
   const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
   const t = best.t;
   const bare = v.bare_times_us[best.k - 1] / v.bare_times_us[0];
   const atBare = t.tokens_per_call / (bare + t.drafting);
-  return tr(`Where the time goes, for the better choice (τ = ${fmt(t.tokens_per_call, 2)}, ${fmt(t.drafting, 3)} one-token calls of drafting a step): measured <b>${x(t.measured_speedup)}</b>; `
-    + `priced at this run’s own calls (its call of ${best.k} tokens cost ${fmt(t.verify_over_target, 2)} one-token calls) ${x(t.predicted_speedup_curve)} — the difference is time outside the model calls; `
-    + `at the bare calls (${fmt(bare, 2)}) ${x(atBare)} — that gap is decoding’s own work around each call (the cache, the masks, the distributions); `
-    + `at this device’s limit <b>${x(t.limit_speedup)}</b>, a call of k tokens costing max(weights / bandwidth, k · FLOPs / peak) with the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here — that gap is the kernel’s. `
+  const up = (lo, hi) => hi > lo * 1.02;
+  const parts = tr([`measured <b>${x(t.measured_speedup)}</b>`,
+    `at this run’s own calls (its call of ${best.k} tokens cost ${fmt(t.verify_over_target, 2)} one-token calls) ${x(t.predicted_speedup_curve)}${up(t.measured_speedup, t.predicted_speedup_curve) ? ' — the difference is time outside the model calls' : ''}`,
+    `at the bare calls (${fmt(bare, 2)}) ${x(atBare)}${up(t.predicted_speedup_curve, atBare) ? ' — that gap is decoding’s own work around each call (the cache, the masks, the distributions)' : ''}`,
+    `at this device’s limit <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve), t.limit_speedup) ? ' — that gap is the kernel’s' : ''}`],
+  [`实测 <b>${x(t.measured_speedup)}</b>`,
+    `按这次运行自己的调用（它 ${best.k} 个 token 的调用花了 ${fmt(t.verify_over_target, 2)} 次单 token 调用的时间）${x(t.predicted_speedup_curve)}${up(t.measured_speedup, t.predicted_speedup_curve) ? '——差别是模型调用之外的时间' : ''}`,
+    `按单独计时的调用（${fmt(bare, 2)}）${x(atBare)}${up(t.predicted_speedup_curve, atBare) ? '——这段差距是解码在每次调用周围自己的工作（缓存、掩码、分布）' : ''}`,
+    `按这台设备的极限 <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve), t.limit_speedup) ? '——这段差距属于内核' : ''}`]);
+  return tr(`Where the time goes, for the better choice (τ = ${fmt(t.tokens_per_call, 2)}, ${fmt(t.drafting, 3)} one-token calls of drafting a step): ${parts.join('; ')}. `
+    + `The limit prices each call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here, and never steeper in k than this device’s own calls. `
     + `The rest is the draft’s: its drafting and a τ below what a perfect draft gives. The best choice at the limit, with this vector and c: ${x(v.limit_speedup)}.`,
-  `较好的选择的时间花在哪里（τ = ${fmt(t.tokens_per_call, 2)}，每步起草花 ${fmt(t.drafting, 3)} 次单 token 调用的时间）：实测 <b>${x(t.measured_speedup)}</b>；`
-    + `按这次运行自己的调用计价（它 ${best.k} 个 token 的调用花了 ${fmt(t.verify_over_target, 2)} 次单 token 调用的时间）${x(t.predicted_speedup_curve)}——差别是模型调用之外的时间；`
-    + `按单独计时的调用（${fmt(bare, 2)}）${x(atBare)}——这段差距是解码在每次调用周围自己的工作（缓存、掩码、分布）；`
-    + `按这台设备的极限 <b>${x(t.limit_speedup)}</b>，k 个 token 的调用花 max(权重 / 带宽, k · FLOPs / 峰值)，带宽（${fmt(v.bandwidth_gbs, 1)} GB/s）和峰值（${fmt(v.peak_gflops, 1)} GFLOP/s）都是这里实测的——这段差距属于内核。`
+  `较好的选择的时间花在哪里（τ = ${fmt(t.tokens_per_call, 2)}，每步起草花 ${fmt(t.drafting, 3)} 次单 token 调用的时间）：${parts.join('；')}。`
+    + `极限把每次调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽（${fmt(v.bandwidth_gbs, 1)} GB/s）和峰值（${fmt(v.peak_gflops, 1)} GFLOP/s）都是这里实测的，而且随 k 增长不比这台设备自己的调用更陡。`
     + `其余属于草稿：它的起草，以及低于完美草稿的 τ。用这个向量和 c，在极限下的最佳选择：${x(v.limit_speedup)}。`);
 }
 
@@ -119,14 +136,22 @@ export function resultHtml(v) {
   const { chain, tree } = v.chosen;
   const on = v.drafts_on ? tr(`${v.backend}, the drafts on ${v.drafts_on}`, `${v.backend}，草稿在 ${v.drafts_on} 上`) : v.backend;
   const e = v.engine;
+  const more = (us) => (us < 0.5 ? tr('no more', '不多') : tr(`${ms(us)} more`, `多 ${ms(us)}`));
   const inputs = tr(`Measured on <b>${escapeHtml(on)}</b>, the ×${v.target_width} target. Bare calls: T(1) = ${ms(v.bare_times_us[0])}, ${curveText(v.bare_times_us)}; draft B’s call ${fmt(v.bare_draft_cost, 3)} of T(1). `
-    + `Decoding pays more (calibrated on a few training prompts, decoded by the target alone and by draft B’s chain of 3: ${ms(e.overhead_one_us)} more a one-token call, ${ms(e.overhead_chain_us)} more a call of 4, a draft call ${fmt(e.draft_scale, 1)}× its bare time), so the choice reads T(1) = ${ms(v.times_us[0])}, ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
+    + `Decoding pays more (calibrated on a few training prompts, decoded by the target alone and by draft B’s chain of 3: ${more(e.overhead_one_us)} a one-token call, ${more(e.overhead_chain_us)} a call of 4, a draft call ${fmt(e.draft_scale, 1)}× its bare time; a tree’s calls are not calibrated apart), so the choice reads T(1) = ${ms(v.times_us[0])}, ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
   `在 <b>${escapeHtml(on)}</b> 上实测，×${v.target_width} 目标模型。单独计时的调用：T(1) = ${ms(v.bare_times_us[0])}，${curveText(v.bare_times_us)}；草稿 B 一次调用是 T(1) 的 ${fmt(v.bare_draft_cost, 3)}。`
-    + `解码付出的更多（在几个训练提示词上校准：目标模型单独解码、草稿 B 用长 3 的链解码；单 token 调用多 ${ms(e.overhead_one_us)}，4 个 token 的调用多 ${ms(e.overhead_chain_us)}，草稿调用是单独计时的 ${fmt(e.draft_scale, 1)} 倍），所以选择依据的是 T(1) = ${ms(v.times_us[0])}，${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
+    + `解码付出的更多（在几个训练提示词上校准：目标模型单独解码、草稿 B 用长 3 的链解码；单 token 调用${more(e.overhead_one_us)}，4 个 token 的调用${more(e.overhead_chain_us)}，草稿调用是单独计时的 ${fmt(e.draft_scale, 1)} 倍；树的调用没有单独校准），所以选择依据的是 T(1) = ${ms(v.times_us[0])}，${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
+  const chainPart = chain.gamma === 0 ? tr('no chain pays', '没有哪条链划算')
+    : tr(`a chain of <b>γ = ${chain.gamma}</b> (${x(chain.predicted_speedup)} predicted)`, `<b>γ = ${chain.gamma}</b> 的链（预测 ${x(chain.predicted_speedup)}）`);
+  // The tree decoded is the DP's, improved leaf by leaf where greedy decoding replayed on the
+  // calibration prompts gains; a tree of one branch is a chain, said so.
+  const asChain = tree.labels.every((l) => /^1(\.1)*$/.test(l));
+  const treePart = tree.dp.nodes === 0 ? tr('no tree pays', '没有哪棵树划算')
+    : tr(`a tree of <b>${tree.dp.nodes} nodes, depth ${tree.dp.depth}</b> (E = ${fmt(tree.dp.expected_tokens, 2)}, ${x(tree.dp.predicted_speedup)}), decoded after improving it on greedy decoding replayed on calibration prompts (${fmt(tree.replayed_tokens, 2)} tokens a step there, ${x(tree.predicted_speedup)} predicted)${asChain ? ': one branch, the same as a chain' : ''}`,
+      `<b>${tree.dp.nodes} 个节点、深度 ${tree.dp.depth}</b> 的树（E = ${fmt(tree.dp.expected_tokens, 2)}，${x(tree.dp.predicted_speedup)}），解码前在校准提示词上重放的贪心解码里改进过（那里每步 ${fmt(tree.replayed_tokens, 2)} 个 token，预测 ${x(tree.predicted_speedup)}）${asChain ? '：只有一条枝，和链一样' : ''}`);
   const choice = chain.gamma === 0 && tree.dp.nodes === 0
     ? tr('The choice: <b>plain decoding</b> — no chain or tree pays on this device at this c.', '选择：<b>不推测</b>——在这台设备上、这个 c 下，没有哪条链或哪棵树划算。')
-    : tr(`The choice: a chain of <b>γ = ${chain.gamma}</b> (${x(chain.predicted_speedup)} predicted), and a tree of <b>${tree.dp.nodes} nodes, depth ${tree.dp.depth}</b> (E = ${fmt(tree.dp.expected_tokens, 2)}, ${x(tree.dp.predicted_speedup)}), decoded as the DP’s tree refined on the replayed decoding (τ replayed ${fmt(tree.replayed_tokens, 2)}, ${x(tree.predicted_speedup)} predicted).`,
-      `选择：<b>γ = ${chain.gamma}</b> 的链（预测 ${x(chain.predicted_speedup)}），和 <b>${tree.dp.nodes} 个节点、深度 ${tree.dp.depth}</b> 的树（E = ${fmt(tree.dp.expected_tokens, 2)}，${x(tree.dp.predicted_speedup)}），解码时用在重放的解码上改进过的 DP 树（重放 τ ${fmt(tree.replayed_tokens, 2)}，预测 ${x(tree.predicted_speedup)}）。`);
+    : tr(`The choice: ${chainPart}; ${treePart}.`, `选择：${chainPart}；${treePart}。`);
   const rows = rowsOf(v);
   const noisy = rows.filter((r) => spread(r.t.measured_speedup, r.t.measured_speedup_iqr)).map((r) => [`the speedup of ${r.name} varied by more than half itself from prompt to prompt (IQR)`, `${r.name}的加速比在提示词之间的波动（IQR）超过它自身的一半`]);
   // More tokens in a call cannot cost less: a fall of a fifth is the device's load, and the choice
@@ -142,8 +167,14 @@ export function resultHtml(v) {
     + said.map((p) => `<p class="numbers ch-said">${p}</p>`).join('') + `<p class="numbers ch-versus">${versusSentence(v)}</p><p class="numbers ch-limit">${limitSentence(v)}</p>` + vectorsHtml(v);
 }
 
-/** A plan's best decoding, chain or tree, by its time a token. */
-const best = (v) => [v.chosen.chain, v.chosen.tree].reduce((a, b) => (b.us_per_token < a.us_per_token ? b : a));
+/** A plan's best: its chosen chain or tree, the faster by measured speedup, or plain decoding
+ * where nothing was chosen (its time a token the target alone's). */
+function best(v) {
+  const { chain, tree } = v.chosen;
+  if (chain.gamma === 0 && tree.dp.nodes === 0) return { us_per_token: chain.plain_us_per_token, measured_speedup: 1, plain: true };
+  const picked = [chain.gamma > 0 && chain, tree.dp.nodes > 0 && tree].filter(Boolean);
+  return picked.reduce((a, b) => (b.measured_speedup > a.measured_speedup ? b : a));
+}
 /** The plan whose best decoding takes the least time a token. */
 const fastest = (plans) => plans.reduce((a, b) => (best(b).us_per_token < best(a).us_per_token ? b : a));
 
@@ -153,16 +184,17 @@ export function planHtml(plans) {
   const [a, b] = plans.map((v) => ({ v, t: best(v) }));
   const [win, lose] = a.t.us_per_token <= b.t.us_per_token ? [a, b] : [b, a];
   const name = (p) => (p.v.drafts_on ? tr(`WebGPU with the drafts on the CPU (${p.v.backend})`, `WebGPU，草稿在 CPU 上（${p.v.backend}）`) : tr(`the CPU module (${p.v.backend})`, `CPU 模块（${p.v.backend}）`));
-  const t1 = (p) => ms(p.v.times_us[0]);
+  const t1 = (p) => ms(p.v.bare_times_us[0]);
   const close = !beyond(lose.t.us_per_token, null, win.t.us_per_token, null);
   const head = close
     ? tr(`Both plans measured: ${name(win)} and ${name(lose)} are about as fast here (${ms(win.t.us_per_token)} and ${ms(lose.t.us_per_token)} a token).`,
       `两种方案都测了：这里 ${name(win)} 和 ${name(lose)} 差不多快（每个 token ${ms(win.t.us_per_token)} 和 ${ms(lose.t.us_per_token)}）。`)
     : tr(`Both plans measured: <b>${name(win)} is faster here</b>, ${ms(win.t.us_per_token)} a token against ${ms(lose.t.us_per_token)}.`,
       `两种方案都测了：<b>这里 ${name(win)} 更快</b>，每个 token ${ms(win.t.us_per_token)}，对 ${ms(lose.t.us_per_token)}。`);
-  const why = tr(` Why: a one-token call of the target takes ${t1(win)} on ${name(win)} against ${t1(lose)} on ${name(lose)}, and speculation there gives ${x(win.t.measured_speedup)} against ${x(lose.t.measured_speedup)}.`
+  const gain = (p) => (p.t.plain ? tr('plain decoding (nothing chosen)', '不推测（没有选中）') : x(p.t.measured_speedup));
+  const why = tr(` Why: a one-token call of the target takes ${t1(win)} on ${name(win)} against ${t1(lose)} on ${name(lose)}, and the choice there gives ${gain(win)} against ${gain(lose)}.`
     + (lose.v.drafts_on || win.v.drafts_on ? ' On an emulated GPU (SwiftShader, as in CI) the WebGPU target runs on this CPU with none of its speed; on a real GPU the target’s calls are nearly flat in k, so larger trees pay there.' : ''),
-  `原因：目标模型一次单 token 调用在 ${name(win)} 上要 ${t1(win)}，在 ${name(lose)} 上要 ${t1(lose)}；推测在前者给出 ${x(win.t.measured_speedup)}，在后者给出 ${x(lose.t.measured_speedup)}。`
+  `原因：目标模型一次单 token 调用在 ${name(win)} 上要 ${t1(win)}，在 ${name(lose)} 上要 ${t1(lose)}；选择在前者给出 ${gain(win)}，在后者给出 ${gain(lose)}。`
     + (lose.v.drafts_on || win.v.drafts_on ? '在模拟的 GPU 上（SwiftShader，CI 里就是），WebGPU 目标模型其实在这颗 CPU 上运行，没有 GPU 的速度；在真正的 GPU 上，目标模型的调用随 k 几乎不变，所以更大的树在那里划算。' : ''));
   return `<p class="numbers ch-plan">${head}${why}</p>`;
 }
@@ -202,7 +234,13 @@ export default {
     '<p class="note ch-note" hidden></p>', '<div class="ch-result"></div>', '<p class="numbers ch-during" hidden></p>', '<div class="plots ch-plot"></div>'];
   },
   after(s, ui, view) {
-    const backends = PLANS[s.plan] ?? PLANS.cpu;
+    // This drawing's own run: a later change (or Measure) starts another, and what this one
+    // still reports then (its second plan, the adapter's answer) is dropped.
+    const token = {};
+    current.set(ui.root, token);
+    const live = () => current.get(ui.root) === token;
+    const state = { ...s }; // the values this run measures, not the controls' later ones
+    const backends = PLANS[state.plan] ?? PLANS.cpu;
     const done = [];
     let alone = ''; // why the second plan was not measured
     const show = (v) => {
@@ -215,7 +253,7 @@ export default {
       view.querySelector('.ch-plot').innerHTML = [faster.svg_heat, faster.svg_tree, faster.svg_curve, faster.svg_vectors].join('');
     };
     const run = (i) => {
-      const params = { backend: backends[i], target_width: Number(s.width), max_nodes: Number(s.nodes), prompts: Number(s.prompts), figure_width: ui.figureWidth() };
+      const params = { backend: backends[i], target_width: Number(state.width), max_nodes: Number(state.nodes), prompts: Number(state.prompts), figure_width: ui.figureWidth() };
       runInWorker(ui, view, 'ch', 'likesworld_choose', params, 'measure', (v) => {
         done.push(v);
         show(v);
@@ -224,9 +262,11 @@ export default {
           // run on the CPU module again (the worker's note would say why).
           const adapter = globalThis.navigator?.gpu ? navigator.gpu.requestAdapter().catch(() => null) : Promise.resolve(null);
           adapter.then(ui.inLang((a) => {
+            if (!live()) return;
             if (a) return run(i + 1);
             alone = tr('This browser offers no WebGPU adapter: the CPU module is the only plan here.', '这个浏览器没有可用的 WebGPU 适配器：这里只有 CPU 模块一种方案。');
             show(v);
+            view.querySelector('.ch-status').textContent = tr(`Measured on ${v.backend}.`, `在 ${v.backend} 上测完。`);
           }));
           return tr(`Measured on ${v.backend}; then the next plan…`, `在 ${v.backend} 上测完；接着测下一种方案…`);
         }

@@ -103,19 +103,21 @@ function methodsHtml(r, v) {
   return (autoIntro(r, target) || tr(`<p class="numbers">Every method at a budget of ${r.budget} nodes on ${target}, ${r.prompts} prompts, greedy (every output is the target’s own), timed against the target alone on the same prompts.</p>`,
     `<p class="numbers">每种方法，节点预算 ${r.budget}，${target}，${r.prompts} 个提示词，贪心（每个输出都是目标模型自己的），与目标模型单独解码同样的提示词对比计时。</p>`))
     + noisyHtml(r.rows.map((x) => ({ ...x, prompts: r.prompts, batch: 1 })), (x) => escapeHtml(x.method))
-    + table([[tr('method', '方法'), ...head, ...tr(['τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured', 'IQR (prompt by prompt)'],
-      ['τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测', 'IQR（逐个提示词）'])]].concat(r.rows.map((x) => [escapeHtml(x.method), ...cell(x), fmt(x.tokens_per_call, 2),
+    + table([[tr('method', '方法'), ...head, ...tr(['τ', 'accepted / verified', 'draft calls / step', 'c (drafting a step)', 'T(n)/T(1) (verifying)', 'lecture’s formula', 'on the measured curve', 'measured', 'IQR (prompt by prompt)', 'this device’s limit'],
+      ['τ', '接受 / 验证', '每步草稿调用', 'c（每步起草）', 'T(n)/T(1)（验证）', '课上的公式', '按实测曲线', '实测', 'IQR（逐个提示词）', '这台设备的极限'])]].concat(r.rows.map((x) => [escapeHtml(x.method), ...cell(x), fmt(x.tokens_per_call, 2),
       x.accepted_fraction == null ? '—' : pct(x.accepted_fraction), fmt(x.draft_calls_per_step, 1), fmt(x.c, 3), fmt(x.verify_over_target, 2),
-      `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`, fmt(x.measured_speedup_iqr, 2)])), 'dec-methods')
+      `${fmt(x.predicted_speedup, 2)}×`, `${fmt(x.predicted_speedup_curve, 2)}×`, `<b>${fmt(x.measured_speedup, 2)}×</b>`, fmt(x.measured_speedup_iqr, 2), x.limit_speedup == null ? '—' : `${fmt(x.limit_speedup, 2)}×`])), 'dec-methods')
     + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c), with c the drafting of a step (for a chain E(α, γ)/(γc + 1), with c a draft call’s), verification taken as free. '
       + '<b>T(n)/T(1)</b>: this run’s own mean verification call over its own mean one-token call. <b>On the measured curve</b>: τ/(T(n)/T(1) + c) (a chain: E(α, γ) for τ). '
       + '<b>Measured</b>: the target alone’s wall time over the method’s, on the same prompts. '
+      + '<b>This device’s limit</b>: the same τ and drafting with every verification call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth and peak measured here: the gap from the measured column is the kernel’s and decoding’s own work, what remains below a perfect draft the draft’s. '
       + 'Since the curve column is built from the very call times the run spent, it matches the measured column by construction, up to the time spent outside model calls: '
       + 'it confirms that the calls explain the wall clock, not that the formula predicts it. The gap between the lecture’s formula and the measured column is what verifying costs on this device'
       + `${verifyCost(r)}.</p>`,
     '<p class="numbers">各列的含义。<b>课上的公式</b>：τ/(1 + c)，c 是一步起草的开销（链是 E(α, γ)/(γc + 1)，其中 c 是一次草稿调用的），把验证当作免费。'
       + '<b>T(n)/T(1)</b>：本次运行自己的平均验证调用除以自己的平均单 token 调用。<b>按实测曲线</b>：τ/(T(n)/T(1) + c)（链用 E(α, γ) 代替 τ）。'
       + '<b>实测</b>：目标模型单独解码同样提示词的墙钟时间除以该方法的墙钟时间。'
+      + '<b>这台设备的极限</b>：同样的 τ 和起草，每次验证调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽和峰值都是这里实测的：与实测一列的差距属于内核和解码自己的工作，低于完美草稿的部分属于草稿。'
       + '曲线一列用的正是这次运行花掉的调用时间，所以它与实测一列按构造就一致（差别只在模型调用之外花的时间）：'
       + '它证实的是“调用时间解释了墙钟时间”，而不是“公式预测了墙钟时间”。课上的公式与实测之间的差距，就是这台设备上验证的代价'
       + `${verifyCost(r)}。</p>`)
@@ -225,6 +227,9 @@ export function slowerHtml(r) {
     `<p class="numbers"><b>比普通解码还慢。</b>一步花 T(n)/T(1) + d·c = ${fmt(r.verify_over_target, 2)} + ${fmt(drafting, 2)} = ${fmt(cost, 2)} 次单 token 目标调用，只得到 τ = ${fmt(r.tokens_per_call, 2)} 个 token：${reasons.join('；而且')}。</p>`);
 }
 
+/** The speedup at this device's limit, as a table row (none at batch > 1 or offloaded). */
+const limitRow = (r, name) => (r.limit_speedup == null ? [] : [[name, `${fmt(r.limit_speedup, 2)}×`]]);
+
 function speedupHtml(r) {
   const formula = r.predicted_speedup == null ? '—' : `${fmt(r.predicted_speedup, 2)}×`;
   const lookup = modelFree(r.shape);
@@ -234,11 +239,11 @@ function speedupHtml(r) {
   const rows = tr([['', 'measured'], ['α (acceptance)', fmt(r.alpha)], ['τ (tokens per target call)', fmt(r.tokens_per_call, 2)],
     [lookup ? 'c (look-up / target call)' : 'c (draft call / target call)', fmt(r.c)], ['T(n)/T(1) (verify call / one-token call)', fmt(r.verify_over_target, 2)],
     ['lecture’s formula E(α, γ)/(γc + 1)', formula], [`on the measured curve ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
-    ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`]],
+    ['wall clock (IQR over groups)', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`], ...limitRow(r, 'at this device’s limit (τ and drafting at max(weights / bandwidth, k · FLOPs / peak))')],
   [['', '实测'], ['α（接受率）', fmt(r.alpha)], ['τ（每次目标调用的 token 数）', fmt(r.tokens_per_call, 2)],
     [lookup ? 'c（查找 / 目标调用）' : 'c（草稿调用 / 目标调用）', fmt(r.c)], ['T(n)/T(1)（验证调用 / 单 token 调用）', fmt(r.verify_over_target, 2)],
     ['课上的公式 E(α, γ)/(γc + 1)', formula], [`按实测曲线 ${curve}`, `${fmt(r.predicted_speedup_curve, 2)}×`],
-    ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`]]);
+    ['墙钟（各组的 IQR）', `<b>${fmt(r.measured_speedup, 2)}×</b>${spreadHtml(r)}`], ...limitRow(r, '这台设备的极限（同样的 τ 和起草，调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计）')]);
   return tr(`<p class="numbers">Measured here on <b>${r.backend}</b>, ${escapeHtml(r.method)} on ${target}, ${r.prompts} prompts, batch ${r.batch}:
     ${fmt(r.draft_call_us, 0)} µs ${lookup ? 'a look-up' : 'a draft call'}, ${fmt(r.target_call_us, 0)} µs a one-token target call, ${fmt(r.verify_call_us, 0)} µs a verify call;
     ${fmt(r.plain_us / 1000, 1)} ms plain, ${fmt(r.speculative_us / 1000, 1)} ms speculative.</p>`,
@@ -253,8 +258,8 @@ function speedupHtml(r) {
 function sweepHtml(r) {
   const x = (v) => (v == null ? '—' : `${fmt(v, 2)}×`);
   const rows = r.rows.map((w, i) => [chosenGamma(r, w.gamma), fmt(w.alpha), fmt(w.tokens_per_call, 2), fmt(w.c), fmt(w.verify_over_target, 2), x(r.formula_at[i]), x(w.predicted_speedup_curve),
-    `<b>${fmt(w.measured_speedup, 2)}×</b>${spreadHtml(w)}`]);
-  const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟']);
+    `<b>${fmt(w.measured_speedup, 2)}×</b>${spreadHtml(w)}`, x(w.limit_speedup)]);
+  const head = tr(['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1), mean α, c', 'measured curve', 'wall clock', 'this device’s limit'], ['γ', 'α', 'τ', 'c', 'T(n)/T(1)', 'E(α, γ)/(γc + 1)，平均 α、c', '实测曲线', '墙钟', '这台设备的极限']);
   const best = r.rows.find((w) => w.gamma === r.best_gamma);
   const target = r.target_width > 1 ? tr(`the target ×${r.target_width}`, `目标模型 ×${r.target_width}`) : tr('the trained target', '训练好的目标模型');
   let formula = '';

@@ -15,6 +15,7 @@ use super::context::Lab;
 use super::engine_costs::{engine_costs, EngineCosts};
 use super::hidden::decode::Ready;
 use super::hidden::drafts::Drafts;
+use super::limit::Limit;
 use super::methods::timed;
 use super::params::{
     Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, DEFAULT_DEPTH, RANKS_PREFIX,
@@ -26,7 +27,7 @@ use super::vectors::{table, VectorTable};
 use crate::clock::Progress;
 use crate::error::{Error, Range};
 use crate::likesworld;
-use crate::model::measure::{call_flops, ceiling, roofline, Calibration, Point, Subject};
+use crate::model::measure::Calibration;
 use crate::model::medusa::MAX_HEADS;
 use crate::tree::choose::{choose, predicted, ChainPick, Times};
 use crate::tree::sequoia::{self, Plan};
@@ -99,6 +100,9 @@ pub struct ChosenChain {
     pub pick: ChainPick,
     /// The γ timed.
     pub timed_gamma: u32,
+    /// The chain timed's own prediction (the choice's where it is a chain; the chain of one's
+    /// where the choice is plain decoding).
+    pub timed_predicted_speedup: f64,
     #[serde(flatten)]
     pub timed: Timed,
 }
@@ -156,16 +160,8 @@ pub async fn choose_here(
 ) -> Result<ChooseReport, Error> {
     MAX_NODES.check(max_nodes as f64)?;
     let models = lab.models;
-    // The device's bandwidth and peak (the roofline's calibrations, with T(1) beside them); then
     // T(1) … T(K) as the median of a few rounds over every k, so that a moment's load moves one
     // round of one k and not the curve the choice reads ([`time_target`]).
-    let subject = Subject {
-        model: &models.target,
-        width: models.target_width(),
-        backend: models.backend,
-        device: &models.device,
-    };
-    let roof = roofline(subject, &[1], 1, known, lab.clock, &mut |_, _| {}).await?;
     let bare_times_us = time_target(lab, max_nodes + 1, 1).await?;
     let bare_c = draft_cost(lab, Draft::B, 1, bare_times_us[0]).await?;
     // What decoding pays beyond the bare calls, read on calibration prompts: the curve and c
@@ -174,23 +170,12 @@ pub async fn choose_here(
     let times_us = engine.times_us.clone();
     let c = engine.draft_cost(bare_c, bare_times_us[0]);
     progress(max_nodes + 1, max_nodes + 6);
-    let rows: Vec<Point> = (bare_times_us.iter().enumerate())
-        .map(|(i, &t)| Point {
-            k: i + 1,
-            batch: 1,
-            median_us: t,
-            iqr_us: 0.0,
-            calls_per_block: 0,
-        })
+    // This device's limit: its bandwidth and peak (a ceiling over the calls just timed).
+    let rows: Vec<(usize, f64)> = (bare_times_us.iter().enumerate())
+        .map(|(i, &t)| (i + 1, t))
         .collect();
-    // The peak is a ceiling: no slower than what the calls themselves reached.
-    let (peak_gflops, _) = ceiling(roof.peak_gflops, &rows, roof.weight_bytes);
-    let limit_times_us: Vec<f64> = (1..=max_nodes + 1)
-        .map(|k| {
-            let compute_us = call_flops(roof.weight_bytes, k, 1) / (peak_gflops * 1e3);
-            roof.memory_floor_us.max(compute_us)
-        })
-        .collect();
+    let limit = Limit::measure(lab, known, &rows).await?;
+    let limit_times_us = limit.times_us(max_nodes + 1);
     // The vectors and the replay depend only on the target's answers: read from the trained
     // target beside the drafts (a widened or GPU target answers the same, up to rounding).
     let reference = models.reference()?;
@@ -268,9 +253,11 @@ pub async fn choose_here(
     let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, EAGLE2_NODES)).await?;
     let eagle2 = timed(lab, &ready, &held).await?;
     progress(max_nodes + 6, max_nodes + 6);
-    let limit = Times::new(limit_times_us.clone())?;
     let of = |r: &SpeedupReport, k: f64| {
         let drafting = r.c * r.draft_calls_per_step;
+        // The call of k tokens as measured here: bare (k within the curve) or in this run.
+        let measured = (bare_times_us.get(k as usize - 1))
+            .map_or(r.verify_over_target, |t| t / bare_times_us[0]);
         Timed {
             measured_speedup: r.measured_speedup,
             measured_speedup_iqr: r.measured_speedup_iqr,
@@ -278,7 +265,7 @@ pub async fn choose_here(
             verify_over_target: r.verify_over_target,
             drafting,
             predicted_speedup_curve: r.predicted_speedup_curve,
-            limit_speedup: r.tokens_per_call / (ratio_at(&limit, k) + drafting),
+            limit_speedup: limit.speedup(r.tokens_per_call, k, measured, drafting),
             plain_us_per_token: r.plain_us_per_token,
             us_per_token: r.speculative_us_per_token,
         }
@@ -292,6 +279,13 @@ pub async fn choose_here(
             chain: ChosenChain {
                 pick: choice.chain.clone(),
                 timed_gamma: gamma,
+                timed_predicted_speedup: predicted(
+                    &times,
+                    p.chain_tokens(gamma as usize),
+                    gamma as usize,
+                    gamma as usize,
+                    c,
+                ),
                 timed: of(&chain, gamma as f64 + 1.0),
             },
             tree: ChosenTree {
@@ -320,8 +314,12 @@ pub async fn choose_here(
             verify_over_target: eagle2.verify_over_target,
             drafting: eagle2.c,
             predicted_speedup_curve: eagle2.predicted_speedup_curve,
-            limit_speedup: eagle2.tokens_per_call
-                / (ratio_at(&limit, eagle2.verified_nodes_per_call + 1.0) + eagle2.c),
+            limit_speedup: limit.speedup(
+                eagle2.tokens_per_call,
+                eagle2.verified_nodes_per_call + 1.0,
+                eagle2.verify_over_target,
+                eagle2.c,
+            ),
             plain_us_per_token,
             // The target alone's time a token over the speedup measured against it.
             us_per_token: plain_us_per_token / eagle2.measured_speedup.max(f64::MIN_POSITIVE),
@@ -331,19 +329,10 @@ pub async fn choose_here(
         vectors,
         met_by_depth,
         limit_times_us,
-        bandwidth_gbs: roof.bandwidth_gbs,
-        peak_gflops,
-        calibration: roof.calibration,
+        bandwidth_gbs: limit.bandwidth_gbs,
+        peak_gflops: limit.peak_gflops,
+        calibration: limit.calibration,
         limit_speedup,
         prompts: held.len(),
     })
-}
-
-/// T(k)/T(1) at a call of `k` tokens, `k` a mean (a dynamic tree's verified nodes + 1):
-/// interpolated between the whole calls around it, held at the ends of the times given.
-fn ratio_at(times: &Times, k: f64) -> f64 {
-    let k = k.clamp(1.0, times.max_k() as f64);
-    let (lo, hi) = (k.floor() as usize, k.ceil() as usize);
-    let f = k - lo as f64;
-    times.ratio(lo) * (1.0 - f) + times.ratio(hi) * f
 }

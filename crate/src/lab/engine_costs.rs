@@ -32,7 +32,7 @@ pub struct EngineCosts {
     /// Decoding's overhead over a bare call, µs: at k = 1, and at k = γ + 1.
     pub overhead_one_us: f64,
     pub overhead_chain_us: f64,
-    /// A draft call in decoding over draft B's bare call (≥ 0; 1: no overhead).
+    /// A draft call in decoding over draft B's bare call (at least 1: no overhead).
     pub draft_scale: f64,
 }
 
@@ -79,7 +79,8 @@ pub async fn engine_costs(
 /// [`EngineCosts`] from decoding's mean one-token call `t1`, its mean verification call of
 /// γ + 1 tokens `tv` and its mean draft call `draft` (µs), against the bare curve `bare` and
 /// draft B's bare call: the overhead over bare, linear in k through k = 1 and k = γ + 1, never
-/// below zero (a decoding call cannot cost less than its forward).
+/// below zero (a decoding call cannot cost less than its forward), and the curve never falling
+/// with k.
 pub fn lift(bare: &[f64], t1: f64, tv: f64, draft: f64, draft_bare_us: f64) -> EngineCosts {
     let k = (GAMMA + 1).min(bare.len());
     let one = (t1 - bare[0]).max(0.0);
@@ -89,8 +90,14 @@ pub fn lift(bare: &[f64], t1: f64, tv: f64, draft: f64, draft_bare_us: f64) -> E
     } else {
         0.0
     };
+    // More tokens in a call cannot cost less: a k timed below a smaller one (a moment's load on
+    // the smaller) is held at the larger's, so the choice never rests on a dip.
+    let mut top = 0.0f64;
     let times_us = (bare.iter().enumerate())
-        .map(|(i, &t)| t + (one + slope * i as f64).max(0.0))
+        .map(|(i, &t)| {
+            top = top.max(t + (one + slope * i as f64).max(0.0));
+            top
+        })
         .collect();
     EngineCosts {
         times_us,
@@ -121,5 +128,8 @@ mod tests {
         // A falling line is held at zero where it would go negative.
         let e = lift(&bare, 140.0, 130.0, 20.0, 20.0);
         assert!(e.times_us.iter().zip(&bare).all(|(t, b)| t >= b));
+        // A dip (k = 3 timed under k = 2) never reaches the curve the choice reads.
+        let e = lift(&[100.0, 150.0, 120.0, 160.0], 100.0, 160.0, 20.0, 20.0);
+        assert_eq!(e.times_us, vec![100.0, 150.0, 150.0, 160.0]);
     }
 }

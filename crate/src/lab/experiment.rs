@@ -86,10 +86,14 @@ pub async fn run(
             Outcome::Methods(methods::methods(lab, m.budget, &held_out(m.prompts), progress).await?)
         }
         Experiment::Speedup(s) => {
-            Outcome::Speedup(speedup::speedup(lab, s, &held_out(s.prompts), progress).await?)
+            let mut r = speedup::speedup(lab, s, &held_out(s.prompts), progress).await?;
+            speedup::with_limit(lab, &s.config, std::slice::from_mut(&mut r)).await?;
+            Outcome::Speedup(r)
         }
         Experiment::Sweep(s) => {
-            Outcome::Sweep(speedup::sweep(lab, s, &held_out(s.prompts), progress).await?)
+            let mut r = speedup::sweep(lab, s, &held_out(s.prompts), progress).await?;
+            speedup::with_limit(lab, "", &mut r.rows).await?;
+            Outcome::Sweep(r)
         }
         Experiment::Load(l) => {
             let prompts = held_out(l.prompts_needed()?);

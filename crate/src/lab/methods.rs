@@ -13,6 +13,8 @@ use super::generate::run;
 use super::hidden::decode::{decode, Ready};
 use super::hidden::drafts::Drafts;
 use super::hidden::report::acceptance_by_depth;
+use super::limit::Limit;
+use super::params::ranges::tree_shape;
 use super::params::{
     Budget, Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, Verification, DEFAULT_DEPTH,
     DEFAULT_GAMMA, RANKS_PREFIX,
@@ -52,6 +54,9 @@ pub struct MethodRow {
     pub measured_speedup: f64,
     /// The spread (IQR) of that ratio prompt by prompt (a chain's: group by group).
     pub measured_speedup_iqr: f64,
+    /// τ / (T_lim(k)/T_lim(1) + c): the same τ and drafting at this device's limit
+    /// ([`super::limit::Limit`]), k the row's verification call.
+    pub limit_speedup: f64,
     /// With the budget `auto`: the size chosen for this device and what the choice predicts
     /// (none for the suffix index, which keeps a fixed budget, nor with a budget of nodes).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,6 +140,8 @@ pub(super) async fn timed(
             true => 0.0,
             false => crate::model::measure::iqr(ratios),
         },
+        // Priced by `methods` once the device's limit is measured.
+        limit_speedup: f64::NAN,
         auto: None,
     })
 }
@@ -157,6 +164,7 @@ pub async fn methods(
     };
     let total = 8 + usize::from(sizes.is_some());
     let mut rows = Vec::new();
+    let mut calls = Vec::new();
     if sizes.is_some() {
         progress(1, total);
     }
@@ -208,7 +216,14 @@ pub async fn methods(
             predicted_speedup_curve: r.predicted_speedup_curve,
             measured_speedup: r.measured_speedup,
             measured_speedup_iqr: r.measured_speedup_iqr,
+            limit_speedup: f64::NAN,
             auto,
+        });
+        // The row's verification call: a chain's γ + 1, a tree's nodes + 1, the suffix index's
+        // budget + 1 (at most).
+        calls.push(match spec.shape {
+            Proposing::Tree => tree_shape(&spec.config)?.nodes() as f64 + 1.0,
+            _ => f64::from(spec.gamma) + 1.0,
         });
         progress(rows.len() + total - 8, total);
     }
@@ -234,8 +249,14 @@ pub async fn methods(
         let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, size)).await?;
         let mut row = timed(lab, &ready, prompts).await?;
         row.auto = auto;
+        calls.push(row.verified_nodes_per_call + 1.0);
         rows.push(row);
         progress(rows.len() + total - 8, total);
+    }
+    // This device's limit beside every row (issue 54, item 4).
+    let limit = Limit::measure(lab, None, &[]).await?;
+    for (row, &k) in rows.iter_mut().zip(&calls) {
+        row.limit_speedup = limit.speedup(row.tokens_per_call, k, row.verify_over_target, row.c);
     }
     Ok(MethodsReport {
         budget,

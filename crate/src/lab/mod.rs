@@ -54,6 +54,7 @@ pub mod gallery;
 pub mod generate;
 pub mod hidden;
 pub mod learned;
+pub mod limit;
 pub mod lm;
 pub mod load;
 pub mod methods;

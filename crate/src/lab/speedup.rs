@@ -100,6 +100,10 @@ pub struct SpeedupReport {
     /// (every target call above paid one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer: Option<Transfer>,
+    /// The same τ and drafting at this device's limit ([`super::limit::Limit`]): at batch 1 with
+    /// the weights on the device, priced by the experiment's runner once per report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_speedup: Option<f64>,
 }
 
 impl SpeedupReport {
@@ -338,7 +342,32 @@ pub async fn speedup(
         plain_lane,
         speculative_lane,
         transfer,
+        limit_speedup: None,
     })
+}
+
+/// Prices `reports` (one γ each, of `spec`'s shape) at this device's limit: the same τ and
+/// drafting with every verification call at T_lim (issue 54, item 4). Only at batch 1 with the
+/// weights on the device (the limit is a single row's, and has no crossing).
+pub async fn with_limit(
+    lab: Lab<'_>,
+    spec_config: &str,
+    reports: &mut [SpeedupReport],
+) -> Result<(), Error> {
+    if reports.is_empty() || lab.models.offloaded() || reports.iter().any(|r| r.batch != 1) {
+        return Ok(());
+    }
+    let limit = super::limit::Limit::measure(lab, None, &[]).await?;
+    for r in reports {
+        // The verification call: a tree's nodes + 1, a chain's (or a drafter's) γ + 1.
+        let k = match r.shape {
+            Proposing::Tree => super::params::tree_shape(spec_config)?.nodes() as f64 + 1.0,
+            _ => f64::from(r.gamma) + 1.0,
+        };
+        let drafting = r.c * r.draft_calls_per_step;
+        r.limit_speedup = Some(limit.speedup(r.tokens_per_call, k, r.verify_over_target, drafting));
+    }
+    Ok(())
 }
 
 /// Spans relative to the first call's start.

@@ -325,6 +325,7 @@ mod tests {
             predicted_speedup_curve: s * 0.9,
             measured_speedup: s,
             measured_speedup_iqr: 0.1,
+            limit_speedup: s * 1.5,
             auto: None,
         };
         MethodsReport {

@@ -304,6 +304,7 @@ mod tests {
                 plain_lane: Vec::new(),
                 speculative_lane: Vec::new(),
                 transfer: None,
+                limit_speedup: None,
             })
             .collect();
         LoadReport {

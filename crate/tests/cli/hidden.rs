@@ -77,6 +77,11 @@ fn hidden_state_drafts_on_the_command_line() {
             "{r}"
         );
         assert!(r["method"].is_string() && f(r, "c") >= 0.0, "{r}");
+        // This device's limit: the same τ and drafting at its bandwidth and peak, at most τ.
+        assert!(
+            f(r, "limit_speedup") > 0.0 && f(r, "limit_speedup") <= f(r, "tokens_per_call"),
+            "{r}"
+        );
         assert!(
             r.get("auto").is_none(),
             "a budget of nodes chooses nothing: {r}"

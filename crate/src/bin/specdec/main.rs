@@ -106,9 +106,10 @@ target on --backend, as the page runs WebGPU: --backend wgpu --drafts-on flex):
   likesworld sequoia  [--draft a|b|medusa|eagle] [--budget N] [--depth D] [--verify greedy|mss] [--prompts P]
                         the draft's acceptance vector p_1…p_8 measured, Sequoia's tree of N nodes for it
                         (lecture §4.7), decoded beside every <k1,...> of N nodes: τ predicted and measured
-  likesworld choose   [--max-nodes M] [--prompts P] [--target-width W]
-                        how to speculate on this device: T(1)…T(M+1), c and draft B's vector measured,
-                        the best chain and tree chosen, then both timed beside EAGLE-2 at 8 nodes
+  likesworld choose   [--max-nodes M] [--prompts P] [--target-width W] [--backend flex|ndarray|wgpu]
+                        how to speculate on this device: T(1)…T(M+1) and c measured and lifted to what
+                        decoding pays, every draft's vector; the best chain and tree chosen, then both
+                        timed beside EAGLE-2 at 8 nodes, each with its prediction and the device's limit
   likesworld typical  [--gamma G] [--prompts P] [--repeats R] [--seed S]
                         Medusa's typical acceptance (lecture §5.1), ε 0.01…0.5 with δ = √ε: tokens per
                         call gained against Algorithm 1 (draft B's chain) and greedy (Medusa's tree),

@@ -91,28 +91,27 @@ pub async fn choose_here_view(
     let l = params.lang;
     let lab = Lab::new(models, l, clock);
     let report = choose_here(lab, params.max_nodes, params.prompts, known, progress).await?;
-    Ok(view_of(report, l, params.figure_width))
+    view_of(report, l, params.figure_width)
 }
 
 /// The drawings of a report (pure).
-pub fn view_of(report: ChooseReport, l: Lang, room: Option<u32>) -> ChooseHereView {
+pub fn view_of(report: ChooseReport, l: Lang, room: Option<u32>) -> Result<ChooseHereView, Error> {
     let w = figure_width(560, room);
-    let times = Times::new(report.times_us.clone()).expect("measured times are positive");
-    let choice =
-        choose(&report.vector.acceptance(), &times, report.draft_cost).expect("a measured vector");
+    let times = Times::new(report.times_us.clone())?;
+    let choice = choose(&report.vector.acceptance(), &times, report.draft_cost)?;
     let name = l.pick(
         format!("this device ({})", report.backend),
         format!("这台设备（{}）", report.backend),
     );
     let labels = super::labels(&choice.tree.parents, &choice.tree.ranks);
-    ChooseHereView {
+    Ok(ChooseHereView {
         svg_heat: heat_svg(&choice, times.max_k() - 1, &name, report.draft_cost, l, w),
         svg_tree: tree_svg(&choice, &labels, l, w),
         svg_curve: curve_svg(&report, l, w),
         svg_vectors: vectors_svg(&report, l, w),
         report,
         note: None,
-    }
+    })
 }
 
 /// T(k)/T(1) against k: the bare calls timed, the same as decoding pays them (the calibration),
@@ -139,7 +138,7 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
         (tree.nodes as f64 + 1.0, tree.timed.verify_over_target),
     ];
     let kmax = measured.len() as f64;
-    let hi = (measured.iter().chain(&paid).map(|p| p.1))
+    let hi = (measured.iter().chain(&paid).chain(&limit).map(|p| p.1))
         .chain(calls.iter().map(|p| p.1))
         .fold(1.0f64, f64::max)
         * 1.12;
@@ -225,7 +224,7 @@ fn vectors_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     }
     let ranks = series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(2);
     let label = l.pick(
-        "Acceptance vectors: p_i, the chance that the i-th ranked draft child is the one accepted, for each draft",
+        "Acceptance vectors: p_i, the chance that the i-th ranked draft child is the one accepted, for drafts A and B and EAGLE (Medusa's heads in the table)",
         "接受向量：每个草稿排第 i 的孩子正是被接受那一个的概率 p_i",
     );
     let w = width as i32;

@@ -238,12 +238,13 @@ pub fn methods(o: &mut Opts) -> Result<Report, Usage> {
         rows.push(row(
             &x.method,
             format!(
-                "τ {:.2}  c {:.3}  predicted {:.2}× (on the measured curve {:.2}×)  measured {:.2}×{chosen}",
+                "τ {:.2}  c {:.3}  predicted {:.2}× (on the measured curve {:.2}×)  measured {:.2}×  limit {:.2}×{chosen}",
                 x.tokens_per_call,
                 x.c,
                 x.predicted_speedup,
                 x.predicted_speedup_curve,
-                x.measured_speedup
+                x.measured_speedup,
+                x.limit_speedup
             ),
         ));
     }

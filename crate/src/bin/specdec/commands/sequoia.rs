@@ -125,18 +125,23 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
             ),
             row(
                 "chosen chain",
-                format!(
-                    "γ {}: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}{}",
-                    chain.pick.gamma,
-                    chain.pick.predicted_speedup,
-                    chain.timed.measured_speedup,
-                    chain.timed.measured_speedup_iqr,
-                    chain.timed.tokens_per_call,
-                    match chain.pick.gamma {
-                        0 => format!(" (plain decoding is faster; γ {} timed)", chain.timed_gamma),
-                        _ => String::new(),
-                    }
-                ),
+                match chain.pick.gamma {
+                    0 => format!(
+                        "plain decoding is faster (no γ predicted over 1×); γ {} timed to show it: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
+                        chain.timed_gamma,
+                        chain.timed_predicted_speedup,
+                        chain.timed.measured_speedup,
+                        chain.timed.measured_speedup_iqr,
+                        chain.timed.tokens_per_call
+                    ),
+                    g => format!(
+                        "γ {g}: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
+                        chain.pick.predicted_speedup,
+                        chain.timed.measured_speedup,
+                        chain.timed.measured_speedup_iqr,
+                        chain.timed.tokens_per_call
+                    ),
+                },
             ),
             row(
                 "chosen tree",

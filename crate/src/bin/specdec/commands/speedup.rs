@@ -198,6 +198,13 @@ fn rows(r: &SpeedupReport) -> Vec<(String, String)> {
             format!("{:.3}×", r.predicted_speedup_curve),
         ),
         row(
+            "at this device's limit",
+            r.limit_speedup
+                .map_or("— (batch > 1 or offloaded)".into(), |l| {
+                    format!("{l:.3}×")
+                }),
+        ),
+        row(
             "measured speedup",
             format!(
                 "{:.3}× ({}; {:.1} ms plain, {:.1} ms speculative)",
@@ -247,10 +254,11 @@ fn sweep(o: &mut Opts, spec: &Sweep) -> Result<Report, Usage> {
         rows.push(row(
             &format!("γ {}", x.gamma),
             format!(
-                "measured {:.3}× ({}), on the curve {:.3}×, formula (mean α, c) {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
+                "measured {:.3}× ({}), on the curve {:.3}×, limit {}, formula (mean α, c) {}; α {:.3}, c {:.3}, T(n)/T(1) {:.2}, τ {:.2}",
                 x.measured_speedup,
                 spread(x),
                 x.predicted_speedup_curve,
+                x.limit_speedup.map_or("—".into(), |l| format!("{l:.3}×")),
                 r.formula_at
                     .get(i)
                     .map_or("—".into(), |s| format!("{s:.3}×")),
