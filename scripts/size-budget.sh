@@ -133,7 +133,8 @@
 #   (www/widgets/choosehere.js and decoding-auto.js); the first visit 1,886,644; the GPU module
 #   3,077,113. Set 4-6 KB above: the CPU modules to 1.283 MB, the page to 0.166 MB, the first
 #   visit to 1.893 MB, the GPU module to 3.083 MB. Issue 56 (a first module without burn) is
-#   where the first visit shrinks
+#   where the first visit shrinks. The limit beside every speedup (lab::limit) then took the GPU
+#   module to 3,083,443 and the CPU module to 1,278,290: the GPU module's budget set to 3.089 MB
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -171,7 +172,7 @@ check "CPU module, threaded build (pkg/mt/)" "$cpu_mt" 1283000
 check "CPU module, threaded FMA build (pkg/mt-fma/)" "$cpu_mt_fma" 1283000
 check "weights (pkg/weights/*.bpk)" "$weights" 500000
 check "page: HTML, CSS, scripts" "$page" 166000
-check "GPU module, on demand (pkg/gpu/)" "$gpu" 3083000
+check "GPU module, on demand (pkg/gpu/)" "$gpu" 3089000
 check "hidden-state drafts, on demand (pkg/weights/hidden/)" "$hidden" 500000
 check "boost-tuned pools, on demand (pkg/weights/pool/)" "$pool" 450000
 check "training module, on demand (pkg/train/)" "$train" 1000000
