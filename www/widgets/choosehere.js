@@ -31,7 +31,7 @@ function rowsOf(v) {
   const { chain, tree } = v.chosen;
   const chainName = chain.gamma === 0 ? tr(`chain γ ${chain.timed_gamma} (none pays: timed to show it)`, `链 γ ${chain.timed_gamma}（都不划算：计时以示代价）`) : tr(`chosen chain, γ ${chain.gamma}`, `选出的链，γ ${chain.gamma}`);
   const treeName = tree.dp.nodes === 0 ? tr('a tree of 1 node (none pays: timed to show it)', '1 个节点的树（都不划算：计时以示代价）')
-    : tr(`chosen tree, ${tree.nodes} nodes, depth ${tree.depth} (${escapeHtml(tree.labels.join(' '))})`, `选出的树，${tree.nodes} 个节点，深度 ${tree.depth}（${escapeHtml(tree.labels.join(' '))}）`);
+    : tr(`chosen tree, ${tree.nodes} node${tree.nodes === 1 ? '' : 's'}, depth ${tree.depth} (${escapeHtml(tree.labels.join(' '))})`, `选出的树，${tree.nodes} 个节点，深度 ${tree.depth}（${escapeHtml(tree.labels.join(' '))}）`);
   return [
     { name: chainName, t: chain, predicted: chain.timed_predicted_speedup ?? chain.predicted_speedup, k: chain.timed_gamma + 1 },
     { name: treeName, t: tree, predicted: tree.predicted_speedup, k: tree.nodes + 1 },
@@ -147,7 +147,7 @@ export function resultHtml(v) {
   // calibration prompts gains; a tree of one branch is a chain, said so.
   const asChain = tree.labels.every((l) => /^1(\.1)*$/.test(l));
   const treePart = tree.dp.nodes === 0 ? tr('no tree pays', '没有哪棵树划算')
-    : tr(`a tree of <b>${tree.dp.nodes} nodes, depth ${tree.dp.depth}</b> (E = ${fmt(tree.dp.expected_tokens, 2)}, ${x(tree.dp.predicted_speedup)}), decoded after improving it on greedy decoding replayed on calibration prompts (${fmt(tree.replayed_tokens, 2)} tokens a step there, ${x(tree.predicted_speedup)} predicted)${asChain ? ': one branch, the same as a chain' : ''}`,
+    : tr(`a tree of <b>${tree.dp.nodes} node${tree.dp.nodes === 1 ? '' : 's'}, depth ${tree.dp.depth}</b> (E = ${fmt(tree.dp.expected_tokens, 2)}, ${x(tree.dp.predicted_speedup)}), decoded after improving it on greedy decoding replayed on calibration prompts (${fmt(tree.replayed_tokens, 2)} tokens a step there, ${x(tree.predicted_speedup)} predicted)${asChain ? ': one branch, the same as a chain' : ''}`,
       `<b>${tree.dp.nodes} 个节点、深度 ${tree.dp.depth}</b> 的树（E = ${fmt(tree.dp.expected_tokens, 2)}，${x(tree.dp.predicted_speedup)}），解码前在校准提示词上重放的贪心解码里改进过（那里每步 ${fmt(tree.replayed_tokens, 2)} 个 token，预测 ${x(tree.predicted_speedup)}）${asChain ? '：只有一条枝，和链一样' : ''}`);
   const choice = chain.gamma === 0 && tree.dp.nodes === 0
     ? tr('The choice: <b>plain decoding</b> — no chain or tree pays on this device at this c.', '选择：<b>不推测</b>——在这台设备上、这个 c 下，没有哪条链或哪棵树划算。')
