@@ -78,8 +78,8 @@ fn cpu_measured() -> Profile {
             "2 核 CPU，×16 目标，页面中（实测）",
         ),
         source: Text::new(
-            "docs/performance.md, the ×16 table for 2 threads + FMA (the shipped kernel): T(1) 3.67, T(2) 4.97, T(4) 5.12, T(8) 7.74, T(16) 15.6 ms; draft B's c 0.013",
-            "docs/performance.md，×16、2 线程 + FMA 的表（发布的内核）：T(1) 3.67，T(2) 4.97，T(4) 5.12，T(8) 7.74，T(16) 15.6 ms；草稿 B 的 c 0.013",
+            "docs/performance.md, the ×16 table for 2 threads + FMA (the shipped kernel): T(1) 3.67, T(2) 4.97, T(4) 5.12, T(8) 7.74, T(16) 15.6 ms; draft B's c 0.013. These are bare calls: decoding pays more around each call, so these predictions run high on this CPU; the widget below measures the curve as decoding pays it",
+            "docs/performance.md，×16、2 线程 + FMA 的表（发布的内核）：T(1) 3.67，T(2) 4.97，T(4) 5.12，T(8) 7.74，T(16) 15.6 ms；草稿 B 的 c 0.013。这些是单独计时的调用：解码在每次调用周围还要多花时间，所以在这台 CPU 上这里的预测偏高；下面的组件按解码实际付出的测出曲线",
         ),
         points: vec![(1, 3.67), (2, 4.97), (4, 5.12), (8, 7.74), (16, 15.6)],
         draft_cost: 0.013,

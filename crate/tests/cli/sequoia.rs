@@ -1,6 +1,6 @@
 //! `tree --sequoia` and `choose` (issue 54): Sequoia's trees and the hardware-aware choice.
 
-use super::{check_error, f, json};
+use super::{check_error, f, json, run};
 
 #[test]
 fn sequoia_tree_by_hand_and_its_contract() {
@@ -288,6 +288,13 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
         &["likesworld", "choose", "--max-nodes", "0"],
         "max-nodes = 0 is out of range",
     );
+    // `--help` after a command prints that command's entry of the help (and measures nothing).
+    for help in ["--help", "-h"] {
+        let (code, out, _) = run(&["likesworld", "choose", help]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("likesworld choose   [--max-nodes M]"), "{out}");
+        assert!(!out.contains("likesworld sequoia"), "{out}");
+    }
     // A tree by rank paths is a tree configuration the speedup experiment takes.
     let s = json(&[
         "likesworld",

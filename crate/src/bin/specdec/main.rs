@@ -157,6 +157,11 @@ fn main() -> ExitCode {
     if command == "--help" || command == "-h" || command == "help" {
         return emit(USAGE);
     }
+    // `specdec likesworld choose --help`: that command's own lines of the help, not its options
+    // (a `--help` taken for an option wanting a value, or `-h` starting a measurement).
+    if args[1..].iter().any(|a| a == "--help" || a == "-h") {
+        return emit(&help_for(&args));
+    }
     match Opts::parse(command, &args[1..]).and_then(|mut o| run(&mut o).map(|r| (o.json, r))) {
         Ok((true, report)) => emit(&format!("{}\n", report.json)),
         Ok((false, report)) => {
@@ -179,6 +184,39 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "specdec: {msg}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The help's entries for the command in `args` (its words before the first option: `likesworld
+/// choose`), or the whole help where none matches. An entry is a line indented by two spaces and
+/// the deeper-indented lines under it.
+fn help_for(args: &[String]) -> String {
+    let words: Vec<&str> = (args.iter())
+        .take_while(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let name = words.join(" ");
+    let mut out = String::new();
+    let mut keep = false;
+    for line in USAGE.lines() {
+        let entry = line.starts_with("  ") && !line.starts_with("   ");
+        if entry {
+            let head = line.trim_start();
+            // `likesworld choose` matches its own entry; `likesworld` alone, every such entry.
+            keep = head
+                .strip_prefix(name.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '));
+        } else if !line.starts_with("   ") {
+            keep = false;
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    match out.is_empty() {
+        true => USAGE.to_string(),
+        false => format!("USAGE: specdec <command> [--option value]... [--json]\n\n{out}"),
     }
 }
 
