@@ -28,12 +28,14 @@ test('choosehere on the CPU: bad values refused by name, then the choice measure
   const refused = await page.evaluate(async () => {
     const { runJob } = await import('./engine.js');
     const why = (p) => runJob('likesworld_choose', p, null, 'ch-test').promise.then(() => 'ran', (e) => e.message);
-    return [await why({ max_nodes: 0 }), await why({ max_nodes: 32 }), await why({ prompts: 0 }), await why({ target_width: 0 })];
+    return [await why({ max_nodes: 0 }), await why({ max_nodes: 32 }), await why({ prompts: 0 }), await why({ target_width: 0 }), await why({ prompts: 5, max_nodes: 'x' })];
   });
   assert.match(refused[0], /max-nodes = 0 is out of range: 1 ≤ max-nodes ≤ 31/, refused[0]);
   assert.match(refused[1], /max-nodes = 32 is out of range/, refused[1]);
   assert.match(refused[2], /prompts = 0 is out of range/, refused[2]);
   assert.match(refused[3], /width/, refused[3]);
+  // A value of the wrong type names its parameter.
+  assert.match(refused[4], /^bad parameters: max_nodes: invalid type: string "x", expected usize/, refused[4]);
   // A value the page does not offer is named, and the widget runs with its default.
   const { page: bad } = await open(env, 'embed.html?widget=choosehere&nodes=99&width=1&prompts=5');
   assert.match(await alertOf(bad, 'choosehere'), /“99” is not one of the choices; using 16/);

@@ -135,11 +135,41 @@ pub(crate) fn params<P: DeserializeOwned>(params: JsValue, lang: Lang) -> Result
     if params.is_undefined() || params.is_null() {
         serde_wasm_bindgen::from_value(js_sys::Object::new().into())
     } else {
-        serde_wasm_bindgen::from_value(params)
+        serde_wasm_bindgen::from_value(params.clone())
     }
     .map_err(|e| {
-        let why = lang.pick("bad parameters: ", "参数无法读取：").to_string();
-        into_error(why + &e.to_string(), lang)
+        let text = e.to_string();
+        let what = text.strip_prefix("Error: ").unwrap_or(&text);
+        // serde names the type it wanted, not the parameter: the first field that fails alone
+        // (the others left to their defaults) is the one named.
+        let why = match culprit::<P>(&params) {
+            Some(key) => lang.pick(
+                format!("bad parameters: {key}: {what}"),
+                format!("参数无法读取：{key}：{what}"),
+            ),
+            None => lang.pick(
+                format!("bad parameters: {what}"),
+                format!("参数无法读取：{what}"),
+            ),
+        };
+        into_error(why, lang)
+    })
+}
+
+/// The first field of the object `params` that `P` refuses on its own (a parameter struct takes
+/// its defaults for what is missing), or none.
+fn culprit<P: DeserializeOwned>(params: &JsValue) -> Option<String> {
+    let obj = params.dyn_ref::<js_sys::Object>()?;
+    // A `P` that needs some field (a tagged experiment) refuses every single field: no name then.
+    serde_wasm_bindgen::from_value::<P>(js_sys::Object::new().into()).ok()?;
+    js_sys::Object::keys(obj).iter().find_map(|key| {
+        let single = js_sys::Object::new();
+        let value = js_sys::Reflect::get(obj, &key).ok()?;
+        js_sys::Reflect::set(&single, &key, &value).ok()?;
+        serde_wasm_bindgen::from_value::<P>(single.into())
+            .is_err()
+            .then(|| key.as_string())
+            .flatten()
     })
 }
 
