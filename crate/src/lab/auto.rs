@@ -133,14 +133,12 @@ pub async fn sizes(lab: Lab<'_>) -> Result<Sizes, Error> {
     let times_us = engine.times_us.clone();
     let times = Times::new(times_us.clone())?;
     let t1 = times_us[0];
-    let chain = async |draft: Draft| -> Result<Sized, Error> {
-        let c = engine.draft_cost(draft_cost(lab, draft, 1, bare_t1).await?, bare_t1);
-        let p = measure(&reference, draft, false).await?.acceptance();
-        chain_size(&p, &times, c)
-    };
-    let chain_a = chain(Draft::A).await?;
-    let chain_b = chain(Draft::B).await?;
+    // Each draft's c and vector once (draft B's c is the one the lift read).
+    let c_a = engine.draft_cost(draft_cost(lab, Draft::A, 1, bare_t1).await?, bare_t1);
+    let p_a = measure(&reference, Draft::A, false).await?.acceptance();
     let p_b = measure(&reference, Draft::B, false).await?.acceptance();
+    let chain_a = chain_size(&p_a, &times, c_a)?;
+    let chain_b = chain_size(&p_b, &times, engine.draft_cost(c_b, bare_t1))?;
     let (tree_b, tree_b_plan) = tree_size(std::slice::from_ref(&p_b), &times, chain_b.c)?;
     let drafts = Drafts::load(models)?;
     let (medusa_c, eagle_c) = hidden_costs(lab, &drafts, t1).await?;
