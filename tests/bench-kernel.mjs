@@ -1,6 +1,6 @@
 // The few-row matmul alone in headless Chromium, on one thread: what the page's measured roofline
 // cannot separate, the kernel from the rest of a call and from the threads. Builds
-// kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
+// crate/kernels/wasm-bench (the kernels crate alone, exported without bindings) with relaxed-SIMD FMA
 // and without, and for each build prints the FMA peak, the streaming sum's bandwidth over 64 MB,
 // and the median ms per call (with GFLOP/s) of the matmul over 64 MB of weights (4096 × 4096)
 // and over the ×16 target's eight layers in a row (75.5 MB), for 1 to 1024 rows, with the weights
@@ -28,7 +28,7 @@ const builds = [['fma', ['--features', 'relaxed']], ['simd', []]].filter(([name]
 const modules = builds.map(([name, features]) => {
   const dir = join(root, 'target', 'wasm-bench', name);
   execFileSync('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--manifest-path',
-    join(root, 'kernels', 'wasm-bench', 'Cargo.toml'), '--target-dir', dir, ...features], { stdio: 'inherit' });
+    join(root, 'crate', 'kernels', 'wasm-bench', 'Cargo.toml'), '--target-dir', dir, ...features], { stdio: 'inherit' });
   return [name, [...readFileSync(join(dir, 'wasm32-unknown-unknown', 'release', 'specdec_kernels_bench.wasm'))]];
 });
 

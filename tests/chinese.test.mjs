@@ -32,7 +32,7 @@ export const NAMES = [
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // Whole names only: "min" is a name, the "min" of "minimum" is not.
 const NAME_RE = new RegExp(`(?<![A-Za-z])(?:${NAMES.map(escape).join('|')})(?![A-Za-z])`, 'g');
-/** LikesWorld's vocabulary (crate/src/likesworld/mod.rs): a run of only these is a world. */
+/** LikesWorld's vocabulary (crate/math/src/likesworld/mod.rs): a run of only these is a world. */
 const VOCAB = new Set(['likes', 'q', 'ann', 'bob', 'cal', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jon', 'kim', 'lee', 'max', 'ned',
   'oli', 'pam', 'rex', 'sue', 'jam', 'nuts', 'tea', 'figs', 'rice', 'soup', 'cake', 'pie', 'eggs', 'milk', 'corn', 'plums', 'beans',
   'honey', 'salt', 'kale', 'bos', 'eos', 'pad']);

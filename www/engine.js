@@ -102,7 +102,7 @@ export class PanicError extends Error {}
 export class CancelledError extends Error {}
 
 /** Calls export `name` with `params`; throws Error (bad input) or PanicError (a bug). */
-/** Every engine call writes its figures' texts in the page's language (see crate/src/i18n.rs). */
+/** Every engine call writes its figures' texts in the page's language (see crate/math/src/i18n.rs). */
 function withLang(params) {
   return params && typeof params === 'object' ? { ...params, lang: lang() } : params;
 }

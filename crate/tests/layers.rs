@@ -1,7 +1,9 @@
-//! The crate's modules form layers (ARCHITECTURE.md, `lib.rs`): every `crate::` path in a
+//! The two crates' modules form layers (ARCHITECTURE.md, `lib.rs`): every `crate::` path in a
 //! module's code names a module of a strictly lower layer, so no import runs upward and there is
-//! no cycle; the engine (`decode`) has no burn in it, tests included, and meets the models only
-//! in `lab`. Inside every folder, the library's and the CLI's, the files' imports of each other
+//! no cycle (`specdec-math`'s modules sit in the bottom layers, and `specdec` re-exports them
+//! under the same names); the lecture's mathematics has no burn in its dependency tree (read from
+//! `cargo metadata`: the compiler then holds the line), the engine (`decode`) has no burn in it,
+//! tests included, and meets the models only in `lab`. Inside every folder, the library's and the CLI's, the files' imports of each other
 //! form no cycle either (a `mod.rs` counts as one more node; what it re-exports counts as the
 //! file it comes from). Read from the sources, as a newcomer would draw them.
 #![cfg(not(target_arch = "wasm32"))]
@@ -10,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and its layer, bottom (0) to top.
-const LAYERS: [(&str, u32); 17] = [
+const LAYERS: [(&str, u32); 18] = [
     ("i18n", 0),
     ("error", 1),
     ("clock", 1),
@@ -27,6 +29,8 @@ const LAYERS: [(&str, u32); 17] = [
     ("views", 6),
     ("wasm", 7),
     ("Error", 1), // the crate root's re-export of `error::Error`
+    // `error`'s macro, which `#[macro_export]` puts at specdec-math's root (`error` re-exports it).
+    ("named", 0),
     ("lib", 8),
 ];
 
@@ -120,15 +124,28 @@ fn named_via_super(code: &str, depth: usize) -> BTreeSet<String> {
     out
 }
 
-/// Every (file, its module, the module it names) of the library, test modules left out.
+/// The two crates' sources: `specdec-math` (crate/math/src), whose modules `specdec` re-exports
+/// under the same names, and `specdec` (crate/src). Their modules form one layering.
+fn roots() -> [PathBuf; 2] {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [here.join("math/src"), here.join("src")]
+}
+
+/// Every (file, its module, the module it names) of the two libraries, test modules left out.
 fn imports() -> Vec<(String, String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &mut files);
     let mut out = Vec::new();
+    for root in roots() {
+        imports_of(&root, &mut out);
+    }
+    out
+}
+
+fn imports_of(root: &Path, out: &mut Vec<(String, String, String)>) {
+    let mut files = Vec::new();
+    sources(root, &mut files);
     for path in files {
         let rel = path
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
@@ -150,7 +167,6 @@ fn imports() -> Vec<(String, String, String)> {
             out.push((rel.clone(), module.clone(), name));
         }
     }
-    out
 }
 
 #[test]
@@ -192,7 +208,7 @@ fn no_module_imports_from_its_own_layer_or_above() {
 
 #[test]
 fn the_engine_has_no_burn_and_meets_the_models_only_in_the_lab() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/decode");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("math/src/decode");
     let mut files = Vec::new();
     sources(&root, &mut files);
     assert!(files.len() >= 10, "decode/ was read");
@@ -573,7 +589,13 @@ fn the_path_reader_expands_groups_and_resolves_super_and_children() {
 
 #[test]
 fn no_folder_holds_an_import_cycle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let [math, src] = roots();
+    let lecture = files(&math, None);
+    assert!(
+        lecture.len() > 60,
+        "specdec-math was read: {} files",
+        lecture.len()
+    );
     let library = files(&src, Some("bin/"));
     assert!(
         library.len() > 60,
@@ -582,7 +604,11 @@ fn no_folder_holds_an_import_cycle() {
     );
     let cli = files(&src.join("bin/specdec"), None);
     assert!(cli.len() > 5, "the CLI was read: {} files", cli.len());
-    let mut cycles = folder_cycles(&library);
+    let mut cycles: Vec<String> = folder_cycles(&lecture)
+        .into_iter()
+        .map(|c| format!("crate/math/src: {c}"))
+        .collect();
+    cycles.extend(folder_cycles(&library));
     cycles.extend(
         folder_cycles(&cli)
             .into_iter()
@@ -592,5 +618,60 @@ fn no_folder_holds_an_import_cycle() {
         cycles.is_empty(),
         "import cycles inside folders:\n{}",
         cycles.join("\n")
+    );
+}
+
+/// `specdec-math`'s dependency tree, every kind of dependency (normal, build, dev), as `cargo tree`
+/// resolves it for this machine (the crate declares no dependency for one target only): no burn,
+/// and nothing of the GPU stack.
+#[test]
+fn the_lectures_mathematics_has_no_burn_in_its_dependency_tree() {
+    let tree = |package: &str| -> BTreeSet<String> {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .args(["tree", "-p", package, "-e", "normal,build,dev"])
+            .args([
+                "--prefix",
+                "none",
+                "--format",
+                "{p}",
+                "--locked",
+                "--offline",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            out.status.success(),
+            "cargo tree: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(String::from))
+            .collect()
+    };
+    let math = tree("specdec-math");
+    assert!(
+        math.contains("plotters") && math.contains("serde"),
+        "the tree was read: {math:?}"
+    );
+    let heavy: Vec<&String> = math
+        .iter()
+        .filter(|n| {
+            ["burn", "cubecl", "wgpu", "gemm"]
+                .iter()
+                .any(|h| n.starts_with(h))
+        })
+        .collect();
+    assert!(heavy.is_empty(), "specdec-math depends on {heavy:?}");
+    // The same walk finds burn where it is: under `specdec`.
+    assert!(tree("specdec").contains("burn"), "the walk reaches burn");
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("math/Cargo.toml"))
+            .unwrap();
+    assert!(
+        !manifest.contains("[target."),
+        "specdec-math declares a dependency for one target only: this test reads the host's tree"
     );
 }

@@ -401,7 +401,7 @@ pub async fn tree_vs_paths(
     job.output(view.map(|v| v.noted(note)))
 }
 
-/// How to speculate on this device, measured (`views::choose::measured`): T(k), c and the
+/// How to speculate on this device, measured (`views::choose_here`): T(k), c and the
 /// acceptance vectors of the models on `backend` (beside a WebGPU target, the drafts on the CPU),
 /// the target widened `target_width`×, the choice, then the chosen chain and tree timed beside
 /// EAGLE-2 at 8 nodes.
@@ -410,7 +410,7 @@ pub async fn likesworld_choose(
     params: JsValue,
     progress: Option<js_sys::Function>,
 ) -> Result<JsValue, JsError> {
-    use views::choose::measured::{choose_here_view, ChooseHereParams};
+    use views::choose_here::{choose_here_view, ChooseHereParams};
     let job = Job::new(&params, progress)?;
     let p: ChooseHereParams = job.read(params)?;
     p.check().map_err(|e| job.fail(e))?;

@@ -242,7 +242,7 @@ fn perturbed(p: &[f64], view: &[usize], rows: usize) -> Dist {
 
 /// `p` through the several-row kernel: each logit moved by up to [`ROW_NUMERICS`], by a fixed
 /// function of `row` (the row's context, as a number), the token and the call's row count.
-pub(crate) fn shifted(p: &[f64], row: usize, rows: usize) -> Dist {
+pub fn shifted(p: &[f64], row: usize, rows: usize) -> Dist {
     let logits: Vec<f64> = p
         .iter()
         .enumerate()

@@ -15,7 +15,7 @@
 //! - [`kind`]: the drafters by name (`DrafterKind`), their budgets, and the drafter each builds.
 //!
 //! The demos that run these drafters on the workloads (and LikesWorld on the trained target)
-//! are experiments, in [`crate::lab::modelfree`].
+//! are experiments, in `specdec::lab::modelfree`.
 //!
 //! A [`Drafter`] plugs into the engine's verify half ([`super::engine`]): every proposal is a
 //! tree of deterministic candidates verified by VerifyGreedy in one target call, so the output is

@@ -54,7 +54,7 @@ impl Stats {
         self.calibration.add(&other.calibration);
     }
 
-    pub(crate) fn step(&mut self, accepted: usize, nodes: usize) {
+    pub fn step(&mut self, accepted: usize, nodes: usize) {
         if self.accepted.len() <= accepted {
             self.accepted.resize(accepted + 1, 0);
         }
@@ -290,7 +290,7 @@ pub struct Generation {
 impl Generation {
     /// Counts `calls` draft calls (or look-ups) that took `start`..`end` µs, and their span on
     /// the wall clock when `trace` is on.
-    pub(crate) fn drafted(&mut self, calls: usize, start: f64, end: f64, trace: bool) {
+    pub fn drafted(&mut self, calls: usize, start: f64, end: f64, trace: bool) {
         self.stats.draft_calls += calls;
         self.stats.draft_us += end - start;
         if trace {
@@ -304,7 +304,7 @@ impl Generation {
     }
 
     /// Cuts what the last step decided past the end of the output (eos or the length limit).
-    pub(crate) fn finish(&mut self) {
+    pub fn finish(&mut self) {
         self.stats.tokens = self.output.len();
         self.tests.retain(|&(at, _)| at < self.output.len());
         self.sources.truncate(self.output.len());

@@ -418,6 +418,7 @@ pub trait Named: Copy + PartialEq + 'static {
 
 /// Implements [`Named`] for an enum that has an inherent `ALL` array and `name()`:
 /// `crate::error::named!(Variant, "variant");`.
+#[macro_export]
 macro_rules! named {
     ($ty:ty, $what:literal) => {
         impl $crate::error::Named for $ty {
@@ -431,7 +432,7 @@ macro_rules! named {
         }
     };
 }
-pub(crate) use named;
+pub use crate::named;
 
 named!(Lang, "language");
 
@@ -479,11 +480,14 @@ mod tests {
                 }
             }
         }
+        // This crate's sources and those of `specdec` beside it (crate/src: the models and the
+        // experiments name their values with this module's errors too).
+        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
-        sources(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-            &mut files,
-        );
+        sources(&here.join("src"), &mut files);
+        let mine = files.len();
+        sources(&here.join("../src"), &mut files);
+        assert!(files.len() > mine + 50, "crate/src was read too");
         let mut named = 0;
         for file in &files {
             let literals = file

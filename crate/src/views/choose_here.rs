@@ -2,11 +2,10 @@
 //! parameters checked before any model loads, one call of [`crate::lab::choose::choose_here`] on
 //! the page's models (the CPU module, or a WebGPU target with its drafts on the CPU), and its
 //! figures: the heat map and the tree of the choice on this device's own T(k), c and vector (the
-//! analytic widget's drawings, [`super::heat_svg`], [`super::tree_svg`]); what a call of k tokens
+//! analytic widget's drawings, [`heat_svg`], [`tree_svg`]); what a call of k tokens
 //! costs here — measured, at this device's limit, and as each decoding's calls measured; and
 //! every draft's acceptance vector by rank. The widget words the comparison from the numbers.
 
-use super::{heat_svg, tree_svg};
 use crate::clock::{Clock, Progress};
 use crate::error::Error;
 use crate::i18n::Lang;
@@ -18,6 +17,7 @@ use crate::model::widen::WIDTH;
 use crate::model::Models;
 use crate::plot::{colors, figure_width, render, Chart, Labels, Scale};
 use crate::tree::choose::{choose, Times};
+use crate::views::choose::{heat_svg, labels, tree_svg};
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
@@ -103,7 +103,7 @@ pub fn view_of(report: ChooseReport, l: Lang, room: Option<u32>) -> Result<Choos
         format!("this device ({})", report.backend),
         format!("这台设备（{}）", report.backend),
     );
-    let labels = super::labels(&choice.tree.parents, &choice.tree.ranks);
+    let labels = labels(&choice.tree.parents, &choice.tree.ranks);
     Ok(ChooseHereView {
         svg_heat: heat_svg(&choice, times.max_k() - 1, &name, report.draft_cost, l, w),
         svg_tree: tree_svg(&choice, &labels, l, w),

@@ -5,7 +5,8 @@
 //! with the choice outlined; the chosen tree drawn, its nodes named by their path of ranks; a
 //! caption that says why in this device's own numbers; and every device side by side, so that a
 //! reader sees why 8 nodes fit a GPU and 2–4 a laptop's CPU. Analytic: no model runs here;
-//! [`measured`] measures the reader's own device and draws the same figures for it.
+//! `specdec::views::choose_here` measures the reader's own device and draws the same figures for
+//! it (the heat map, the tree and its labels are public for that).
 
 use crate::error::Error;
 use crate::i18n::Lang;
@@ -15,8 +16,6 @@ use crate::roofline::profiles::{profile, profiles, Profile};
 use crate::tree::choose::{choose, ChainPick, Choice, Times};
 use crate::tree::sequoia::{Acceptance, Plan};
 use crate::tree::TokenTree;
-
-pub mod measured;
 
 /// The acceptance vector the widget starts from: draft B's greedy vector on LikesWorld, measured
 /// on 200 calibration prompts (`specdec likesworld sequoia --budget 8`: 0.763 0.113 0.072 0.032
@@ -158,7 +157,7 @@ fn device_row(p: &Acceptance, d: &Profile, l: Lang) -> Result<DeviceRow, Error> 
 }
 
 /// Each node's rank path from 1, as the token-tree builder names an expansion's nodes.
-fn labels(parents: &[Option<usize>], ranks: &[usize]) -> Vec<String> {
+pub fn labels(parents: &[Option<usize>], ranks: &[usize]) -> Vec<String> {
     Plan {
         parents: parents.to_vec(),
         ranks: ranks.to_vec(),
@@ -297,7 +296,7 @@ fn rows_needed(choice: &Choice) -> usize {
 const LEFT: i32 = 52;
 const RIGHT: i32 = 12;
 
-fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32) -> String {
+pub fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32) -> String {
     let depths = rows_needed(choice);
     let cell_w = ((w as i32 - LEFT - RIGHT) / n_max as i32).clamp(4, 44);
     let with_text = cell_w >= 30;
@@ -451,7 +450,7 @@ fn heat_svg(choice: &Choice, n_max: usize, device: &str, c: f64, l: Lang, w: u32
 
 /// The chosen tree, top-down from the root (the last verified token), each node named by its
 /// path of ranks.
-fn tree_svg(choice: &Choice, labels: &[String], l: Lang, w: u32) -> String {
+pub fn tree_svg(choice: &Choice, labels: &[String], l: Lang, w: u32) -> String {
     let t = &choice.tree;
     // Where the widest level's full rank paths would not fit side by side (a phone, a 31-node
     // tree), each node is named by its own rank only: its path is the line up to the root.

@@ -290,14 +290,16 @@ impl Canvas<'_> {
 }
 
 /// Room kept free at a figure's right edge.
-pub(crate) const MARGIN: i32 = 6;
+pub const MARGIN: i32 = 6;
 /// A legend's text size, its swatch with the gap after it, and its row height.
 const LEGEND_PX: u32 = 12;
 const SWATCH: i32 = 16;
 const ROW: i32 = 18;
 
-#[cfg(test)]
-pub(crate) mod tests {
+/// The figures' checks, which `specdec`'s views' tests use too (its dev-dependency on this crate
+/// turns on the feature `checks`).
+#[cfg(any(test, feature = "checks"))]
+pub mod tests {
     use super::*;
 
     /// A CJK character is counted a full em, a Latin one 0.62 em (rounded up).
@@ -305,7 +307,7 @@ pub(crate) mod tests {
     /// broken between words, Chinese between characters (never before a closing mark).
     /// A text that does not fit is set 2 px smaller (not under 12 px) before it is wrapped.
     /// Every `<text>` of an SVG with its estimated left and right edges (its anchor and width).
-    pub(crate) fn text_spans(svg: &str) -> Vec<(String, i32, i32)> {
+    pub fn text_spans(svg: &str) -> Vec<(String, i32, i32)> {
         svg.split("<text")
             .skip(1)
             .map(|t| {
@@ -336,7 +338,7 @@ pub(crate) mod tests {
     /// [`text_width`] (on the wide side), its height the browser's box of DejaVu Sans (Debian's
     /// sans-serif: 0.93 em over the baseline, 0.24 em under, an ex 0.55 em) where plotters puts
     /// the baseline (`dy`), turned with it where it is turned a quarter.
-    pub(crate) fn text_boxes(svg: &str) -> Vec<(String, [i32; 4])> {
+    pub fn text_boxes(svg: &str) -> Vec<(String, [i32; 4])> {
         svg.split("<text")
             .skip(1)
             .map(|t| {
@@ -384,7 +386,7 @@ pub(crate) mod tests {
     /// Every two texts of an SVG whose estimated boxes ([`text_boxes`]) overlap by more than a
     /// pixel both ways, and every text that passes the figure's left or right edge (`width`), as
     /// readable lines.
-    pub(crate) fn text_clashes(svg: &str, width: i32) -> Vec<String> {
+    pub fn text_clashes(svg: &str, width: i32) -> Vec<String> {
         let boxes = text_boxes(svg);
         let mut out = Vec::new();
         for (i, (a, p)) in boxes.iter().enumerate() {

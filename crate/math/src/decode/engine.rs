@@ -220,7 +220,7 @@ pub enum Verify {
 /// The verify half of a step, shared by the model drafts and the model-free drafters: one target
 /// call over the context and every proposed node, the rule's walk, and the counting. Returns the
 /// tokens the step decides and the target's distributions (a Jacobi drafter learns from them).
-pub(crate) async fn verify_step<M: LanguageModel>(
+pub async fn verify_step<M: LanguageModel>(
     target: &mut M,
     at: At<'_>,
     proposal: &Proposal,

@@ -37,7 +37,7 @@ pub use chance::{Chance, Seeded};
 /// Runs a future that never waits to completion, without an executor: the toy LM and the rule
 /// targets answer at once, so the engine's own tests need neither burn nor an async runtime.
 #[cfg(test)]
-pub(crate) fn ready<F: std::future::Future>(f: F) -> F::Output {
+pub fn ready<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     match f.as_mut().poll(&mut cx) {
@@ -157,7 +157,7 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    pub(crate) fn empty() -> Proposal {
+    pub fn empty() -> Proposal {
         Proposal {
             candidates: vec![Vec::new()],
             q: vec![None],
@@ -166,7 +166,7 @@ impl Proposal {
     }
 
     /// Adds a node under tree position `at` (0: the root), as a candidate drawn from `q`.
-    pub(crate) fn add(&mut self, at: usize, token: u32, q: Option<Dist>) -> usize {
+    pub fn add(&mut self, at: usize, token: u32, q: Option<Dist>) -> usize {
         let node = self.tree.push(token, at.checked_sub(1));
         self.candidates[at].push(Candidate { node, q });
         self.candidates.push(Vec::new());
@@ -198,7 +198,7 @@ impl Proposal {
 
     /// Adds `token` under position `at` as a candidate drawn from `q`, reusing the child that
     /// already holds that token (a merge tree stores shared prefixes once). Returns the node.
-    pub(crate) fn merge(&mut self, at: usize, token: u32, q: Option<Dist>) -> usize {
+    pub fn merge(&mut self, at: usize, token: u32, q: Option<Dist>) -> usize {
         let existing = (0..self.tree.len())
             .find(|&n| self.tree.parents[n] == at.checked_sub(1) && self.tree.tokens[n] == token);
         match existing {

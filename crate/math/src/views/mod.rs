@@ -1,0 +1,16 @@
+//! One function per analytic widget: validated parameters in, numbers and SVG out. The model
+//! widgets' views are `specdec::views`, which re-exports these beside its own.
+//!
+//! Parameters are plain serde structs with a default for every field, so a widget, an embed
+//! URL or a test can give only what it changes. Each `*_view` validates first (returning the
+//! core's [`Error`](crate::Error) for a bad value) and then cannot fail. A view computes nothing
+//! of its own: it calls the core modules, then turns the result into the numbers the widget
+//! shows and the figures, in the page's language.
+
+pub mod choose;
+pub mod exactness;
+pub mod exercises;
+pub mod multidraft;
+pub mod roofline;
+pub mod theory;
+pub mod tree;
