@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Builds the page's wasm modules with the size profile and generates them with wasm-bindgen:
+#   pkg/math/     the lecture's module (crate/math: no burn): the page loads it first and alone,
+#                 and its analytic widgets run on it; the models' modules below are fetched when
+#                 a model widget wakes
 #   pkg/          the CPU module (burn's flex and ndarray): the page and its workers load it, or
 #                 one of its three other builds, which differ only in how the matmul runs:
 #   pkg/fma/      with relaxed-SIMD fused multiply-adds (feature `relaxed`): for a browser that
@@ -22,22 +25,34 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 target_dir="${CARGO_TARGET_DIR:-$repo/target}"
-# Which modules: cpu (the CPU module's four builds), cpu1 (its one-thread SIMD128 build alone),
-# cpu-more (the other three: the dev server builds them after the page is up), gpu, train, or all (the default; the CPU module first: the page needs it, the GPU module only
-# when someone picks WebGPU, the training module only when someone trains).
+# Which modules: math (the lecture's), cpu (the CPU module's four builds), cpu1 (its one-thread
+# SIMD128 build alone), cpu-more (the other three: the dev server builds them after the page is
+# up), gpu, train, or all (the default; the lecture's module first: the page needs it at once,
+# the CPU module when a model widget wakes, the GPU module only when someone picks WebGPU, the
+# training module only when someone trains).
 which="${1:-all}"
-case "$which" in cpu|cpu1|cpu-more|gpu|train|all) ;; *) echo "build-wasm.sh: expected cpu, cpu1, cpu-more, gpu, train or all, got $which" >&2; exit 2 ;; esac
+case "$which" in math|cpu|cpu1|cpu-more|gpu|train|all) ;; *) echo "build-wasm.sh: expected math, cpu, cpu1, cpu-more, gpu, train or all, got $which" >&2; exit 2 ;; esac
 source scripts/setup.sh
 
 # name: the function-name section (8 MB in the GPU module); panics carry their own message.
 # No wasm-opt: binaryen's -Os/-Oz cut the CPU module by a fifth but made it 7% larger gzipped (what
 # is downloaded), and Debian's binaryen 108 breaks wasm-bindgen's externref table.
 generate() {
-  local profile="$1" out="$2"
-  local wasm="$target_dir/wasm32-unknown-unknown/$profile/specdec.wasm"
+  local profile="$1" out="$2" name="${3:-specdec}"
+  local wasm="$target_dir/wasm32-unknown-unknown/$profile/$name.wasm"
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$out" "$wasm"
-  printf '%s/specdec_bg.wasm: %s bytes (%s gzip)\n' "$out" "$(wc -c < "$out/specdec_bg.wasm")" "$(gzip -9c "$out/specdec_bg.wasm" | wc -c)"
+  printf '%s/%s_bg.wasm: %s bytes (%s gzip)\n' "$out" "$name" "$(wc -c < "$out/${name}_bg.wasm")" "$(gzip -9c "$out/${name}_bg.wasm" | wc -c)"
 }
+
+if [ "$which" = math ] || [ "$which" = all ]; then
+  # Moved in whole, so that a half-written module is never served.
+  rm -rf pkg/math.partial
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec-math --features wasm
+  generate wasm pkg/math.partial specdec_math
+  rm -rf pkg/math
+  mv pkg/math.partial pkg/math
+  [ "$which" = math ] && exit 0
+fi
 
 mkdir -p pkg/weights
 cp crate/assets/target.bpk crate/assets/draft-a.bpk crate/assets/draft-b.bpk pkg/weights/

@@ -24,8 +24,10 @@
 //! - [`plot`]: SVG charts drawn with plotters.
 //! - [`i18n`]: the page's two languages, for the views that write prose.
 //! - [`views`]: one function per analytic widget, turning results into numbers + SVG.
+//! - `wasm` (wasm32 with the feature `wasm`): the lecture's wasm module (`pkg/math/`), the
+//!   analytic widgets' exports and what every module's binding shares.
 //!
-//! The layers, top to bottom: [`views`] → [`decode`] → [`plot`], [`roofline`], [`toy`],
+//! The layers, top to bottom: `wasm` → [`views`] → [`decode`] → [`plot`], [`roofline`], [`toy`],
 //! [`likesworld`] → [`sampling`], [`tree`], [`theory`] → [`error`], [`clock`] → [`i18n`]. No
 //! module imports from its own layer or one above (`crate/tests/layers.rs`, which reads both
 //! crates' sources as one layering).
@@ -44,5 +46,7 @@ pub mod theory;
 pub mod toy;
 pub mod tree;
 pub mod views;
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+pub mod wasm;
 
 pub use error::Error;

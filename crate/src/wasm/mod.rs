@@ -1,25 +1,19 @@
-//! The wasm binding: the only module that knows JavaScript exists. Split by job:
-//! [`views`] the synchronous exports (one line each, through [`call`]), [`jobs`] the asynchronous
+//! The models' wasm binding: the only module of this crate that knows JavaScript exists, on
+//! `specdec_math::wasm` (the analytic widgets' exports, which every module here links, and
+//! start-up, the panic hook, reading parameters and writing views and errors in the page's
+//! language). Split by job: [`views`] the small synchronous calls, [`jobs`] the asynchronous
 //! model jobs (each a few lines, through [`jobs::Job`]), [`held`] the models a worker keeps
 //! between jobs (and the draft trained in the page), [`presets`] what the page's controls
 //! offer, [`weights`] the weights the page hands over, [`threads`] the pool of threads that splits
 //! a large matmul and what this build runs on. The training module (feature `train`,
 //! loaded only by the training widget) has [`weights`] and [`train`] alone: a draft distilled
-//! step by step. This file holds what they share: start-up, the panic hook, reading parameters
-//! and writing views and errors in the page's language.
+//! step by step. This file holds the clock they share.
 //!
-//! Each export takes one plain object of parameters (missing fields take their defaults),
-//! converts it with serde-wasm-bindgen, calls one `views::*` function, and returns a plain
-//! object; a rejected input becomes a thrown `Error` whose message names the bad value. Every
-//! call carries the page's language in its own parameters (`lang`, which `engine.js` adds): the
-//! binding keeps no state between calls but the loaded models. A Rust panic aborts the instance:
-//! the hook installed at start-up records its message first, so the page can show it
-//! (`last_panic`) before it starts a fresh instance.
+//! Each export takes one plain object of parameters (missing fields take their defaults) and
+//! returns a plain object; a rejected input becomes a thrown `Error` whose message names the bad
+//! value. The binding keeps no state between calls but the loaded models.
 
 use crate::i18n::Lang;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-use std::sync::Mutex;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -51,142 +45,11 @@ pub use train::*;
 pub use views::*;
 pub use weights::*;
 
-static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
-
-// burn's GPU stack (cubecl) registers its IR and compiler pieces with `inventory`, whose
-// constructors the wasm linker gathers in `__wasm_call_ctors`. Unless an export calls that
-// function itself, the linker takes the module for a command and calls every constructor again
-// at the top of *every* export, that is at each of the many calls from JavaScript into a WebGPU
-// forward (future wake-ups, callbacks): measured in Chromium, ⅞ of a WebGPU model call went
-// there (`tests/gpu-profile.mjs --cpu-profile`). Calling it once, here, at start-up ends that.
-// Whatever embeds the module must then call `start` first: wasm-bindgen's generated loader does
-// (its default export runs it once the module is instantiated).
-static STARTED: std::sync::Once = std::sync::Once::new();
-
-unsafe extern "C" {
-    fn __wasm_call_ctors();
-}
-
-#[wasm_bindgen(start)]
-pub fn start() {
-    STARTED.call_once(|| {
-        // SAFETY: called once per instance (the `Once`), before any other export when the
-        // embedder calls `start` first as wasm-bindgen's loader does; the constructors only
-        // register static data.
-        unsafe { __wasm_call_ctors() };
-        std::panic::set_hook(Box::new(|info| {
-            let msg = format!("internal error (a bug): {info}");
-            web_sys::console::error_1(&JsValue::from_str(&msg));
-            if let Ok(mut slot) = LAST_PANIC.lock() {
-                *slot = Some(msg);
-            }
-        }));
-    });
-}
-
-/// The message of the panic that aborted this instance, if any.
-#[wasm_bindgen]
-pub fn last_panic() -> Option<String> {
-    LAST_PANIC.lock().ok().and_then(|s| s.clone())
-}
-
-/// What every call says besides its own parameters: the page's language, for the errors and notes
-/// it writes (the views that write prose read the same field of their parameters; progress goes
-/// out as numbers, [`Step`], which the page words).
-#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
-#[serde(default)]
-struct Call {
-    lang: Lang,
-}
-
-/// The language a call's parameters ask for (English if they say nothing readable).
-pub(crate) fn lang_of(params: &JsValue) -> Lang {
-    if params.is_object() {
-        serde_wasm_bindgen::from_value::<Call>(params.clone())
-            .map(|c| c.lang)
-            .unwrap_or_default()
-    } else {
-        Lang::En
-    }
-}
-
-/// A thrown `Error`: the core's errors in `lang`, anything else as it reads.
-pub(crate) fn into_error<E: std::fmt::Display + 'static>(e: E, lang: Lang) -> JsError {
-    let text = match (&e as &dyn std::any::Any).downcast_ref::<crate::error::Error>() {
-        Some(core) => core.message(lang),
-        None => e.to_string(),
-    };
-    JsError::new(&text)
-}
-
-/// Parameters in, view out: the whole of every synchronous export.
-#[cfg(not(feature = "train"))]
-pub(crate) fn call<P: DeserializeOwned, V: Serialize, E: std::fmt::Display + 'static>(
-    params: JsValue,
-    view: impl FnOnce(&P) -> Result<V, E>,
-) -> Result<JsValue, JsError> {
-    let lang = lang_of(&params);
-    let params: P = self::params(params, lang)?;
-    output(&view(&params).map_err(|e| into_error(e, lang))?, lang)
-}
-
-/// Parses an export's parameters (missing fields take their defaults).
-pub(crate) fn params<P: DeserializeOwned>(params: JsValue, lang: Lang) -> Result<P, JsError> {
-    if params.is_undefined() || params.is_null() {
-        serde_wasm_bindgen::from_value(js_sys::Object::new().into())
-    } else {
-        serde_wasm_bindgen::from_value(params.clone())
-    }
-    .map_err(|e| {
-        let text = e.to_string();
-        let what = text.strip_prefix("Error: ").unwrap_or(&text);
-        // serde names the type it wanted, not the parameter: the first field that fails alone
-        // (the others left to their defaults) is the one named.
-        let why = match culprit::<P>(&params) {
-            Some(key) => lang.pick(
-                format!("bad parameters: {key}: {what}"),
-                format!("参数无法读取：{key}：{what}"),
-            ),
-            None => lang.pick(
-                format!("bad parameters: {what}"),
-                format!("参数无法读取：{what}"),
-            ),
-        };
-        into_error(why, lang)
-    })
-}
-
-/// The first field of the object `params` that `P` refuses on its own (a parameter struct takes
-/// its defaults for what is missing), or none.
-fn culprit<P: DeserializeOwned>(params: &JsValue) -> Option<String> {
-    let obj = params.dyn_ref::<js_sys::Object>()?;
-    // A `P` that needs some field (a tagged experiment) refuses every single field: no name then.
-    serde_wasm_bindgen::from_value::<P>(js_sys::Object::new().into()).ok()?;
-    js_sys::Object::keys(obj).iter().find_map(|key| {
-        let single = js_sys::Object::new();
-        let value = js_sys::Reflect::get(obj, &key).ok()?;
-        js_sys::Reflect::set(&single, &key, &value).ok()?;
-        serde_wasm_bindgen::from_value::<P>(single.into())
-            .is_err()
-            .then(|| key.as_string())
-            .flatten()
-    })
-}
-
-pub(crate) fn output(out: &impl Serialize, lang: Lang) -> Result<JsValue, JsError> {
-    out.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| into_error(e, lang))
-}
+pub(crate) use specdec_math::wasm::{into_error, lang_of, output, params};
 
 pub(crate) fn performance(lang: Lang) -> Result<web_sys::Performance, JsError> {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
         .and_then(|v| v.dyn_into().ok())
         .ok_or_else(|| into_error("no performance.now() clock here", lang))
-}
-
-/// Panics on purpose, so the page's recovery from a Rust panic can be tested.
-#[wasm_bindgen]
-pub fn debug_panic() {
-    panic!("debug_panic was called");
 }
