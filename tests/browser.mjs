@@ -36,10 +36,12 @@ export async function start({ webgpu = true, isolation = true } = {}) {
  * Opens `path` in a fresh context, collecting console errors and page errors; waits for <html
  * data-ready>. With `requests` (an array), the path of every request the page and its workers make
  * from the start is pushed onto it. With `workerPrelude` (script text), the page's worker runs it
- * before its own code (a test's stand-in for what a browser's WebGPU lacks).
+ * before its own code (a test's stand-in for what a browser's WebGPU lacks). The course page's
+ * model widgets are then woken (`wake`), unless `asleep`.
  */
 export async function open(env, path, {
   width = 1280, height = 900, serviceWorkers = 'block', ready = 'html[data-ready="true"]', requests = null, workerPrelude = null, prepare = null,
+  asleep = false,
 } = {}) {
   // The offline service worker is off unless asked for: it would see requests before a test's
   // page.route, and keep copies between the tests' pages.
@@ -59,7 +61,26 @@ export async function open(env, path, {
   if (prepare) await prepare(page); // routes a test sets before the page loads
   await page.goto(env.url + path);
   await page.waitForSelector(ready, { timeout: 30_000 });
+  if (!asleep && ready === 'html[data-ready="true"]') await wake(page);
   return { page, errors };
+}
+
+/**
+ * Scrolls the course page past every model widget still asleep until it comes into view (as a
+ * reader reading down the page), waits until each is mounted, and scrolls back to the top. Every
+ * test but a first visit's (`open(…, { asleep: true })`: tests/lecture.test.mjs) sees the page
+ * so, every widget drawn.
+ */
+export async function wake(page) {
+  const ids = await page.$$eval('[data-wakes="near"]', (els) => els.map((e) => e.id));
+  if (!ids.length) return;
+  for (const id of ids) await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  // Mounted: drawn once (data-state), or refused with its reason (an alert).
+  await page.waitForFunction((all) => all.every((id) => {
+    const e = document.getElementById(id);
+    return !e.dataset.wakes && (e.dataset.state || e.querySelector('[role="alert"].shown'));
+  }), ids, { timeout: 60_000 });
+  await page.evaluate(() => window.scrollTo(0, 0));
 }
 
 /**
@@ -67,17 +88,20 @@ export async function open(env, path, {
  * the core's declarations): `change` is code run on the declarations `p` before they are
  * returned. Give it as `open`'s `prepare`. A request the closing page abandons is let go.
  */
-export function rewritePresets(page, change) {
-  // The bindings of whichever build of the CPU module the page runs (www/threads.js).
-  return page.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec\.js/, async (route) => {
+export async function rewritePresets(page, change) {
+  // The lecture's module declares the analytic widgets' (`lecture_presets`), the models' CPU
+  // module, whichever build the page runs (www/threads.js), the same and the model widgets'.
+  const rewrite = (name) => async (route) => {
     try {
       const response = await route.fetch();
-      const body = (await response.text()).replace('export function presets()', 'function presetsDeclared()')
-        + `\nexport function presets() { const p = presetsDeclared(); ${change} return p; }\n`;
+      const body = (await response.text()).replace(`export function ${name}()`, 'function presetsDeclared()')
+        + `\nexport function ${name}() { const p = presetsDeclared(); ${change} return p; }\n`;
       await route.fulfill({ response, body });
     } catch {
       // The page closed while this request was under way.
     }
-  });
+  };
+  await page.route(/\/pkg\/math\/specdec_math\.js/, rewrite('lecture_presets'));
+  await page.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec\.js/, rewrite('presets'));
 }
 

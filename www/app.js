@@ -1,5 +1,9 @@
 // Mounts every element with data-widget="<name>" once the engine has loaded, then marks the
-// document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=).
+// document ready. Used by index.html (all widgets) and embed.html (one, chosen by ?widget=). The
+// lecture's module comes first and alone: the analytic widgets mount on it. On the course page
+// each model widget sleeps (asleep.js) until it comes near the viewport or its Run is pressed,
+// then the models' module and weights load (once for the page) and it mounts; an embedded model
+// widget loads them at once.
 //
 // embed.html with `autorun=0` (an iframe in someone's notes, or a Share link from a widget that
 // waits for Run) downloads and computes nothing until the reader asks, as a <specdec-widget>
@@ -9,7 +13,7 @@
 // experiments, or the exactness lab's Monte Carlo, start). <html data-ready="true"> means the
 // page shows what it shows by itself: the widget drawn, or asleep; Run takes it away until the
 // widget is drawn (or `failed`, with the message and Retry of any failed load).
-import { startEngine, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
+import { startEngine, startModels, retry, panicOnNextCall, loseDeviceOnNextJob, call, health } from './engine.js';
 import { mountAll } from './widget.js';
 import { flushUrl } from './url.js';
 import { clip } from './html.js';
@@ -55,13 +59,37 @@ async function main() {
     }
   }
   // A failed load shows a message with a retry in every widget; the page stays alive.
-  for (let engine = startEngine(); ; engine = retry()) {
+  const roots = [...document.querySelectorAll('[data-widget]')];
+  await loaded(startEngine, retry, roots);
+  const entries = roots
+    .filter((el) => WIDGETS[el.dataset.widget])
+    .map((el) => ({ root: el, widget: inSection(WIDGETS[el.dataset.widget], el.dataset.prefix), options: el === pressed ? { autorun: true } : {} }));
+  // The models' engine: an embedded model widget waits for it (it is what the reader opened); on
+  // the course page each model widget sleeps until it comes near the viewport or its Run is
+  // pressed, so that a reader of the closed forms downloads no model.
+  const modelEntries = entries.filter((e) => e.widget.models);
+  if (embedded && modelEntries.length) await loaded(startModels, startModels, modelEntries.map((e) => e.root));
+  mountEntries(embedded ? entries : entries.filter((e) => !e.widget.models));
+  if (!embedded) modelEntries.forEach(sleepUntilNear);
+  document.documentElement.dataset.ready = 'true';
+  // A handle for tests and for the curious, in the console.
+  window.specdec = { call, panicOnNextCall, loseDeviceOnNextJob, health };
+  // Once drawn, not while the engine downloads what its install downloads again.
+  if (pressed) keepOffline({ reload: false });
+}
+
+/**
+ * Waits for `start()` (an engine's load); a failure shows its message and a Retry in each of
+ * `roots` and waits for a Retry (`again()`), marking the page `failed` meanwhile.
+ */
+async function loaded(start, again, roots) {
+  for (let engine = start(); ; engine = again()) {
     try {
       await engine;
-      break;
+      return;
     } catch (e) {
-      const again = new Promise((resolve) => {
-        document.querySelectorAll('[data-widget]').forEach((el) => {
+      const pressedRetry = new Promise((resolve) => {
+        roots.forEach((el) => {
           el.innerHTML = `<div role="alert" class="alert shown">${tr('Could not load the WebAssembly engine:', '无法加载 WebAssembly 引擎：')} <span class="why"></span> `
             + `<button type="button" class="retry">${tr('Try again', '重试')}</button></div>`;
           el.querySelector('.why').textContent = e?.message ?? String(e);
@@ -69,27 +97,47 @@ async function main() {
         });
       });
       document.documentElement.dataset.ready = 'failed';
-      await again;
-      document.querySelectorAll('[data-widget]').forEach((el) => { el.innerHTML = ''; });
+      await pressedRetry;
+      roots.forEach((el) => { el.innerHTML = ''; });
     }
   }
-  // All at once, so that the page is laid out once for every widget's width (widget.js).
-  const entries = [...document.querySelectorAll('[data-widget]')]
-    .filter((el) => WIDGETS[el.dataset.widget])
-    .map((el) => ({ root: el, widget: inSection(WIDGETS[el.dataset.widget], el.dataset.prefix), options: el === pressed ? { autorun: true } : {} }));
+}
+
+/** Mounts `entries` at once (the page is laid out once for all their widths: widget.js); a widget that cannot be built says so in its place. */
+function mountEntries(entries) {
   mountAll(entries).forEach(({ error: e }, i) => {
     if (!e) return;
-    // A widget that cannot be built says so in its place; the others still mount.
     const el = entries[i].root;
     console.error(e);
     el.innerHTML = `<div role="alert" class="alert shown">${tr('This widget could not be built:', '这个组件无法构建：')} <span class="why"></span></div>`;
     el.querySelector('.why').textContent = e?.message ?? String(e);
   });
+}
+
+// A model widget of the course page wakes when it comes within this margin of the viewport.
+const near = new IntersectionObserver((seen) => {
+  for (const s of seen) if (s.isIntersecting) wakeModels(s.target);
+}, { rootMargin: '100px 0px' });
+const asleepEntries = new Map(); // root → its entry, while it sleeps
+
+/** Shows a model widget asleep (title, introduction, Run) until it comes near or Run is pressed. */
+function sleepUntilNear(entry) {
+  asleepEntries.set(entry.root, entry);
+  asleep.sleep(entry.root, entry.widget, { lang: lang(), compact: false, shared: true, near: true }, () => wakeModels(entry.root, true));
+  near.observe(entry.root);
+}
+
+/** Loads the models' engine (once for the page) and mounts the model widget at `root`. */
+async function wakeModels(root, pressed = false) {
+  const entry = asleepEntries.get(root);
+  if (!entry) return;
+  asleepEntries.delete(root);
+  near.unobserve(root);
+  asleep.wake(root, lang());
+  await loaded(startModels, startModels, [root]);
+  root.innerHTML = '';
+  mountEntries([{ ...entry, options: pressed ? { autorun: true } : entry.options }]);
   document.documentElement.dataset.ready = 'true';
-  // A handle for tests and for the curious, in the console.
-  window.specdec = { call, panicOnNextCall, loseDeviceOnNextJob, health };
-  // Once drawn, not while the engine downloads what its install downloads again.
-  if (pressed) keepOffline({ reload: false });
 }
 
 main();

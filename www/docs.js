@@ -4,7 +4,7 @@
 // live examples follow the page's <html lang>, as an element in someone's notes does.
 import { WIDGETS } from './widgets/index.js';
 import { escapeHtml } from './html.js';
-import { startEngine } from './engine.js';
+import { startEngine, startModels } from './engine.js';
 import './specdec-widget.js';
 import { VERSION } from './version.js';
 import { applyLang, wireSwitch, lang, t, tr } from './i18n.js';
@@ -13,11 +13,12 @@ applyLang();
 wireSwitch(() => location.reload());
 
 // Some ranges and choices (γ, the verification rules) are declared by the core and read from
-// the engine (`declarations()` in engine.js): the reference waits for it, and says so if it
-// cannot load.
+// the engine (`declarations()` in engine.js), the model widgets' from the models' module: the
+// reference waits for both, and says so if they cannot load.
 let failed = null;
 try {
   await startEngine();
+  await startModels();
 } catch (e) {
   failed = e;
 }

@@ -28,7 +28,8 @@
 // Nothing heavy before the reader asks: until then an element shows its widget's title and
 // introduction and a Run button (`data-waiting="load"`), and neither the wasm module nor the
 // weights are downloaded. The first Run pressed in any element loads the engine once for the
-// page and draws every element: the one pressed as if run (its experiments, or the exactness
+// page (the lecture's module; the models' module and weights too, where a model widget is among
+// the elements) and draws every element: the one pressed as if run (its experiments, or the exactness
 // lab's Monte Carlo, start), the others as a reader finds them on the course page, except that
 // their worker jobs wait for their own Run. An element with `autorun` asks for all of this at
 // once, and a page that has loaded the engine itself (the widget reference) draws them at once.
@@ -239,6 +240,15 @@ class SpecdecWidget extends HTMLElement {
       this.#widget = null;
       this.#ui = null;
       return;
+    }
+    if (widget.models) {
+      // A model widget waits for the models' engine too (once for the page's elements).
+      try {
+        await p.engine.startModels();
+      } catch (e) {
+        this.#failed(e);
+        return;
+      }
     }
     this.#widget = widget;
     this.dataset.widget = kind;

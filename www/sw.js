@@ -2,8 +2,10 @@
 //
 // Every request goes to the network first (so a new version is picked up at once) and each good
 // answer is kept; without a network the kept copy answers. Installing keeps the page, its
-// scripts, the CPU module's one-thread build and the weights; the build this browser runs
-// (threaded, FMA: threads.js) and the GPU module are kept the first time they are loaded.
+// scripts and the lecture's module (pkg/math/): a reader of the closed forms downloads no model.
+// The models' engine (the build of the CPU module this browser runs, the weights) and the GPU
+// module are kept the first time they are loaded: offline, every widget runs that a visit online
+// ran (a model widget that never woke online says its engine could not be loaded, and Retry).
 // Requests that differ only in their query (pkg/specdec.js?instance=2) share one copy.
 //
 // Cross-origin isolation on any host: every answer it gives gets COOP/COEP when the host sent
@@ -13,10 +15,10 @@
 const CACHE = 'specdec-playground-v1';
 const SHELL = [
   './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
-  'app.js', 'engine.js', 'widget.js', 'frame.js', 'url.js', 'html.js', 'noise.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'asleep.js', 'docs.js', 'version.js', 'threads.js', 'pool-worker.js',
+  'app.js', 'engine.js', 'modules.js', 'jobs.js', 'progress.js', 'declare.js', 'widget.js', 'frame.js', 'url.js', 'html.js', 'noise.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'asleep.js', 'docs.js', 'version.js', 'threads.js', 'pool-worker.js',
   'widgets/index.js', 'widgets/roofline.js', 'widgets/measured.js', 'widgets/theory.js', 'widgets/exactness.js', 'widgets/exactness-gallery.js', 'widgets/multidraft.js',
   'widgets/tree.js', 'widgets/train.js', 'widgets/boost.js', 'widgets/treepaths.js', 'widgets/choose.js', 'widgets/choosehere.js', 'widgets/likesworld.js', 'widgets/decoding.js', 'widgets/decoding-load.js', 'widgets/decoding-step.js', 'widgets/decoding-auto.js', 'widgets/offload.js', 'widgets/modelfree.js', 'widgets/exercises.js', 'widgets/sections.js',
-  'pkg/weights/target.bpk', 'pkg/weights/draft-a.bpk', 'pkg/weights/draft-b.bpk',
+  'pkg/math/specdec_math.js', 'pkg/math/specdec_math_bg.wasm',
 ];
 
 self.addEventListener('install', (event) => {
@@ -34,8 +36,9 @@ self.addEventListener('activate', (event) => {
   })());
 });
 
-// The page names the build of the CPU module it runs (threads.js: it depends on the browser, so it
-// cannot be in the shell), and that build is kept too; the browser's HTTP cache usually answers.
+// The page names the files of an engine it loaded (the build of the CPU module depends on the
+// browser, threads.js, so it cannot be in the shell), and they are kept too; the browser's HTTP
+// cache usually answers.
 self.addEventListener('message', (event) => {
   const keep = Array.isArray(event.data?.keep) ? event.data.keep : [];
   const ours = keep.filter((u) => {

@@ -1,7 +1,8 @@
 // Runs long engine calls off the main thread, so the page never freezes. Protocol (the page
 // cancels a job by terminating the worker):
 //   page → worker  { module, weights }            first: the compiled CPU module and the weights
-//                  { id, name, params, test }     a job (test: hooks for the browser tests)
+//                  { id, name, params, test, lecture }  a job (test: hooks for the browser tests;
+//                        lecture: it runs on the lecture's module, which needs neither of those)
 //   worker → page  { id, kind: 'loading' }       the job was received
 //                  { id, kind: 'progress', progress }  what a long (async) job is doing now, as
 //                        data: { phase, … } (the core's `Step`: { phase: 'count', done, total,
@@ -12,7 +13,9 @@
 // Exports that touch WebGPU are async (a browser hands out adapters and buffer read-backs only
 // asynchronously); they take a progress callback as their second argument.
 //
-// Two builds of the same engine: the CPU module (pkg/, flex and ndarray, compiled once by the page
+// A lecture job (`lecture`: Monte Carlo, the gallery of bugs) runs on the lecture's module
+// (pkg/math/, no burn), which this worker loads itself; a model job on one of two builds of the
+// models' engine: the CPU module (pkg/, flex and ndarray, compiled once by the page
 // and passed in with the build the page chose for this browser — threads, FMA: threads.js — whose
 // helper threads this worker starts) and the GPU module (pkg/gpu/, burn's wgpu backend, with flex
 // for the drafts that run on the CPU beside the GPU target; several times larger), fetched only when a job asks for the WebGPU backend and this browser's WebGPU
@@ -23,6 +26,7 @@ import { fetchHidden, fetchPool, fetchWeights, needsHidden, needsPool, provideHi
 import { loadTrained } from './trained.js';
 import { startPool } from './threads.js';
 
+let lectureReady = null;
 let cpuReady = null;
 let gpuReady = null;
 let gpuModule = null; // the compiled GPU module, kept for a fresh instance after a device loss
@@ -64,6 +68,17 @@ let execution = null;
 
 let helperPorts = null; // ports to the pool's helpers, which the page started (engine.js)
 let pool = null; // the helper threads' start, once per instance (a second set would share its ids)
+
+/** The lecture's module (its own bindings; the page's cache has both files); a failure does not stick. */
+function lectureEngine() {
+  lectureReady ??= (async () => {
+    const m = await import(new URL('./pkg/math/specdec_math.js', import.meta.url).href);
+    await m.default({ module_or_path: new URL('./pkg/math/specdec_math_bg.wasm', import.meta.url) });
+    return m;
+  })();
+  lectureReady.catch(() => { lectureReady = null; });
+  return lectureReady;
+}
 
 function cpuEngine(module) {
   cpuReady ??= (async () => {
@@ -233,14 +248,15 @@ self.onmessage = async ({ data }) => {
     if (data.module) cpuEngine(data.module).catch(() => {});
     return;
   }
-  const { id, name, params, test } = data;
+  const { id, name, params, test, lecture } = data;
   zh = params?.lang === 'zh';
   self.postMessage({ id, kind: 'loading' });
   const progress = (step) => self.postMessage({ id, kind: 'progress', progress: step });
   let engine = null;
   let job;
   try {
-    job = await engineFor(params, progress);
+    if (lecture) job = { engine: await lectureEngine(), params, lecture: true };
+    else job = await engineFor(params, progress);
     if (needsHidden(name, params)) {
       if (!hidden) progress({ phase: 'weights-download' });
       const hs = await hiddenReady();
@@ -262,7 +278,7 @@ self.onmessage = async ({ data }) => {
       if (job.gpu) providePool(await cpuEngine(), ps);
     }
   } catch (e) {
-    // The CPU module or the weights could not be had (the network, a host without CORS).
+    // A module or the weights could not be had (the network, a host without CORS).
     self.postMessage({ id, kind: 'error', message: e?.message ?? String(e), load: true });
     return;
   }
@@ -272,7 +288,7 @@ self.onmessage = async ({ data }) => {
     // Two notes, two sentences: no space between Chinese ones.
     if (job.note && result && typeof result === 'object') result.note = [result.note, job.note].filter(Boolean).join(job.params?.lang === 'zh' ? '' : ' ');
     // How the matmuls ran, for a job on flex (the few-rows kernel and its threads are flex's).
-    if (!job.gpu && (job.params?.backend ?? 'flex') === 'flex' && result && typeof result === 'object' && !Array.isArray(result)) {
+    if (!job.gpu && !job.lecture && (job.params?.backend ?? 'flex') === 'flex' && result && typeof result === 'object' && !Array.isArray(result)) {
       result.execution = { ...execution, width: Number(job.params?.target_width ?? 1), yours: !!job.params?.trained_draft, ...result.execution };
     }
     // Beside a GPU target the draft models ran on the GPU module's own flex: one thread, its kernel.

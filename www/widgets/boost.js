@@ -89,6 +89,8 @@ function resultHtml(v) {
 
 export default {
   name: 'boost',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'Learned speculators: a pool of small models, boost-tuned',
   intro: 'SpecInfer’s small models are learned from the LLM: collective boost-tuning fine-tunes one small model as well as it can, drops the samples on which it agrees with the LLM, fine-tunes the next one on the rest, and so on, so that the pool together covers as much of the LLM’s output as possible; their proposals are merged into one token tree and verified in one call (lecture §4.2). '
     + 'Here pools of up to four small models of draft A’s shape, trained that way on the target’s outputs and shipped with the page, each propose a chain (greedy, or sampled for MSS); the target verifies the merged tree. The control is the same pool trained without the filter.',

@@ -201,6 +201,8 @@ export function planHtml(plans) {
 
 export default {
   name: 'choosehere',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'How to speculate on this device, measured',
   intro: 'The widget above chooses from figures given; this one measures them here: T(1) … T(K) of the target’s calls, c (draft B’s call over T(1)) and every draft’s acceptance vector. '
     + 'It then chooses the chain’s γ and the tree’s (n, d), decodes both on held-out prompts beside EAGLE-2 at a fixed 8 nodes, and sets each speedup beside its prediction and this device’s limit — '

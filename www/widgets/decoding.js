@@ -297,6 +297,8 @@ function gapHtml(r) {
 
 export default {
   name: 'decoding',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'Speculative decoding on LikesWorld: chains, trees, and the wall clock',
   intro: 'The trained target and drafts of the LikesWorld widget, decoding together: the draft proposes, the target verifies everything in one call. '
     + 'Greedy outputs are identical to the target’s own, sampled ones are distributed as the target’s, and the target is called fewer times. '

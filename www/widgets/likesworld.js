@@ -24,6 +24,8 @@ export function latencyNoise(l) {
 
 export default {
   name: 'likesworld',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'LikesWorld: a real (tiny) target and two drafts',
   intro: 'Facts “NAME likes ITEM .”, then one question per person, “q NAME ITEM .”: the answer must be looked up in the facts. '
     + 'The target (85k parameters, trained with burn by this project’s own program) answers every question; draft A (1 layer) and draft B (2 layers) cannot. '

@@ -126,6 +126,8 @@ function resultHtml(v) {
 
 export default {
   name: 'measured',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'The roofline, measured in this browser',
   intro: 'The same question as the roofline above, asked of this device: how long does one call of the target take when it feeds k tokens at once? '
     + 'The trained target is tiny (85 k parameters, it sits in the cache); widened, it reads as many bytes per step as a real model, and its answers stay the trained target’s. '

@@ -100,6 +100,8 @@ function highlightHtml(h) {
 
 export default {
   name: 'modelfree',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'Drafting without a model: Prompt Lookup, suffix trees, Jacobi and Lookahead',
   intro: 'No draft model at all: the speculation is looked up in the prompt, in earlier outputs, or in the target’s own Jacobi trajectory, '
     + 'and verified by the target in one call. Outputs are always the target’s own greedy output; what changes is how many tokens one call decides.',

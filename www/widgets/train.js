@@ -287,6 +287,8 @@ async function upload(ui, view, file) {
 
 export default {
   name: 'train',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'Train a draft here: learned speculators',
   intro: 'SpecInfer’s small models are learned from the LLM (lecture §4.2). Train one in this page: a draft of the shape you choose, distilled from the target — on its greedy outputs, on its whole next-token distributions (a KL loss), or on the LikesWorld text the target itself learned from. '
     + 'The loss falls as it learns; every few steps the draft is checked as a draft in use (greedy chains of γ 4 verified by the target), beside the shipped draft A (draft B for draft B’s shape). The finished draft stays in this browser until you forget it, and the decoding widget can speculate with it.',

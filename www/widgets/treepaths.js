@@ -110,6 +110,8 @@ function resultHtml(v) {
 
 export default {
   name: 'treepaths',
+  // It runs the trained models: it mounts once their engine is loaded (app.js, specdec-widget.js).
+  models: true,
   title: 'Per-sequence or tree-parallel verification, measured',
   intro: 'Existing systems verify a token tree as separate sequences, one per root-to-leaf path, each with its own copy of the KV cache, so shared prefixes are computed again; SpecInfer verifies the whole tree in one call under the tree mask, with one cache. '
     + 'Here the target verifies one tree (filled with the draft’s top choices; or EAGLE-2’s dynamic tree, grown after each prompt) both ways for a batch of prompts; the table gives the tokens each way computes, both times, and checks that the verdicts are the same.',
