@@ -1,10 +1,10 @@
 //! What a call costs as decoding pays it (issue 54: the choice measured within 15% of its
 //! prediction). The curve T(k) timed on bare forwards ([`super::auto::time_target`]) is what the
 //! model costs; decoding pays more: the cache kept and gathered along the accepted path, the
-//! rows' distributions, the masks — a verification call of 4 tokens on the ×16 target cost 1.68
-//! one-token calls in decoding against 1.44 bare, and a draft call half as much again as bare. So
-//! before choosing, a few calibration prompts (the training stream, not the prompts timed later)
-//! are decoded twice: by the target alone (its calls are k = 1) and by draft B's chain of
+//! rows' distributions, the masks (measurements: docs/performance.md, section "What decoding
+//! pays beyond a bare call, and the choice in the page"). So before choosing, a few calibration
+//! prompts (the training stream, not the prompts timed later) are decoded twice: by the target
+//! alone (its calls are k = 1) and by draft B's chain of
 //! [`GAMMA`] (its verification calls are k = γ + 1). Decoding's overhead over the bare call is
 //! taken as linear in k through those two points, and added to every bare T(k); a draft's cost
 //! per level is scaled by what the chain's draft calls paid over draft B's bare call.

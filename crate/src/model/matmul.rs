@@ -2,25 +2,22 @@
 //!
 //! A decode step multiplies a handful of rows (one token, or the γ + 1 of a verification) with
 //! every weight matrix. A general GEMM packs and blocks for large shapes and runs these at a
-//! fraction of the memory's speed, so that verifying 4 tokens costs 3× one (measured on the
-//! widened target: `shared/probes`). [`specdec_kernels::matmul_few_rows`] reads each weight
+//! fraction of the memory's speed. [`specdec_kernels::matmul_few_rows`] reads each weight
 //! once per call for all rows, so that a memory-bound target's step costs what its bytes cost
 //! whatever k (lecture §1.2). On flex outside autodiff, for at most
-//! [`specdec_kernels::FEW_ROWS`] rows (natively twice that, in two passes: measured on the ×16
-//! target, 17 rows 10.8 ms against burn's 16.9, 32 rows 16.4 against 29.5; on the trained target
-//! 119 µs against 137 and 201 against 226; in wasm likewise on the threaded module, one pass on a
-//! single thread), [`linear`] calls it over flex's own buffers; otherwise burn's `Linear` runs.
+//! [`specdec_kernels::FEW_ROWS`] rows (natively twice that, in two passes; in wasm likewise on
+//! the threaded module, one pass on a single thread), [`linear`] calls it over flex's own
+//! buffers; otherwise burn's `Linear` runs.
 //!
 //! A layer of a widened target can also carry its weights packed in strips ([`PackedLinear`],
 //! made once by [`pack`]): [`packed_linear`] then runs [`specdec_kernels::matmul_packed`], which
-//! reads each strip as one sequential stream (headless Chromium, one thread, the ×16 target's
-//! weights, `tests/bench-kernel.mjs`: one row 3.3–3.7 → 2.0–2.5 ms, eight rows 9.3–9.7 →
-//! 7.9–8.2 ms), and for any number of rows: past a few rows its later passes over a strip read it
-//! from L2 at the multiply-adds' peak (one thread, the ×16 target's weights: 32 rows 26.6 ms, 64
-//! rows 49.9, 128 rows 94.3, 45–51 GFLOP/s, where burn's matmul took 85 ms for 32 rows and 133
-//! for 64 in the page's measured roofline). It is a second copy of the weights, so only
-//! the layers large enough to be split across threads are packed; a packed copy whose layer's
-//! weights were replaced since is not used.
+//! reads each strip as one sequential stream, for any number of rows: past a few rows its later
+//! passes over a strip read it from L2 at the multiply-adds' peak. It is a second copy of the
+//! weights, so only the layers large enough to be split across threads are packed; a packed copy
+//! whose layer's weights were replaced since is not used.
+//!
+//! Measurements: docs/performance.md, section "Figures once in the module headers",
+//! `crate/src/model/matmul.rs`.
 
 use burn::nn::Linear;
 use burn::tensor::Tensor;

@@ -9,8 +9,9 @@
 //! and from L1 by the others; fewer rows than a group take tiles as many vectors wide as the
 //! chunk allows, so that one row's multiply-adds still do not wait on each other. `y` is worked
 //! on in column panels copied into a buffer with padded rows: in place, with `d_out` a multiple
-//! of 1024, every row's chunk maps to the same L1 set and the rows evict each other (T(16) was
-//! 35 ms instead of 20–23 ms on the benchmark). A panel narrower than the matrix reads each
+//! of 1024, every row's chunk maps to the same L1 set and the rows evict each other
+//! (measurements: docs/performance.md, section "Figures once in the module headers",
+//! `crate/kernels/src/matmul/blocked.rs`). A panel narrower than the matrix reads each
 //! weight row in pieces, so the AVX2 back-end prefetches `AHEAD` rows ahead then (a full-width
 //! panel reads whole rows, which the hardware prefetcher follows better unaided); wasm, which has
 //! no prefetch, takes panels four times as large.

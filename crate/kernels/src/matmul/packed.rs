@@ -5,14 +5,13 @@
 //! written once, and the tile's inner loop is a weight row of the strip: two vectors, broadcast
 //! against two rows of `x`.
 //!
-//! Measured in headless Chromium, one thread, FMA, on the ×16 target's weights (75.5 MB, its
-//! fused qkv then timed as three 1024 × 1024 matrices; `node tests/bench-kernel.mjs`, four runs): 1 row 3.3–3.7 → 2.0–2.5 ms, 2 rows 3.6–3.8 →
-//! 2.8–3.4, 4 rows 5.3–5.7 → 5.1–5.4, 8 rows 9.3–9.7 → 7.9–8.2, against
-//! [`matmul_few_rows`](super::matmul_few_rows) over the same weights unpacked (the row-major
-//! layout reads a block of eight weight rows as eight interleaved streams, which
-//! the prefetcher follows worse, and loads and stores `y` once per block). Each column is summed
-//! by one thread over the inputs in order, from the bias, so the result has the same bits
-//! whatever the threads and whatever the rows beside it. The cost is a second copy of the
+//! It beat [`matmul_few_rows`](super::matmul_few_rows) over the same weights unpacked at 1 to 8
+//! rows: the row-major layout reads a block of eight weight rows as eight interleaved streams,
+//! which the prefetcher follows worse, and loads and stores `y` once per block (measurements:
+//! docs/performance.md, section "Figures once in the module headers",
+//! `crate/kernels/src/matmul/packed.rs`). Each column is summed by one thread over the inputs in
+//! order, from the bias, so the result has the same bits whatever the threads and whatever the
+//! rows beside it. The cost is a second copy of the
 //! weights, so the models pack only what is worth it (`specdec::model::matmul`).
 
 use alloc::vec::Vec;

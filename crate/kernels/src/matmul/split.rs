@@ -4,11 +4,9 @@
 //! stream. The pool that runs the threads is `crate::pool`'s; this file only cuts, hands out and
 //! adds up.
 //!
-//! Cut by output columns instead (as until 2026-12-04), each thread read every weight row in a
-//! segment as narrow as its share (2 KB for the ×16 target's 1024-wide layers on two threads),
-//! which the hardware prefetcher follows worse: on the ×16 target in the page (two threads, FMA,
-//! medians of eight rounds) T(1) 4.01 → 3.67 ms, T(4) 6.48 → 5.12, T(8) 9.00 → 7.74 with the
-//! inputs cut (docs/performance.md, "Cutting by inputs"). The sums
+//! Cut by output columns instead, each thread reads every weight row in a segment as narrow as
+//! its share, which the hardware prefetcher follows worse (measurements: docs/performance.md,
+//! section "Cutting by inputs"). The sums
 //! are no longer added in one thread's order (a share's partial sum starts from zero), so the
 //! result differs from one thread's in the last bits; it does not depend on the number of rows,
 //! since the cut depends only on `d_in` and the threads.
