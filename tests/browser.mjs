@@ -74,7 +74,11 @@ export async function open(env, path, {
 export async function wake(page) {
   const ids = await page.$$eval('[data-wakes="near"]', (els) => els.map((e) => e.id));
   if (!ids.length) return;
-  for (const id of ids) await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  for (const id of ids) {
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    // Woken (the observer's answer comes a frame later) before the page moves on.
+    await page.waitForFunction((i) => !document.getElementById(i).dataset.wakes, id, { timeout: 10_000 });
+  }
   // Mounted: drawn once (data-state), or refused with its reason (an alert).
   await page.waitForFunction((all) => all.every((id) => {
     const e = document.getElementById(id);
@@ -91,11 +95,13 @@ export async function wake(page) {
 export async function rewritePresets(page, change) {
   // The lecture's module declares the analytic widgets' (`lecture_presets`), the models' CPU
   // module, whichever build the page runs (www/threads.js), the same and the model widgets'.
+  // A change to a model widget's declarations does not apply to the lecture's, which lack them.
   const rewrite = (name) => async (route) => {
     try {
       const response = await route.fetch();
+      const apply = name === 'presets' ? change : `try { ${change} } catch (e) { if (!(e instanceof TypeError)) throw e; }`;
       const body = (await response.text()).replace(`export function ${name}()`, 'function presetsDeclared()')
-        + `\nexport function ${name}() { const p = presetsDeclared(); ${change} return p; }\n`;
+        + `\nexport function ${name}() { const p = presetsDeclared(); ${apply} return p; }\n`;
       await route.fulfill({ response, body });
     } catch {
       // The page closed while this request was under way.

@@ -19,7 +19,7 @@
 // between Latin words ("CPU: flex", which Chinese writes "CPU：flex").
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start } from './browser.mjs';
+import { start, wake } from './browser.mjs';
 import { setControl, alertOf, decoded, mfDone } from './helpers.mjs';
 
 /** Names written in Latin letters on the Chinese page too (longest first where they overlap). */
@@ -91,6 +91,7 @@ async function openZh(path) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(env.url + path);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   return { page, errors };
 }
 

@@ -157,7 +157,9 @@ for (const zh of [false, true]) {
     await page.click('#x .sw-run');
     await page.waitForFunction(() => Number(document.querySelector('#x')?.dataset.mc || 0) >= 1, null, { timeout: 60_000 });
     assert.match(await text(page, '#x .mc-numbers'), /^5,000 runs of|^.*运行 5,000 次/);
-    assert.equal(heavy.filter((p) => p.endsWith('.wasm')).length, 1, heavy.join(' '));
+    // The lecture's module, and (a decoding element is among them) the models' module, once each.
+    assert.equal(heavy.filter((p) => p.endsWith('/pkg/math/specdec_math_bg.wasm')).length, 1, heavy.join(' '));
+    assert.equal(heavy.filter((p) => /\/specdec_bg\.wasm$/.test(p)).length, 1, heavy.join(' '));
     assert.ok(heavy.some((p) => p.endsWith('target.bpk')), heavy.join(' '));
     // The others draw as well; their jobs wait for their own Run.
     await page.waitForSelector('#t[data-state="ok"] svg', { timeout: 30_000 });
@@ -174,14 +176,13 @@ for (const zh of [false, true]) {
   });
 }
 
-// A module the element imports (widgets/theory.js, beside the script) or the wasm module, refused
-// once by the host (503).
-for (const [part, zh] of [['widgets/theory.js', false], ['pkg/specdec_bg.wasm', false], ['widgets/theory.js', true], ['pkg/specdec_bg.wasm', true]]) {
+// A module the element imports (widgets/theory.js, beside the script) or the wasm module the
+// theory widget runs on (the lecture's), refused once by the host (503).
+for (const [part, zh] of [['widgets/theory.js', false], ['pkg/math/specdec_math_bg.wasm', false], ['widgets/theory.js', true], ['pkg/math/specdec_math_bg.wasm', true]]) {
   test(`a failed load (${part}) shows a message and Retry inside the element, ${zh ? 'in Chinese' : 'in English'}; Retry then loads it`, async () => {
     const { page, errors, go } = await openNotes('/theory.html', { zh });
     let fail = true;
-    // The wasm module: every build of it (www/threads.js), the one chosen and the one fallen back to.
-    const url = part.endsWith('.wasm') ? /\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/ : `**/${part}`;
+    const url = `**/${part}`;
     await page.route(url, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
     await go();
     // The engine loads when a reader asks for it (its modules, beside the script, before).
@@ -248,8 +249,13 @@ for (const [kind, query, lang] of [['decoding', 'experiment=acceptance&prompts=1
     assert.ok(await page.$eval(`${w} h2`, (e) => e.getClientRects().length > 0), 'the title shows');
     assert.ok((await text(page, `${w} .intro`)).length > 40, 'the introduction');
     // One widget, one engine: the element's "once for every widget on this page" is not said.
-    assert.match(await text(page, `${w} .sw-status`), lang === 'zh' ? /^在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重），然后画出这个组件。$/
-      : /^Nothing is downloaded or computed until you ask: Run downloads the playground’s engine \(its WebAssembly module and the trained models’ weights\) and draws this widget\.$/);
+    // What Run downloads: the models' engine for a model widget, the lecture's module alone else.
+    const says = kind === 'decoding'
+      ? [/^在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示的引擎（它的 WebAssembly 模块和训练好的模型权重），然后画出这个组件。$/,
+        /^Nothing is downloaded or computed until you ask: Run downloads the playground’s engine \(its WebAssembly module and the trained models’ weights\) and draws this widget\.$/]
+      : [/^在你要求之前，什么都不下载、不计算：按“运行”会下载这个演示讲解数学部分的引擎（一个 0\.2 MB 的 WebAssembly 模块），然后画出这个组件。$/,
+        /^Nothing is downloaded or computed until you ask: Run downloads the playground’s engine for the lecture’s mathematics \(a WebAssembly module of 0\.2 MB\) and draws this widget\.$/];
+    assert.match(await text(page, `${w} .sw-status`), lang === 'zh' ? says[0] : says[1]);
     assert.equal(await text(page, `${w} .sw-run`), lang === 'zh' ? '运行' : 'Run');
     assert.equal(await page.getAttribute('html', 'lang'), lang === 'zh' ? 'zh-CN' : 'en');
     await page.waitForTimeout(2000); // time enough for anything started on load to ask
@@ -258,8 +264,10 @@ for (const [kind, query, lang] of [['decoding', 'experiment=acceptance&prompts=1
     assert.equal(await page.$(`${w} svg, ${w} form.controls`), null, 'nothing drawn yet');
     await page.click(`${w} .sw-run`);
     await page.waitForSelector(`html[data-ready="true"] ${w}[data-state="ok"]`, { timeout: 30_000 });
-    assert.equal(requests.filter((r) => /\.wasm$/.test(r)).length, 1, requests.join(' '));
-    assert.ok(requests.some((r) => r.endsWith('/target.bpk')), requests.join(' '));
+    assert.equal(requests.filter((r) => r.endsWith('/pkg/math/specdec_math_bg.wasm')).length, 1, requests.join(' '));
+    // The models' module and weights for the decoding widget only.
+    assert.equal(requests.filter((r) => /\/specdec_bg\.wasm$/.test(r)).length, kind === 'decoding' ? 1 : 0, requests.join(' '));
+    assert.equal(requests.some((r) => r.endsWith('/target.bpk')), kind === 'decoding', requests.join(' '));
     if (kind === 'decoding') {
       // Its Run was this Run: the job starts without a second click.
       await page.waitForFunction((s) => Number(document.querySelector(s).dataset.decoded || 0) >= 1, w, { timeout: 60_000 });
@@ -278,21 +286,22 @@ for (const [kind, query, lang] of [['decoding', 'experiment=acceptance&prompts=1
   });
 }
 
-test('embed.html without autorun=0 loads at once, as before: drawn when ready, the module and the weights already asked for', async () => {
+test('embed.html without autorun=0 loads at once, as before: drawn when ready, its module asked for (the lecture’s for the theory widget, with no model)', async () => {
   const requests = [];
   const { page, errors } = await open(env, 'embed.html?widget=theory&alpha=0.7', { requests });
   assert.equal(await page.getAttribute('[data-embed]', 'data-state'), 'ok');
   assert.equal(await page.getAttribute('[data-embed]', 'data-waiting'), null);
   assert.ok(await page.$('[data-embed] svg'));
   assert.equal(await page.$('.sw-run'), null, 'no Run to load it');
-  assert.ok(requests.some((r) => /\.wasm$/.test(r)) && requests.some((r) => r.endsWith('/target.bpk')), requests.join(' '));
+  assert.ok(requests.includes('/pkg/math/specdec_math_bg.wasm'), requests.join(' '));
+  assert.ok(!requests.some((r) => /\/specdec_bg\.wasm$|\.bpk$/.test(r)), requests.join(' '));
   assert.deepEqual(errors, []);
   await page.close();
 });
 
 test('embed.html?autorun=0&compact=1: asleep without title or introduction; a module that fails to load after Run shows the message and Try again, which loads it', async () => {
   let fail = true;
-  const prepare = (p) => p.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
+  const prepare = (p) => p.route('**/pkg/math/specdec_math_bg.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.fallback()));
   const { page, errors } = await open(env, 'embed.html?widget=exactness&runs=1000&autorun=0&compact=1', { prepare, width: 390, height: 844 });
   const w = '[data-embed][data-widget="exactness"]';
   assert.equal(await page.getAttribute(w, 'data-waiting'), 'load');

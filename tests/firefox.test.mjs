@@ -43,6 +43,16 @@ test('Firefox ESR: the page loads, every widget draws, a job finishes and one is
   await page.goto(`${url}?decoding.experiment=greedy&decoding.prompts=10&decoding.gamma=2&modelfree.requests=10`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 60_000 });
   assert.match(await browser.version(), /firefox/i);
+  // The model widgets wake as a reader scrolls down to each (tests/browser.mjs `wake`).
+  await page.evaluate(async () => {
+    const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); });
+    for (const el of [...document.querySelectorAll('[data-wakes="near"]')]) {
+      el.scrollIntoView();
+      for (let i = 0; el.dataset.wakes && i < 600; i += 1) await frame();
+    }
+    window.scrollTo(0, 0);
+  });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-widget]')].every((e) => e.dataset.state), { timeout: 60_000 });
 
   // Every widget drew: its controls, a view, no alert; the analytic ones with a figure or table.
   const widgets = await page.$$eval('[data-widget]', (els) => els.map((el) => ({

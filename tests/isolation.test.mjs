@@ -4,7 +4,7 @@
 // isolated (the clock steps finely), its model jobs run in their workers, and nothing fails.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start } from './browser.mjs';
+import { start, wake } from './browser.mjs';
 
 let env;
 before(async () => { env = await start({ isolation: false }); });
@@ -24,6 +24,7 @@ test('a host without COOP/COEP: the service worker isolates the page after one r
   await page.waitForFunction(() => self.crossOriginIsolated === true, null, { timeout: 60_000 });
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
   assert.equal(loads, 2, 'one reload');
+  await wake(page);
   // A model job runs in its worker: an isolated page starts only a worker whose script carries
   // COEP, which the service worker added.
   await page.waitForFunction(() => Number(document.querySelector('[data-widget="decoding"]')?.dataset.decoded || 0) >= 1, null, { timeout: 180_000 });

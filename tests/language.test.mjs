@@ -4,7 +4,7 @@
 // left in it is chinese.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, wake } from './browser.mjs';
 import { setControl, text, alertOf, decoded, mfDone } from './helpers.mjs';
 
 let env;
@@ -63,6 +63,7 @@ async function switchTo(page, l) {
   await page.evaluate(() => { window.beforeTheSwitch = true; });
   await page.click(`[data-set-lang="${l}"]`);
   await page.waitForFunction(() => !window.beforeTheSwitch && document.documentElement.dataset.ready === 'true', null, { timeout: 60_000 });
+  await wake(page);
 }
 
 test('a request the switch’s reload cuts off is no error; a request aborted without a navigation still is', async () => {
@@ -127,6 +128,7 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
   // Remembered: a new visit is in Chinese; the switch goes back.
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   assert.equal(await h1(), '推测解码，精确地');
   assert.equal(await page.getAttribute('[data-set-lang="zh"]', 'aria-pressed'), 'true');
   await switchTo(page, 'en');
@@ -183,6 +185,7 @@ test('on the Chinese page the engine’s errors, the worker’s notes and its pr
   await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
   await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   // Core errors raised on the main thread: a tree config, a distribution, drawn tokens.
   await setControl(page, 'tree', 'mode', 'config');
   await page.fill('[data-widget="tree"] [data-key="config"]', '<2,0>');
@@ -232,14 +235,17 @@ test('?lang=zh links the Chinese page and ?lang=en the English one, whatever thi
   // A link is a choice, remembered like the switch's: a later visit without ?lang is Chinese.
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   assert.equal(await h1(), '推测解码，精确地');
   // An unknown ?lang is ignored (not an error): the remembered language stays.
   await page.goto(`${env.url}embed.html?widget=theory&lang=fr`);
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
   // ?lang=en wins over what is remembered.
   await page.goto(`${env.url}?lang=en`);
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
   assert.equal(await h1(), 'Speculative decoding, exactly');
   // The footer links the Chinese page.
@@ -258,6 +264,7 @@ test('with storage blocked the switch still changes the language (through the UR
   });
   await page.goto(`${env.url}?theory.alpha=0.7`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
   // An exercise's answer is kept too: it lives in the history entry, not in storage.
   await page.fill('[data-widget="exercises"] input[data-part="0"]', '3.05');

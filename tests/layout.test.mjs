@@ -7,7 +7,7 @@
 // cut by the figure's edge, English and Chinese; and no text on the page is under 10 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, wake } from './browser.mjs';
 import { setControl, decoded, mfDone } from './helpers.mjs';
 
 let env;
@@ -214,6 +214,7 @@ test('at 390 px the Chinese course page fits as well', async () => {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${env.url}?decoding.prompts=10&modelfree.requests=10`);
   await page.waitForSelector('html[lang="zh-CN"][data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   await decoded(page, 1);
   await mfDone(page, 1);
   await page.waitForSelector('[data-widget="likesworld"][data-state="ok"] table.kinds', { timeout: 60_000 });

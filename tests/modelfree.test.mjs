@@ -3,7 +3,7 @@
 // module is missing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, wake } from './browser.mjs';
 import { setControl, text, alertOf, rowsOf, alertShown, mfDone } from './helpers.mjs';
 
 let env;
@@ -69,6 +69,7 @@ test('WebGPU chosen before the GPU module exists: the job runs on the CPU and sa
   await page.route('**/pkg/gpu/**', (route) => route.fulfill({ status: 404, body: 'not built yet' }));
   await page.goto(`${env.url}?modelfree.experiment=highlight&modelfree.workload=likesworld&modelfree.requests=2&modelfree.request=1&modelfree.backend=wgpu`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   await mfDone(page, 1);
   assert.match(await text(page, '[data-widget="modelfree"] .mf-status'), /LikesWorld on flex/);
   assert.match(await text(page, '[data-widget="modelfree"] .mf-note'), /WebGPU engine could not be loaded .* ran on the CPU \(flex\)/);

@@ -5,7 +5,7 @@
 // helpers are in helpers.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open, rewritePresets } from './browser.mjs';
+import { start, open, rewritePresets, wake } from './browser.mjs';
 import { readFileSync } from 'node:fs';
 import { WIDGETS, setControl, text, alertOf, rowsOf, alertShown, mfDone, decoded } from './helpers.mjs';
 
@@ -167,6 +167,7 @@ test('the formulas keep their spaces: a word and the symbol beside it never touc
   await page.waitForLoadState('networkidle');
   await Promise.all([page.waitForEvent('load'), page.click('[data-set-lang="zh"]')]);
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   const zh = await gaps();
   assert.ok(zh.length >= 3, JSON.stringify(zh));
   for (const [where, gap] of zh) assert.ok(gap >= 3, `${where}: ${gap.toFixed(1)} px`);
@@ -181,6 +182,7 @@ test('offline after the first visit: the service worker serves the page, the mod
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${env.url}?decoding.prompts=10`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   // Installed (the shell kept) and in control of the page.
   await page.evaluate(async () => { await navigator.serviceWorker.ready; });
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
@@ -199,6 +201,7 @@ test('offline after the first visit: the service worker serves the page, the mod
   await context.setOffline(true);
   await page.reload();
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   assert.equal(await page.getAttribute('[data-widget="theory"]', 'data-state'), 'ok');
   await setControl(page, 'theory', 'alpha', 0.9);
   assert.match(await text(page, '[data-widget="theory"] .numbers'), /E = 4\.686 tokens/);
@@ -302,15 +305,16 @@ test('a Rust panic is shown in the widget and the widget recovers', async () => 
 test('a failed engine load shows a message and a retry brings the page up', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   let fail = true;
-  // Every build of the CPU module (www/threads.js): the one chosen for this browser, then the
-  // one-thread build the page falls back to.
-  await page.route(/\/pkg\/(mt\/|fma\/|mt-fma\/)?specdec_bg\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
+  // The module the theory widget runs on: the lecture's (a model widget's engine that fails to
+  // load: tests/lecture.test.mjs).
+  await page.route('**/pkg/math/specdec_math_bg.wasm', (route) => (fail ? route.fulfill({ status: 503, body: 'busy' }) : route.continue()));
   await page.goto(`${env.url}embed.html?widget=theory`);
   await page.waitForSelector('html[data-ready="failed"]', { timeout: 30_000 });
   assert.match(await text(page, '[data-widget="theory"] [role="alert"]'), /Could not load the WebAssembly engine/);
   fail = false;
   await page.click('[data-widget="theory"] .retry');
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   assert.equal(await page.getAttribute('[data-widget="theory"]', 'data-state'), 'ok');
   assert.ok(await page.$('[data-widget="theory"] .view svg'));
   await page.close();

@@ -3,7 +3,7 @@
 // Before, the engine wrote "200 / 1000（flex）" on the Chinese page and the bar parsed English.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start } from './browser.mjs';
+import { start, wake } from './browser.mjs';
 import { decoded } from './helpers.mjs';
 
 let env;
@@ -25,10 +25,14 @@ test('on the Chinese page the decoding progress bar advances during a job, and i
     window.seen = { values: [], texts: [] };
     new MutationObserver(() => {
       if (root.dataset.decoded) return;
-      window.seen.values.push(Number(root.querySelector('.dec-progress').value));
+      // From before the widget wakes (it mounts when it comes into view, below).
+      const bar = root.querySelector('.dec-progress');
+      if (!bar) return;
+      window.seen.values.push(Number(bar.value));
       window.seen.texts.push(root.querySelector('.dec-status').textContent);
     }).observe(root, { attributes: true, childList: true, subtree: true, characterData: true });
   });
+  await wake(page);
   await decoded(page, 1);
   const { values, texts } = await page.evaluate(() => window.seen);
   assert.ok(values.some((v) => v > 0 && v < 1), `the bar moved before the end: ${values.join(' ')}`);

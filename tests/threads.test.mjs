@@ -7,7 +7,7 @@
 // gets one thread and says why. Timing goals live in tests/bench-widened.mjs, not here.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open } from './browser.mjs';
+import { start, open, wake } from './browser.mjs';
 import { text, rowsOf, decoded } from './helpers.mjs';
 
 let env;
@@ -87,6 +87,7 @@ test('a browser without relaxed SIMD gets the SIMD128 build, never one it cannot
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${env.url}?measured.width=1&decoding.experiment=greedy&decoding.prompts=10&decoding.target_width=4`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   const build = await buildOf(page);
   assert.equal(build.fma, false);
   assert.doesNotMatch(build.dir, /fma/);
@@ -107,6 +108,7 @@ test('a page that is not cross-origin isolated runs one thread and says why', as
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${flat.url}?measured.width=1`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   assert.equal(await page.evaluate(() => crossOriginIsolated), false);
   const build = await buildOf(page);
   assert.equal(build.threads, 1);

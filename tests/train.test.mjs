@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { start, open } from './browser.mjs';
+import { start, open, wake } from './browser.mjs';
 import { text, alertOf, rowsOf, decoded, tooWide, setControl } from './helpers.mjs';
 
 let env;
@@ -54,6 +54,7 @@ test('train: a tiny draft trains, is checked beside the shipped one, kept, and s
   // A reload: the draft is still kept, and decodes the same (the same α and τ to the digit).
   await page.reload();
   await page.waitForSelector('html[data-ready="true"]');
+  await wake(page);
   await page.waitForFunction(() => /Kept in this browser/.test(document.querySelector('[data-widget="train"] .tr-kept')?.textContent));
   const again = await decodeWithYours(page);
   assert.deepEqual(again.map((r) => r.replace(/\d+(\.\d+)? ?(ms|µs|s)\b.*$/, '')), rows.map((r) => r.replace(/\d+(\.\d+)? ?(ms|µs|s)\b.*$/, '')));

@@ -5,7 +5,7 @@
 // length cap on typed text that keeps the URL short.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open, rewritePresets } from './browser.mjs';
+import { start, open, rewritePresets, wake } from './browser.mjs';
 import { WIDGETS, setControl, text, alertOf } from './helpers.mjs';
 
 let env;
@@ -101,7 +101,8 @@ test('the theory sliders take their bounds and defaults from the core’s preset
 });
 
 test('URL round trip for every widget: every control set from the URL, then the Share link restores the same state', async () => {
-  const probe = await open(env, 'embed.html?widget=theory');
+  // A model widget's embed: the models' declarations are there too.
+  const probe = await open(env, 'embed.html?widget=likesworld');
   // For each widget, a value other than the default for every control (text controls keep theirs).
   const plans = await probe.page.evaluate(async () => {
     const { WIDGETS } = await import('./widgets/index.js');
@@ -179,6 +180,7 @@ test('100,000 characters typed into text fields are cut to one cap: the URL stay
   const response = await page.reload();
   assert.equal(response.status(), 200);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30_000 });
+  await wake(page);
   assert.equal(await page.inputValue('[data-widget="tree"] [data-key="paths"]'), words.slice(0, 500), 'the cut text came back from the URL');
   // A worker still fetching its scripts when the page reloads has that request aborted by the
   // reload (a busy machine): that is the browser leaving the page, not a fault of it. Any other

@@ -5,7 +5,7 @@
 // A lecture job (Monte Carlo, the gallery of bugs) runs on the lecture's module in its worker; a
 // model job first has the page load the models' module and weights (modules.js `startModels`:
 // its status says so), which its worker is handed.
-import { build, compiled, weights, startModels, modelsLoaded, onLecture, withLang, observeCalls, memoryBytes, CancelledError, PanicError } from './modules.js';
+import { build, compiled, lectureModule, weights, startModels, modelsLoaded, onLecture, withLang, observeCalls, memoryBytes, CancelledError, PanicError } from './modules.js';
 import { JobStatus } from './progress.js';
 import { tr } from './i18n.js';
 import { startHelpers } from './threads.js';
@@ -71,7 +71,8 @@ export function startWorker(url = WORKER_URL) {
 function spawn(ch, lecture) {
   const w = startWorker();
   if (lecture) {
-    // A lecture job's worker loads the lecture's module itself (the browser's cache has it).
+    // A lecture job's worker is handed the lecture's compiled module, before any job.
+    if (lectureModule) w.postMessage({ lectureModule });
     ch.ready = Promise.resolve();
   } else {
     // The helper threads of its pool, started here on the page's thread (threads.js says why),

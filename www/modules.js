@@ -35,7 +35,8 @@ let lectureGeneration = 0;
 let models = null; // the CPU module's instance, once a model widget woke
 let declared = null; // what the core declares for the controls (`lecture_presets`, then `presets`)
 let exports = null; // the CPU instance's raw exports (its memory)
-export let compiled = null; // the compiled CPU module, handed to every worker
+export let lectureModule = null; // the lecture's compiled module, handed to a lecture job's worker
+export let compiled = null; // the compiled CPU module, handed to every model job's worker
 export let weights = null; // the models' weights, downloaded once (in parallel with the module)
 let generation = 0;
 let panicNext = false;
@@ -51,10 +52,12 @@ async function compile(url) {
 async function loadLecture() {
   lectureGeneration += 1;
   const [m, wasm] = await Promise.all([
-    import(new URL(`${LECTURE_JS}?instance=${lectureGeneration}`, import.meta.url).href),
+    // The first as the course page preloads it (index.html), a restart's a fresh module.
+    import(new URL(lectureGeneration > 1 ? `${LECTURE_JS}?instance=${lectureGeneration}` : LECTURE_JS, import.meta.url).href),
     compile(new URL(LECTURE_WASM, import.meta.url)),
   ]);
   await m.default({ module_or_path: wasm });
+  lectureModule = wasm;
   keepOffline([LECTURE_JS, LECTURE_WASM]);
   declared ??= m.lecture_presets();
   for (const name of Object.keys(m)) lectureExports.add(name);
@@ -92,7 +95,8 @@ async function loadModels() {
       if (compiled === module) compiled = null;
       if (i + 1 === tries.length) {
         build = CHOSEN;
-        throw e;
+        throw /HTTP 404/.test(e?.message) ? new Error(tr(`${e.message}. If the page was just started with scripts/serve.sh, the models’ engine is still being built: try again in a few minutes.`,
+          `${e.message}。如果页面刚用 scripts/serve.sh 启动，模型引擎还在构建中：几分钟后再试。`)) : e;
       }
       tries[i + 1] = { ...tries[i + 1], detail: tries[i + 1].detail ?? e?.message ?? String(e) };
     }

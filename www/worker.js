@@ -1,8 +1,9 @@
 // Runs long engine calls off the main thread, so the page never freezes. Protocol (the page
 // cancels a job by terminating the worker):
 //   page → worker  { module, weights }            first: the compiled CPU module and the weights
+//                  { lectureModule }             or, for lecture jobs, the lecture's compiled module
 //                  { id, name, params, test, lecture }  a job (test: hooks for the browser tests;
-//                        lecture: it runs on the lecture's module, which needs neither of those)
+//                        lecture: it runs on the lecture's module, with no model)
 //   worker → page  { id, kind: 'loading' }       the job was received
 //                  { id, kind: 'progress', progress }  what a long (async) job is doing now, as
 //                        data: { phase, … } (the core's `Step`: { phase: 'count', done, total,
@@ -27,6 +28,7 @@ import { loadTrained } from './trained.js';
 import { startPool } from './threads.js';
 
 let lectureReady = null;
+let lectureModule = null; // the lecture's compiled module, as the page hands it over
 let cpuReady = null;
 let gpuReady = null;
 let gpuModule = null; // the compiled GPU module, kept for a fresh instance after a device loss
@@ -73,7 +75,7 @@ let pool = null; // the helper threads' start, once per instance (a second set w
 function lectureEngine() {
   lectureReady ??= (async () => {
     const m = await import(new URL('./pkg/math/specdec_math.js', import.meta.url).href);
-    await m.default({ module_or_path: new URL('./pkg/math/specdec_math_bg.wasm', import.meta.url) });
+    await m.default({ module_or_path: lectureModule ?? new URL('./pkg/math/specdec_math_bg.wasm', import.meta.url) });
     return m;
   })();
   lectureReady.catch(() => { lectureReady = null; });
@@ -241,6 +243,10 @@ async function runOnGpu(job, name, progress, test) {
 }
 
 self.onmessage = async ({ data }) => {
+  if (data.lectureModule) {
+    lectureModule = data.lectureModule;
+    return;
+  }
   if (data.module || data.weights) {
     if (data.build) build = data.build;
     if (data.helpers) helperPorts = data.helpers;
