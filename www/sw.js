@@ -15,7 +15,7 @@
 const CACHE = 'specdec-playground-v1';
 const SHELL = [
   './', 'index.html', 'embed.html', 'docs.html', 'element.html', 'page.css', 'widget.css', 'favicon.svg',
-  'app.js', 'engine.js', 'modules.js', 'jobs.js', 'progress.js', 'declare.js', 'widget.js', 'frame.js', 'url.js', 'html.js', 'noise.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'asleep.js', 'docs.js', 'version.js', 'threads.js', 'pool-worker.js',
+  'app.js', 'engine.js', 'modules.js', 'jobs.js', 'progress.js', 'declare.js', 'widget.js', 'values.js', 'frame.js', 'url.js', 'html.js', 'noise.js', 'runbar.js', 'export.js', 'i18n.js', 'weights.js', 'worker.js', 'train-worker.js', 'trained.js', 'specdec-widget.js', 'asleep.js', 'docs.js', 'version.js', 'threads.js', 'pool-worker.js',
   'widgets/index.js', 'widgets/roofline.js', 'widgets/measured.js', 'widgets/theory.js', 'widgets/exactness.js', 'widgets/exactness-gallery.js', 'widgets/multidraft.js',
   'widgets/tree.js', 'widgets/train.js', 'widgets/boost.js', 'widgets/treepaths.js', 'widgets/choose.js', 'widgets/choosehere.js', 'widgets/likesworld.js', 'widgets/decoding.js', 'widgets/decoding-load.js', 'widgets/decoding-step.js', 'widgets/decoding-auto.js', 'widgets/offload.js', 'widgets/modelfree.js', 'widgets/exercises.js', 'widgets/sections.js',
   'pkg/math/specdec_math.js', 'pkg/math/specdec_math_bg.wasm',

@@ -1,6 +1,6 @@
 // What every widget shares: controls built from a declarative list, state from defaults ←
-// markup attributes ← URL parameters, an alert area for bad input, drawing, and sharing. The HTML
-// helpers the widgets draw with are in html.js; the run bar of a widget whose experiments run in
+// markup attributes ← URL parameters (each value read and checked in values.js), an alert area
+// for bad input, drawing, and sharing. The HTML helpers the widgets draw with are in html.js; the run bar of a widget whose experiments run in
 // a worker is in runbar.js; the export menu is in export.js.
 //
 // A widget module exports { name, title, intro, controls, render(state, ui) } where render calls
@@ -13,101 +13,11 @@ import { call, PanicError } from './engine.js';
 import { inLang, lang, t, tr } from './i18n.js';
 import { listExports } from './export.js';
 import { clip, escapeHtml } from './html.js';
+import { clampNumber, parseValue, capText, cutNote } from './values.js';
 import { urlPrefix, shareUrl, syncUrl } from './url.js';
 import { figureRoom, inNextFrame, markScrollers } from './frame.js';
 
 const params = new URLSearchParams(location.search);
-
-// The notes below name the control by its label in the page's language, and the value used
-// instead: read from a URL or an attribute, the nearest good one (`value`); typed, the one the
-// widget keeps (`kept`: the run does not change).
-function clampNumber(c, raw, kept) {
-  const v = Number(raw);
-  const label = t(c, 'label');
-  const use = (to) => (kept === undefined ? tr(`using ${to}`, `改用 ${to}`) : tr(`the run keeps ${kept}`, `仍用 ${kept}`));
-  // A number too large for a double (1e999) reads as ±Infinity: outside the range, not "not a number".
-  if (raw === '' || raw === null || Number.isNaN(v)) {
-    // Quoted short, as every message quotes what was typed: a pasted page made an alert 1,800 px tall.
-    const typed = clip(raw ?? '');
-    return { error: tr(`${label}: “${typed}” is not a number; ${use(c.value)}`, `${label}：“${typed}” 不是数字；${use(c.value)}`), value: c.value };
-  }
-  if (v < c.min || v > c.max) {
-    // As typed: a float would echo twenty nines as 100000000000000000000.
-    const [to, typed] = [Math.min(c.max, Math.max(c.min, v)), clip(String(raw).trim())];
-    return { error: tr(`${label}: ${typed} is outside ${c.min}…${c.max}; ${use(to)}`, `${label}：${typed} 超出 ${c.min}…${c.max}；${use(to)}`), value: to };
-  }
-  // Off the control's step (gamma=2.5): snap to the nearest step, as the control itself would.
-  if (c.step && c.step !== 'any') {
-    const decimals = (String(c.step).split('.')[1] ?? '').length;
-    const snapped = Math.min(c.max, Number((c.min + Math.round((v - c.min) / c.step) * c.step).toFixed(decimals)));
-    if (Math.abs(snapped - v) > 1e-9 * Math.max(1, Math.abs(v))) {
-      return { error: tr(`${label}: ${v} is not on the control’s steps of ${c.step}; ${use(snapped)}`, `${label}：${v} 不在步长为 ${c.step} 的刻度上；${use(snapped)}`), value: snapped };
-    }
-  }
-  return { value: v };
-}
-
-/** A raw value (an attribute, a URL parameter) for control `c`: { value, error? }. */
-function parseValue(c, raw) {
-  if (c.type === 'range' || c.type === 'number') return clampNumber(c, raw);
-  if (c.type === 'select') {
-    const ok = c.options.some(([v]) => v === raw);
-    const [label, shown] = [t(c, 'label'), clip(raw)];
-    // The default by its label in the page's language, and its code, which is what a URL spells;
-    // Chinese sets no space before a quotation mark, and one before a bare code.
-    const name = t(c, 'options').find(([v]) => v === c.value)?.[1] ?? c.value;
-    const [using, usingZh] = name === c.value ? [c.value, ` ${c.value}`] : [`“${name}” (${c.value})`, `“${name}”（${c.value}）`];
-    return ok ? { value: raw } : { value: c.value, error: tr(`${label}: “${shown}” is not one of the choices; using ${using}`, `${label}：“${shown}” 不是可选项之一；改用${usingZh}`) };
-  }
-  const r = capText(raw, c.cap, c.list);
-  return r.cut ? { value: r.text, error: cutNote(c, r.text, r.atValue) } : { value: r.text };
-}
-
-// One cap for every text a person can type (a control, an exercise's answer), applied as it is
-// typed as well as when it is read from a URL or an attribute: at most TEXT_MAX characters, and at
-// most TEXT_URL_MAX bytes as a URL spells it. The page writes every control into its URL, and a
-// server answers a URL of 16 KB or so with HTTP 431 — for good, since the page would reload it —
-// so the thirteen text controls of the course page together stay under 6.5 KB, however they are typed.
-// A control whose text is short by nature sets its own smaller cap (`cap`: a list of batches); a
-// list of values (`list`) is cut between two values, never inside one.
-export const TEXT_MAX = 500;
-const TEXT_URL_MAX = 500;
-const urlBytes = (ch) => (/^[A-Za-z0-9*\-._ ]$/.test(ch) ? 1 : 3 * new TextEncoder().encode(ch).length);
-
-/**
- * `raw` cut to the cap (`max` characters and URL bytes), never inside a character; a `list` (a
- * control's values separated by commas) takes its Chinese commas as ASCII ones (a URL spells "，"
- * in nine bytes) and is never cut inside a value: { text, cut, atValue (a list cut between two
- * values) }.
- */
-export function capText(raw, max = TEXT_MAX, list = false) {
-  let text = '';
-  let bytes = 0;
-  let n = 0;
-  for (const ch of list ? String(raw).replaceAll('，', ',') : String(raw)) {
-    bytes += urlBytes(ch);
-    if (n === max || bytes > Math.min(max, TEXT_URL_MAX)) {
-      // A list is cut after its last whole value (here, or at its last comma); one without a
-      // comma (one long value) is cut as any text, and refused as out of range.
-      const at = text.lastIndexOf(',');
-      if (list && ch === ',') return { text, cut: true, atValue: true };
-      if (list && at > 0) return { text: text.slice(0, at), cut: true, atValue: true };
-      return { text, cut: true, atValue: false };
-    }
-    text += ch;
-    n += 1;
-  }
-  return { text, cut: false };
-}
-
-/** What a person is told when their text was cut (`label` names the field; `atValue`: a list cut between values). */
-export function cutNote(c, text, atValue = false) {
-  const n = [...text].length;
-  const max = c.cap ?? TEXT_MAX;
-  const [whole, wholeZh] = atValue ? [', after its last whole value', '，截在最后一个完整的值之后'] : ['', ''];
-  return tr(`${t(c, 'label')}: the text was cut to its first ${n} characters${whole} (this field keeps at most ${max}, fewer for characters a link spells out long), so that a link to this page stays short enough to open`,
-    `${t(c, 'label')}：文本被截短为前 ${n} 个字符${wholeZh}（这个文本框最多保留 ${max} 个字符，链接里写得长的字符会更少），这样指向本页的链接才不会长到打不开`);
-}
 
 /**
  * The initial state: defaults ← `source(key)` (a custom element's attributes), or defaults ←
@@ -183,7 +93,7 @@ let counter = 0;
  * a URL value) and redraws, `ui.hide(text)` and `ui.compact(on)` change the chrome.
  *
  * Three parts: readControls (the state and which controls show), buildTemplate (the HTML
- * skeleton), wire (the ui object, drawing, and the events).
+ * skeleton), wire (the ui object, drawing, and the events: uiOf, drawer, listen).
  */
 export function mount(root, widget, options = {}) {
   const [done] = mountAll([{ root, widget, options }]);
@@ -267,24 +177,41 @@ function buildTemplate(root, widget, { state, hidden, compact }) {
 }
 
 /**
- * The wiring: the `ui` object render and the outside use, draw() (controls shown, the view
- * updated, alerts), and the events (input, presets, Export, Share, an engine restart). Draws once.
- * Everything the widget runs, now or later, runs in its language (`speak`; see i18n.js).
+ * The wiring: the `ui` object render and the outside use (uiOf), draw() (drawer: controls shown,
+ * the view updated, alerts), and the events (listen: input, presets, Export, Share, an engine
+ * restart, a new width). Draws once. Everything the widget runs, now or later, runs in its
+ * language (`speak`; see i18n.js). The parts share one record of the widget's mutable state, `w`.
  */
-function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBox, view, { language, autorun, room }) {
-  let hiddenKeys = initialHidden;
-  let stateNotes = []; // notes about the state drawn last, kept until the next change
-  const speak = (fn) => (...args) => inLang(language, () => fn(...args));
-  // The room for a figure (the view's width less a figure's border): the core draws figures for
-  // it (`figure_width`) rather than the page scaling them down, so that their labels keep their
-  // size on a phone. Measured at mount and whenever the view is resized, in the frame's reading
-  // pass (frame.js): never read here, where the page may have just been written.
-  let width = room;
-  const figureWidth = () => width;
+function wire(root, widget, { state, notes, hiddenKeys }, alertBox, view, { language, autorun, room }) {
+  const w = {
+    root, widget, state, alertBox, view, language, hiddenKeys,
+    stateNotes: [], // notes about the state drawn last, kept until the next change
+    initialNotes: notes, // the notes on the values read at load, shown with the first drawing
+    // The room for a figure (the view's width less a figure's border): the core draws figures for
+    // it (`figure_width`) rather than the page scaling them down, so that their labels keep their
+    // size on a phone. Measured at mount and whenever the view is resized, in the frame's reading
+    // pass (frame.js): never read here, where the page may have just been written.
+    width: room,
+    speak: (fn) => (...args) => inLang(language, () => fn(...args)),
+  };
+  w.ui = uiOf(w, autorun);
+  w.draw = drawer(w);
+  // A value read at load that the widget could not use (a note says which it uses instead): the
+  // URL then says what is drawn, not what was refused (a reload or a Share keeps the good value).
+  if (notes.length && root.dataset.params !== 'none') syncUrl(widget, state, root);
+  listen(w);
+  w.draw();
+  return w.ui;
+}
+
+/** The `ui` object a widget's render and the outside (an element's attributes) use. */
+function uiOf(w, autorun) {
+  const { root, widget, state, alertBox, speak } = w;
+  const figureWidth = () => w.width;
   const ui = {
     root,
     state,
-    lang: language,
+    lang: w.language,
     /** Whether jobs in a worker start by themselves; else runbar.js waits for a click. */
     autorun,
     /** Whether the widget waits for its button even when autorun (`asks` in its module). */
@@ -303,20 +230,20 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     },
     call: speak((name, p) => call(name, p && typeof p === 'object' ? { figure_width: figureWidth(), ...p } : p)),
     figureWidth,
-    redraw: () => draw(),
+    redraw: () => w.draw(),
     /** Sets control `key` from a raw outside value (an attribute), validated, and redraws. */
     apply: speak((key, raw) => {
       const c = widget.controls.find((x) => x.key === key);
       if (!c) return;
       const r = raw === null || raw === undefined ? { value: c.value } : parseValue(c, raw);
       ui.set(key, r.value);
-      draw();
+      w.draw();
       if (r.error) ui.alert(r.error);
     }),
     hide: speak((text) => {
       const h = parseHide(widget, text);
-      hiddenKeys = h.keys;
-      draw();
+      w.hiddenKeys = h.keys;
+      w.draw();
       if (h.notes.length) ui.alert(h.notes.join(' · '));
     }),
     compact(on) {
@@ -325,50 +252,53 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     /** Shows a message from work that finished after the drawing (a worker job). */
     alert(message) {
       // A note about this state (a text cut as it was typed) stays beside a later error of it.
-      const text = [...stateNotes, message].filter(Boolean).join(' · ');
+      const text = [...w.stateNotes, message].filter(Boolean).join(' · ');
       alertBox.textContent = text;
       alertBox.classList.toggle('shown', Boolean(text));
       root.dataset.state = message ? 'error' : 'ok';
     },
     /** Adds a note to the alert (a value that was changed, say) without marking an error. */
     note(message) {
-      stateNotes.push(message);
+      w.stateNotes.push(message);
       const shown = alertBox.classList.contains('shown') ? alertBox.textContent : '';
       alertBox.textContent = [shown, message].filter(Boolean).join(' · ');
       alertBox.classList.add('shown');
     },
   };
-  let initialNotes = notes;
-  // A value read at load that the widget could not use (a note says which it uses instead): the
-  // URL then says what is drawn, not what was refused (a reload or a Share keeps the good value).
-  if (notes.length && root.dataset.params !== 'none') syncUrl(widget, state, root);
+  return ui;
+}
 
-  // After a panic the engine restarts and every widget redraws; `keepAlert` leaves the panic's
-  // message in view until the person's next change.
-  const draw = speak(({ keepAlert = false } = {}) => {
+/**
+ * draw(): the controls shown (and choices greyed out) for this state, the view updated, the
+ * alert. After a panic the engine restarts and every widget redraws; `keepAlert` leaves the
+ * panic's message in view until the person's next change.
+ */
+function drawer(w) {
+  const { root, widget, state, alertBox, view } = w;
+  return w.speak(({ keepAlert = false } = {}) => {
     // A draw that comes late (a resize seen in the next frame) to a widget whose view has left
     // its root (an element given another kind meanwhile) has nothing to draw.
     if (!root.contains(view)) return;
     root.querySelector('.share-link').hidden = true; // a link to the state before this change
     const boxes = root.querySelectorAll('.control');
     widget.controls.forEach((c, i) => {
-      boxes[i].hidden = hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
+      boxes[i].hidden = w.hiddenKeys.has(c.key) || (c.showIf ? !c.showIf(state) : false);
       // Choices that the other controls make meaningless are greyed out (a URL may still ask for
       // one: the core then says why).
       if (c.optionOff) for (const o of boxes[i].querySelectorAll('option')) o.disabled = c.optionOff(o.value, state);
     });
     try {
-      update(view, widget.render(state, ui));
+      update(view, widget.render(state, w.ui));
       if (!keepAlert) {
         // The notes on the values read at load (a text cut from a URL) are about this state: a
         // worker's later error of it is shown beside them, not instead.
-        stateNotes = initialNotes;
-        alertBox.textContent = stateNotes.join(' · ');
-        alertBox.classList.toggle('shown', stateNotes.length > 0);
-        initialNotes = [];
+        w.stateNotes = w.initialNotes;
+        alertBox.textContent = w.stateNotes.join(' · ');
+        alertBox.classList.toggle('shown', w.stateNotes.length > 0);
+        w.initialNotes = [];
       }
       root.dataset.state = 'ok';
-      widget.after?.(state, ui, view);
+      widget.after?.(state, w.ui, view);
     } catch (e) {
       const msg = e instanceof PanicError ? e.message : e?.message ?? String(e);
       alertBox.textContent = msg;
@@ -377,9 +307,14 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     }
     root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
   });
+}
 
-  root.querySelector('form').addEventListener('submit', (ev) => ev.preventDefault());
-  root.querySelector('form').addEventListener('input', speak((ev) => {
+/** The events: a control typed, a preset, Export, Share, an engine restart, a new width. */
+function listen(w) {
+  const { root, widget, state, alertBox, view, language, speak, ui } = w;
+  const form = root.querySelector('form');
+  form.addEventListener('submit', (ev) => ev.preventDefault());
+  form.addEventListener('input', speak((ev) => {
     const key = ev.target.dataset.key;
     const c = widget.controls.find((x) => x.key === key);
     if (!c) return;
@@ -403,7 +338,7 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
       v = r.value;
     }
     ui.set(key, v);
-    draw();
+    w.draw();
     if (cut) ui.note(cut);
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   }));
@@ -415,14 +350,14 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
     if (!b) return;
     const { values } = widget.presets[Number(b.dataset.preset)];
     for (const c of widget.controls) ui.set(c.key, Object.hasOwn(values, c.key) ? values[c.key] : c.value);
-    draw();
+    w.draw();
     if (root.dataset.params !== 'none') syncUrl(widget, state, root);
   });
   const exportBox = root.querySelector('details.export');
   exportBox.addEventListener('toggle', speak(() => { if (exportBox.open) listExports(widget, view, exportBox.querySelector('.export-list')); }));
   root.querySelector('.share').addEventListener('click', async () => {
     const url = shareUrl(widget, state, {
-      hiddenKeys, language, autorun: ui.autorun, element: root.dataset.params === 'none',
+      hiddenKeys: w.hiddenKeys, language, autorun: ui.autorun, element: root.dataset.params === 'none',
       compact: root.classList.contains('compact'), controls: !root.querySelector('form.controls').hidden,
     });
     try { await navigator.clipboard.writeText(url); } catch (_) { /* no clipboard: show it */ }
@@ -436,21 +371,19 @@ function wire(root, widget, { state, notes, hiddenKeys: initialHidden }, alertBo
   });
   // A widget out of the page (an element taken out of someone's notes, or drawn afresh in
   // another language or kind) stays as it is: drawing it would start its jobs again.
-  window.addEventListener('specdec:restarted', () => { if (view.isConnected) draw({ keepAlert: true }); });
+  window.addEventListener('specdec:restarted', () => { if (view.isConnected) w.draw({ keepAlert: true }); });
   // A new width (a phone turned, a window resized) redraws the figures for it; not a widget whose
   // drawing starts a model job (`after`), which would run it again: its next run takes the width.
   // Measured in the next frame with every other widget's (frame.js), then drawn.
   const sized = {};
-  new ResizeObserver(() => inNextFrame(sized, () => figureRoom(view), (w) => {
-    const changed = w !== width;
-    width = w;
-    if (changed && !widget.after) draw({ keepAlert: true });
+  new ResizeObserver(() => inNextFrame(sized, () => figureRoom(view), (width) => {
+    const changed = width !== w.width;
+    w.width = width;
+    if (changed && !widget.after) w.draw({ keepAlert: true });
     markScrollers(view, speak);
   })).observe(view);
   // Whatever the view shows, drawn here or by a job's result later, has its scroll boxes marked.
   new MutationObserver(() => markScrollers(view, speak)).observe(view, { childList: true, subtree: true });
-  draw();
-  return ui;
 }
 
 const shown = new WeakMap(); // part element → the HTML it shows

@@ -7,7 +7,7 @@
 // exercise and back find the answers as they were, and the last check judged again in the new
 // language. A widget in someone's notes (a <specdec-widget>) keeps nothing in its host's history.
 import { escapeHtml, typeset } from '../html.js';
-import { capText, cutNote } from '../widget.js';
+import { capText, cutNote } from '../values.js';
 import { tr } from '../i18n.js';
 import { keep, kept, urlPrefix } from '../url.js';
 
