@@ -220,8 +220,9 @@ export function runJob(name, params, onStatus, channel = name, what = name) {
   if (!channels.has(channel)) channels.set(channel, { worker: null, current: null, running: null });
   const ch = channels.get(channel);
   if (ch.current) supersede(ch);
-  const test = loseDeviceNext ? { loseDevice: true } : undefined;
-  loseDeviceNext = false;
+  // The hook is for the next WebGPU job: another widget's CPU job started meanwhile leaves it set.
+  const test = loseDeviceNext && params?.backend === 'wgpu' ? { loseDevice: true } : undefined;
+  if (test) loseDeviceNext = false;
   const job = {
     id: ++nextId, ch, name, params: withLang(params), test, onStatus, what, timed: timed(name, params), others: { ms: 0 }, waitingFor: '', lecture: onLecture(name),
   };
@@ -261,7 +262,7 @@ export function closeChannel(channel) {
 }
 
 let loseDeviceNext = false;
-/** For tests of the recovery path: the next job's WebGPU device is destroyed mid-run. */
+/** For tests of the recovery path: the next WebGPU job's device is destroyed mid-run. */
 export function loseDeviceOnNextJob() {
   loseDeviceNext = true;
 }
