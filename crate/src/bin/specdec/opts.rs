@@ -1,21 +1,22 @@
-//! The CLI's options and output contract: `--name value` options read one by one (anything left
-//! over is an error), a failed invocation as one line ([`Usage`]), and what a subcommand
-//! produces ([`Report`]: the JSON object and the table rows for people). Every command file reads
-//! these; this file reads none of them.
+//! The CLI's options and output contract: `--name value` options (split by lexopt) read one by
+//! one (anything left over is an error), a failed invocation as one line ([`Usage`]), and what a
+//! subcommand produces ([`Report`]: the JSON object and the table rows for people). Every command
+//! file reads these; this file reads none of them.
 
 use serde_json::Value;
 use specdec::error::Range;
 use std::collections::BTreeMap;
 
-/// Options that take no value.
-const FLAGS: [&str; 7] = [
-    "--no-cache",
-    "--gallery",
-    "--sequoia",
-    "--dynamic",
-    "--ttt",
-    "--offload",
-    "--no-filter",
+/// Options that take no value (`--json` is read by the dispatcher, the others by commands).
+const FLAGS: [&str; 8] = [
+    "json",
+    "no-cache",
+    "gallery",
+    "sequoia",
+    "dynamic",
+    "ttt",
+    "offload",
+    "no-filter",
 ];
 
 /// A failed invocation: the one line printed on stderr before exiting with status 2.
@@ -45,66 +46,65 @@ pub struct Opts {
 }
 
 impl Opts {
+    /// Reads `args` with lexopt: `--name value` or `--name=value` (the value taken whatever it
+    /// looks like: `--alpha -0.5`), the [`FLAGS`] alone, and words before the first option other
+    /// than `--json` or after `--`. The caller has refused arguments that are not UTF-8.
     pub fn parse(command: &str, args: &[String]) -> Result<Opts, Usage> {
-        let mut values = BTreeMap::new();
-        let (mut words, mut flags) = (Vec::new(), Vec::new());
-        let mut json = false;
-        let mut it = args.iter();
-        while let Some(arg) = it.next() {
-            if arg == "--json" {
-                if json {
-                    return Err(Usage(format!("{command}: --json given twice")));
-                }
-                json = true;
-                continue;
-            }
-            if let Some((flag, _)) = arg.split_once('=') {
-                if flag == "--json" || FLAGS.contains(&flag) {
-                    return Err(Usage(format!("{command}: {flag} takes no value")));
-                }
-            }
-            if FLAGS.contains(&arg.as_str()) {
-                let name = arg[2..].to_string();
-                if flags.contains(&name) {
-                    return Err(Usage(format!("{command}: --{name} given twice")));
-                }
-                flags.push(name);
-                continue;
-            }
-            let Some(name) = arg.strip_prefix("--") else {
-                if values.is_empty() && flags.is_empty() {
-                    words.push(arg.clone());
+        use lexopt::Arg::{Long, Short, Value};
+        let usage = |why: String| Usage(format!("{command}: {why}"));
+        let (mut values, mut words, mut flags) = (BTreeMap::new(), Vec::new(), Vec::new());
+        let mut parser = lexopt::Parser::from_args(args);
+        parser.set_short_equals(false); // `-x=1` stays one word, as written
+        while let Some(arg) = parser.next().map_err(|e| usage(e.to_string()))? {
+            let word = match arg {
+                Long(name) if FLAGS.contains(&name) => {
+                    let name = name.to_string();
+                    if parser.optional_value().is_some() {
+                        return Err(usage(format!("--{name} takes no value")));
+                    } else if flags.contains(&name) {
+                        return Err(usage(format!("--{name} given twice")));
+                    }
+                    flags.push(name);
                     continue;
                 }
-                return Err(Usage(format!(
-                    "{command}: unexpected argument {arg:?} (options look like --name value)"
-                )));
-            };
-            let (name, value) = match name.split_once('=') {
-                Some((n, v)) => (n.to_string(), v.to_string()),
-                None => {
-                    let v = it
-                        .next()
-                        .ok_or_else(|| Usage(format!("{command}: --{name} needs a value")))?;
-                    (name.to_string(), v.clone())
+                Long(name) => {
+                    let name = name.to_string();
+                    let Ok(value) = parser.value() else {
+                        return Err(usage(format!("--{name} needs a value")));
+                    };
+                    let value = value.to_string_lossy().into_owned();
+                    if values.insert(name.clone(), value).is_some() {
+                        return Err(usage(format!("--{name} given twice")));
+                    }
+                    continue;
                 }
+                // A single dash and what follows it, whole (`-x`, `-abc`), is a word as any other.
+                Short(c) => {
+                    let rest = parser.optional_value().unwrap_or_default();
+                    format!("-{c}{}", rest.to_string_lossy())
+                }
+                Value(word) => word.to_string_lossy().into_owned(),
             };
-            if values.insert(name.clone(), value).is_some() {
-                return Err(Usage(format!("{command}: --{name} given twice")));
+            if !values.is_empty() || flags.iter().any(|f| f != "json") {
+                return Err(usage(format!(
+                    "unexpected argument {word:?} (options look like --name value)"
+                )));
             }
+            words.push(word);
         }
-        Ok(Opts {
+        let mut o = Opts {
             command: command.to_string(),
             values,
             words,
             flags,
-            json,
+            json: false,
             beside: Vec::new(),
-        })
+        };
+        o.json = o.flag("json");
+        Ok(o)
     }
 
     /// Whether a value-less option such as `--no-cache` was given.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub fn flag(&mut self, name: &str) -> bool {
         let had = self.flags.iter().any(|f| f == name);
         self.flags.retain(|f| f != name);
