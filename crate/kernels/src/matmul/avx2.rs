@@ -1,10 +1,10 @@
-//! The AVX2 + FMA back-end, chosen at run time: `__m256` lanes and `#[target_feature]` entry
-//! points into which the generic kernels are inlined.
+//! The AVX2 + FMA back-end, chosen at run time: `__m256` lanes and one `#[target_feature]`
+//! function, [`run`], into which any of the generic loops is inlined.
 //!
 //! A file of its own because it is compiled only on x86_64 (the parent declares it under that
-//! `cfg`) and holds all of the crate's intrinsics. It implements [`Lanes`] and instantiates the
-//! loops of [`super::blocked`] and [`super::calibrate`] with it; the parent's entry points call
-//! it after [`available`] says yes.
+//! `cfg`) and holds all of the crate's intrinsics. It implements [`Lanes`] and runs a [`Kernel`]
+//! (a loop of `blocked`, `packed` or `calibrate` with its arguments) with it, knowing none of
+//! them; the dispatch point, `backend`, calls it after [`available`] says yes.
 
 extern crate std;
 
@@ -15,13 +15,10 @@ use core::arch::x86_64::{
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::blocked::accumulate;
-use super::calibrate::{fma_with, sum_with};
-use super::lanes::Lanes;
-use super::packed::{strips_with, Packed};
+use super::lanes::{Kernel, Lanes};
 
 /// One AVX register of eight `f32`.
-pub(super) type V = __m256;
+type V = __m256;
 
 /// Whether the CPU has AVX2 and FMA: 0 not yet asked, 1 no, 2 yes.
 static DETECTED: AtomicU8 = AtomicU8::new(0);
@@ -90,57 +87,12 @@ impl Lanes for __m256 {
     }
 }
 
-/// [`accumulate`] compiled for AVX2 + FMA.
+/// `kernel` compiled for AVX2 + FMA: its loop monomorphised with [`V`] and inlined here.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; the rest as [`accumulate`].
+/// The CPU has AVX2 and FMA; the kernel's own contract holds.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn matmul_acc(
-    x: &[f32],
-    rows: usize,
-    w: &[f32],
-    d_in: usize,
-    d_out: usize,
-    inputs: core::ops::Range<usize>,
-    y: *mut f32,
-) {
+pub(super) unsafe fn run<K: Kernel>(kernel: K) -> K::Output {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, y) }
-}
-
-/// [`sum_with`] compiled for AVX2 + FMA.
-///
-/// # Safety
-/// The CPU has AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn stream_sum(data: &[f32]) -> f32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { sum_with::<V>(data) }
-}
-
-/// [`fma_with`] compiled for AVX2 + FMA.
-///
-/// # Safety
-/// The CPU has AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn fma_peak(iterations: usize) -> u64 {
-    // SAFETY: forwarded from the caller.
-    unsafe { fma_with::<V>(iterations) }
-}
-
-/// [`strips_with`] compiled with this back-end.
-///
-/// # Safety
-/// As [`strips_with`]; the CPU has this back-end's features.
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn packed_strips(
-    x: &[f32],
-    rows: usize,
-    w: &Packed,
-    bias: Option<&[f32]>,
-    range: core::ops::Range<usize>,
-    y: *mut f32,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { strips_with::<V>(x, rows, w, bias, range, y) }
+    unsafe { kernel.run::<V>() }
 }

@@ -22,12 +22,15 @@
 //!
 //! The loops nest as [`accumulate`] (row groups and panels) → `block` (a block of weight
 //! rows) → `wide` (a column chunk) → `across` (a row group's tiles across it) → `tile` (the
-//! register tile), all `#[inline(always)]` so that each back-end's entry point compiles them
-//! into one function with its CPU features; the columns left over past the last whole chunk go
-//! through `chunk`, a vector at a time. Shape checks and the choice of back-end are the caller's
-//! (the parent's entry points and its `avx2` back-end).
+//! register tile), all `#[inline(always)]` so that each back-end's `#[target_feature]` function
+//! compiles them into one function with its CPU features; the columns left over past the last
+//! whole chunk go through `chunk`, a vector at a time. [`Accumulate`] holds a call's arguments as
+//! a `Kernel`, the form in which the dispatch point hands it to a back-end; shape checks and the
+//! choice of back-end are the caller's.
 
-use super::lanes::Lanes;
+use core::ops::Range;
+
+use super::lanes::{Kernel, Lanes};
 
 /// Whether the loops are cut for the browser's compiler (sixteen SIMD128 registers, no
 /// rescheduling, no prefetch instruction) rather than for AVX2: in wasm, and natively with the
@@ -100,7 +103,7 @@ pub(super) unsafe fn accumulate<V: Lanes>(
     w: &[f32],
     d_in: usize,
     d_out: usize,
-    inputs: core::ops::Range<usize>,
+    inputs: Range<usize>,
     y: *mut f32,
 ) {
     let chunk = CHUNK * V::WIDTH;
@@ -157,6 +160,38 @@ pub(super) unsafe fn accumulate<V: Lanes>(
             c0 += pw;
         }
         r0 += rr;
+    }
+}
+
+/// [`accumulate`]'s arguments, to be run on a back-end.
+pub(super) struct Accumulate<'a> {
+    pub x: &'a [f32],
+    pub rows: usize,
+    pub w: &'a [f32],
+    pub d_in: usize,
+    pub d_out: usize,
+    pub inputs: Range<usize>,
+    pub y: *mut f32,
+}
+
+impl Kernel for Accumulate<'_> {
+    type Output = ();
+
+    /// # Safety
+    /// As [`accumulate`].
+    #[inline(always)]
+    unsafe fn run<V: Lanes>(self) {
+        let Accumulate {
+            x,
+            rows,
+            w,
+            d_in,
+            d_out,
+            inputs,
+            y,
+        } = self;
+        // SAFETY: forwarded from the caller.
+        unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, y) }
     }
 }
 

@@ -3,10 +3,11 @@
 //! is), which together say what "memory-bound" means on this machine.
 //!
 //! Separate from the matmul's loops in [`super::blocked`], which they share nothing with but the
-//! trait; the public entry points that pick a back-end for them are `super::stream_sum` and
+//! traits. [`Sum`] and [`Fma`] are the loops as `Kernel`s, the form in which the dispatch point
+//! hands them to a back-end; the public entry points that run them are `super::stream_sum` and
 //! `super::fma_peak`.
 
-use super::lanes::Lanes;
+use super::lanes::{Kernel, Lanes};
 use core::hint::black_box;
 
 /// Independent multiply-add chains in [`fma_peak`](super::fma_peak): enough to cover the FMA
@@ -41,6 +42,21 @@ pub(super) unsafe fn sum_with<V: Lanes>(data: &[f32]) -> f32 {
     }
 }
 
+/// [`sum_with`] over the slice, to be run on a back-end.
+pub(super) struct Sum<'a>(pub &'a [f32]);
+
+impl Kernel for Sum<'_> {
+    type Output = f32;
+
+    /// # Safety
+    /// The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn run<V: Lanes>(self) -> f32 {
+        // SAFETY: forwarded from the caller.
+        unsafe { sum_with::<V>(self.0) }
+    }
+}
+
 /// [`FMA_CHAINS`] chains of `a = a · m + c` (bounded: |m| < 1), `iterations` rounds.
 ///
 /// # Safety
@@ -64,4 +80,19 @@ pub(super) unsafe fn fma_with<V: Lanes>(iterations: usize) -> u64 {
         black_box(s.sum());
     }
     (iterations * FMA_CHAINS * V::WIDTH * 2) as u64
+}
+
+/// [`fma_with`] for that many iterations, to be run on a back-end.
+pub(super) struct Fma(pub usize);
+
+impl Kernel for Fma {
+    type Output = u64;
+
+    /// # Safety
+    /// The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn run<V: Lanes>(self) -> u64 {
+        // SAFETY: forwarded from the caller.
+        unsafe { fma_with::<V>(self.0) }
+    }
 }

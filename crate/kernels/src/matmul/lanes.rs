@@ -1,10 +1,13 @@
-//! The `Lanes` trait, one SIMD vector of `f32` and the few operations the kernels need, and its
-//! portable back-end: fixed-size lane arrays, element-wise loops of a constant length that the
-//! compiler turns into SIMD where it has some (SIMD128 on wasm, AVX natively).
+//! The `Lanes` trait, one SIMD vector of `f32` and the few operations the kernels need, its
+//! portable back-end (fixed-size lane arrays, element-wise loops of a constant length that the
+//! compiler turns into SIMD where it has some: SIMD128 on wasm, AVX natively), and the `Kernel`
+//! trait, a loop generic over `Lanes` together with its arguments.
 //!
 //! A file of its own because everything else is written against it: the matmul's loops in
-//! [`super::blocked`], the calibrations in [`super::calibrate`], and the AVX2 back-end in
-//! `avx2`, which implements it for `__m256`. It uses nothing of theirs.
+//! [`super::blocked`] and [`super::packed`] and the calibrations in [`super::calibrate`], which
+//! implement `Kernel`; the AVX2 and relaxed-SIMD back-ends, which implement `Lanes` and run any
+//! `Kernel` with their lanes under their CPU features; and the one dispatch point, `backend`,
+//! which picks the back-end a `Kernel` runs on. It uses nothing of theirs.
 
 /// The width of the portable back-end's lane arrays (one AVX register, two SIMD128 registers).
 pub(super) const LANES: usize = 8;
@@ -57,6 +60,21 @@ pub(super) trait Lanes: Copy {
     /// The CPU has the back-end's features.
     #[inline(always)]
     unsafe fn prefetch(_p: *const f32) {}
+}
+
+/// A loop generic over [`Lanes`], with its arguments: what the dispatch point hands to a
+/// back-end, which monomorphises [`run`](Kernel::run) with its lanes inside a function compiled
+/// with its CPU features (the implementations are `#[inline(always)]`, like the loops they call,
+/// so that each back-end's function is one piece of code with its features).
+pub(super) trait Kernel {
+    /// What the loop returns.
+    type Output;
+    /// The loop on `V`'s lanes.
+    ///
+    /// # Safety
+    /// The CPU has `V`'s features, and the loop's own contract (its implementation's `# Safety`)
+    /// holds.
+    unsafe fn run<V: Lanes>(self) -> Self::Output;
 }
 
 /// The portable back-end: plain lane arrays, element-wise loops of a fixed length that the

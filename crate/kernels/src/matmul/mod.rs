@@ -8,20 +8,27 @@
 //! over weights as burn stores them (`blocked`: weight blocks, register tiles, panels of `y`) and
 //! over weights packed once in strips (`packed`: one sequential stream a strip).
 //!
-//! Each runs on two back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
-//! at run time, the answer cached), and fixed-size lane arrays everywhere else, which the compiler
-//! turns into SIMD where it has some (SIMD128 on wasm; `relaxed` adds FMA there). The portable
-//! back-end is also the reference the tests compare the fast one against.
+//! Each runs on three back-ends behind the `Lanes` trait: AVX2 + FMA intrinsics on x86_64 (chosen
+//! at run time, the answer cached), relaxed-SIMD FMA in the wasm build with the `relaxed` feature,
+//! and fixed-size lane arrays everywhere else, which the compiler turns into SIMD where it has
+//! some (SIMD128 on wasm). The portable back-end is also the reference the tests compare the fast
+//! one against.
 //!
-//! The files follow the layers of that design, each using only the ones below it: `lanes` (the
-//! `Lanes` trait and its portable back-end), `blocked` and `packed` (the matmuls' loops, generic
-//! over `Lanes`) and `calibrate` (the two calibration loops, generic too), `avx2` and `relaxed`
-//! (those loops compiled with their features), `split` (the threads' shares of a blocked call),
-//! and this file on top: the entry points, which check the shapes and pick the back-end at run
-//! time, and the tests, which hold both back-ends to a naive product through those entry points.
+//! The files follow the layers of that design. At the bottom `lanes`: the `Lanes` trait, its
+//! portable back-end, and the `Kernel` trait (a loop generic over `Lanes`, with its arguments).
+//! On it, knowing nothing of each other, the loops, each with its `Kernel` (`blocked` and `packed`
+//! for the two matmuls, `calibrate` for the two calibrations), and the back-ends `avx2` and
+//! `relaxed`, which run any `Kernel` with their CPU features and know no loop. Above them
+//! `backend`, the one place that picks a back-end and names those two; then `split` (the
+//! threads' shares of a blocked call); and this file on top: the entry points, which check the
+//! shapes and run the loops through `backend`, and the tests, which hold both back-ends to a naive
+//! product through those entry points. The one way back up: a call's shares, cut in `split` and
+//! in `packed`'s `matmul_packed`, each come back to this file's `over_inputs` or `over_strips`,
+//! side by side, to be run on the back-end.
 
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod avx2;
+mod backend;
 mod blocked;
 mod calibrate;
 mod lanes;
@@ -35,10 +42,11 @@ pub use calibrate::FMA_CHAINS;
 pub use packed::{matmul_packed, Packed, STRIP};
 pub use split::{input_share, split};
 
-use blocked::accumulate;
-use calibrate::{fma_with, sum_with};
+use blocked::{accumulate, Accumulate};
+use calibrate::{Fma, Sum};
 use core::ops::Range;
 use lanes::LANES;
+use packed::Strips;
 
 /// Weights (d_in × d_out) from which a call is split across the pool's threads: below it (the
 /// drafts', the trained target's layers) waking a helper costs more than its share saves.
@@ -123,48 +131,55 @@ pub(super) unsafe fn over_inputs(
     y: *mut f32,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { init_with_bias(y, rows, d_out, bias) };
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked); the rest is the caller's.
-        unsafe { avx2::matmul_acc(x, rows, w, d_in, d_out, inputs, y) };
-        return;
-    }
-    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
-    // SAFETY: this module validated, so the browser has relaxed SIMD; the rest is the caller's.
     unsafe {
-        relaxed::matmul_acc(x, rows, w, d_in, d_out, inputs, y)
+        init_with_bias(y, rows, d_out, bias);
+        backend::run(Accumulate {
+            x,
+            rows,
+            w,
+            d_in,
+            d_out,
+            inputs,
+            y,
+        })
     }
-    #[cfg(not(all(target_arch = "wasm32", feature = "relaxed")))]
-    // SAFETY: the portable back-end needs no CPU feature; the rest is the caller's.
+}
+
+/// The strips `range` of every row of [`matmul_packed`]'s product, on the best back-end here.
+///
+/// # Safety
+/// `x`, `bias` and `y` have the lengths `matmul_packed` asserts, `range` lies within `w`'s
+/// strips; no one else touches the strips' columns of `y` meanwhile.
+pub(super) unsafe fn over_strips(
+    x: &[f32],
+    rows: usize,
+    w: &Packed,
+    bias: Option<&[f32]>,
+    range: Range<usize>,
+    y: *mut f32,
+) {
+    // SAFETY: forwarded from the caller.
     unsafe {
-        accumulate::<[f32; LANES]>(x, rows, w, d_in, d_out, inputs, y)
+        backend::run(Strips {
+            x,
+            rows,
+            w,
+            bias,
+            range,
+            y,
+        })
     }
 }
 
 /// The matmul's back-end in this build on this CPU, in words: "AVX2 + FMA", "SIMD128 +
 /// relaxed-SIMD FMA", "SIMD128 (no FMA)", or "portable".
 pub fn kernel_path() -> &'static str {
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        return "AVX2 + FMA";
-    }
-    if cfg!(all(target_arch = "wasm32", feature = "relaxed")) {
-        "SIMD128 + relaxed-SIMD FMA"
-    } else if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
-        "SIMD128 (no FMA)"
-    } else {
-        "portable"
-    }
+    backend::name()
 }
 
 /// Whether the matmul's multiply-adds are fused here.
 pub fn fused() -> bool {
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        return true;
-    }
-    cfg!(all(target_arch = "wasm32", feature = "relaxed"))
+    backend::fused()
 }
 
 /// Σ of every element of `data`, read once at the memory's streaming speed (eight independent
@@ -172,19 +187,8 @@ pub fn fused() -> bool {
 /// differs from a left-to-right sum, so the result can differ from one in the last bits.
 #[inline(never)]
 pub fn stream_sum(data: &[f32]) -> f32 {
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked).
-        return unsafe { avx2::stream_sum(data) };
-    }
-    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
-    // SAFETY: this module validated, so the browser has relaxed SIMD.
-    return unsafe { relaxed::stream_sum(data) };
-    // SAFETY: the portable back-end needs no CPU feature.
-    #[allow(unreachable_code)]
-    unsafe {
-        sum_with::<[f32; LANES]>(data)
-    }
+    // SAFETY: the loop needs nothing but its back-end's CPU features, which `run` checks.
+    unsafe { backend::run(Sum(data)) }
 }
 
 /// A compute-bound calibration: `iterations` rounds of [`FMA_CHAINS`] independent vector
@@ -214,19 +218,8 @@ pub fn fma_peak(iterations: usize) -> u64 {
 
 /// [`fma_peak`] on this thread alone.
 fn fma_peak_here(iterations: usize) -> u64 {
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if avx2::available() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked).
-        return unsafe { avx2::fma_peak(iterations) };
-    }
-    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
-    // SAFETY: this module validated, so the browser has relaxed SIMD.
-    return unsafe { relaxed::fma_peak(iterations) };
-    // SAFETY: the portable back-end needs no CPU feature.
-    #[allow(unreachable_code)]
-    unsafe {
-        fma_with::<[f32; LANES]>(iterations)
-    }
+    // SAFETY: the loop needs nothing but its back-end's CPU features, which `run` checks.
+    unsafe { backend::run(Fma(iterations)) }
 }
 
 /// Asserts that the slices' lengths agree with the dimensions.

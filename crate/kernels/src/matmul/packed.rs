@@ -17,7 +17,8 @@
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use super::lanes::{Lanes, LANES};
+use super::lanes::{Kernel, Lanes, LANES};
+use super::over_strips;
 
 /// Output columns per strip: two vectors of eight.
 pub const STRIP: usize = 2 * LANES;
@@ -173,37 +174,6 @@ pub(super) fn matmul_packed_portable(
     unsafe { strips_with::<[f32; LANES]>(x, rows, w, bias, 0..w.strips(), y.as_mut_ptr()) };
 }
 
-/// The strips `range` of every row on the best back-end here.
-///
-/// # Safety
-/// `x`, `bias` and `y` have the lengths `matmul_packed` asserts; no one else touches the strips'
-/// columns of `y` meanwhile.
-unsafe fn over_strips(
-    x: &[f32],
-    rows: usize,
-    w: &Packed,
-    bias: Option<&[f32]>,
-    range: Range<usize>,
-    y: *mut f32,
-) {
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if super::avx2::available() {
-        // SAFETY: the CPU has AVX2 and FMA (just checked); the rest is the caller's.
-        unsafe { super::avx2::packed_strips(x, rows, w, bias, range, y) };
-        return;
-    }
-    #[cfg(all(target_arch = "wasm32", feature = "relaxed"))]
-    // SAFETY: this module validated, so the browser has relaxed SIMD; the rest is the caller's.
-    unsafe {
-        super::relaxed::packed_strips(x, rows, w, bias, range, y)
-    }
-    #[cfg(not(all(target_arch = "wasm32", feature = "relaxed")))]
-    // SAFETY: the portable back-end needs no CPU feature; the rest is the caller's.
-    unsafe {
-        strips_with::<[f32; LANES]>(x, rows, w, bias, range, y)
-    }
-}
-
 /// The strips `range` for every row, in passes of two rows (four vectors of accumulators, the
 /// most a browser's sixteen 128-bit registers hold beside the weights), the last row alone. The
 /// first pass streams the strip from memory, the others read it back from L2 (a strip is
@@ -224,7 +194,8 @@ unsafe fn over_strips(
 /// 8.4 → 8.3, 9 rows 9.6 → 9.7).
 ///
 /// # Safety
-/// As [`over_strips`]; the CPU has `V`'s features.
+/// `x`, `bias` and `y` have the lengths `matmul_packed` asserts, `range` lies within `w`'s
+/// strips; no one else touches the strips' columns of `y` meanwhile; the CPU has `V`'s features.
 #[inline(always)]
 pub(super) unsafe fn strips_with<V: Lanes>(
     x: &[f32],
@@ -258,6 +229,36 @@ pub(super) unsafe fn strips_with<V: Lanes>(
         if m < rows {
             unsafe { tile::<V, 1>(x[m * w.d_in..].as_ptr(), &strip, y.add(m * w.d_out + c0)) };
         }
+    }
+}
+
+/// [`strips_with`]'s arguments, to be run on a back-end.
+pub(super) struct Strips<'a> {
+    pub x: &'a [f32],
+    pub rows: usize,
+    pub w: &'a Packed,
+    pub bias: Option<&'a [f32]>,
+    pub range: Range<usize>,
+    pub y: *mut f32,
+}
+
+impl Kernel for Strips<'_> {
+    type Output = ();
+
+    /// # Safety
+    /// As [`strips_with`].
+    #[inline(always)]
+    unsafe fn run<V: Lanes>(self) {
+        let Strips {
+            x,
+            rows,
+            w,
+            bias,
+            range,
+            y,
+        } = self;
+        // SAFETY: forwarded from the caller.
+        unsafe { strips_with::<V>(x, rows, w, bias, range, y) }
     }
 }
 

@@ -6,20 +6,17 @@
 //! parse in a browser without the proposal (Safari today, Firefox before 146): it is compiled
 //! only with the crate's `relaxed` feature, into the page's FMA modules, which the page loads only
 //! where a tiny validation module says the browser has relaxed SIMD. Like `avx2`, it implements
-//! [`Lanes`] and instantiates the loops of [`super::blocked`] and [`super::calibrate`] in
-//! `#[target_feature]` entry points.
+//! [`Lanes`] and runs any [`Kernel`] with it in one `#[target_feature]` function, [`run`],
+//! knowing none of the loops; the dispatch point, `backend`, calls it in that build.
 
 use core::arch::wasm32::{
     f32x4_add, f32x4_extract_lane, f32x4_relaxed_madd, f32x4_splat, v128, v128_load, v128_store,
 };
 
-use super::blocked::accumulate;
-use super::calibrate::{fma_with, sum_with};
-use super::lanes::Lanes;
-use super::packed::{strips_with, Packed};
+use super::lanes::{Kernel, Lanes};
 
 /// Eight `f32` lanes in two SIMD128 registers.
-pub(super) type V = [v128; 2];
+type V = [v128; 2];
 
 impl Lanes for [v128; 2] {
     const WIDTH: usize = 8;
@@ -69,57 +66,13 @@ impl Lanes for [v128; 2] {
     }
 }
 
-/// [`accumulate`] compiled with relaxed SIMD.
+/// `kernel` compiled with relaxed SIMD: its loop monomorphised with [`V`] and inlined here.
 ///
 /// # Safety
-/// As [`accumulate`]; the browser validated relaxed SIMD (or this module would not have loaded).
+/// The browser validated relaxed SIMD (or this module would not have loaded); the kernel's own
+/// contract holds.
 #[target_feature(enable = "simd128,relaxed-simd")]
-pub(super) unsafe fn matmul_acc(
-    x: &[f32],
-    rows: usize,
-    w: &[f32],
-    d_in: usize,
-    d_out: usize,
-    inputs: core::ops::Range<usize>,
-    y: *mut f32,
-) {
+pub(super) unsafe fn run<K: Kernel>(kernel: K) -> K::Output {
     // SAFETY: forwarded from the caller.
-    unsafe { accumulate::<V>(x, rows, w, d_in, d_out, inputs, y) }
-}
-
-/// [`sum_with`] compiled with relaxed SIMD.
-///
-/// # Safety
-/// The browser validated relaxed SIMD.
-#[target_feature(enable = "simd128,relaxed-simd")]
-pub(super) unsafe fn stream_sum(data: &[f32]) -> f32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { sum_with::<V>(data) }
-}
-
-/// [`fma_with`] compiled with relaxed SIMD.
-///
-/// # Safety
-/// The browser validated relaxed SIMD.
-#[target_feature(enable = "simd128,relaxed-simd")]
-pub(super) unsafe fn fma_peak(iterations: usize) -> u64 {
-    // SAFETY: forwarded from the caller.
-    unsafe { fma_with::<V>(iterations) }
-}
-
-/// [`strips_with`] compiled with this back-end.
-///
-/// # Safety
-/// As [`strips_with`]; the CPU has this back-end's features.
-#[target_feature(enable = "simd128,relaxed-simd")]
-pub(super) unsafe fn packed_strips(
-    x: &[f32],
-    rows: usize,
-    w: &Packed,
-    bias: Option<&[f32]>,
-    range: core::ops::Range<usize>,
-    y: *mut f32,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe { strips_with::<V>(x, rows, w, bias, range, y) }
+    unsafe { kernel.run::<V>() }
 }

@@ -3,6 +3,7 @@
 //! shapes, the streaming sum and the FMA peak's count.
 
 extern crate std;
+use super::calibrate::sum_with;
 use super::*;
 use std::vec::Vec;
 
