@@ -2,12 +2,17 @@
 //! it on one line and the page can show it beside the control that caused it, in the page's
 //! language ([`Error::message`]; the CLI prints English). Beside it: [`Text`] (a message in both
 //! languages), [`Range`] (a typed value's bounds, from which its message is written) and
-//! [`Named`] with `named!` (a choice's one list of values and names).
+//! [`Named`] with `choices!` (a choice declared once: its values, names and aliases).
 
+mod named;
 mod quote;
 
 use crate::i18n::Lang;
+pub use crate::{choices, named};
+pub use named::{deserialize, Named};
 pub use quote::{invisible_char, quoted_zh, shown, QUOTED_MAX};
+#[doc(hidden)]
+pub use serde as __serde;
 use std::fmt;
 
 /// A text in the page's two languages. Built from a plain string (a library's own message, a
@@ -223,6 +228,7 @@ fn noun_zh(what: &str) -> &str {
         "stochastic verification" => "随机验证方式",
         "teacher" => "教师信号",
         "times" => "调用时间",
+        "token kind" => "token 类别",
         "tensor read-back" => "张量回读",
         "trained draft" => "训练的草稿",
         "training" => "训练",
@@ -376,64 +382,6 @@ impl Range {
     }
 }
 
-/// A named choice (a draft, a rule, a tree kind, a backend…): one list of every value and one
-/// name each, from which parsing and the error's list of known names come (in both languages;
-/// `presets` hands the page some of these lists, such as the verification rules). A type says what a value of it is (`WHAT`, as an error names it), lists its values and
-/// names each; `parse` and `known` are written once, here.
-pub trait Named: Copy + PartialEq + 'static {
-    /// What a value is, as an error names it (`draft`, `verification`); it has a Chinese name
-    /// (`noun_zh`, checked by a test).
-    const WHAT: &'static str;
-
-    /// Every value, in the order the known names are listed.
-    fn all() -> &'static [Self];
-
-    /// The name the CLI, the URL and the page use.
-    fn key(self) -> &'static str;
-
-    /// Other spellings accepted beside the name (`A`, `draft-a` for draft A).
-    fn aliases(self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// The value named `name` (or one of its aliases), else the error that lists the names.
-    fn parse(name: &str) -> Result<Self, Error> {
-        Self::all()
-            .iter()
-            .copied()
-            .find(|v| v.key() == name || v.aliases().contains(&name))
-            .ok_or_else(|| Error::Unknown {
-                what: Self::WHAT,
-                name: name.into(),
-                known: Self::known(),
-            })
-    }
-
-    /// The names, listed as an error lists them.
-    fn known() -> Text {
-        let names: Vec<&str> = Self::all().iter().map(|v| v.key()).collect();
-        names.join(", ").into()
-    }
-}
-
-/// Implements [`Named`] for an enum that has an inherent `ALL` array and `name()`:
-/// `crate::error::named!(Variant, "variant");`.
-#[macro_export]
-macro_rules! named {
-    ($ty:ty, $what:literal) => {
-        impl $crate::error::Named for $ty {
-            const WHAT: &'static str = $what;
-            fn all() -> &'static [Self] {
-                &<$ty>::ALL
-            }
-            fn key(self) -> &'static str {
-                self.name()
-            }
-        }
-    };
-}
-pub use crate::named;
-
 named!(Lang, "language");
 
 #[cfg(test)]
@@ -498,7 +446,12 @@ mod tests {
                     file.split("named!(")
                         .skip(1)
                         .filter_map(|p| p.split(')').next()?.split_once(", \"").map(|x| x.1)),
-                );
+                )
+                // `choices! { … pub enum Draft("draft") { … } }`
+                .chain(file.split("choices! {").skip(1).filter_map(|p| {
+                    let head = p.split('{').next()?.split_once(" enum ")?.1;
+                    head.split_once("(\"").map(|x| x.1)
+                }));
             for part in literals {
                 let what = &part[..part.find('"').expect("a closed string")];
                 named += 1;

@@ -184,7 +184,7 @@ pub async fn choose_here(
     let vector = vectors
         .models
         .iter()
-        .find(|v| v.draft == Draft::B.name() && v.verify == "greedy")
+        .find(|v| v.draft == Draft::B.letter() && v.verify == "greedy")
         .expect("the table holds B's greedy vector")
         .clone();
     let p = vector.acceptance();

@@ -20,6 +20,7 @@ use crate::decode::chance::Seeded;
 use crate::decode::engine::{generate, Config, Method, TreeRule};
 use crate::decode::stats::{Generation, Stats};
 use crate::error::{Error, Range};
+use crate::i18n::Lang;
 use crate::likesworld::{self, EOS};
 use crate::model::eval::distributions_many;
 use crate::model::Decoder;
@@ -63,16 +64,25 @@ pub struct Coverage {
     pub pool: f64,
 }
 
-/// How a pool's merged tree is verified (lecture §4.2–4.5): VerifyGreedy on the members' greedy
-/// chains, or MSS on their chains sampled at T = 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PoolVerify {
-    Greedy,
-    Mss,
+crate::error::choices! {
+    /// How a pool's merged tree is verified (lecture §4.2–4.5): VerifyGreedy on the members' greedy
+    /// chains, or MSS on their chains sampled at T = 1.
+    pub enum PoolVerify("pool verification") {
+        Greedy = "greedy",
+        Mss = "mss",
+    }
 }
 
 impl PoolVerify {
-    pub const ALL: [PoolVerify; 2] = [PoolVerify::Greedy, PoolVerify::Mss];
+    /// The verification as the boost widget's menu offers it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            PoolVerify::Greedy => {
+                lang.pick("VerifyGreedy (greedy chains)", "VerifyGreedy（贪心链）")
+            }
+            PoolVerify::Mss => lang.pick("MSS (sampled chains)", "MSS（采样的链）"),
+        }
+    }
 
     pub fn rule(self) -> TreeRule {
         match self {
@@ -80,13 +90,7 @@ impl PoolVerify {
             PoolVerify::Mss => TreeRule::Mss,
         }
     }
-
-    pub fn name(self) -> &'static str {
-        self.rule().name()
-    }
 }
-
-crate::error::named!(PoolVerify, "pool verification");
 
 /// `pool`'s merged chains of `gamma` on `prompts` held-out prompts on the lab's target, verified
 /// by `rule`: VerifyGreedy (greedy chains) or MSS (chains sampled at T = 1; the target samples).

@@ -197,7 +197,7 @@ pub async fn methods(
         let auto = chosen.as_ref().and_then(|c| c[i].clone());
         rows.push(MethodRow {
             short: match (spec.shape, &auto) {
-                (Proposing::Chain, _) => format!("{} γ{}", spec.draft.name(), spec.gamma),
+                (Proposing::Chain, _) => format!("{} γ{}", spec.draft.letter(), spec.gamma),
                 (Proposing::Tree, Some(a)) => format!("B n{}", a.size),
                 (Proposing::Tree, None) => format!("B {}", spec.config),
                 _ => lang.pick("suffix", "后缀").into(),

@@ -100,7 +100,7 @@ async fn from_distributions(
     }
     let total = (positions * if mss { DRAWS } else { 1 }).max(1) as f64;
     Ok(RankVector {
-        draft: draft.name(),
+        draft: draft.letter(),
         verify: if mss { "mss" } else { "greedy" },
         p: hits.iter().map(|&h| h as f64 / total).collect(),
         positions,

@@ -18,31 +18,20 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-/// The three models of the lecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModelKind {
-    /// d 64, 2 layers, 4 heads, d_ff 160: ≈ 85k parameters, 100% answer accuracy.
-    Target,
-    /// d 32, 1 layer: ≈ 13k parameters.
-    DraftA,
-    /// d 32, 2 layers: ≈ 22k parameters.
-    DraftB,
+crate::error::choices! {
+    /// The three models of the lecture.
+    #[derive(Hash)]
+    pub enum ModelKind("model") {
+        /// d 64, 2 layers, 4 heads, d_ff 160: ≈ 85k parameters, 100% answer accuracy.
+        Target = "target",
+        /// d 32, 1 layer: ≈ 13k parameters.
+        DraftA = "draft-a",
+        /// d 32, 2 layers: ≈ 22k parameters.
+        DraftB = "draft-b",
+    }
 }
 
-crate::error::named!(ModelKind, "model");
-
 impl ModelKind {
-    pub const ALL: [ModelKind; 3] = [ModelKind::Target, ModelKind::DraftA, ModelKind::DraftB];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ModelKind::Target => "target",
-            ModelKind::DraftA => "draft-a",
-            ModelKind::DraftB => "draft-b",
-        }
-    }
-
     pub fn config(self) -> DecoderConfig {
         let vocab = crate::likesworld::VOCAB;
         match self {

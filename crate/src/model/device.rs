@@ -11,16 +11,16 @@ use burn::tensor::Device;
 #[cfg(feature = "wgpu")]
 use std::sync::Mutex;
 
-/// The backends this project offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Backend {
-    /// burn's flex CPU backend (the default: ≈ 3.4× faster per op than ndarray in wasm, SPEC §1).
-    Flex,
-    /// burn's ndarray CPU backend (the user's card; deprecated upstream in favour of flex).
-    Ndarray,
-    /// burn's wgpu backend: WebGPU in a browser, Vulkan/Metal/DX12 natively.
-    Wgpu,
+crate::error::choices! {
+    /// The backends this project offers.
+    pub enum Backend("backend") {
+        /// burn's flex CPU backend (the default: ≈ 3.4× faster per op than ndarray in wasm, SPEC §1).
+        Flex = "flex" | "cpu",
+        /// burn's ndarray CPU backend (the user's card; deprecated upstream in favour of flex).
+        Ndarray = "ndarray",
+        /// burn's wgpu backend: WebGPU in a browser, Vulkan/Metal/DX12 natively.
+        Wgpu = "wgpu" | "webgpu" | "gpu",
+    }
 }
 
 /// Why a WebGPU job ran on the CPU (flex) instead. The page's worker learns the first three from
@@ -71,31 +71,13 @@ impl Fallback {
 #[cfg(feature = "wgpu")]
 static GPU: Mutex<Option<Result<Device, String>>> = Mutex::new(None);
 
-impl crate::error::Named for Backend {
-    const WHAT: &'static str = "backend";
-    fn all() -> &'static [Self] {
-        &Backend::ALL
-    }
-    fn key(self) -> &'static str {
-        self.name()
-    }
-    fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Backend::Flex => &["cpu"],
-            Backend::Ndarray => &[],
-            Backend::Wgpu => &["webgpu", "gpu"],
-        }
-    }
-}
-
 impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Flex, Backend::Ndarray, Backend::Wgpu];
-
-    pub fn name(self) -> &'static str {
+    /// The backend as the page's backend menus offer it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            Backend::Flex => "flex",
-            Backend::Ndarray => "ndarray",
-            Backend::Wgpu => "wgpu",
+            Backend::Flex => lang.pick("CPU: flex", "CPU：flex"),
+            Backend::Ndarray => lang.pick("CPU: ndarray", "CPU：ndarray"),
+            Backend::Wgpu => lang.pick("GPU: WebGPU", "GPU：WebGPU"),
         }
     }
 

@@ -23,29 +23,15 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// What a draft learns from (lecture §4.2: the LLM's outputs, its distributions, or raw text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Teacher {
-    /// The target's greedy outputs, cross-entropy on their tokens.
-    Greedy,
-    /// The target's next-token distributions along its outputs: KL(target ‖ draft).
-    Kl,
-    /// The LikesWorld text of the same worlds: cross-entropy on the text's tokens.
-    Text,
-}
-
-crate::error::named!(Teacher, "teacher");
-
-impl Teacher {
-    pub const ALL: [Teacher; 3] = [Teacher::Greedy, Teacher::Kl, Teacher::Text];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Teacher::Greedy => "greedy",
-            Teacher::Kl => "kl",
-            Teacher::Text => "text",
-        }
+crate::error::choices! {
+    /// What a draft learns from (lecture §4.2: the LLM's outputs, its distributions, or raw text).
+    pub enum Teacher("teacher") {
+        /// The target's greedy outputs, cross-entropy on their tokens.
+        Greedy = "greedy",
+        /// The target's next-token distributions along its outputs: KL(target ‖ draft).
+        Kl = "kl",
+        /// The LikesWorld text of the same worlds: cross-entropy on the text's tokens.
+        Text = "text",
     }
 }
 

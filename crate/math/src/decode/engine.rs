@@ -24,31 +24,17 @@ use crate::sampling::rule::Rule;
 use crate::sampling::typical::Typical;
 use crate::sampling::{argmax, residual, Dist};
 
-/// How a tree is verified (SpecInfer Algorithm 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TreeRule {
-    /// VerifyGreedy: follow the child equal to the target's argmax.
-    Greedy,
-    /// Draw y ~ p; follow the child equal to y.
-    Naive,
-    /// Multi-step speculative sampling over the candidates, in order.
-    Mss,
-}
-
-impl TreeRule {
-    pub const ALL: [TreeRule; 3] = [TreeRule::Greedy, TreeRule::Naive, TreeRule::Mss];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TreeRule::Greedy => "greedy",
-            TreeRule::Naive => "naive",
-            TreeRule::Mss => "mss",
-        }
+crate::error::choices! {
+    /// How a tree is verified (SpecInfer Algorithm 2).
+    pub enum TreeRule("verification") {
+        /// VerifyGreedy: follow the child equal to the target's argmax.
+        Greedy = "greedy",
+        /// Draw y ~ p; follow the child equal to y.
+        Naive = "naive",
+        /// Multi-step speculative sampling over the candidates, in order.
+        Mss = "mss",
     }
 }
-
-crate::error::named!(TreeRule, "verification");
 
 /// What one run does.
 #[derive(Debug, Clone, PartialEq)]

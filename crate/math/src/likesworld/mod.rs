@@ -175,29 +175,22 @@ impl Split {
     }
 }
 
-/// What predicting a token takes (lecture §3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenKind {
-    /// Fixed by the grammar: `<bos>`, `likes`, `.`, `q`, `<eos>`.
-    Boilerplate,
-    /// A fact's name or item: random, nobody can predict it.
-    RandomFact,
-    /// The name in a question: one of the people not yet asked about.
-    QuestionName,
-    /// The item in a question: must be looked up in the facts.
-    Answer,
+crate::error::choices! {
+    /// What predicting a token takes (lecture §3.1).
+    #[derive(Hash)]
+    pub enum TokenKind("token kind") {
+        /// Fixed by the grammar: `<bos>`, `likes`, `.`, `q`, `<eos>`.
+        Boilerplate = "boilerplate",
+        /// A fact's name or item: random, nobody can predict it.
+        RandomFact = "random-fact",
+        /// The name in a question: one of the people not yet asked about.
+        QuestionName = "question-name",
+        /// The item in a question: must be looked up in the facts.
+        Answer = "answer",
+    }
 }
 
 impl TokenKind {
-    /// Every kind, in the order tables list them.
-    pub const ALL: [TokenKind; 4] = [
-        TokenKind::Boilerplate,
-        TokenKind::RandomFact,
-        TokenKind::QuestionName,
-        TokenKind::Answer,
-    ];
-
     /// The kind in the page's words (the lecture's §3.1 names).
     pub fn label(self, lang: Lang) -> &'static str {
         match self {

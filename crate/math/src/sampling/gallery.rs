@@ -7,35 +7,34 @@
 
 use crate::i18n::Lang;
 
-/// One bug of the field, re-created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Bug {
-    /// The residual max(0, p − q) passed through softmax instead of divided by its sum.
-    SoftmaxResidual,
-    /// The draft token taken as argmax q while the ratio and residual use the softmax q.
-    ArgmaxDraft,
-    /// The draft token drawn from top-k(q), the ratio and residual computed with the raw q.
-    RawDraftQ,
-    /// The target's probabilities computed without the request's temperature, the draft's with it.
-    UnwarpedTarget,
-    /// A token kept when it equals an independent draw from p, or by the ratio test.
-    SameTokenOr,
-    /// Each draft token checked against the target's next row (one position late).
-    ShiftedRow,
-    /// After a rejection the replacement is dropped and the token drawn from the row after the
-    /// rejected draft (which is conditioned on it).
-    LateRejection,
-    /// The first draft of every call committed without a check.
-    FirstDraftUnchecked,
-    /// The target's state not rolled back after a rejection: the rejected drafts stay in it.
-    StaleCache,
-    /// A verification call of several rows computes the logits with another kernel (slightly
-    /// different numbers than the one-row call of plain decoding).
-    RowNumerics,
+crate::error::choices! {
+    /// One bug of the field, re-created.
+    #[derive(Hash)]
+    pub enum Bug("bug") {
+        /// The residual max(0, p − q) passed through softmax instead of divided by its sum.
+        SoftmaxResidual = "softmax-residual",
+        /// The draft token taken as argmax q while the ratio and residual use the softmax q.
+        ArgmaxDraft = "argmax-draft",
+        /// The draft token drawn from top-k(q), the ratio and residual computed with the raw q.
+        RawDraftQ = "raw-draft-q",
+        /// The target's probabilities computed without the request's temperature, the draft's with it.
+        UnwarpedTarget = "unwarped-target",
+        /// A token kept when it equals an independent draw from p, or by the ratio test.
+        SameTokenOr = "same-token-or",
+        /// Each draft token checked against the target's next row (one position late).
+        ShiftedRow = "shifted-row",
+        /// After a rejection the replacement is dropped and the token drawn from the row after the
+        /// rejected draft (which is conditioned on it).
+        LateRejection = "late-rejection",
+        /// The first draft of every call committed without a check.
+        FirstDraftUnchecked = "first-draft-unchecked",
+        /// The target's state not rolled back after a rejection: the rejected drafts stay in it.
+        StaleCache = "stale-cache",
+        /// A verification call of several rows computes the logits with another kernel (slightly
+        /// different numbers than the one-row call of plain decoding).
+        RowNumerics = "row-numerics",
+    }
 }
-
-crate::error::named!(Bug, "bug");
 
 /// Where a fault sits, which decides what greedy decoding can see of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -59,34 +58,6 @@ pub struct Source {
 }
 
 impl Bug {
-    pub const ALL: [Bug; 10] = [
-        Bug::SoftmaxResidual,
-        Bug::ArgmaxDraft,
-        Bug::RawDraftQ,
-        Bug::UnwarpedTarget,
-        Bug::SameTokenOr,
-        Bug::ShiftedRow,
-        Bug::LateRejection,
-        Bug::FirstDraftUnchecked,
-        Bug::StaleCache,
-        Bug::RowNumerics,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Bug::SoftmaxResidual => "softmax-residual",
-            Bug::ArgmaxDraft => "argmax-draft",
-            Bug::RawDraftQ => "raw-draft-q",
-            Bug::UnwarpedTarget => "unwarped-target",
-            Bug::SameTokenOr => "same-token-or",
-            Bug::ShiftedRow => "shifted-row",
-            Bug::LateRejection => "late-rejection",
-            Bug::FirstDraftUnchecked => "first-draft-unchecked",
-            Bug::StaleCache => "stale-cache",
-            Bug::RowNumerics => "row-numerics",
-        }
-    }
-
     pub fn place(self) -> Place {
         match self {
             Bug::FirstDraftUnchecked | Bug::StaleCache | Bug::RowNumerics => Place::Loop,

@@ -9,43 +9,28 @@ use super::{residual, sample, Dist};
 use crate::i18n::Lang;
 use rand::Rng;
 
-/// How candidates are verified.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    Naive,
-    Mss,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Naive, Mode::Mss];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Naive => "naive",
-            Mode::Mss => "mss",
-        }
+crate::error::choices! {
+    /// How candidates are verified.
+    pub enum Mode("mode") {
+        Naive = "naive",
+        Mss = "mss",
     }
 }
 
-crate::error::named!(Mode, "mode");
-
-/// How a tree node's k children are drawn from one draft distribution q.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Children {
-    /// k independent draws from q, each verified against q (unbiased).
-    Iid,
-    /// k draws without replacement; the j-th is verified against q with the earlier draws removed
-    /// and renormalised (unbiased).
-    WithoutReplacement,
-    /// The k most probable tokens of q, deterministically, verified against q (biased).
-    TopK,
+crate::error::choices! {
+    /// How a tree node's k children are drawn from one draft distribution q.
+    pub enum Children("children sampler") {
+        /// k independent draws from q, each verified against q (unbiased).
+        Iid = "iid",
+        /// k draws without replacement; the j-th is verified against q with the earlier draws removed
+        /// and renormalised (unbiased).
+        WithoutReplacement = "without-replacement",
+        /// The k most probable tokens of q, deterministically, verified against q (biased).
+        TopK = "top-k",
+    }
 }
 
 impl Children {
-    pub const ALL: [Children; 3] = [Children::Iid, Children::WithoutReplacement, Children::TopK];
-
     /// The sampler in the lecture's words, for tables and charts (its `name` is for parameters).
     pub fn label(self, lang: Lang) -> &'static str {
         match self {
@@ -54,17 +39,7 @@ impl Children {
             Children::TopK => lang.pick("top-k (deterministic)", "top-k（确定性）"),
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Children::Iid => "iid",
-            Children::WithoutReplacement => "without-replacement",
-            Children::TopK => "top-k",
-        }
-    }
 }
-
-crate::error::named!(Children, "children sampler");
 
 /// Outcome of verifying one position: P(some candidate accepted) and the output distribution.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -6,47 +6,26 @@
 
 use super::{argmax, one_hot, residual, Dist};
 
-/// A verification rule: the correct one and five ways to get it wrong.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    /// Algorithm 1: x ~ q, accept with min(1, p/q), else sample norm(max(0, p − q)); bonus from p.
-    Correct,
-    /// Rejected → sample from p instead of the residual (the subtle one: slightly off per position).
-    ResampleFromTarget,
-    /// Greedy verification under sampling: accept iff x = argmax p, else sample from p.
-    GreedyRule,
-    /// Draft deterministically argmax q, then the probabilistic rule (exercise 7).
-    ArgmaxDraft,
-    /// Accept with min(1, q/p) instead of min(1, p/q).
-    AcceptQOverP,
-    /// All γ accepted → bonus token from the draft's q_{γ+1} instead of the target's p_{γ+1}.
-    BonusFromDraft,
+crate::error::choices! {
+    /// A verification rule: the correct one and five ways to get it wrong.
+    #[derive(Hash)]
+    pub enum Variant("variant") {
+        /// Algorithm 1: x ~ q, accept with min(1, p/q), else sample norm(max(0, p − q)); bonus from p.
+        Correct = "correct",
+        /// Rejected → sample from p instead of the residual (the subtle one: slightly off per position).
+        ResampleFromTarget = "resample-from-target",
+        /// Greedy verification under sampling: accept iff x = argmax p, else sample from p.
+        GreedyRule = "greedy-rule",
+        /// Draft deterministically argmax q, then the probabilistic rule (exercise 7).
+        ArgmaxDraft = "argmax-draft",
+        /// Accept with min(1, q/p) instead of min(1, p/q).
+        AcceptQOverP = "accept-q-over-p",
+        /// All γ accepted → bonus token from the draft's q_{γ+1} instead of the target's p_{γ+1}.
+        BonusFromDraft = "bonus-from-draft",
+    }
 }
 
-crate::error::named!(Variant, "variant");
-
 impl Variant {
-    pub const ALL: [Variant; 6] = [
-        Variant::Correct,
-        Variant::ResampleFromTarget,
-        Variant::GreedyRule,
-        Variant::ArgmaxDraft,
-        Variant::AcceptQOverP,
-        Variant::BonusFromDraft,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Correct => "correct",
-            Variant::ResampleFromTarget => "resample-from-target",
-            Variant::GreedyRule => "greedy-rule",
-            Variant::ArgmaxDraft => "argmax-draft",
-            Variant::AcceptQOverP => "accept-q-over-p",
-            Variant::BonusFromDraft => "bonus-from-draft",
-        }
-    }
-
     /// The rule's name for a reader: its id in English, a short Chinese name in Chinese (the
     /// lecture's terms: 正确的推测采样, 随机采样时用贪心规则, 奖励 token).
     pub fn label(self, l: crate::i18n::Lang) -> &'static str {

@@ -1,48 +1,23 @@
 //! The named choices the experiments take: which draft model proposes, what proposes on the wall
 //! clock, how a tree is shaped and verified, what a greedy experiment decodes beside. Each is an
-//! enum with one name per value ([`Named`]: parsing and the list of known names come from one
+//! enum with one name per value ([`Named`](crate::error::Named): parsing and the list of known names come from one
 //! list of values). The drafts on the target's hidden states and the step-through's kinds are
 //! in [`super::hidden`]. Plain data: no experiment runs here.
 
 use crate::decode::engine::TreeRule;
 use crate::decode::free::kind::DrafterKind;
-use crate::error::{named, Error, Named};
+use crate::error::named;
 use crate::i18n::Lang;
 use crate::model::Whose;
 
-/// Which trained draft proposes: A (1 layer) or B (2 layers). Read from its name by
-/// [`Named::parse`] everywhere, so a bad name gets the core's message.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase", try_from = "String")]
-pub enum Draft {
-    A,
-    #[default]
-    B,
-}
-
-impl TryFrom<String> for Draft {
-    type Error = Error;
-    fn try_from(name: String) -> Result<Draft, Error> {
-        Draft::parse(&name)
-    }
-}
-
-impl Named for Draft {
-    const WHAT: &'static str = "draft";
-    fn all() -> &'static [Draft] {
-        &[Draft::A, Draft::B]
-    }
-    fn key(self) -> &'static str {
-        match self {
-            Draft::A => "a",
-            Draft::B => "b",
-        }
-    }
-    fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Draft::A => &["A", "draft-a"],
-            Draft::B => &["B", "draft-b"],
-        }
+crate::error::choices! {
+    /// Which trained draft proposes: A (1 layer) or B (2 layers), named `a`/`b` (also `A`,
+    /// `draft-a`…) wherever it is read, so a bad name gets the core's message.
+    #[derive(Default)]
+    pub enum Draft("draft") {
+        A = "a" | "A" | "draft-a",
+        #[default]
+        B = "b" | "B" | "draft-b",
     }
 }
 
@@ -65,7 +40,7 @@ impl Draft {
     }
 
     /// "A" or "B", as reports name it.
-    pub fn name(self) -> &'static str {
+    pub fn letter(self) -> &'static str {
         match self {
             Draft::A => "A",
             Draft::B => "B",
@@ -83,22 +58,16 @@ impl Draft {
     }
 }
 
-/// How a stochastic tree is verified: naive sampling or MSS (never greedy: a greedy tree is the
-/// `tree` experiment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Stochastic {
-    Naive,
-    Mss,
+crate::error::choices! {
+    /// How a stochastic tree is verified: naive sampling or MSS (never greedy: a greedy tree is the
+    /// `tree` experiment).
+    pub enum Stochastic("stochastic verification") {
+        Naive = "naive",
+        Mss = "mss",
+    }
 }
 
 impl Stochastic {
-    pub const ALL: [Stochastic; 2] = [Stochastic::Naive, Stochastic::Mss];
-
-    pub fn name(self) -> &'static str {
-        self.rule().name()
-    }
-
     pub fn rule(self) -> TreeRule {
         match self {
             Stochastic::Naive => TreeRule::Naive,
@@ -107,41 +76,43 @@ impl Stochastic {
     }
 }
 
-named!(Stochastic, "stochastic verification");
-
-/// What proposes in the wall-clock experiments: a draft model's chain of γ or static tree of
-/// `config`, or a drafter without a model (lecture §5.3) proposing up to γ tokens a step (Prompt
-/// Lookup's k, a suffix tree's node budget, Jacobi's window).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Proposing {
-    #[default]
-    Chain,
-    Tree,
-    PromptLookup,
-    Suffix,
-    Jacobi,
-    Lookahead,
+crate::error::choices! {
+    /// What proposes in the wall-clock experiments: a draft model's chain of γ or static tree of
+    /// `config`, or a drafter without a model (lecture §5.3) proposing up to γ tokens a step (Prompt
+    /// Lookup's k, a suffix tree's node budget, Jacobi's window).
+    #[derive(Default)]
+    pub enum Proposing("drafting") {
+        #[default]
+        Chain = "chain",
+        Tree = "tree",
+        PromptLookup = "prompt-lookup",
+        Suffix = "suffix",
+        Jacobi = "jacobi",
+        Lookahead = "lookahead",
+    }
 }
 
 impl Proposing {
-    pub const ALL: [Proposing; 6] = [
-        Proposing::Chain,
-        Proposing::Tree,
-        Proposing::PromptLookup,
-        Proposing::Suffix,
-        Proposing::Jacobi,
-        Proposing::Lookahead,
-    ];
-
-    pub fn name(self) -> &'static str {
+    /// What proposes, as the page's menu offers it (γ is what each reads), in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            Proposing::Chain => "chain",
-            Proposing::Tree => "tree",
-            Proposing::PromptLookup => "prompt-lookup",
-            Proposing::Suffix => "suffix",
-            Proposing::Jacobi => "jacobi",
-            Proposing::Lookahead => "lookahead",
+            Proposing::Chain => lang.pick("a chain of γ", "长 γ 的链"),
+            Proposing::Tree => lang.pick("a tree ⟨k₁,…⟩", "一棵树 ⟨k₁,…⟩"),
+            Proposing::PromptLookup => lang.pick(
+                "no model: Prompt Lookup (k = γ)",
+                "无模型：Prompt Lookup（k = γ）",
+            ),
+            Proposing::Suffix => lang.pick(
+                "no model: suffix index (γ nodes)",
+                "无模型：后缀索引（γ 个节点）",
+            ),
+            Proposing::Jacobi => {
+                lang.pick("no model: Jacobi (window γ)", "无模型：Jacobi（窗口 γ）")
+            }
+            Proposing::Lookahead => lang.pick(
+                "no model: Lookahead (γ nodes)",
+                "无模型：Lookahead（γ 个节点）",
+            ),
         }
     }
 
@@ -157,33 +128,19 @@ impl Proposing {
     }
 }
 
-named!(Proposing, "drafting");
-
-/// How a tree of a draft on the target's hidden states is shaped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TreeKind {
-    /// The budget's best rank paths by measured rank accuracy (Medusa's tree, EAGLE-1's).
-    Sparse,
-    /// k children per node, level by level.
-    Balanced,
-    /// EAGLE-2: grown per context by the draft's confidence.
-    Dynamic,
-}
-
-impl TreeKind {
-    pub const ALL: [TreeKind; 3] = [TreeKind::Sparse, TreeKind::Balanced, TreeKind::Dynamic];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TreeKind::Sparse => "sparse",
-            TreeKind::Balanced => "balanced",
-            TreeKind::Dynamic => "dynamic",
-        }
+crate::error::choices! {
+    /// How a tree of a draft on the target's hidden states is shaped.
+    pub enum TreeKind("tree") {
+        /// The budget's best rank paths by measured rank accuracy (Medusa's tree, EAGLE-1's).
+        Sparse = "sparse",
+        /// k children per node, level by level.
+        Balanced = "balanced",
+        /// EAGLE-2: grown per context by the draft's confidence.
+        Dynamic = "dynamic",
     }
 }
 
-named!(TreeKind, "tree");
+impl TreeKind {}
 
 /// How a proposal's children are chosen and verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -202,6 +159,20 @@ pub enum Verification {
 }
 
 impl Verification {
+    /// The verification as the page's menu offers it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            Verification::Greedy => "VerifyGreedy",
+            Verification::Mss => {
+                lang.pick("children sampled, MSS (exact)", "孩子抽样，MSS（精确）")
+            }
+            Verification::MssTopK => {
+                lang.pick("top-k children, MSS (biased)", "top-k 孩子，MSS（有偏）")
+            }
+            Verification::Typical(_) => lang.pick("typical acceptance", "典型接受"),
+        }
+    }
+
     pub const ALL: [Verification; 3] = [
         Verification::Greedy,
         Verification::Mss,
@@ -234,6 +205,7 @@ pub enum Beside {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Named;
     use crate::i18n::Lang;
 
     #[test]

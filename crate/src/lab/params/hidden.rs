@@ -7,7 +7,7 @@
 
 use super::choices::{TreeKind, Verification};
 use super::ranges::{BUDGET, DEFAULT_BUDGET, DEFAULT_DEPTH, DEPTH, HEADS, PROMPTS};
-use crate::error::{named, Error, Text};
+use crate::error::{Error, Text};
 use crate::i18n::Lang;
 use crate::model::medusa::MAX_HEADS;
 
@@ -347,55 +347,66 @@ impl HiddenSpec {
     }
 }
 
-/// Which draft on the target's hidden states runs, by name: the page offers Medusa, EAGLE on a
-/// sparse or balanced tree, EAGLE-2 and EAGLE-2 with the training-time test; the CLI reaches the
-/// other combinations of draft and tree too.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HiddenMethod {
-    /// Medusa's heads on a static sparse tree.
-    Medusa,
-    /// Medusa's heads on a static balanced tree.
-    MedusaBalanced,
-    /// EAGLE on a static sparse tree.
-    Eagle,
-    /// EAGLE on a static balanced (binary) tree.
-    EagleBalanced,
-    /// EAGLE trained with the training-time test, on a static sparse tree.
-    EagleTtt,
-    /// EAGLE trained with the training-time test, on a static balanced tree.
-    EagleBalancedTtt,
-    /// EAGLE-2's dynamic tree.
-    #[default]
-    #[serde(rename = "eagle-2")]
-    Eagle2,
-    /// EAGLE-2's dynamic tree with the draft trained with the training-time test.
-    #[serde(rename = "eagle-2-ttt")]
-    Eagle2Ttt,
+crate::error::choices! {
+    /// Which draft on the target's hidden states runs, by name: the page offers Medusa, EAGLE on a
+    /// sparse or balanced tree, EAGLE-2 and EAGLE-2 with the training-time test; the CLI reaches the
+    /// other combinations of draft and tree too.
+    #[derive(Default)]
+    pub enum HiddenMethod("hidden-state draft") {
+        /// Medusa's heads on a static sparse tree.
+        Medusa = "medusa",
+        /// Medusa's heads on a static balanced tree.
+        MedusaBalanced = "medusa-balanced",
+        /// EAGLE on a static sparse tree.
+        Eagle = "eagle",
+        /// EAGLE on a static balanced (binary) tree.
+        EagleBalanced = "eagle-balanced",
+        /// EAGLE trained with the training-time test, on a static sparse tree.
+        EagleTtt = "eagle-ttt",
+        /// EAGLE trained with the training-time test, on a static balanced tree.
+        EagleBalancedTtt = "eagle-balanced-ttt",
+        /// EAGLE-2's dynamic tree.
+        #[default]
+        Eagle2 = "eagle-2",
+        /// EAGLE-2's dynamic tree with the draft trained with the training-time test.
+        Eagle2Ttt = "eagle-2-ttt",
+    }
 }
 
 impl HiddenMethod {
-    pub const ALL: [HiddenMethod; 8] = [
+    /// The drafts the page's menu offers, in its order (the CLI reaches the others too).
+    pub const OFFERED: [HiddenMethod; 5] = [
         HiddenMethod::Medusa,
-        HiddenMethod::MedusaBalanced,
         HiddenMethod::Eagle,
         HiddenMethod::EagleBalanced,
-        HiddenMethod::EagleTtt,
-        HiddenMethod::EagleBalancedTtt,
         HiddenMethod::Eagle2,
         HiddenMethod::Eagle2Ttt,
     ];
 
-    pub fn name(self) -> &'static str {
+    /// The method as a menu offers it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            HiddenMethod::Medusa => "medusa",
-            HiddenMethod::MedusaBalanced => "medusa-balanced",
-            HiddenMethod::Eagle => "eagle",
-            HiddenMethod::EagleBalanced => "eagle-balanced",
-            HiddenMethod::EagleTtt => "eagle-ttt",
-            HiddenMethod::EagleBalancedTtt => "eagle-balanced-ttt",
-            HiddenMethod::Eagle2 => "eagle-2",
-            HiddenMethod::Eagle2Ttt => "eagle-2-ttt",
+            HiddenMethod::Medusa => lang.pick("Medusa’s heads, static tree", "Medusa 的头，静态树"),
+            HiddenMethod::MedusaBalanced => lang.pick(
+                "Medusa’s heads, static balanced tree",
+                "Medusa 的头，静态平衡树",
+            ),
+            HiddenMethod::Eagle => lang.pick("EAGLE, static sparse tree", "EAGLE，静态稀疏树"),
+            HiddenMethod::EagleBalanced => {
+                lang.pick("EAGLE, static balanced tree", "EAGLE，静态平衡树")
+            }
+            HiddenMethod::EagleTtt => lang.pick(
+                "EAGLE + training-time test, static sparse tree",
+                "EAGLE + 训练时测试，静态稀疏树",
+            ),
+            HiddenMethod::EagleBalancedTtt => lang.pick(
+                "EAGLE + training-time test, static balanced tree",
+                "EAGLE + 训练时测试，静态平衡树",
+            ),
+            HiddenMethod::Eagle2 => lang.pick("EAGLE-2, dynamic tree", "EAGLE-2，动态树"),
+            HiddenMethod::Eagle2Ttt => {
+                lang.pick("EAGLE-2 + training-time test", "EAGLE-2 + 训练时测试")
+            }
         }
     }
 
@@ -443,39 +454,31 @@ impl HiddenMethod {
     }
 }
 
-named!(HiddenMethod, "hidden-state draft");
-
-/// What a step-through runs: a sampling chain, a greedy tree, or a draft on the target's hidden
-/// states (greedy, [`super::ranges::STEP_BUDGET`] nodes).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepKind {
-    /// A chain of γ under a verification rule (`variant`).
-    #[default]
-    Chain,
-    /// A greedy expansion tree of `config`.
-    Tree,
-    /// Medusa's heads, every one.
-    Medusa,
-    /// EAGLE-2's dynamic tree at its default depth.
-    #[serde(rename = "eagle-2")]
-    Eagle2,
+crate::error::choices! {
+    /// What a step-through runs: a sampling chain, a greedy tree, or a draft on the target's hidden
+    /// states (greedy, [`super::ranges::STEP_BUDGET`] nodes).
+    #[derive(Default)]
+    pub enum StepKind("step-through") {
+        /// A chain of γ under a verification rule (`variant`).
+        #[default]
+        Chain = "chain",
+        /// A greedy expansion tree of `config`.
+        Tree = "tree",
+        /// Medusa's heads, every one.
+        Medusa = "medusa",
+        /// EAGLE-2's dynamic tree at its default depth.
+        Eagle2 = "eagle-2",
+    }
 }
 
 impl StepKind {
-    pub const ALL: [StepKind; 4] = [
-        StepKind::Chain,
-        StepKind::Tree,
-        StepKind::Medusa,
-        StepKind::Eagle2,
-    ];
-
-    pub fn name(self) -> &'static str {
+    /// What the step-through runs, as its menu offers it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
         match self {
-            StepKind::Chain => "chain",
-            StepKind::Tree => "tree",
-            StepKind::Medusa => "medusa",
-            StepKind::Eagle2 => "eagle-2",
+            StepKind::Chain => lang.pick("sampling chain", "采样链"),
+            StepKind::Tree => lang.pick("greedy tree", "贪心树"),
+            StepKind::Medusa => lang.pick("Medusa’s heads (greedy)", "Medusa 的头（贪心）"),
+            StepKind::Eagle2 => lang.pick("EAGLE-2 (greedy)", "EAGLE-2（贪心）"),
         }
     }
 
@@ -488,8 +491,6 @@ impl StepKind {
         }
     }
 }
-
-named!(StepKind, "step-through");
 
 #[cfg(test)]
 mod tests {

@@ -7,35 +7,27 @@ use super::lookup::PromptLookup;
 use super::suffix::{Indices, SuffixDrafter, SuffixIndex};
 use super::workloads::{Kind, Workload};
 use super::Drafter;
-use crate::error::{named, Error, Range};
+use crate::error::{Error, Range};
 use crate::i18n::Lang;
 
-/// The drafters of demo 05.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DrafterKind {
-    /// The lecture's Prompt Lookup (n from 3 down to 1, k = budget).
-    PromptLookup,
-    /// The global suffix index: earlier outputs of the workload.
-    Suffix,
-    /// SuffixDecoding's two trees: the request index (prompt + output, what Prompt Lookup
-    /// copies from) and the global index, merged into one tree.
-    Both,
-    /// Jacobi iteration over a window of `budget` guesses.
-    Jacobi,
-    /// Lookahead decoding: a Jacobi window and pooled n-grams in one tree.
-    Lookahead,
+crate::error::choices! {
+    /// The drafters of demo 05.1.
+    pub enum DrafterKind("drafter") {
+        /// The lecture's Prompt Lookup (n from 3 down to 1, k = budget).
+        PromptLookup = "prompt-lookup",
+        /// The global suffix index: earlier outputs of the workload.
+        Suffix = "suffix",
+        /// SuffixDecoding's two trees: the request index (prompt + output, what Prompt Lookup
+        /// copies from) and the global index, merged into one tree.
+        Both = "both",
+        /// Jacobi iteration over a window of `budget` guesses.
+        Jacobi = "jacobi",
+        /// Lookahead decoding: a Jacobi window and pooled n-grams in one tree.
+        Lookahead = "lookahead",
+    }
 }
 
 impl DrafterKind {
-    pub const ALL: [DrafterKind; 5] = [
-        DrafterKind::PromptLookup,
-        DrafterKind::Suffix,
-        DrafterKind::Both,
-        DrafterKind::Jacobi,
-        DrafterKind::Lookahead,
-    ];
-
     /// The drafter in the lecture's words, for reports.
     pub fn label(self, lang: Lang) -> &'static str {
         match self {
@@ -49,25 +41,15 @@ impl DrafterKind {
             DrafterKind::Lookahead => "Lookahead",
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            DrafterKind::PromptLookup => "prompt-lookup",
-            DrafterKind::Suffix => "suffix",
-            DrafterKind::Both => "both",
-            DrafterKind::Jacobi => "jacobi",
-            DrafterKind::Lookahead => "lookahead",
-        }
-    }
 }
-
-named!(DrafterKind, "drafter");
 
 /// Speculated tokens per call: k for Prompt Lookup, the node budget of a suffix tree, the
 /// window of Jacobi, window + pool for Lookahead.
 pub const BUDGET: Range = Range::new("budget", 1.0, 48.0);
 /// Requests per workload.
 pub const REQUESTS: Range = Range::new("requests", 1.0, 200.0);
+/// The request whose drafts the highlight shows: an index below the most requests.
+pub const REQUEST: Range = Range::new("request", 0.0, REQUESTS.max - 1.0);
 /// Earlier outputs in the global index.
 pub const EARLIER: usize = 20;
 /// Jacobi's window in demo 05.3.

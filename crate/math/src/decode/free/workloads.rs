@@ -23,28 +23,16 @@ use crate::i18n::Lang;
 use crate::likesworld::{self, Split};
 use crate::sampling::{one_hot, Dist};
 
-/// Which workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    CodeRewrite,
-    Agent,
-    Likesworld,
+crate::error::choices! {
+    /// Which workload.
+    pub enum Kind("workload") {
+        CodeRewrite = "code-rewrite",
+        Agent = "agent",
+        Likesworld = "likesworld",
+    }
 }
 
-crate::error::named!(Kind, "workload");
-
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::CodeRewrite, Kind::Agent, Kind::Likesworld];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::CodeRewrite => "code-rewrite",
-            Kind::Agent => "agent",
-            Kind::Likesworld => "likesworld",
-        }
-    }
-
     /// The workload as the page's figures name it, in `lang` (`name` is the identifier the
     /// CLI and the URL take).
     pub fn title(self, lang: Lang) -> &'static str {
