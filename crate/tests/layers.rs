@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and its layer, bottom (0) to top.
-const LAYERS: [(&str, u32); 18] = [
+const LAYERS: [(&str, u32); 19] = [
     ("i18n", 0),
     ("error", 1),
     ("clock", 1),
@@ -29,8 +29,10 @@ const LAYERS: [(&str, u32); 18] = [
     ("views", 6),
     ("wasm", 7),
     ("Error", 1), // the crate root's re-export of `error::Error`
-    // `error`'s macro, which `#[macro_export]` puts at specdec-math's root (`error` re-exports it).
+    // `error`'s macros, which `#[macro_export]` puts at specdec-math's root (`error` re-exports
+    // them).
     ("named", 0),
+    ("choices", 0),
     ("lib", 8),
 ];
 
