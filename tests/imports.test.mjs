@@ -99,3 +99,19 @@ test('the offline service worker keeps every file of the page (sw.js’ shell li
   const gone = [...shell].filter((f) => f !== './' && !f.startsWith('pkg/') && !files.includes(f));
   assert.deepEqual(gone, [], `listed in sw.js but not in www/: ${gone.join(' ')}`);
 });
+
+// The core declares what a control offers (`presets`, www/declare.js): a widget that typed a
+// range's bounds or a menu of the core's named choices would drift from the core unseen. A
+// slider's bounds come from `declare` (a step is the page's own), and the core's menus (backends,
+// drafters, verifications…) from `menuOptions`.
+test('no widget types a range’s bounds or a menu of the core’s named choices', () => {
+  const typed = [];
+  for (const file of scripts(join(www, 'widgets'))) {
+    const code = readFileSync(file, 'utf8').split('\n').map((l) => l.replace(/\/\/.*$/, '')).join('\n');
+    for (const m of code.matchAll(/\b(min|max):\s*-?\d[\d.e]*/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
+    for (const name of ['ndarray', 'prompt-lookup', 'mss-top-k', 'eagle-balanced', 'eagle-2-ttt']) {
+      if (new RegExp(`\\[\\s*'${name}'\\s*,`).test(code)) typed.push(`${relative(repo, file)}: an option '${name}'`);
+    }
+  }
+  assert.deepEqual(typed, [], 'typed in a widget instead of read from presets');
+});

@@ -26,6 +26,22 @@ export const widthOptions = {
     : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
 };
 
+/** The core's menu `name` (`menus` in presets: backend, proposing, stepkind, method, verification, pool_verify) as a select's options, as the core lists and labels them. */
+export const menuOptions = (name) => ({
+  options: (d) => d.menus[name].map((c) => [c.name, c.en]),
+  options_zh: (d) => d.menus[name].map((c) => [c.name, c.zh]),
+});
+export const backendOptions = menuOptions('backend');
+
+/** The choice `key` of the core's menu `name` in the page's language, as the core labels it (`key` itself if the menu lacks it). */
+export function menuLabel(name, key) {
+  const c = declarations().menus?.[name]?.find((x) => x.name === key);
+  return c ? tr(c.en, c.zh) : key;
+}
+
+/** A seed field's bounds, as the core declares the seeds the page offers (`seed`). */
+export const seedRange = { min: (d) => d.seed.min, max: (d) => d.seed.max };
+
 /** The target widened ×`width` in words, as the core sizes it: "19 M parameters, 76 MB a step". */
 export function targetSize(width) {
   const w = declarations().widths.find((x) => x.width === Number(width));

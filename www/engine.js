@@ -9,4 +9,6 @@ export {
 } from './modules.js';
 export { LoadError, startWorker, runJob, closeChannel, loseDeviceOnNextJob, health } from './jobs.js';
 export { JobStatus, progressText } from './progress.js';
-export { ruleOptions, variantOptions, variantName, widthOptions, targetSize, kindName, declare, coreRange } from './declare.js';
+export {
+  ruleOptions, variantOptions, variantName, widthOptions, menuOptions, menuLabel, backendOptions, seedRange, targetSize, kindName, declare, coreRange,
+} from './declare.js';

@@ -5,7 +5,7 @@
 // A lecture job (Monte Carlo, the gallery of bugs) runs on the lecture's module in its worker; a
 // model job first has the page load the models' module and weights (modules.js `startModels`:
 // its status says so), which its worker is handed.
-import { build, compiled, lectureModule, weights, startModels, modelsLoaded, onLecture, withLang, observeCalls, memoryBytes, CancelledError, PanicError } from './modules.js';
+import { build, compiled, declarations, lectureModule, weights, startModels, modelsLoaded, onLecture, withLang, observeCalls, memoryBytes, CancelledError, PanicError } from './modules.js';
 import { JobStatus } from './progress.js';
 import { tr } from './i18n.js';
 import { startHelpers } from './threads.js';
@@ -27,14 +27,14 @@ let nextId = 0;
 // one per worker. A waiting job's status says what it waits for.
 const queue = [];
 
-// The jobs that time something (crate/src/wasm/jobs.rs): the measured roofline, LikesWorld's
-// per-call latencies, a tree verified per sequence and tree-parallel, the boost-tuned pools' wall
-// clock, and the decoding experiments
-// whose reports hold wall-clock times (speedup and its sweeps over γ and the batch, the §6 table,
-// and the hidden-state drafts' c).
-const TIMED_EXPERIMENTS = ['speedup', 'sweep', 'load', 'methods', 'hidden'];
-const timed = (name, params) => name === 'roofline_measure' || name === 'likesworld_latency' || name === 'tree_vs_paths' || name === 'boost_pools' || name === 'likesworld_choose'
-  || (name === 'likesworld_decode' && TIMED_EXPERIMENTS.includes(params?.experiment));
+// The jobs that time something, as the models' core declares them (`timed` in `presets`: the
+// exports whose reports are wall-clock times, and the decoding experiments that are). Read when
+// a job queues: a model job queues once the models' module has declared them; the lecture's
+// jobs time nothing.
+const timed = (name, params) => {
+  const t = declarations().timed;
+  return !!t && (t.exports.includes(name) || (name === 'likesworld_decode' && t.experiments.includes(params?.experiment)));
+};
 
 let measuring = null; // the timed job running now, if any
 // The page's own engine calls share the CPU with it: their time is counted against it.
@@ -224,11 +224,12 @@ export function runJob(name, params, onStatus, channel = name, what = name) {
   const test = loseDeviceNext && params?.backend === 'wgpu' ? { loseDevice: true } : undefined;
   if (test) loseDeviceNext = false;
   const job = {
-    id: ++nextId, ch, name, params: withLang(params), test, onStatus, what, timed: timed(name, params), others: { ms: 0 }, waitingFor: '', lecture: onLecture(name),
+    id: ++nextId, ch, name, params: withLang(params), test, onStatus, what, timed: false, others: { ms: 0 }, waitingFor: '', lecture: onLecture(name),
   };
   const promise = new Promise((resolve, reject) => { Object.assign(job, { resolve, reject }); });
   ch.current = job;
   const enqueue = () => {
+    job.timed = !job.lecture && timed(name, params);
     onStatus?.(new JobStatus({ phase: 'queued' }));
     queue.push(job);
     schedule();

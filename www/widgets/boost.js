@@ -8,7 +8,7 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declare, targetSize, widthOptions } from '../engine.js';
+import { backendOptions, declare, menuOptions, targetSize, widthOptions } from '../engine.js';
 import { beyond, noisyNote, spread } from '../noise.js';
 
 const POOLS = ['1,2,4', '1,2,3,4', '1,2', '4'].map((p) => [p, p]);
@@ -104,11 +104,10 @@ export default {
   controls: [
     declare({ key: 'pools', label: 'pool sizes', label_zh: '池大小', type: 'select', options: POOLS }, { value: (d) => d.boost.defaults.pools }),
     declare({ key: 'gamma', label: 'γ (each chain)', label_zh: 'γ（每条链）', type: 'select', options: GAMMAS }, { value: (d) => String(d.boost.defaults.gamma) }),
-    { key: 'verify', label: 'verification', label_zh: '验证方式', type: 'select', value: 'greedy', options: [['greedy', 'VerifyGreedy (greedy chains)'], ['mss', 'MSS (sampled chains)']], options_zh: [['greedy', 'VerifyGreedy（贪心链）'], ['mss', 'MSS（采样的链）']] },
+    declare({ key: 'verify', label: 'verification', label_zh: '验证方式', type: 'select', value: 'greedy' }, menuOptions('pool_verify')),
     declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', options: PROMPTS }, { value: (d) => String(d.boost.defaults.prompts) }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
-      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
+    declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
   ],
   asks: true,
   cost: (s) => {

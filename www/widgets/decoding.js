@@ -6,7 +6,7 @@ import { fmt, table, escapeHtml, duration } from '../html.js';
 import { beyond } from '../noise.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declarations, declare, kindName, targetSize, variantOptions, widthOptions } from '../engine.js';
+import { backendOptions, declarations, menuOptions, declare, kindName, seedRange, targetSize, variantOptions, widthOptions } from '../engine.js';
 import { loadHtml, noisyHtml, spreadHtml } from './decoding-load.js';
 import { stepHtml } from './decoding-step.js';
 import { autoColumn, autoIntro, budgetOff, budgetOptions, budgetParam, chosenGamma, sweepChoiceHtml } from './decoding-auto.js';
@@ -353,48 +353,35 @@ export default {
     options_zh: [['acceptance', '按 token 类别的接受率（03.1）'], ['greedy', '不同 γ 的贪心链（03.2）'], ['sample', '采样及其检验（03.3）'],
       ['tree', '贪心树（04.3）'], ['stochastic', '朴素采样 vs MSS 树（04.5）'], ['speedup', '墙钟：c 与加速比'], ['sweep', '不同 γ 的墙钟：最好的 γ'], ['load', '不同批大小的墙钟：负载下'], ['step', '逐步查看一次运行'],
       ['hidden', '读目标模型隐藏状态的草稿（§5）'], ['methods', '墙钟上的每种方法（§6）']] },
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
-      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
+    declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
     weightsControl(clocked),
     draftsControl(drafted),
     declare({ key: 'target_width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     { key: 'draft', label: 'draft', label_zh: '草稿', type: 'select', value: 'b', options: [['a', 'A (1 layer)'], ['b', 'B (2 layers)'], ['yours', 'yours (trained here)']], options_zh: [['a', 'A（1 层）'], ['b', 'B（2 层）'], ['yours', '你的（在这里训练的）']], showIf: oneDraft },
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1, showIf: (s) => uses('greedy', 'sample')(s) || (uses('speedup', 'load')(s) && s.shape !== 'tree') || (s.experiment === 'step' && s.stepkind === 'chain') }, { ...range('gamma'), ...byDefault('gamma') }),
     { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '20', options: [['10', '10'], ['20', '20'], ['50', '50'], ['100', '100'], ['200', '200']], showIf: (s) => s.experiment !== 'step' },
-    // The page offers fewer repeats than the core allows (20): 200 prompts × 5 already takes a while in a browser.
-    declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', max: 5, step: 1, value: 1, showIf: uses('sample') }, { min: range('repeats').min }),
+    // The page offers fewer repeats than the core allows (`page_repeats`).
+    declare({ key: 'repeats', label: 'samples per prompt', label_zh: '每个提示词采样次数', type: 'range', step: 1, value: 1, showIf: uses('sample') }, range('page_repeats')),
     declare({ key: 'variant', label: 'verification rule', label_zh: '验证规则', type: 'select', value: 'correct', showIf: (s) => uses('sample')(s) || (s.experiment === 'step' && s.stepkind === 'chain') }, variantOptions),
-    { key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain',
-      options: [['chain', 'sampling chain'], ['tree', 'greedy tree'], ['medusa', 'Medusa’s heads (greedy)'], ['eagle-2', 'EAGLE-2 (greedy)']],
-      options_zh: [['chain', '采样链'], ['tree', '贪心树'], ['medusa', 'Medusa 的头（贪心）'], ['eagle-2', 'EAGLE-2（贪心）']], showIf: uses('step') },
-    { key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain',
-      options: [['chain', 'a chain of γ'], ['tree', 'a tree ⟨k₁,…⟩'], ['prompt-lookup', 'no model: Prompt Lookup (k = γ)'], ['suffix', 'no model: suffix index (γ nodes)'],
-        ['jacobi', 'no model: Jacobi (window γ)'], ['lookahead', 'no model: Lookahead (γ nodes)']],
-      options_zh: [['chain', '长 γ 的链'], ['tree', '一棵树 ⟨k₁,…⟩'], ['prompt-lookup', '无模型：Prompt Lookup（k = γ）'], ['suffix', '无模型：后缀索引（γ 个节点）'],
-        ['jacobi', '无模型：Jacobi（窗口 γ）'], ['lookahead', '无模型：Lookahead（γ 个节点）']], showIf: (s) => timed(s) || load(s),
+    declare({ key: 'stepkind', label: 'run', label_zh: '运行', type: 'select', value: 'chain', showIf: uses('step') }, menuOptions('stepkind')),
+    declare({ key: 'shape', label: 'drafts', label_zh: '草稿形状', type: 'select', value: 'chain', showIf: (s) => timed(s) || load(s),
       // A static tree has no γ to sweep; a drafter without a model follows one request (batch 1).
-      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && modelFree(v)) },
+      optionOff: (v, s) => (s.experiment === 'sweep' && v === 'tree') || ((Number(s.batch) > 1 || load(s)) && modelFree(v)) }, menuOptions('proposing')),
     { key: 'gammas', label: 'γ values', label_zh: 'γ 取值', type: 'text', list: true, value: '1,2,3,4,6', showIf: uses('sweep') },
     // A list of batches is short by nature: its own small cap keeps the page's URL short (widget.js).
     declare({ key: 'batches', label: 'batches', label_zh: '批大小列表', type: 'text', cap: 40, list: true, showIf: load }, byDefault('batches')),
     { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']], showIf: timed, optionOff: (v, s) => free(s) && v !== '1' },
     { key: 'config', label: 'tree ⟨k₁,…⟩', label_zh: '树 ⟨k₁,…⟩', type: 'text', value: '<2,2,1,1>', showIf: (s) => uses('tree', 'stochastic')(s) || (uses('speedup', 'load')(s) && s.shape === 'tree') || (s.experiment === 'step' && s.stepkind === 'tree') },
     { key: 'children', label: 'children', label_zh: '孩子节点', type: 'select', value: 'without-replacement', options: [['without-replacement', 'sampled without replacement'], ['iid', 'sampled i.i.d.']], options_zh: [['without-replacement', '无放回采样'], ['iid', 'i.i.d. 采样']], showIf: uses('stochastic') },
-    { key: 'method', label: 'draft on the hidden states', label_zh: '读隐藏状态的草稿', type: 'select', value: 'eagle-2',
-      options: [['medusa', 'Medusa’s heads, static tree'], ['eagle', 'EAGLE, static sparse tree'], ['eagle-balanced', 'EAGLE, static balanced tree'],
-        ['eagle-2', 'EAGLE-2, dynamic tree'], ['eagle-2-ttt', 'EAGLE-2 + training-time test']],
-      options_zh: [['medusa', 'Medusa 的头，静态树'], ['eagle', 'EAGLE，静态稀疏树'], ['eagle-balanced', 'EAGLE，静态平衡树'],
-        ['eagle-2', 'EAGLE-2，动态树'], ['eagle-2-ttt', 'EAGLE-2 + 训练时测试']], showIf: hidden },
+    declare({ key: 'method', label: 'draft on the hidden states', label_zh: '读隐藏状态的草稿', type: 'select', value: 'eagle-2', showIf: hidden }, menuOptions('method')),
     declare({ key: 'budget', label: 'node budget', label_zh: '节点预算', type: 'select', showIf: uses('hidden', 'methods'), optionOff: budgetOff }, budgetOptions),
     declare({ key: 'depth', label: 'depth', label_zh: '深度', type: 'range', step: 1, showIf: (s) => hidden(s) && !s.method.startsWith('medusa') }, { ...range('depth'), ...byDefault('depth') }),
     declare({ key: 'heads', label: 'Medusa heads', label_zh: 'Medusa 头数', type: 'range', step: 1, showIf: (s) => hidden(s) && s.method.startsWith('medusa') }, { ...range('heads'), ...byDefault('heads') }),
-    { key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy',
-      options: [['greedy', 'VerifyGreedy'], ['mss', 'children sampled, MSS (exact)'], ['mss-top-k', 'top-k children, MSS (biased)']],
-      options_zh: [['greedy', 'VerifyGreedy'], ['mss', '孩子抽样，MSS（精确）'], ['mss-top-k', 'top-k 孩子，MSS（有偏）']], showIf: hidden,
+    declare({ key: 'verify', label: 'verification', label_zh: '验证', type: 'select', value: 'greedy', showIf: hidden,
       // What each draft's proposals can take is the core's rule (sampled children need a tree
       // grown per draw: EAGLE-2's), handed over by presets.
-      optionOff: (v, s) => !(declarations().decoding.verifications[s.method] ?? []).includes(v) },
-    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step', 'hidden') },
+      optionOff: (v, s) => !(declarations().decoding.verifications[s.method] ?? []).includes(v) }, menuOptions('verification')),
+    declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'number', step: 1, value: 0, showIf: uses('sample', 'stochastic', 'step', 'hidden') }, seedRange),
   ],
   cost,
   render(s) {

@@ -3,7 +3,7 @@
 // gallery of real bugs (exactness-gallery.js), run in a worker after its button.
 import { escapeHtml, fmt, table } from '../html.js';
 import { channelOf, titleOf, waitsForRun } from '../runbar.js';
-import { runJob, CancelledError, coreRange, declarations, declare, ruleOptions, variantName } from '../engine.js';
+import { runJob, CancelledError, coreRange, declarations, declare, ruleOptions, seedRange, variantName } from '../engine.js';
 import { galleryPart, wireGallery } from './exactness-gallery.js';
 import { tr } from '../i18n.js';
 
@@ -62,7 +62,7 @@ export default {
     declare({ key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', step: 0.05 }, {
       ...coreRange('exactness', 'temperature', (x) => x.toy.temperature),
       min: (d) => Math.max(0.25, d.exactness.temperature.min), max: (d) => Math.min(3, d.exactness.temperature.max) }),
-    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
+    declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'number', step: 1, value: 0 }, seedRange),
     { key: 'runs', label: 'Monte Carlo runs', label_zh: '蒙特卡洛次数', type: 'select', value: '20000', options: [
       ['1000', '1,000'], ['5000', '5,000'], ['20000', '20,000'], ['100000', '100,000']] },
   ],

@@ -1,7 +1,7 @@
 // LikesWorld (lecture §3.1, demo 03.1): the trained target and drafts on burn, in a Web Worker.
 import { fmt, table, escapeHtml } from '../html.js';
 import { channelOf, duringText, titleOf, waitsForRun } from '../runbar.js';
-import { runJob, CancelledError, kindName } from '../engine.js';
+import { runJob, CancelledError, backendOptions, declare, kindName, seedRange } from '../engine.js';
 import { tr } from '../i18n.js';
 import { noisyNote, spread } from '../noise.js';
 
@@ -34,9 +34,8 @@ export default {
   intro_zh: '先是事实“名字 likes 物品 .”，然后每人一个问题“q 名字 物品 .”：答案要在事实里查。目标模型（8.5 万参数，由本项目自己的程序用 burn 训练）能回答所有问题；草稿 A（1 层）和草稿 B（2 层）不能。输入一个世界（词：&lt;bos&gt; likes . q &lt;eos&gt;，名字如 dan fay eve，物品如 jam nuts tea），或留空随机生成。',
   controls: [
     { key: 'text', label: 'world', label_zh: '世界', type: 'text', value: '' },
-    { key: 'seed', label: 'random world seed', label_zh: '随机世界的种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex (faster)'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
-      options_zh: [['flex', 'CPU：flex（更快）'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
+    declare({ key: 'seed', label: 'random world seed', label_zh: '随机世界的种子', type: 'number', step: 1, value: 0 }, seedRange),
+    declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
   ],
   // What one run computes (the latency's runs are after()'s), for the Run button of an element.
   cost: (s) => tr(`scores one world with the target and both drafts, then times ${s.backend === 'wgpu' ? 10 : 150} calls of each on ${s.backend}`,

@@ -4,20 +4,11 @@
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { runBar, runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { coreRange, declare } from '../engine.js';
+import { backendOptions, coreRange, declare, menuLabel, menuOptions, seedRange } from '../engine.js';
 
-// The drafters and workloads by name, in both languages (the controls' options and the tables).
-const DRAFTERS = [['prompt-lookup', 'Prompt Lookup'], ['suffix', 'suffix index (earlier outputs)'], ['both', 'request + global index (SuffixDecoding)'],
-  ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
-const DRAFTERS_ZH = [['prompt-lookup', 'Prompt Lookup'], ['suffix', '后缀索引（以前的输出）'], ['both', '请求 + 全局索引（SuffixDecoding）'],
-  ['jacobi', 'Jacobi'], ['lookahead', 'Lookahead']];
-const WORKLOADS = [['code-rewrite', 'code rewrite'], ['agent', 'agent'], ['likesworld', 'LikesWorld']];
-const WORKLOADS_ZH = [['code-rewrite', '代码改写'], ['agent', '智能体'], ['likesworld', 'LikesWorld']];
-const INITS = { en: [['random', 'random tokens'], ['fixed', 'one token repeated']], zh: [['random', '随机 token'], ['fixed', '重复同一个 token']] };
 const SOURCES_EN = { target: 'the target', request: 'this prompt + output', earlier: 'earlier outputs', jacobi: 'Jacobi window', pool: 'n-gram pool', draft: 'draft model' };
 const SOURCES_ZH = { target: '目标模型', request: '本提示词 + 输出', earlier: '以前的输出', jacobi: 'Jacobi 窗口', pool: 'n-gram 池', draft: '草稿模型' };
 const sourceNames = () => tr(SOURCES_EN, SOURCES_ZH);
-const name = (en, zh, v) => (tr(en, zh).find(([k]) => k === v) ?? [v, v])[1];
 const uses = (...names) => (s) => names.includes(s.experiment);
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
@@ -34,7 +25,7 @@ function cost(s) {
   const models = s.experiment === 'table' || s.workload === 'likesworld'
     ? tr(` (LikesWorld’s with the trained target on ${s.backend})`, `（LikesWorld 的请求用 ${s.backend} 上训练好的目标模型）`) : '';
   const what = s.experiment === 'table' ? tr('of every workload with every drafter', '，每种负载、每种草稿方法各一遍')
-    : tr(`of the ${name(WORKLOADS, WORKLOADS_ZH, s.workload)} workload`, `，负载为${name(WORKLOADS, WORKLOADS_ZH, s.workload)}`);
+    : tr(`of the ${menuLabel('workload', s.workload)} workload`, `，负载为${menuLabel('workload', s.workload)}`);
   const budgets = s.experiment === 'sweep' ? tr(', for every node budget', '，每个节点预算各一遍') : '';
   return tr(`drafts and verifies ${s.requests} requests ${what}${budgets}${models}`, `起草并验证 ${s.requests} 个请求${what}${budgets}${models}`);
 }
@@ -45,7 +36,7 @@ const head = () => tr(['tokens / call', 'accepted nodes', 'nodes / call', 'ident
   ['token / 调用', '被接受的节点', '节点 / 调用', '一致', '输出 token 来自']);
 
 function tableHtml(r) {
-  const rows = r.rows.map((x) => [name(WORKLOADS, WORKLOADS_ZH, x.workload), name(DRAFTERS, DRAFTERS_ZH, x.drafter), ...rowCells(x)]);
+  const rows = r.rows.map((x) => [menuLabel('workload', x.workload), menuLabel('drafter', x.drafter), ...rowCells(x)]);
   const b = r.draft_b;
   if (b) rows.push(['LikesWorld', tr('draft model B, γ 6', '草稿模型 B，γ 6'), fmt(b.tokens_per_call), '—', fmt(b.verified_nodes_per_call, 1), `${b.identical}/${b.prompts}`, tr('draft model', '草稿模型')]);
   return tr(`<p class="numbers">Each drafter on each workload, ${r.requests} requests, budget ${r.budget} speculated tokens per call, verified by VerifyGreedy. `
@@ -117,22 +108,19 @@ export default {
     { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'table', options: [
       ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']],
     options_zh: [['table', '所有草稿方法 × 负载（05.1）'], ['sweep', '节点预算扫描（05.2）'], ['jacobi', 'Jacobi：固定 vs 随机初值（05.3）'], ['highlight', '每个 token 的来源']] },
-    { key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', options: WORKLOADS, options_zh: WORKLOADS_ZH, showIf: (s) => s.experiment !== 'table' },
-    { key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', options: DRAFTERS, options_zh: DRAFTERS_ZH, showIf: uses('highlight') },
-    { key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', options: DRAFTERS.slice(1, 3), options_zh: DRAFTERS_ZH.slice(1, 3), showIf: uses('sweep') },
+    declare({ key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', showIf: (s) => s.experiment !== 'table' }, menuOptions('workload')),
+    declare({ key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', showIf: uses('highlight') }, menuOptions('drafter')),
+    declare({ key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', showIf: uses('sweep') }, menuOptions('tree_drafter')),
     // The sliders' ranges and defaults are the core's (`presets`: decode/free/kind.rs's ranges,
     // ModelfreeParams' defaults).
     declare({ key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', step: 1, showIf: uses('table', 'highlight') }, coreRange('modelfree', 'budget')),
     declare({ key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', step: 1, showIf: uses('jacobi') }, coreRange('modelfree', 'window')),
-    { key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', options: INITS.en, options_zh: INITS.zh, showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) },
+    declare({ key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) }, menuOptions('init')),
     { key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
     // A request's index, below the most requests the core runs.
-    declare({ key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', min: 0, step: 1, showIf: uses('highlight') },
-      { max: (d) => d.modelfree.requests.max - 1, value: (d) => d.modelfree.defaults.request }),
-    { key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
-      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']],
-      showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' },
-    { key: 'seed', label: 'seed', label_zh: '种子', type: 'number', min: 0, max: 4294967295, step: 1, value: 0 },
+    declare({ key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', step: 1, showIf: uses('highlight') }, coreRange('modelfree', 'request')),
+    declare({ key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' }, backendOptions),
+    declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'number', step: 1, value: 0 }, seedRange),
   ],
   cost,
   render() {

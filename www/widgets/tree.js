@@ -27,8 +27,8 @@ export default {
     // Node indices up to the core's default budget (TreeParams', the largest tree the page asks for,
     // counting the root as node 0). The page highlights node 4 to start with; the core's default
     // highlights none.
-    declare({ key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', min: 0, step: 1, value: 4 },
-      { max: (d) => d.tree.defaults.budget }),
+    declare({ key: 'highlight', label: 'highlight node #', label_zh: '高亮节点 #', type: 'range', step: 1, value: 4 },
+      { min: (d) => d.tree.highlight.min, max: (d) => d.tree.defaults.budget }),
   ],
   // The highlight slider spans the nodes of the tree on screen. When the tree shrinks under the
   // highlighted node, the browser moves the thumb to the new end; the state, its label and the

@@ -7,7 +7,7 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declare, targetSize, widthOptions } from '../engine.js';
+import { backendOptions, declare, targetSize, widthOptions } from '../engine.js';
 import { beyond, noisyNote, spread } from '../noise.js';
 
 /** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
@@ -132,8 +132,7 @@ export default {
     declare({ key: 'config', label: 'tree', label_zh: '树', type: 'select', options: TREES, options_zh: TREES_ZH }, { value: (d) => d.treepaths.defaults.config }),
     declare({ key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', options: BATCHES }, { value: (d) => d.treepaths.defaults.batches }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
-    { key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex', options: [['flex', 'CPU: flex'], ['ndarray', 'CPU: ndarray'], ['wgpu', 'GPU: WebGPU']],
-      options_zh: [['flex', 'CPU：flex'], ['ndarray', 'CPU：ndarray'], ['wgpu', 'GPU：WebGPU']] },
+    declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
   ],
   // Timing wants a quiet device: the widget waits for Measure, as the measured roofline does.
   asks: true,

@@ -3,7 +3,7 @@
 //! start; and one output with each token coloured by where it came from.
 
 use crate::clock::{Clock, Progress};
-use crate::decode::free::kind::{DrafterKind, Settings, BUDGET, WINDOW};
+use crate::decode::free::kind::{DrafterKind, JacobiStart, Settings, BUDGET, WINDOW};
 use crate::decode::free::workloads::Kind;
 use crate::error::Error;
 use crate::error::Named;
@@ -77,17 +77,7 @@ pub fn settings(p: &ModelfreeParams) -> Result<Settings, Error> {
         budget: p.budget,
         requests: p.requests,
         seed: p.seed,
-        fixed_init: match p.init.as_str() {
-            "fixed" => true,
-            "random" => false,
-            other => {
-                return Err(Error::Unknown {
-                    what: "init",
-                    name: other.into(),
-                    known: "fixed, random".into(),
-                })
-            }
-        },
+        fixed_init: JacobiStart::parse(&p.init)? == JacobiStart::Fixed,
     };
     s.check()?;
     WINDOW.check(p.window as f64)?;
@@ -119,11 +109,12 @@ pub async fn modelfree_view(
             view.report = serde_json::to_value(&r).expect("reports serialise");
         }
         "sweep" => {
-            if !matches!(s.drafter, DrafterKind::Suffix | DrafterKind::Both) {
+            if !DrafterKind::TREES.contains(&s.drafter) {
+                let known: Vec<&str> = DrafterKind::TREES.iter().map(|d| d.name()).collect();
                 return Err(Error::Unknown {
                     what: "drafter for the budget sweep",
                     name: p.drafter.clone(),
-                    known: "suffix, both".into(),
+                    known: known.join(", ").into(),
                 });
             }
             let rows = ex::budget_sweep(

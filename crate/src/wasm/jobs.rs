@@ -21,6 +21,19 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// The exports whose reports are wall-clock times (the measured roofline, LikesWorld's per-call
+/// latencies, a tree verified per sequence and tree-parallel, the boost-tuned pools' wall clock,
+/// how to speculate on this device), beside the decoding experiments that are
+/// ([`Experiment::timed`](crate::lab::params::Experiment::timed)): the page runs each alone
+/// (`www/jobs.js`, told by `presets`).
+pub const TIMED: [&str; 5] = [
+    "roofline_measure",
+    "likesworld_latency",
+    "tree_vs_paths",
+    "boost_pools",
+    "likesworld_choose",
+];
+
 /// How a long job is going, as data: the page words it in its own language (`progressText` in
 /// `www/engine.js`) and moves its progress bar by the numbers, so that nothing translated is
 /// parsed back. Serialized as `{phase: "loading", backend}` and so on.

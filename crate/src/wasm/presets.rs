@@ -5,18 +5,26 @@
 //! names in both languages), every range and default of the decoding widget's values (γ, the
 //! prompts, the repeats, the trees, the batch, and the hidden-state drafts' node budget, depth
 //! and heads), the target's widths with their sizes, and for the other model widgets the ranges
-//! their sliders take with their parameters' defaults (the views' `Default`, serialised). The
-//! page's controls read these instead of restating them (`declare` in `www/engine.js`).
+//! their sliders take with their parameters' defaults (the views' `Default`, serialised); the
+//! menus of the core's named choices (backends, drafters, verifications) with their labels; and
+//! which jobs are timed (run alone). The
+//! page's controls read these instead of restating them (`declare` in `www/declare.js`).
 
 use super::output;
+use crate::decode::free::kind::{DrafterKind, JacobiStart};
+use crate::decode::free::workloads::Kind as Workload;
+use crate::error::Named;
 use crate::error::Range;
 use crate::i18n::Lang;
+use crate::lab::learned::PoolVerify;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
+use crate::model::device::Backend;
 use crate::model::widen;
 use crate::views::{boost, modelfree, treepaths};
 use serde::Serialize;
 use specdec_math::wasm::presets::{widget, Lecture, Widget};
+use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize)]
@@ -32,6 +40,8 @@ struct Ranges {
     gamma: Range,
     prompts: Range,
     repeats: Range,
+    /// The samples per prompt the page's slider offers (fewer than the core allows).
+    page_repeats: Range,
     tree_depth: Range,
     tree_nodes: usize,
     batch: Range,
@@ -39,7 +49,7 @@ struct Ranges {
     budget: Range,
     budgets: &'static [usize],
     /// The verifications each hidden-state draft's proposals can take, by its name.
-    verifications: std::collections::BTreeMap<&'static str, Vec<&'static str>>,
+    verifications: BTreeMap<&'static str, Vec<&'static str>>,
     depth: Range,
     heads: Range,
     /// Every default a control shows until it is moved.
@@ -64,6 +74,34 @@ struct Width {
     step_bytes: usize,
 }
 
+/// A choice as a menu offers it: its name and its label in both languages.
+#[derive(Serialize)]
+struct Choice {
+    name: &'static str,
+    en: &'static str,
+    zh: &'static str,
+}
+
+/// A menu of named choices, in the order given, each labelled by `label`.
+fn menu<T: Named>(values: &[T], label: impl Fn(T, Lang) -> &'static str) -> Vec<Choice> {
+    values
+        .iter()
+        .map(|&v| Choice {
+            name: v.key(),
+            en: label(v, Lang::En),
+            zh: label(v, Lang::Zh),
+        })
+        .collect()
+}
+
+/// The jobs whose reports are wall-clock times, which the page runs alone: these exports, and
+/// the decoding export with these experiments.
+#[derive(Serialize)]
+struct Timed {
+    exports: &'static [&'static str],
+    experiments: Vec<&'static str>,
+}
+
 #[derive(Serialize)]
 struct Presets {
     /// The analytic widgets' (the lecture's module hands the same alone: `lecture_presets`).
@@ -76,6 +114,12 @@ struct Presets {
     boost: Widget<boost::BoostParams>,
     target_width: Range,
     widths: Vec<Width>,
+    /// The model widgets' menus of the core's named choices: the backends, what proposes, the
+    /// step-through's runs, the hidden-state drafts offered, their verifications, the pools';
+    /// the drafters without a model (every one, and those the budget sweep takes), the
+    /// workloads and Jacobi's starts.
+    menus: BTreeMap<&'static str, Vec<Choice>>,
+    timed: Timed,
 }
 
 #[wasm_bindgen]
@@ -95,6 +139,7 @@ pub fn presets() -> Result<JsValue, JsError> {
             gamma: params::GAMMA,
             prompts: params::PROMPTS,
             repeats: params::REPEATS,
+            page_repeats: params::PAGE_REPEATS,
             tree_depth: params::TREE_DEPTH,
             tree_nodes: params::NODE_BUDGET,
             batch: params::BATCH,
@@ -119,6 +164,7 @@ pub fn presets() -> Result<JsValue, JsError> {
                 ("budget", crate::decode::free::kind::BUDGET),
                 ("window", crate::decode::free::kind::WINDOW),
                 ("requests", crate::decode::free::kind::REQUESTS),
+                ("request", crate::decode::free::kind::REQUEST),
             ],
             modelfree::ModelfreeParams::default(),
         ),
@@ -146,6 +192,41 @@ pub fn presets() -> Result<JsValue, JsError> {
                 step_bytes: widen::step_bytes(crate::likesworld::VOCAB, r),
             })
             .collect(),
+        menus: BTreeMap::from([
+            ("backend", menu(&Backend::ALL, Backend::label)),
+            (
+                "proposing",
+                menu(&params::Proposing::ALL, params::Proposing::label),
+            ),
+            (
+                "stepkind",
+                menu(&params::StepKind::ALL, params::StepKind::label),
+            ),
+            (
+                "method",
+                menu(&params::HiddenMethod::OFFERED, params::HiddenMethod::label),
+            ),
+            (
+                "verification",
+                menu(&params::Verification::ALL, params::Verification::label),
+            ),
+            ("pool_verify", menu(&PoolVerify::ALL, PoolVerify::label)),
+            ("drafter", menu(&DrafterKind::ALL, DrafterKind::menu_label)),
+            (
+                "tree_drafter",
+                menu(&DrafterKind::TREES, DrafterKind::menu_label),
+            ),
+            ("workload", menu(&Workload::ALL, Workload::title)),
+            ("init", menu(&JacobiStart::ALL, JacobiStart::label)),
+        ]),
+        timed: Timed {
+            exports: &super::jobs::TIMED,
+            experiments: params::Experiment::all()
+                .iter()
+                .filter(|e| e.timed())
+                .map(|e| e.name())
+                .collect(),
+        },
     };
     output(&p, Lang::En)
 }

@@ -7,6 +7,9 @@
 //! of its own: it calls the core modules, then turns the result into the numbers the widget
 //! shows and the figures, in the page's language.
 
+/// The seeds the page offers: every u32, which a JS number holds exactly (the core takes any u64).
+pub const SEED: crate::error::Range = crate::error::Range::new("seed", 0.0, u32::MAX as f64);
+
 pub mod choose;
 pub mod exactness;
 pub mod exercises;

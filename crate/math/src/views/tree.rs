@@ -9,6 +9,9 @@ use crate::tree::{parse_config, parse_paths, TokenTree};
 
 /// Nodes of a typed tree.
 pub const BUDGET: Range = Range::new("budget", 1.0, 512.0);
+/// The node highlighted: an index in DFS order, the root 0 (one past the tree's last highlights
+/// none).
+pub const HIGHLIGHT: Range = Range::new("highlight", 0.0, BUDGET.max);
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]

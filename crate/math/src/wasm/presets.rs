@@ -86,6 +86,8 @@ pub struct Lecture {
     multidraft: Widget<multidraft::MultiDraftParams>,
     tree: Widget<tree::TreeParams>,
     choose: Choose,
+    /// The seeds a widget's seed field takes.
+    seed: Range,
     version: &'static str,
 }
 
@@ -155,7 +157,10 @@ impl Lecture {
                 &[("k", multidraft::K)],
                 multidraft::MultiDraftParams::default(),
             ),
-            tree: widget(&[("budget", tree::BUDGET)], tree::TreeParams::default()),
+            tree: widget(
+                &[("budget", tree::BUDGET), ("highlight", tree::HIGHLIGHT)],
+                tree::TreeParams::default(),
+            ),
             choose: Choose {
                 widget: widget(
                     &[
@@ -175,6 +180,7 @@ impl Lecture {
                     })
                     .collect(),
             },
+            seed: crate::views::SEED,
             version: env!("CARGO_PKG_VERSION"),
         }
     }

@@ -253,6 +253,42 @@ impl Step {
 }
 
 impl Experiment {
+    /// Every experiment with its default parameters, in the order the page lists them.
+    pub fn all() -> [Experiment; 11] {
+        [
+            Experiment::Acceptance(Worlds::default()),
+            Experiment::Greedy(Chain::default()),
+            Experiment::Sample(Sampling::default()),
+            Experiment::Tree(Tree::default()),
+            Experiment::Stochastic(StochasticTrees::default()),
+            Experiment::Speedup(Speedup::default()),
+            Experiment::Sweep(Sweep::default()),
+            Experiment::Load(Load::default()),
+            Experiment::Step(Step::default()),
+            Experiment::Hidden(HiddenRun::default()),
+            Experiment::Methods(MethodsRun::default()),
+        ]
+    }
+
+    /// Whether its report holds wall-clock times (speedup and its sweeps over γ and the batch,
+    /// the §6 table, and the hidden-state drafts' c): the page runs such a job alone, since two
+    /// jobs at once share the CPU and its memory bandwidth (`www/jobs.js`, told by `presets`).
+    pub fn timed(&self) -> bool {
+        match self {
+            Experiment::Speedup(_)
+            | Experiment::Sweep(_)
+            | Experiment::Load(_)
+            | Experiment::Methods(_)
+            | Experiment::Hidden(_) => true,
+            Experiment::Acceptance(_)
+            | Experiment::Greedy(_)
+            | Experiment::Sample(_)
+            | Experiment::Tree(_)
+            | Experiment::Stochastic(_)
+            | Experiment::Step(_) => false,
+        }
+    }
+
     /// The experiment's name, as the page and the benchmark call it.
     pub fn name(&self) -> &'static str {
         match self {
@@ -316,6 +352,37 @@ mod tests {
 
     fn parse(v: serde_json::Value) -> Experiment {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn every_experiment_is_listed_once_and_the_timed_ones_are_the_wall_clocks() {
+        // Each listed experiment reads back from its name alone (so every variant's name is
+        // its serde tag), and no name is listed twice.
+        let all = Experiment::all();
+        for e in &all {
+            assert_eq!(&parse(json!({ "experiment": e.name() })), e);
+        }
+        // A new experiment fails to compile here until it is placed, and then this until `all`
+        // lists it in that place.
+        let place = |e: &Experiment| match e {
+            Experiment::Acceptance(_) => 0,
+            Experiment::Greedy(_) => 1,
+            Experiment::Sample(_) => 2,
+            Experiment::Tree(_) => 3,
+            Experiment::Stochastic(_) => 4,
+            Experiment::Speedup(_) => 5,
+            Experiment::Sweep(_) => 6,
+            Experiment::Load(_) => 7,
+            Experiment::Step(_) => 8,
+            Experiment::Hidden(_) => 9,
+            Experiment::Methods(_) => 10,
+        };
+        assert_eq!(
+            all.iter().map(place).collect::<Vec<_>>(),
+            (0..11).collect::<Vec<_>>()
+        );
+        let timed: Vec<&str> = all.iter().filter(|e| e.timed()).map(|e| e.name()).collect();
+        assert_eq!(timed, ["speedup", "sweep", "load", "hidden", "methods"]);
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub const PROMPTS: Range = Range::new("prompts", 1.0, 1000.0);
 pub const BATCH: Range = Range::new("batch", 1.0, 64.0);
 /// Samples per prompt.
 pub const REPEATS: Range = Range::new("repeats", 1.0, 20.0);
+/// The samples per prompt the page's slider offers: fewer than the core allows, since 200
+/// prompts × 5 already take a while in a browser.
+pub const PAGE_REPEATS: Range = Range::new("repeats", 1.0, 5.0);
 /// A LikesWorld tree: at most this many nodes…
 pub const NODE_BUDGET: usize = 64;
 /// …and levels.

@@ -28,6 +28,23 @@ crate::error::choices! {
 }
 
 impl DrafterKind {
+    /// The drafters the budget sweep takes: each proposes a tree (demo 05.2).
+    pub const TREES: [DrafterKind; 2] = [DrafterKind::Suffix, DrafterKind::Both];
+
+    /// The drafter as the page's menus and tables name it, in `lang`.
+    pub fn menu_label(self, lang: Lang) -> &'static str {
+        match self {
+            DrafterKind::Suffix => {
+                lang.pick("suffix index (earlier outputs)", "后缀索引（以前的输出）")
+            }
+            DrafterKind::Both => lang.pick(
+                "request + global index (SuffixDecoding)",
+                "请求 + 全局索引（SuffixDecoding）",
+            ),
+            other => other.label(lang),
+        }
+    }
+
     /// The drafter in the lecture's words, for reports.
     pub fn label(self, lang: Lang) -> &'static str {
         match self {
@@ -39,6 +56,26 @@ impl DrafterKind {
             ),
             DrafterKind::Jacobi => "Jacobi",
             DrafterKind::Lookahead => "Lookahead",
+        }
+    }
+}
+
+crate::error::choices! {
+    /// How Jacobi's window starts (demo 05.3): random tokens, or one token repeated.
+    #[derive(Default)]
+    pub enum JacobiStart("init") {
+        #[default]
+        Random = "random",
+        Fixed = "fixed",
+    }
+}
+
+impl JacobiStart {
+    /// The start as the page's menu offers it, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            JacobiStart::Random => lang.pick("random tokens", "随机 token"),
+            JacobiStart::Fixed => lang.pick("one token repeated", "重复同一个 token"),
         }
     }
 }

@@ -6,7 +6,9 @@ use super::options::backend;
 use crate::opts::{row, Opts, Report, Usage};
 use burn::tensor::read_sync;
 use specdec::clock::native_clock;
-use specdec::decode::free::kind::{DrafterKind, Settings, BUDGET, EARLIER, REQUESTS, WINDOW};
+use specdec::decode::free::kind::{
+    DrafterKind, JacobiStart, Settings, BUDGET, EARLIER, REQUESTS, WINDOW,
+};
 use specdec::decode::free::lookup::PromptLookup;
 use specdec::decode::free::suffix::{grow, Root, SuffixIndex};
 use specdec::decode::free::workloads::{Kind, Workload};
@@ -69,15 +71,9 @@ fn settings(o: &mut Opts, drafter_default: Option<&str>) -> Result<Settings, Usa
         budget: o.number("budget", Some(8))?,
         requests: o.number("requests", Some(50))?,
         seed: o.number("seed", Some(0))?,
-        fixed_init: match o.take("init").as_deref() {
-            None | Some("random") => false,
-            Some("fixed") => true,
-            Some(other) => {
-                return Err(Usage(format!(
-                    "{}: unknown init {other:?} (known: fixed, random)",
-                    o.command
-                )))
-            }
+        fixed_init: match o.take("init") {
+            None => false,
+            Some(name) => JacobiStart::parse(&name)? == JacobiStart::Fixed,
         },
     };
     s.check()?;
