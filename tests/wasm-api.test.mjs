@@ -185,6 +185,18 @@ test('presets declare the ranges and choices the page reads', { timeout: 30_000 
     assert.equal(p.token_kinds[3].name, 'answer', at(mod));
     assert.equal(p.token_kinds[3].zh, '答案', at(mod));
     assert.match(await call(mod, 'webgpu_fallback_note', { reason: 'no-adapter', lang: 'zh' }), /没有提供 WebGPU 适配器/, at(mod));
+    // The menus of the core's named choices, each labelled in both languages; the timed jobs,
+    // each an export of this module.
+    assert.deepEqual(p.menus.backend.map((c) => c.name), ['flex', 'ndarray', 'wgpu'], at(mod));
+    assert.equal(p.menus.backend[2].zh, 'GPU：WebGPU', at(mod));
+    for (const [menu, items] of Object.entries(p.menus)) {
+      assert.ok(items.length >= 2 && items.every((c) => c.name && c.en && c.zh), `${at(mod)} menu ${menu}`);
+    }
+    assert.deepEqual(p.menus.tree_drafter.map((c) => c.name), ['suffix', 'both'], at(mod));
+    assert.deepEqual(p.timed.experiments, ['speedup', 'sweep', 'load', 'hidden', 'methods'], at(mod));
+    const exports = await page.evaluate(([path, names]) => names.filter((n) => typeof window.modules[path][n] !== 'function'), [mod.path, p.timed.exports]);
+    assert.deepEqual(exports, [], `${at(mod)}: timed names that are not exports`);
+    assert.deepEqual([p.seed.min, p.seed.max], [0, 4294967295], at(mod));
   }
 });
 
