@@ -4,7 +4,7 @@
 //! metadata, so that a file alone gives back the draft. Reading a file checks everything before
 //! a tensor is built: a corrupt or foreign file is refused with what is wrong.
 
-use super::weights::{burnpack_says, check_store};
+use super::weights::{self, burnpack_says, check_store, WeightFile};
 use super::{Decoder, DecoderConfig, ModelKind};
 use crate::error::{Error, Range, Text};
 use crate::likesworld::{MAX_LEN, VOCAB};
@@ -136,17 +136,17 @@ pub fn from_bytes(
 /// accepts.
 pub fn read_shape(bytes: &[u8], name: &str) -> Result<DecoderConfig, Error> {
     let bad = |why: Text| file_bad(name, why);
-    if bytes.len() > super::weights::MAX_WEIGHTS_BYTES {
+    if bytes.len() > weights::MAX_WEIGHTS_BYTES {
         return Err(bad(Text::new(
             format!(
                 "{} bytes is over the limit of {}",
                 bytes.len(),
-                super::weights::MAX_WEIGHTS_BYTES
+                weights::MAX_WEIGHTS_BYTES
             ),
             format!(
                 "{} 字节，超出上限 {}",
                 bytes.len(),
-                super::weights::MAX_WEIGHTS_BYTES
+                weights::MAX_WEIGHTS_BYTES
             ),
         )));
     }
@@ -250,98 +250,49 @@ pub fn pool_file(boosted: bool, i: usize) -> String {
     format!("{}-{}.bpk", if boosted { "boost" } else { "plain" }, i + 1)
 }
 
-/// The shipped pools, embedded natively: the control's members, then the boost-tuned ones.
-#[cfg(not(target_arch = "wasm32"))]
-static SHIPPED_POOLS: [[&[u8]; 4]; 2] = [
-    [
-        include_bytes!("../../assets/pool/plain-1.bpk"),
-        include_bytes!("../../assets/pool/plain-2.bpk"),
-        include_bytes!("../../assets/pool/plain-3.bpk"),
-        include_bytes!("../../assets/pool/plain-4.bpk"),
-    ],
-    [
-        include_bytes!("../../assets/pool/boost-1.bpk"),
-        include_bytes!("../../assets/pool/boost-2.bpk"),
-        include_bytes!("../../assets/pool/boost-3.bpk"),
-        include_bytes!("../../assets/pool/boost-4.bpk"),
-    ],
-];
-
-/// The first `n` members of the shipped pool, boost-tuned or the control (native: embedded).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn shipped_pool(boosted: bool, n: usize, device: &Device) -> Result<Vec<Decoder>, Error> {
-    POOL.check(n as f64)?;
-    SHIPPED_POOLS[usize::from(boosted)][..n]
-        .iter()
-        .enumerate()
-        .map(|(i, bytes)| from_bytes(bytes, &pool_file(boosted, i), device).map(|(m, _)| m))
-        .collect()
+/// Member `i` (from 0) of a shipped pool, boost-tuned or the control's: a draft file, checked as
+/// [`read_shape`] reads one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolMember {
+    pub boosted: bool,
+    pub i: usize,
 }
 
-/// The file a page hands over for member `i` of a pool (`pool/boost-1` …, as
-/// `pkg/weights/pool/` holds them): which pool and which member, or `None` for another name.
-pub fn pool_member(name: &str) -> Option<(bool, usize)> {
-    let file = name.strip_prefix("pool/")?;
-    (0..POOL.max as usize)
-        .flat_map(|i| [(true, i), (false, i)])
-        .find(|&(b, i)| pool_file(b, i).strip_suffix(".bpk") == Some(file))
-}
-
-/// The pools' files handed over by the page (wasm: downloaded from `pkg/weights/pool/` only for
-/// the experiment that runs them).
-#[cfg(target_arch = "wasm32")]
-static PROVIDED_POOL: [[std::sync::OnceLock<Vec<u8>>; 4]; 2] =
-    [const { [const { std::sync::OnceLock::new() }; 4] }; 2];
-
-/// Hands this module member `i` of a pool; checked (a draft file of a shape [`shape`] accepts)
-/// before it is kept, and a second call must bring the same bytes. Natively the pools are
-/// embedded: the bytes must be those.
-pub fn provide_pool(boosted: bool, i: usize, bytes: &[u8]) -> Result<(), Error> {
-    let name = pool_file(boosted, i);
-    #[cfg(target_arch = "wasm32")]
-    let kept = PROVIDED_POOL[usize::from(boosted)][i]
-        .get()
-        .map(Vec::as_slice);
-    #[cfg(not(target_arch = "wasm32"))]
-    let kept = Some(SHIPPED_POOLS[usize::from(boosted)][i]);
-    if let Some(kept) = kept {
-        return if kept == bytes {
-            Ok(())
-        } else {
-            Err(file_bad(
-                &name,
-                Text::new(
-                    "differ from the weights this module already has for it",
-                    "与这个模块已有的权重不同",
-                ),
-            ))
-        };
+impl WeightFile for PoolMember {
+    fn file(self) -> String {
+        format!(
+            "pool/{}",
+            pool_file(self.boosted, self.i).trim_end_matches(".bpk")
+        )
     }
-    read_shape(bytes, &name)?;
-    #[cfg(target_arch = "wasm32")]
-    let _ = PROVIDED_POOL[usize::from(boosted)][i].set(bytes.to_vec());
-    Ok(())
+
+    fn bad(self, why: Text) -> Error {
+        file_bad(&pool_file(self.boosted, self.i), why)
+    }
+
+    fn check(self, bytes: &'static [u8]) -> Result<(), Error> {
+        read_shape(bytes, &pool_file(self.boosted, self.i)).map(drop)
+    }
 }
 
-/// The first `n` members of the shipped pool (wasm: as the page handed them over).
-#[cfg(target_arch = "wasm32")]
+/// The first `n` members of the shipped pool, boost-tuned or the control (wasm: as the page
+/// handed them over, from `pkg/weights/pool/`).
 pub fn shipped_pool(boosted: bool, n: usize, device: &Device) -> Result<Vec<Decoder>, Error> {
     POOL.check(n as f64)?;
     (0..n)
         .map(|i| {
-            let name = pool_file(boosted, i);
-            let bytes = PROVIDED_POOL[usize::from(boosted)][i].get().ok_or_else(|| {
-                Error::Unavailable {
-                    what: "model weights",
-                    why: Text::new(
-                        format!("{name} was not handed to this module yet (the page downloads it from pkg/weights/pool/)"),
-                        format!("{name} 还没有交给这个模块（页面从 pkg/weights/pool/ 下载它）"),
-                    ),
-                }
-            })?;
-            from_bytes(bytes, &name, device).map(|(m, _)| m)
+            let bytes = weights::bytes(PoolMember { boosted, i })?;
+            from_bytes(bytes, &pool_file(boosted, i), device).map(|(m, _)| m)
         })
         .collect()
+}
+
+/// The member of a pool a page hands over by `name` (`pool/boost-1` …, as `pkg/weights/pool/`
+/// holds them), or `None` for another name.
+pub fn pool_member(name: &str) -> Option<PoolMember> {
+    (0..POOL.max as usize)
+        .flat_map(|i| [true, false].map(|boosted| PoolMember { boosted, i }))
+        .find(|m| m.file() == name)
 }
 
 /// The first `n` members of a pool that `specdec train --model pool --out-dir DIR` wrote.

@@ -1,7 +1,10 @@
-//! Trained weights: saved by `specdec train` into `crate/assets/<model>.bpk` (burn's Burnpack
-//! format). Native builds (the CLI, the tests) embed them. The page's two wasm modules do not:
-//! the page downloads the files once (`pkg/weights/`, copied there by `scripts/build-wasm.sh`)
-//! and hands them to each module it starts ([`provide`]).
+//! Trained weights: saved by `specdec train` into `crate/assets/<file>.bpk` (burn's Burnpack
+//! format), and one store of every file the crate ships — the three models, the three drafts on
+//! the target's features and the boost-tuning pools' members ([`WeightFile`]: each kind says
+//! what its file must hold). Native builds (the CLI, the tests) embed the files. The page's wasm
+//! modules do not: the page downloads them (`pkg/weights/`, copied there by
+//! `scripts/build-wasm.sh`; the models once, the others when an experiment needs them) and hands
+//! them to each module it starts ([`provide`]), which checks them before it keeps them.
 
 use super::eagle::Eagle;
 use super::medusa::{Medusa, MAX_HEADS};
@@ -12,6 +15,23 @@ use burn::store::{BurnpackStore, ModuleSnapshot, ModuleStore};
 use burn::tensor::Device;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// A weights file the crate ships, of one kind: what its file must hold, and how it is named.
+pub trait WeightFile: Copy {
+    /// Its path under `assets/` without `.bpk`: the name the page hands it over by.
+    fn file(self) -> String;
+    /// These weights are not usable, and why.
+    fn bad(self, why: Text) -> Error {
+        Error::Parse {
+            what: "weights",
+            text: self.file(),
+            why,
+        }
+    }
+    /// Refuses bytes that are not a file of this kind, naming what is wrong; without a device,
+    /// since the GPU module may not have its GPU yet when the page hands the files over.
+    fn check(self, bytes: &'static [u8]) -> Result<(), Error>;
+}
 
 /// Bytes aligned to 64: Burnpack reads its f32 data in place, which needs the file's start
 /// aligned (`include_bytes!` and a `Vec<u8>` alone guarantee only 1-byte alignment).
@@ -26,87 +46,89 @@ struct Aligned<Bytes: ?Sized> {
 #[repr(C, align(64))]
 struct Align64([u8; 64]);
 
-#[cfg(not(target_arch = "wasm32"))]
-static TARGET: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/target.bpk"),
-};
-#[cfg(not(target_arch = "wasm32"))]
-static DRAFT_A: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/draft-a.bpk"),
-};
-#[cfg(not(target_arch = "wasm32"))]
-static DRAFT_B: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/draft-b.bpk"),
-};
-
-/// The shipped weights of each model: embedded in native builds.
-#[cfg(not(target_arch = "wasm32"))]
-fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
-    Ok(match kind {
-        ModelKind::Target => &TARGET.bytes,
-        ModelKind::DraftA => &DRAFT_A.bytes,
-        ModelKind::DraftB => &DRAFT_B.bytes,
-    })
+/// The store's files by [`WeightFile::file`], and natively their bytes, embedded in that order.
+macro_rules! store {
+    ($($file:literal),* $(,)?) => {
+        const FILES: &[&str] = &[$($file),*];
+        #[cfg(not(target_arch = "wasm32"))]
+        static EMBEDDED: &[&Aligned<[u8]>] = &[$(&Aligned {
+            _align: [],
+            bytes: *include_bytes!(concat!("../../assets/", $file, ".bpk")),
+        }),*];
+    };
 }
 
-/// The weights handed over by [`provide`], per model (wasm: the page downloads the three files
-/// once and hands them to every module it starts, instead of each module embedding them).
-#[cfg(target_arch = "wasm32")]
-static PROVIDED: [std::sync::OnceLock<&'static [u8]>; 3] =
-    [const { std::sync::OnceLock::new() }; 3];
+store![
+    "target",
+    "draft-a",
+    "draft-b",
+    "medusa",
+    "eagle",
+    "eagle-ttt",
+    "pool/plain-1",
+    "pool/plain-2",
+    "pool/plain-3",
+    "pool/plain-4",
+    "pool/boost-1",
+    "pool/boost-2",
+    "pool/boost-3",
+    "pool/boost-4",
+];
 
+/// The files handed over by [`provide`] (wasm), in [`FILES`]' order. A copy lives as long as the
+/// module instance (≈ 0.5 MB for the models, ≈ 1.4 MB with the others).
 #[cfg(target_arch = "wasm32")]
-fn shipped(kind: ModelKind) -> Result<&'static [u8], Error> {
-    kept(kind).ok_or_else(|| Error::Unavailable {
-            what: "model weights",
-            why: Text::new(
-                format!(
-                    "the weights of {} were not handed to this module yet (the page downloads them from pkg/weights/)",
-                    kind.name()
-                ),
-                format!(
-                    "{} 的权重还没有交给这个模块（页面从 pkg/weights/ 下载它们）",
-                    kind.name()
-                ),
-            ),
-        })
+static PROVIDED: [std::sync::OnceLock<&'static [u8]>; FILES.len()] =
+    [const { std::sync::OnceLock::new() }; FILES.len()];
+
+/// The bytes this module has for `file`: embedded natively, handed over in wasm.
+fn kept(file: &str) -> Option<&'static [u8]> {
+    let slot = FILES.iter().position(|f| *f == file)?;
+    #[cfg(not(target_arch = "wasm32"))]
+    let bytes = &EMBEDDED[slot].bytes;
+    #[cfg(target_arch = "wasm32")]
+    let bytes = PROVIDED[slot].get().copied()?;
+    Some(bytes)
+}
+
+/// The shipped bytes of `file`, or why this module has none yet (wasm: not handed over).
+pub fn bytes(file: impl WeightFile) -> Result<&'static [u8], Error> {
+    let name = file.file();
+    kept(&name).ok_or_else(|| Error::Unavailable {
+        what: "model weights",
+        why: Text::new(
+            format!("the weights of {name} were not handed to this module yet (the page downloads them from pkg/weights/)"),
+            format!("{name} 的权重还没有交给这个模块（页面从 pkg/weights/ 下载它们）"),
+        ),
+    })
 }
 
 /// Longest weights file accepted (the target's is 341 kB).
 pub const MAX_WEIGHTS_BYTES: usize = 16 << 20;
 
-/// Hands the downloaded weights of `kind` to this module (wasm). They are checked before they
-/// are kept ([`check`]: without a device, since the GPU module may not have its GPU yet); a
-/// second call for the same model must bring the same bytes. The copy lives
-/// as long as the module instance (three files, ≈ 0.5 MB in all).
-pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
-    if let Some(kept) = kept(kind) {
+/// Hands this module the downloaded `file` (wasm; natively the bytes must be the embedded ones).
+/// They are checked ([`WeightFile::check`]) on a copy aligned for Burnpack before the copy is
+/// kept; a second call for the same file must bring the same bytes.
+pub fn provide(file: impl WeightFile, bytes: &[u8]) -> Result<(), Error> {
+    let name = file.file();
+    if let Some(kept) = kept(&name) {
         return if kept == bytes {
             Ok(())
         } else {
-            Err(bad(
-                kind,
-                Text::new(
-                    "differ from the weights this module already has for it",
-                    "与这个模块已有的权重不同",
-                ),
-            ))
+            Err(file.bad(Text::new(
+                "differ from the weights this module already has for it",
+                "与这个模块已有的权重不同",
+            )))
         };
     }
     if bytes.len() > MAX_WEIGHTS_BYTES {
-        return Err(bad(
-            kind,
-            Text::new(
-                format!(
-                    "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
-                    bytes.len()
-                ),
-                format!("{} 字节，超出上限 {MAX_WEIGHTS_BYTES}", bytes.len()),
+        return Err(file.bad(Text::new(
+            format!(
+                "{} bytes is over the limit of {MAX_WEIGHTS_BYTES}",
+                bytes.len()
             ),
-        ));
+            format!("{} 字节，超出上限 {MAX_WEIGHTS_BYTES}", bytes.len()),
+        )));
     }
     let blocks = Box::into_raw(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
     // SAFETY: `Align64` is 64 plain bytes, so the blocks are `len * 64` initialised bytes.
@@ -114,33 +136,82 @@ pub fn provide(kind: ModelKind, bytes: &[u8]) -> Result<(), Error> {
         unsafe { std::slice::from_raw_parts_mut(blocks.cast::<u8>(), bytes.len()) };
     aligned.copy_from_slice(bytes);
     let aligned: &'static [u8] = aligned;
-    if let Err(e) = check(kind, aligned) {
+    if let Err(e) = file.check(aligned) {
         // SAFETY: from `Box::into_raw` above, and no reference to it is left.
         drop(unsafe { Box::from_raw(blocks) });
         return Err(e);
     }
-    keep(kind, aligned);
+    #[cfg(target_arch = "wasm32")]
+    if let Some(slot) = FILES.iter().position(|f| *f == name) {
+        let _ = PROVIDED[slot].set(aligned);
+    }
     Ok(())
 }
 
-#[cfg(target_arch = "wasm32")]
-fn kept(kind: ModelKind) -> Option<&'static [u8]> {
-    PROVIDED[kind as usize].get().copied()
+/// Where `specdec train` writes `file`.
+pub fn asset_path(file: impl WeightFile) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(format!("{}.bpk", file.file()))
 }
 
-#[cfg(target_arch = "wasm32")]
-fn keep(kind: ModelKind, bytes: &'static [u8]) {
-    let _ = PROVIDED[kind as usize].set(bytes);
+/// Writes `model` to `path` (Burnpack).
+pub fn save<M: Module>(model: &M, path: &Path) -> Result<(), Error> {
+    let mut store = BurnpackStore::from_file(path)
+        .auto_extension(false)
+        .overwrite(true);
+    model.save_into(&mut store).map_err(|e| Error::Parse {
+        what: "weights file",
+        text: path.display().to_string(),
+        why: e.to_string().into(),
+    })
 }
 
-/// Natively the weights are embedded: provided ones must be the same.
-#[cfg(not(target_arch = "wasm32"))]
-fn kept(kind: ModelKind) -> Option<&'static [u8]> {
-    shipped(kind).ok()
+/// What the Burnpack reader (burn's, whose messages are English only) said of a file it refused,
+/// introduced in both languages so that the Chinese page says what happened in Chinese.
+pub(super) fn burnpack_says(e: impl std::fmt::Display) -> Text {
+    Text::new(
+        format!("the Burnpack reader says: {e}"),
+        format!("Burnpack 读取器报告：{e}"),
+    )
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn keep(_: ModelKind, _: &'static [u8]) {}
+/// `module` with its parameters read from `file`'s `store`.
+fn load_into<M: Module>(
+    mut module: M,
+    file: impl WeightFile,
+    store: &mut BurnpackStore,
+) -> Result<M, Error> {
+    module
+        .load_from(store)
+        .map_err(|e| file.bad(burnpack_says(e)))?;
+    Ok(module)
+}
+
+/// A model's weights: every parameter of its [`DecoderConfig`], checked by name and shape.
+impl WeightFile for ModelKind {
+    fn file(self) -> String {
+        self.name().into()
+    }
+
+    fn check(self, bytes: &'static [u8]) -> Result<(), Error> {
+        let mut store = BurnpackStore::from_static(bytes);
+        check_store(&mut store, &self.config(), self.name(), |why| self.bad(why))
+    }
+}
+
+/// The shipped, trained model on `device`.
+pub fn load(kind: ModelKind, device: &Device) -> Result<Decoder, Error> {
+    from_bytes(kind, bytes(kind)?, device)
+}
+
+fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<Decoder, Error> {
+    load_into(
+        kind.config().init(device),
+        kind,
+        &mut BurnpackStore::from_static(bytes),
+    )
+}
 
 /// What a Burnpack file for `kind` must hold: every parameter of the model, by burn's name, with
 /// its shape ([`DecoderConfig`]; a test checks this against a model's own parameters).
@@ -188,17 +259,9 @@ pub(super) fn parameters_of(config: &DecoderConfig) -> BTreeMap<String, Vec<usiz
     p
 }
 
-/// Checks that `bytes` are a Burnpack file with exactly the parameters of `kind`: the same
-/// names, shapes, f32 data of the right length. No tensor is built, so no device is needed.
-fn check(kind: ModelKind, bytes: &'static [u8]) -> Result<(), Error> {
-    let mut store = BurnpackStore::from_static(bytes);
-    check_store(&mut store, &kind.config(), kind.name(), |why| {
-        bad(kind, why)
-    })
-}
-
-/// [`check`] on any store, against the parameters of `config`; `name` names the model in the
-/// message, `bad` makes the error.
+/// Checks that `store` holds exactly the parameters of `config`: the same names, shapes, f32
+/// data of the right length (no tensor is built, so no device is needed). `name_of_model` names
+/// the model in the message, `bad` makes the error.
 pub(super) fn check_store(
     store: &mut BurnpackStore,
     config: &DecoderConfig,
@@ -246,203 +309,42 @@ pub(super) fn check_store(
     Ok(())
 }
 
-/// What the Burnpack reader (burn's, whose messages are English only) said of a file it refused,
-/// introduced in both languages so that the Chinese page says what happened in Chinese.
-pub(super) fn burnpack_says(e: impl std::fmt::Display) -> Text {
-    Text::new(
-        format!("the Burnpack reader says: {e}"),
-        format!("Burnpack 读取器报告：{e}"),
-    )
-}
-
-/// The weights of `kind` are not usable, and why.
-fn bad(kind: ModelKind, why: impl Into<Text>) -> Error {
-    Error::Parse {
-        what: "weights",
-        text: kind.name().into(),
-        why: why.into(),
+crate::error::choices! {
+    /// The drafts that read the target's features (lecture §5.1–5.2), trained on the shipped
+    /// target by `specdec train --model medusa|eagle|eagle-ttt`. The page downloads them only
+    /// for the experiments that run them.
+    #[derive(Hash)]
+    pub enum HiddenKind("hidden-state draft") {
+        Medusa = "medusa",
+        Eagle = "eagle",
+        /// EAGLE trained with the training-time test (HASS / EAGLE-3).
+        EagleTtt = "eagle-ttt",
     }
 }
 
-/// Where `specdec train` writes a model's weights.
-pub fn asset_path(kind: ModelKind) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(format!("{}.bpk", kind.name()))
-}
-
-/// The shipped, trained model on `device`.
-pub fn load(kind: ModelKind, device: &Device) -> Result<Decoder, Error> {
-    from_bytes(kind, shipped(kind)?, device)
-}
-
-fn from_bytes(kind: ModelKind, bytes: &'static [u8], device: &Device) -> Result<Decoder, Error> {
-    let mut model = kind.config().init(device);
-    let mut store = BurnpackStore::from_static(bytes);
-    model
-        .load_from(&mut store)
-        .map_err(|e| bad(kind, burnpack_says(e)))?;
-    Ok(model)
-}
-
-/// Writes `model` to `path` (Burnpack).
-pub fn save<M: Module>(model: &M, path: &Path) -> Result<(), Error> {
-    let mut store = BurnpackStore::from_file(path)
-        .auto_extension(false)
-        .overwrite(true);
-    model.save_into(&mut store).map_err(|e| Error::Parse {
-        what: "weights file",
-        text: path.display().to_string(),
-        why: e.to_string().into(),
-    })
-}
-
-/// The drafts that read the target's features (lecture §5.1–5.2), trained on the shipped target
-/// by `specdec train --model medusa|eagle|eagle-ttt`. Native builds embed them; the page does
-/// not download them yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HiddenKind {
-    Medusa,
-    Eagle,
-    /// EAGLE trained with the training-time test (HASS / EAGLE-3).
-    EagleTtt,
-}
-
-impl HiddenKind {
-    pub const ALL: [HiddenKind; 3] = [HiddenKind::Medusa, HiddenKind::Eagle, HiddenKind::EagleTtt];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            HiddenKind::Medusa => "medusa",
-            HiddenKind::Eagle => "eagle",
-            HiddenKind::EagleTtt => "eagle-ttt",
-        }
+/// A draft's weights: checked for the draft's first tensor (its parameters' shapes follow the
+/// target's, which is loaded beside it).
+impl WeightFile for HiddenKind {
+    fn file(self) -> String {
+        self.name().into()
     }
 
-    pub fn asset_path(self) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets")
-            .join(format!("{}.bpk", self.name()))
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-static MEDUSA: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/medusa.bpk"),
-};
-#[cfg(not(target_arch = "wasm32"))]
-static EAGLE: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/eagle.bpk"),
-};
-#[cfg(not(target_arch = "wasm32"))]
-static EAGLE_TTT: &Aligned<[u8]> = &Aligned {
-    _align: [],
-    bytes: *include_bytes!("../../assets/eagle-ttt.bpk"),
-};
-
-#[cfg(not(target_arch = "wasm32"))]
-fn hidden_bytes(kind: HiddenKind) -> Result<&'static [u8], Error> {
-    Ok(match kind {
-        HiddenKind::Medusa => &MEDUSA.bytes,
-        HiddenKind::Eagle => &EAGLE.bytes,
-        HiddenKind::EagleTtt => &EAGLE_TTT.bytes,
-    })
-}
-
-/// The drafts' weights handed over by [`provide_hidden`] (wasm: the page downloads them from
-/// `pkg/weights/hidden/` only when an experiment needs them).
-#[cfg(target_arch = "wasm32")]
-static PROVIDED_HIDDEN: [std::sync::OnceLock<&'static [u8]>; 3] =
-    [const { std::sync::OnceLock::new() }; 3];
-
-#[cfg(target_arch = "wasm32")]
-fn hidden_bytes(kind: HiddenKind) -> Result<&'static [u8], Error> {
-    PROVIDED_HIDDEN[kind as usize]
-        .get()
-        .copied()
-        .ok_or_else(|| Error::Unavailable {
-            what: "model weights",
-            why: Text::new(
-                format!(
-                    "the weights of the {} draft were not handed to this module yet (the page downloads them from pkg/weights/hidden/)",
-                    kind.name()
-                ),
-                format!(
-                    "{} 草稿的权重还没有交给这个模块（页面从 pkg/weights/hidden/ 下载它们）",
-                    kind.name()
-                ),
-            ),
-        })
-}
-
-/// Hands this module the downloaded weights of a draft on the target's features (wasm; natively
-/// they must be the embedded ones). Checked before they are kept: a Burnpack file holding the
-/// draft's first tensors; a second call must bring the same bytes.
-pub fn provide_hidden(kind: HiddenKind, bytes: &[u8]) -> Result<(), Error> {
-    #[cfg(target_arch = "wasm32")]
-    let kept = PROVIDED_HIDDEN[kind as usize].get().copied();
-    #[cfg(not(target_arch = "wasm32"))]
-    let kept = hidden_bytes(kind).ok();
-    if let Some(kept) = kept {
-        return if kept == bytes {
-            Ok(())
-        } else {
-            Err(hidden_bad(
-                kind,
-                Text::new(
-                    "differ from the weights this module already has for it",
-                    "与这个模块已有的权重不同",
-                ),
-            ))
+    fn check(self, bytes: &'static [u8]) -> Result<(), Error> {
+        let first = match self {
+            HiddenKind::Medusa => "heads.0.weight",
+            _ => "fc.weight",
         };
-    }
-    if bytes.len() > MAX_WEIGHTS_BYTES {
-        return Err(hidden_bad(
-            kind,
-            format!("{} bytes is too long", bytes.len()),
-        ));
-    }
-    let aligned = aligned_copy(bytes);
-    let first = match kind {
-        HiddenKind::Medusa => "heads.0.weight",
-        _ => "fc.weight",
-    };
-    let mut store = BurnpackStore::from_static(aligned);
-    let names = store
-        .get_all_tensors()
-        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
-    if !names.contains_key(first) {
-        return Err(hidden_bad(
-            kind,
-            Text::new(
+        let found = BurnpackStore::from_static(bytes)
+            .get_all_tensors()
+            .map_err(|e| self.bad(burnpack_says(e)))?
+            .contains_key(first);
+        if !found {
+            return Err(self.bad(Text::new(
                 format!("the tensor {first} is missing"),
                 format!("缺少张量 {first}"),
-            ),
-        ));
-    }
-    #[cfg(target_arch = "wasm32")]
-    let _ = PROVIDED_HIDDEN[kind as usize].set(aligned);
-    Ok(())
-}
-
-/// A copy of `bytes` aligned to 64 that lives as long as the module (Burnpack reads in place).
-fn aligned_copy(bytes: &[u8]) -> &'static [u8] {
-    let blocks = Box::leak(vec![Align64([0; 64]); bytes.len().div_ceil(64)].into_boxed_slice());
-    // SAFETY: `Align64` is 64 plain bytes, so the blocks are `len * 64` initialised bytes.
-    let aligned: &'static mut [u8] =
-        unsafe { std::slice::from_raw_parts_mut(blocks.as_mut_ptr().cast::<u8>(), bytes.len()) };
-    aligned.copy_from_slice(bytes);
-    aligned
-}
-
-fn hidden_bad(kind: HiddenKind, why: impl Into<Text>) -> Error {
-    Error::Parse {
-        what: "weights",
-        text: kind.name().into(),
-        why: why.into(),
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -450,39 +352,27 @@ fn hidden_bad(kind: HiddenKind, why: impl Into<Text>) -> Error {
 /// many as were trained.
 pub fn load_medusa(target: &Decoder, device: &Device) -> Result<Medusa, Error> {
     let kind = HiddenKind::Medusa;
-    let bytes = hidden_bytes(kind)?;
-    let mut store = BurnpackStore::from_static(bytes);
+    let mut store = BurnpackStore::from_static(bytes(kind)?);
     let names = store
         .get_all_tensors()
-        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
+        .map_err(|e| kind.bad(burnpack_says(e)))?;
     let k = (0..=MAX_HEADS)
         .take_while(|i| names.contains_key(&format!("heads.{i}.weight")))
         .count();
     if k == 0 || k > MAX_HEADS {
-        return Err(hidden_bad(
-            kind,
-            Text::new(
-                format!("{k} heads (1 to {MAX_HEADS} expected)"),
-                format!("{k} 个头（应为 1 到 {MAX_HEADS} 个）"),
-            ),
-        ));
+        return Err(kind.bad(Text::new(
+            format!("{k} heads (1 to {MAX_HEADS} expected)"),
+            format!("{k} 个头（应为 1 到 {MAX_HEADS} 个）"),
+        )));
     }
-    let mut heads = Medusa::empty(k, target, device);
-    heads
-        .load_from(&mut store)
-        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
-    Ok(heads)
+    load_into(Medusa::empty(k, target, device), kind, &mut store)
 }
 
 /// The shipped EAGLE draft for `target` (`EagleTtt`: the one trained with the training-time test).
 pub fn load_eagle(kind: HiddenKind, target: &Decoder, device: &Device) -> Result<Eagle, Error> {
     debug_assert!(kind != HiddenKind::Medusa);
-    let mut draft = Eagle::init(target, device);
-    let mut store = BurnpackStore::from_static(hidden_bytes(kind)?);
-    draft
-        .load_from(&mut store)
-        .map_err(|e| hidden_bad(kind, burnpack_says(e)))?;
-    Ok(draft)
+    let mut store = BurnpackStore::from_static(bytes(kind)?);
+    load_into(Eagle::init(target, device), kind, &mut store)
 }
 
 #[cfg(all(test, feature = "flex"))]
@@ -492,9 +382,25 @@ mod tests {
     #[test]
     fn provided_weights_must_be_the_shipped_ones_and_valid() {
         for kind in ModelKind::ALL {
-            provide(kind, shipped(kind).unwrap()).unwrap();
+            provide(kind, bytes(kind).unwrap()).unwrap();
         }
-        let mut other = shipped(ModelKind::DraftA).unwrap().to_vec();
+        for kind in HiddenKind::ALL {
+            provide(kind, bytes(kind).unwrap()).unwrap();
+            kind.check(bytes(kind).unwrap()).unwrap();
+        }
+        let e = provide(HiddenKind::Eagle, bytes(HiddenKind::EagleTtt).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("eagle") && e.contains("differ"), "{e}");
+        let e = HiddenKind::Eagle
+            .check(bytes(ModelKind::Target).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("eagle") && e.contains("fc.weight is missing"),
+            "{e}"
+        );
+        let mut other = bytes(ModelKind::DraftA).unwrap().to_vec();
         let middle = other.len() / 2;
         other[middle] ^= 1;
         let e = provide(ModelKind::DraftA, &other).unwrap_err().to_string();
@@ -502,7 +408,7 @@ mod tests {
         // The target's file is not a draft's: the shapes disagree.
         let e = from_bytes(
             ModelKind::DraftA,
-            shipped(ModelKind::Target).unwrap(),
+            bytes(ModelKind::Target).unwrap(),
             &Device::flex(),
         )
         .unwrap_err()
@@ -540,25 +446,29 @@ mod tests {
     #[test]
     fn the_device_free_check_refuses_every_wrong_file() {
         for kind in ModelKind::ALL {
-            check(kind, shipped(kind).unwrap()).unwrap();
+            kind.check(bytes(kind).unwrap()).unwrap();
         }
-        let e = check(ModelKind::DraftA, shipped(ModelKind::Target).unwrap())
+        let e = ModelKind::DraftA
+            .check(bytes(ModelKind::Target).unwrap())
             .unwrap_err()
             .to_string();
         assert!(e.contains("draft-a") && e.contains("expected F32"), "{e}");
         let mut fewer = ModelKind::Target.config();
         fewer.n_layers -= 1;
-        let e = check(ModelKind::Target, file_of(&fewer))
+        let e = ModelKind::Target
+            .check(file_of(&fewer))
             .unwrap_err()
             .to_string();
         assert!(e.contains("is missing"), "{e}");
         let mut more = ModelKind::Target.config();
         more.n_layers += 1;
-        let e = check(ModelKind::Target, file_of(&more))
+        let e = ModelKind::Target
+            .check(file_of(&more))
             .unwrap_err()
             .to_string();
         assert!(e.contains("is not a parameter of target"), "{e}");
-        let e = check(ModelKind::Target, b"not a burnpack file")
+        let e = ModelKind::Target
+            .check(b"not a burnpack file")
             .unwrap_err()
             .to_string();
         assert!(e.contains("target"), "{e}");

@@ -13,14 +13,14 @@ use wasm_bindgen::prelude::*;
 /// for the learned-speculators widget): the modules do not embed them.
 #[wasm_bindgen]
 pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
-    use crate::model::weights::{provide_hidden, HiddenKind};
+    use crate::model::weights::{provide, HiddenKind};
     let fail = |e| into_error(e, Lang::En);
     if let Some(kind) = HiddenKind::ALL.into_iter().find(|k| k.name() == model) {
-        return provide_hidden(kind, bytes).map_err(fail);
+        return provide(kind, bytes).map_err(fail);
     }
-    if let Some((boosted, i)) = crate::model::draft_file::pool_member(model) {
-        return crate::model::draft_file::provide_pool(boosted, i, bytes).map_err(fail);
+    if let Some(member) = crate::model::draft_file::pool_member(model) {
+        return provide(member, bytes).map_err(fail);
     }
     let kind = crate::model::ModelKind::parse(model).map_err(fail)?;
-    crate::model::weights::provide(kind, bytes).map_err(fail)
+    provide(kind, bytes).map_err(fail)
 }

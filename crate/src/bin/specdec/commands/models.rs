@@ -99,7 +99,7 @@ fn train_hidden(o: &mut Opts, kind: HiddenKind) -> Result<Report, Usage> {
     let started = std::time::Instant::now();
     let total = config.steps;
     let (trained, curve) = train_hidden_run(&config, &target, &device, |p| bar(p, total));
-    let path = kind.asset_path();
+    let path = weights::asset_path(kind);
     let params = match &trained {
         Trained::Medusa(m) => {
             weights::save(m, &path)?;
