@@ -49,7 +49,21 @@ export async function open(env, path, {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  // A request that a later navigation of the page cut off (a worker's script still loading when
+  // a test reloads the page, as the language switch does) was ended by the browser, not refused:
+  // it is let go within 2 s of a navigation after the first.
+  let navigations = 0;
+  let navigatedAt = -Infinity;
+  page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+      navigations += 1;
+      navigatedAt = Date.now();
+    }
+  });
+  page.on('requestfailed', (r) => {
+    const cut = navigations > 1 && Date.now() - navigatedAt < 2000 && r.failure()?.errorText === 'net::ERR_ABORTED';
+    if (!cut) errors.push(`request failed: ${r.url()}`);
+  });
   if (requests) page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   if (workerPrelude) {
     await page.route('**/worker.js', async (route) => {
