@@ -49,21 +49,7 @@ export async function open(env, path, {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
-  // A request that a later navigation of the page cut off (a worker's script still loading when
-  // a test reloads the page, as the language switch does) was ended by the browser, not refused:
-  // it is let go within 2 s of a navigation after the first.
-  let navigations = 0;
-  let navigatedAt = -Infinity;
-  page.on('request', (r) => {
-    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
-      navigations += 1;
-      navigatedAt = Date.now();
-    }
-  });
-  page.on('requestfailed', (r) => {
-    const cut = navigations > 1 && Date.now() - navigatedAt < 2000 && r.failure()?.errorText === 'net::ERR_ABORTED';
-    if (!cut) errors.push(`request failed: ${r.url()}`);
-  });
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
   if (requests) page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   if (workerPrelude) {
     await page.route('**/worker.js', async (route) => {
@@ -77,6 +63,52 @@ export async function open(env, path, {
   await page.waitForSelector(ready, { timeout: 30_000 });
   if (!asleep && ready === 'html[data-ready="true"]') await wake(page);
   return { page, errors };
+}
+
+/**
+ * Follows the requests of `page` (its workers' included) and its navigations, from before its
+ * first document: the function returned tells whether a failed request was cut off by a
+ * navigation of the page. The language switch reloads the page, and Chromium aborts the old
+ * document's requests still in flight (its worker's script, the thread pool's) with
+ * net::ERR_ABORTED when the new document commits; a reader sees nothing of it. So a request
+ * counts as cut off when it failed with net::ERR_ABORTED after a navigation of the main frame
+ * began, having started before that navigation's document was loaded — decided by the
+ * navigation, whatever the request's name, and without waiting for the network to go quiet
+ * before a switch (which raced the worker's requests).
+ */
+export function navigations(page) {
+  let seq = 0; // the order of the events, as they reach this process
+  const started = new Map(); // request → seq
+  const navs = []; // { start, loaded }: a main-frame document request, and its DOMContentLoaded
+  const cut = new Set(); // requests cut off by a navigation
+  page.on('request', (r) => {
+    started.set(r, (seq += 1));
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navs.push({ start: seq, loaded: Infinity });
+  });
+  page.on('domcontentloaded', () => {
+    seq += 1;
+    for (const n of navs) if (n.loaded === Infinity) n.loaded = seq;
+  });
+  page.on('requestfailed', (r) => {
+    const failed = (seq += 1);
+    if (r.failure()?.errorText === 'net::ERR_ABORTED' && navs.some((n) => n.start < failed && started.get(r) < n.loaded)) cut.add(r.url());
+  });
+  return {
+    /** `errors` (as `open` collects them) less the requests a navigation cut off. */
+    errorsBut(errors) {
+      return errors.filter((e) => !(e.startsWith('request failed: ') && cut.has(e.slice('request failed: '.length))));
+    },
+  };
+}
+
+/**
+ * Opens `path` as `open` does, following its navigations from the start (`navigations`): for a
+ * test that reloads the page, as the language switch does.
+ */
+export async function openFollowed(env, path, options = {}) {
+  let nav;
+  const r = await open(env, path, { ...options, prepare: async (page) => { nav = navigations(page); await options.prepare?.(page); } });
+  return { ...r, nav };
 }
 
 /**

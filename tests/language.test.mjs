@@ -4,55 +4,13 @@
 // left in it is chinese.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, open, wake } from './browser.mjs';
+import { start, open, openFollowed, wake } from './browser.mjs';
 import { setControl, text, alertOf, decoded, mfDone } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
 
-/**
- * Follows the requests of `page` (its workers' included) and its navigations, from before its
- * first document: the function returned tells whether a failed request was cut off by a
- * navigation of the page. The language switch reloads the page, and Chromium aborts the old
- * document's requests still in flight (its worker's script, the thread pool's) with
- * net::ERR_ABORTED when the new document commits; a reader sees nothing of it. So a request
- * counts as cut off when it failed with net::ERR_ABORTED after a navigation of the main frame
- * began, having started before that navigation's document was loaded — decided by the
- * navigation, whatever the request's name, and without waiting for the network to go quiet
- * before a switch (which raced the worker's requests).
- */
-function navigations(page) {
-  let seq = 0; // the order of the events, as they reach this process
-  const started = new Map(); // request → seq
-  const navs = []; // { start, loaded }: a main-frame document request, and its DOMContentLoaded
-  const cut = new Set(); // requests cut off by a navigation
-  page.on('request', (r) => {
-    started.set(r, (seq += 1));
-    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navs.push({ start: seq, loaded: Infinity });
-  });
-  page.on('domcontentloaded', () => {
-    seq += 1;
-    for (const n of navs) if (n.loaded === Infinity) n.loaded = seq;
-  });
-  page.on('requestfailed', (r) => {
-    const failed = (seq += 1);
-    if (r.failure()?.errorText === 'net::ERR_ABORTED' && navs.some((n) => n.start < failed && started.get(r) < n.loaded)) cut.add(r.url());
-  });
-  return {
-    /** `errors` (as browser.mjs's `open` collects them) less the requests a navigation cut off. */
-    errorsBut(errors) {
-      return errors.filter((e) => !(e.startsWith('request failed: ') && cut.has(e.slice('request failed: '.length))));
-    },
-  };
-}
-
-/** Opens `path` as browser.mjs's `open` does, following its navigations from the start. */
-async function openFollowed(path, options = {}) {
-  let nav;
-  const r = await open(env, path, { ...options, prepare: async (page) => { nav = navigations(page); await options.prepare?.(page); } });
-  return { ...r, nav };
-}
 
 /**
  * Clicks the language switch's `l` and waits for the page it reloads to be ready: the document
@@ -67,7 +25,7 @@ async function switchTo(page, l) {
 }
 
 test('a request the switch’s reload cuts off is no error; a request aborted without a navigation still is', async () => {
-  const { page, errors, nav } = await openFollowed('', {
+  const { page, errors, nav } = await openFollowed(env, '', {
     prepare: (p) => p.route('**/slow/*', (route) => setTimeout(() => route.fulfill({ body: 'late' }).catch(() => {}), 5_000)),
   });
   // Aborted by the page itself, no navigation: an error.
@@ -88,7 +46,7 @@ test('a request the switch’s reload cuts off is no error; a request aborted wi
 });
 
 test('the language switch changes the page and the widgets to Chinese, is remembered, and keeps the state', async () => {
-  const { page, errors, nav } = await openFollowed('?theory.alpha=0.7');
+  const { page, errors, nav } = await openFollowed(env, '?theory.alpha=0.7');
   const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
   assert.equal(await h1(), 'Speculative decoding, exactly');
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
@@ -139,7 +97,7 @@ test('the language switch changes the page and the widgets to Chinese, is rememb
 });
 
 test('the language switch keeps the exercises’ work: answers typed, the last check and its solution, judged again in the new language', async () => {
-  const { page, errors, nav } = await openFollowed('?exercises.exercise=1');
+  const { page, errors, nav } = await openFollowed(env, '?exercises.exercise=1');
   const w = '[data-widget="exercises"]';
   const values = () => page.$$eval(`${w} input[data-part]`, (xs) => xs.map((x) => x.value));
   const says = () => page.$$eval(`${w} .ex-says`, (xs) => xs.map((x) => x.textContent));
@@ -218,7 +176,7 @@ test('on the Chinese page the engine’s errors, the worker’s notes and its pr
 });
 
 test('?lang=zh links the Chinese page and ?lang=en the English one, whatever this browser remembers', async () => {
-  const { page, errors, nav } = await openFollowed('?lang=zh&theory.alpha=0.7');
+  const { page, errors, nav } = await openFollowed(env, '?lang=zh&theory.alpha=0.7');
   const h1 = () => page.$eval('h1', (e) => e.innerText.trim());
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
   assert.equal(await h1(), '推测解码，精确地');
