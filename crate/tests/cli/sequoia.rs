@@ -221,7 +221,10 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
     // device's bandwidth and peak).
     for x in [chain, tree, &v["fixed_eagle2_8"]] {
         assert!(f(x, "predicted_speedup_curve") > 0.0, "{x}");
-        assert!(f(x, "verify_over_target") >= 0.9, "{x}");
+        // A call verifying several tokens costs about a plain call or more; a test running
+        // beside this one can inflate the plain call's time (0.73 and 0.79 were seen on 2
+        // cores), while timing the wrong call or dividing by the tokens would read 1/k or less.
+        assert!(f(x, "verify_over_target") >= 0.5, "{x}");
         assert!(
             f(x, "us_per_token") > 0.0 && f(x, "plain_us_per_token") > 0.0,
             "{x}"
