@@ -121,9 +121,15 @@ export async function wake(page) {
   const ids = await page.$$eval('[data-wakes="near"]', (els) => els.map((e) => e.id));
   if (!ids.length) return;
   for (const id of ids) {
-    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-    // Woken (the observer's answer comes a frame later) before the page moves on.
-    await page.waitForFunction((i) => !document.getElementById(i).dataset.wakes, id, { timeout: 10_000 });
+    // Scrolled to, and again while the page's layout still moves (another widget drawing, a
+    // job's progress), until the observer wakes it: waiting for the widget to be still, as
+    // Playwright's scrolling does, timed out beside a running job.
+    await page.waitForFunction((i) => {
+      const e = document.getElementById(i);
+      if (!e.dataset.wakes) return true;
+      e.scrollIntoView({ block: 'center' });
+      return false;
+    }, id, { timeout: 30_000, polling: 250 });
   }
   // Mounted: drawn once (data-state), or refused with its reason (an alert).
   await page.waitForFunction((all) => all.every((id) => {
