@@ -36,8 +36,8 @@ test('typical acceptance: ε and δ appear, its trade is drawn under the TV bars
   const after = await text(page, `${W} .typical-caption`);
   assert.match(after, /^Typical acceptance at ε 0\.3, δ 0\.3: /);
   assert.notEqual(after.replace(/^[^:]*:/, ''), before.replace(/^[^:]*:/, ''), 'its numbers moved');
-  // The URL keeps it.
-  assert.match(page.url(), /exactness\.epsilon=0\.3/);
+  // The URL keeps it (written at most every 200 ms, so a moment after the caption).
+  await page.waitForURL(/exactness\.epsilon=0\.3/, { timeout: 5_000 });
   // Another rule: the sliders and the figure go.
   await setControl(page, 'exactness', 'variant', 'correct');
   assert.equal(await shown(page, 'epsilon'), false);

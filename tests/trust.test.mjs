@@ -52,7 +52,7 @@ test('a preset is a whole state: after the ×16 preset, demo 03.2 runs on the tr
   assert.equal(values.experiment, 'greedy');
   assert.equal(values.prompts, '200');
   assert.equal(values.batch, '1');
-  assert.match(await page.evaluate(() => location.search), /decoding\.target_width=1/);
+  await page.waitForURL(/decoding\.target_width=1(&|$)/, { timeout: 5_000 }); // written at most every 200 ms
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -54,7 +54,7 @@ test('URL values off a control’s step are snapped with a note, and the server 
 test('state goes into the URL and an embed shows one widget without controls', async () => {
   const { page } = await open(env, '');
   await setControl(page, 'theory', 'alpha', 0.7);
-  assert.match(page.url(), /theory\.alpha=0\.7/);
+  await page.waitForURL(/theory\.alpha=0\.7/, { timeout: 5_000 }); // written at most every 200 ms
   await page.close();
   const { page: embed, errors } = await open(env, 'embed.html?widget=theory&alpha=0.7&gamma=4&c=0.05&controls=0');
   assert.equal(await embed.$$eval('[data-widget]', (els) => els.length), 1);
