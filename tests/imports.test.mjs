@@ -101,14 +101,16 @@ test('the offline service worker keeps every file of the page (sw.js’ shell li
 });
 
 // The core declares what a control offers (`presets`, www/declare.js): a widget that typed a
-// range's bounds or a menu of the core's named choices would drift from the core unseen. A
-// slider's bounds come from `declare` (a step is the page's own), and the core's menus (backends,
-// drafters, verifications…) from `menuOptions`.
-test('no widget types a range’s bounds or a menu of the core’s named choices', () => {
+// range's bounds or a select's options would drift from the core unseen. A slider's bounds come
+// from `declare` (a step is the page's own), and every select's options from the core's menus
+// (`menuOptions`) or its lists (the widths, the devices, the budgets).
+test('no widget types a range’s bounds or a select’s options', () => {
   const typed = [];
   for (const file of scripts(join(www, 'widgets'))) {
     const code = readFileSync(file, 'utf8').split('\n').map((l) => l.replace(/\/\/.*$/, '')).join('\n');
     for (const m of code.matchAll(/\b(min|max):\s*-?\d[\d.e]*/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
+    // Options are a function of the declarations, never a list written here.
+    for (const m of code.matchAll(/\boptions(_zh)?:\s*(?!\(d\)\s*=>)[^\s,}]+/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
     for (const name of ['ndarray', 'prompt-lookup', 'mss-top-k', 'eagle-balanced', 'eagle-2-ttt']) {
       if (new RegExp(`\\[\\s*'${name}'\\s*,`).test(code)) typed.push(`${relative(repo, file)}: an option '${name}'`);
     }

@@ -26,10 +26,17 @@ export const widthOptions = {
     : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
 };
 
-/** The core's menu `name` (`menus` in presets: backend, proposing, stepkind, method, verification, pool_verify) as a select's options, as the core lists and labels them. */
+/** The core's menu `name` (`menus` in presets: a named choice's by its name, `backend`; a widget's own by widget and control, `roofline.tp`). */
+function menuOf(d, name) {
+  const m = d.menus?.[name];
+  if (!m) throw new Error(`the core declares no menu “${name}”`);
+  return m;
+}
+
+/** The core's menu `name` as a select's options, as the core lists and labels them. */
 export const menuOptions = (name) => ({
-  options: (d) => d.menus[name].map((c) => [c.name, c.en]),
-  options_zh: (d) => d.menus[name].map((c) => [c.name, c.zh]),
+  options: (d) => menuOf(d, name).map((c) => [c.name, c.en]),
+  options_zh: (d) => menuOf(d, name).map((c) => [c.name, c.zh]),
 });
 export const backendOptions = menuOptions('backend');
 

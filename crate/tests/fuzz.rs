@@ -6,7 +6,7 @@
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use specdec::tree::{parse_config, parse_paths, TokenTree, DEFAULT_NODE_BUDGET};
 use specdec::views::multidraft::{multi_draft_view, parse_drafts, MultiDraftParams};
-use specdec::views::tree::{tree_view, TreeParams};
+use specdec::views::tree::{tree_view, TreeMode, TreeParams};
 
 /// Pieces that make parsers work hard: brackets, separators, huge and odd numbers, Unicode.
 const PIECES: &[&str] = &[
@@ -123,7 +123,7 @@ fn the_tree_and_multi_draft_views_take_anything() {
         };
         let _ = multi_draft_view(&params); // a value or an error; a panic fails the test
         let tree = TreeParams {
-            mode: ["paths", "config", "x"][rng.random_range(0..3)].into(),
+            mode: TreeMode::ALL[rng.random_range(0..2)], // a bad name is refused when parsed
             paths: text(&mut rng, 20),
             config: text(&mut rng, 16),
             budget: rng.random_range(0..5000),

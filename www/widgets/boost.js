@@ -11,9 +11,6 @@ import { tr } from '../i18n.js';
 import { backendOptions, declare, menuOptions, targetSize, widthOptions } from '../engine.js';
 import { beyond, noisyNote, spread } from '../noise.js';
 
-const POOLS = ['1,2,4', '1,2,3,4', '1,2', '4'].map((p) => [p, p]);
-const GAMMAS = ['2', '3', '4', '6'].map((g) => [g, g]);
-const PROMPTS = ['10', '30', '100'].map((p) => [p, p]);
 
 /** The slides' figure beside this run: do the tokens rise with the pool, does boosting pay, and the clock? */
 export function sentence(v) {
@@ -102,10 +99,10 @@ export default {
     { label: '×16 target', label_zh: '×16 目标模型', values: { pools: '1,2,4', width: '16', prompts: '10' }, note: 'each step memory-bound', note_zh: '每一步都受内存带宽限制' },
   ],
   controls: [
-    declare({ key: 'pools', label: 'pool sizes', label_zh: '池大小', type: 'select', options: POOLS }, { value: (d) => d.boost.defaults.pools }),
-    declare({ key: 'gamma', label: 'γ (each chain)', label_zh: 'γ（每条链）', type: 'select', options: GAMMAS }, { value: (d) => String(d.boost.defaults.gamma) }),
+    declare({ key: 'pools', label: 'pool sizes', label_zh: '池大小', type: 'select' }, { ...menuOptions('boost.pools'), value: (d) => d.boost.defaults.pools }),
+    declare({ key: 'gamma', label: 'γ (each chain)', label_zh: 'γ（每条链）', type: 'select' }, { ...menuOptions('boost.gamma'), value: (d) => String(d.boost.defaults.gamma) }),
     declare({ key: 'verify', label: 'verification', label_zh: '验证方式', type: 'select', value: 'greedy' }, menuOptions('pool_verify')),
-    declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', options: PROMPTS }, { value: (d) => String(d.boost.defaults.prompts) }),
+    declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select' }, { ...menuOptions('boost.prompts'), value: (d) => String(d.boost.defaults.prompts) }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
   ],

@@ -3,7 +3,7 @@
 // core's `choose` export draws the heat map, the chosen tree, the caption and every device's row.
 import { escapeHtml, fmt, table } from '../html.js';
 import { tr } from '../i18n.js';
-import { coreRange, declarations, declare } from '../engine.js';
+import { coreRange, declarations, declare, menuOptions } from '../engine.js';
 
 // The devices as the core lists them (`presets`: the measured ones, then each GPU preset through
 // the roofline model), named in either language.
@@ -45,8 +45,7 @@ export default {
     declare({ key: 'acceptance', label: 'acceptance p₁,p₂,…', label_zh: '接受向量 p₁,p₂,…', type: 'text', cap: 128, list: true },
       { value: (d) => d.choose.defaults.acceptance }),
     declare({ key: 'device', label: 'device', label_zh: '设备', type: 'select' }, devices),
-    { key: 'cost', label: 'draft cost c', label_zh: '草稿开销 c', type: 'select', value: 'device', options: [['device', 'the device’s own'], ['set', 'set by hand']],
-      options_zh: [['device', '用设备自己的'], ['set', '手动设定']] },
+    declare({ key: 'cost', label: 'draft cost c', label_zh: '草稿开销 c', type: 'select', value: 'device' }, menuOptions('choose.cost')),
     // c's range is the core's (DRAFT_COST); the page stops at 1, a draft level as dear as a target call.
     declare({ key: 'c', label: 'c', label_zh: 'c', type: 'range', step: 0.001, showIf: (s) => s.cost === 'set' },
       { ...coreRange('choose', 'draft_cost'), max: (d) => Math.min(1, d.choose.draft_cost.max), value: ownCost }),

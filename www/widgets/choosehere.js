@@ -9,7 +9,7 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { declare, targetSize, widthOptions } from '../engine.js';
+import { declare, menuOptions, targetSize, widthOptions } from '../engine.js';
 import { beyond, noisyNote, spread } from '../noise.js';
 
 const x = (v) => `${fmt(v, 2)}×`;
@@ -219,11 +219,9 @@ export default {
   controls: [
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
     // Both where the browser offers WebGPU (else the CPU module alone, said so).
-    { key: 'plan', label: 'plan', label_zh: '方案', type: 'select', value: 'both',
-      options: [['both', 'both where WebGPU is offered: pick the faster'], ['cpu', 'the CPU module'], ['wgpu', 'WebGPU target, drafts on the CPU']],
-      options_zh: [['both', '有 WebGPU 时两种都测：选更快的'], ['cpu', 'CPU 模块'], ['wgpu', 'WebGPU 目标模型，草稿在 CPU 上']] },
-    { key: 'nodes', label: 'largest tree (nodes)', label_zh: '最大的树（节点数）', type: 'select', value: '16', options: [['8', '8'], ['16', '16'], ['31', '31']] },
-    { key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '10', options: [['5', '5'], ['10', '10'], ['20', '20']] },
+    declare({ key: 'plan', label: 'plan', label_zh: '方案', type: 'select', value: 'both' }, menuOptions('choose_here.plan')),
+    declare({ key: 'nodes', label: 'largest tree (nodes)', label_zh: '最大的树（节点数）', type: 'select', value: '16' }, menuOptions('choose_here.nodes')),
+    declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '10' }, menuOptions('choose_here.prompts')),
   ],
   asks: true,
   cost: (s) => tr(`times the ×${s.width} target (${targetSize(s.width)}) for calls of 1 to ${Number(s.nodes) + 1} tokens, measures every draft’s acceptance vector, then decodes ${s.prompts} prompts four ways${s.plan === 'both' ? ', once per plan' : ''}: seconds on the trained target, a minute or more on a wide one`,

@@ -3,7 +3,7 @@
 // gallery of real bugs (exactness-gallery.js), run in a worker after its button.
 import { escapeHtml, fmt, table } from '../html.js';
 import { channelOf, titleOf, waitsForRun } from '../runbar.js';
-import { runJob, CancelledError, coreRange, declarations, declare, ruleOptions, seedRange, variantName } from '../engine.js';
+import { runJob, CancelledError, coreRange, declarations, declare, menuOptions, ruleOptions, seedRange, variantName } from '../engine.js';
 import { galleryPart, wireGallery } from './exactness-gallery.js';
 import { tr } from '../i18n.js';
 
@@ -63,8 +63,7 @@ export default {
       ...coreRange('exactness', 'temperature', (x) => x.toy.temperature),
       min: (d) => Math.max(0.25, d.exactness.temperature.min), max: (d) => Math.min(3, d.exactness.temperature.max) }),
     declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'number', step: 1, value: 0 }, seedRange),
-    { key: 'runs', label: 'Monte Carlo runs', label_zh: '蒙特卡洛次数', type: 'select', value: '20000', options: [
-      ['1000', '1,000'], ['5000', '5,000'], ['20000', '20,000'], ['100000', '100,000']] },
+    declare({ key: 'runs', label: 'Monte Carlo runs', label_zh: '蒙特卡洛次数', type: 'select' }, { ...menuOptions('exactness.runs'), value: (d) => String(d.exactness.defaults.runs) }),
   ],
   render(s, ui) {
     const v = ui.call('exactness', params(s));

@@ -9,6 +9,7 @@
 import { escapeHtml, typeset } from '../html.js';
 import { capText, cutNote } from '../values.js';
 import { tr } from '../i18n.js';
+import { declare, menuOptions } from '../declare.js';
 import { keep, kept, urlPrefix } from '../url.js';
 
 const prefixes = new WeakMap(); // widget root → a prefix for its input ids
@@ -37,11 +38,7 @@ const widget = {
   title_zh: '练习：检查你的答案',
   intro_zh: '本讲的练习，由绘制其他组件的同一份代码来检查。输入答案后按“检查”（或回车）：答错时给出应该怎么算的提示，而不是答案；所有小题都对了才显示完整解答。',
   controls: [
-    { key: 'exercise', label: 'exercise', label_zh: '练习', type: 'select', value: '1', options: [
-      ['1', '1 · tokens, speedup, operations'], ['3', '3 · the greedy rule under sampling'], ['4', '4 · how many tokens are free'],
-      ['5', '5 · merge and lay out a token tree'], ['6', '6 · naive sampling vs MSS'], ['7', '7 · a counterexample']],
-    options_zh: [['1', '1 · token 数、加速比、运算量'], ['3', '3 · 随机采样下的贪心规则'], ['4', '4 · 多少个 token 是免费的'],
-      ['5', '5 · 合并并排列令牌树'], ['6', '6 · 朴素采样 vs MSS'], ['7', '7 · 一个反例']] },
+    declare({ key: 'exercise', label: 'exercise', label_zh: '练习', type: 'select', value: '1' }, menuOptions('exercise')),
   ],
   render(s, ui) {
     const v = ui.call('exercise', { exercise: Number(s.exercise), answers: [] });

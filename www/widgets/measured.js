@@ -6,7 +6,7 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { backendOptions, declare, targetSize, widthOptions } from '../engine.js';
+import { backendOptions, declare, menuOptions, targetSize, widthOptions } from '../engine.js';
 import { crossingHtml, offloads, weightsControl } from './offload.js';
 
 /** µs in a table: one decimal below 100 µs, none above. */
@@ -144,7 +144,7 @@ export default {
   ],
   controls: [
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
-    { key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1', options: [['1', '1'], ['4', '4'], ['16', '16'], ['64', '64']] },
+    declare({ key: 'batch', label: 'batch', label_zh: '批大小', type: 'select', value: '1' }, menuOptions('batch')),
     declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
     weightsControl(),
   ],

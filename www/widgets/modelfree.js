@@ -105,9 +105,7 @@ export default {
     { label: 'Demo 05.3 · Jacobi starts', label_zh: '演示 05.3 · Jacobi 的初始化', values: { experiment: 'jacobi', workload: 'likesworld' } },
   ],
   controls: [
-    { key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'table', options: [
-      ['table', 'every drafter × workload (05.1)'], ['sweep', 'node budget sweep (05.2)'], ['jacobi', 'Jacobi: fixed vs random start (05.3)'], ['highlight', 'where each token came from']],
-    options_zh: [['table', '所有草稿方法 × 负载（05.1）'], ['sweep', '节点预算扫描（05.2）'], ['jacobi', 'Jacobi：固定 vs 随机初值（05.3）'], ['highlight', '每个 token 的来源']] },
+    declare({ key: 'experiment', label: 'experiment', label_zh: '实验', type: 'select', value: 'table' }, menuOptions('modelfree.experiment')),
     declare({ key: 'workload', label: 'workload', label_zh: '负载', type: 'select', value: 'agent', showIf: (s) => s.experiment !== 'table' }, menuOptions('workload')),
     declare({ key: 'drafter', label: 'drafter', label_zh: '猜测来源', type: 'select', value: 'both', showIf: uses('highlight') }, menuOptions('drafter')),
     declare({ key: 'treedrafter', label: 'tree from', label_zh: '树来自', type: 'select', value: 'suffix', showIf: uses('sweep') }, menuOptions('tree_drafter')),
@@ -116,7 +114,7 @@ export default {
     declare({ key: 'budget', label: 'budget (tokens per call)', label_zh: '预算（每次调用的 token）', type: 'range', step: 1, showIf: uses('table', 'highlight') }, coreRange('modelfree', 'budget')),
     declare({ key: 'window', label: 'Jacobi window', label_zh: 'Jacobi 窗口', type: 'range', step: 1, showIf: uses('jacobi') }, coreRange('modelfree', 'window')),
     declare({ key: 'init', label: 'Jacobi start', label_zh: 'Jacobi 初值', type: 'select', value: 'random', showIf: (s) => s.experiment === 'highlight' && ['jacobi', 'lookahead'].includes(s.drafter) }, menuOptions('init')),
-    { key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30', options: [['10', '10'], ['30', '30'], ['50', '50'], ['100', '100'], ['200', '200']] },
+    declare({ key: 'requests', label: 'requests', label_zh: '请求数', type: 'select', value: '30' }, menuOptions('modelfree.requests')),
     // A request's index, below the most requests the core runs.
     declare({ key: 'request', label: 'show request', label_zh: '显示请求', type: 'range', step: 1, showIf: uses('highlight') }, coreRange('modelfree', 'request')),
     declare({ key: 'backend', label: 'LikesWorld backend', label_zh: 'LikesWorld 后端', type: 'select', value: 'flex', showIf: (s) => s.experiment === 'table' || s.workload === 'likesworld' }, backendOptions),

@@ -6,16 +6,15 @@
 // the GPU's fixed cost of a call (c ≈ 0.8 for the trained target on SwiftShader).
 import { escapeHtml, fmt } from '../html.js';
 import { tr } from '../i18n.js';
+import { declare, menuOptions } from '../declare.js';
 
 /** The weights control: on the GPU, or in host memory (WebGPU only: on a CPU backend the weights
  * already live in host memory). `shown(s)` adds the widget's own condition. */
 export function weightsControl(shown = () => true) {
-  return {
+  return declare({
     key: 'weights', label: 'target’s weights', label_zh: '目标模型的权重', type: 'select', value: 'gpu',
-    options: [['gpu', 'on the GPU'], ['host', 'offloaded: cross to the GPU before every call']],
-    options_zh: [['gpu', '在 GPU 上'], ['host', '卸载：每次调用前传到 GPU']],
     showIf: (s) => s.backend === 'wgpu' && shown(s),
-  };
+  }, menuOptions('gpu.weights'));
 }
 
 /** Whether a run with the widget's state `s` offloads the target's weights. */
@@ -42,12 +41,10 @@ export function crossingHtml(t, callUs) {
 /** The drafts' place beside a WebGPU target: on the CPU (flex, the default) or on the GPU.
  * `shown(s)` adds the widget's own condition (experiments that run a draft model). */
 export function draftsControl(shown = () => true) {
-  return {
+  return declare({
     key: 'drafts', label: 'draft models', label_zh: '草稿模型', type: 'select', value: 'cpu',
-    options: [['cpu', 'on the CPU, beside the GPU target'], ['gpu', 'on the GPU, with the target']],
-    options_zh: [['cpu', '在 CPU 上，GPU 上的目标模型旁边'], ['gpu', '在 GPU 上，和目标模型一起']],
     showIf: (s) => s.backend === 'wgpu' && shown(s),
-  };
+  }, menuOptions('gpu.drafts'));
 }
 
 /** The drafts' backend for a run with the widget's state `s` (undefined: the target's). */

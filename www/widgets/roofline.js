@@ -1,7 +1,7 @@
 // Roofline explorer (lecture §1.2, §2.5; demos 1, 4, 5).
 import { escapeHtml, fmt } from '../html.js';
 import { tr } from '../i18n.js';
-import { coreRange, declare } from '../engine.js';
+import { coreRange, declare, menuOptions } from '../engine.js';
 
 const pow2 = (v) => 2 ** Number(v);
 
@@ -38,20 +38,14 @@ export default {
       note: '60 GB of weights cross PCIe every step, whatever k is: speculation gains most', note_zh: '60 GB 权重每步都要经 PCIe 搬一遍，与 k 无关：推测解码收益最大' },
   ],
   controls: [
-    { key: 'gpu', label: 'GPU', label_zh: 'GPU', type: 'select', value: 'a100-40gb', options: [
-      ['a100-40gb', 'A100-40GB'], ['a100-80gb', 'A100-80GB'], ['h100-sxm', 'H100 SXM'], ['h200', 'H200'], ['rtx-4090', 'RTX 4090'], ['l4', 'L4'], ['a10', 'A10']] },
-    { key: 'target', label: 'target', label_zh: '目标模型', type: 'select', value: 'opt-13b', options: [
-      ['opt-1.3b', 'OPT-1.3B'], ['opt-6.7b', 'OPT-6.7B'], ['opt-13b', 'OPT-13B'], ['opt-30b', 'OPT-30B'],
-      ['llama2-7b', 'LLaMA-2-7B'], ['llama2-13b', 'LLaMA-2-13B'], ['llama2-70b', 'LLaMA-2-70B']] },
-    { key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m', options: [
-      ['opt-125m', 'OPT-125M'], ['opt-350m', 'OPT-350M'], ['opt-1.3b', 'OPT-1.3B'], ['llama-68m', 'LLaMA-68M']] },
+    declare({ key: 'gpu', label: 'GPU', label_zh: 'GPU', type: 'select', value: 'a100-40gb' }, menuOptions('roofline.gpu')),
+    declare({ key: 'target', label: 'target', label_zh: '目标模型', type: 'select', value: 'opt-13b' }, menuOptions('roofline.target')),
+    declare({ key: 'draft', label: 'draft', label_zh: '草稿模型', type: 'select', value: 'opt-125m' }, menuOptions('roofline.draft')),
     // The target's deployment (every listed target's heads and layers divide these).
-    { key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1', options: [['1', '1 GPU'], ['2', '2'], ['4', '4'], ['8', '8']],
-      options_zh: [['1', '1 块 GPU'], ['2', '2'], ['4', '4'], ['8', '8']] },
-    { key: 'pp', label: 'pipeline stages p', label_zh: '流水线级数 p', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4']] },
-    { key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1', options: [['1', '1'], ['2', '2'], ['4', '4'], ['8', '8']] },
-    { key: 'weights', label: 'weights', label_zh: '权重', type: 'select', value: 'gpu', options: [['gpu', 'on the GPUs'], ['host', 'offloaded to host']],
-      options_zh: [['gpu', '在 GPU 上'], ['host', '卸载到主机内存']] },
+    declare({ key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1' }, menuOptions('roofline.tp')),
+    declare({ key: 'pp', label: 'pipeline stages p', label_zh: '流水线级数 p', type: 'select', value: '1' }, menuOptions('roofline.pp')),
+    declare({ key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1' }, menuOptions('roofline.micro_batches')),
+    declare({ key: 'weights', label: 'weights', label_zh: '权重', type: 'select', value: 'gpu' }, menuOptions('roofline.weights')),
     // The sliders' ranges and defaults are the core's (`presets`: roofline.rs's and views/roofline.rs's
     // ranges, RooflineParams' defaults).
     declare({ key: 'batch', label: 'batch B = 2^', label_zh: '批大小 B = 2^', type: 'range', step: 1, format: (v) => `${v} → ${pow2(v)}` }, exponents('batch', 'heat_batches')),

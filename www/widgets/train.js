@@ -11,20 +11,13 @@
 // speculates with it (its draft “yours”).
 import { fmt, table, escapeHtml, duration } from '../html.js';
 import { lang, tr } from '../i18n.js';
-import { call, kindName, startWorker } from '../engine.js';
+import { call, declare, kindName, menuLabel, menuOptions, startWorker } from '../engine.js';
 import { forgetTrained, loadTrained, saveTrained } from '../trained.js';
 import { onStop } from '../runbar.js';
 
-const SHAPES = [['a', 'A: 32,1,4,64'], ['b', 'B: 32,2,4,64'], ['16,1,2,32', '16,1,2,32 (tiny)'], ['64,2,4,128', '64,2,4,128']];
-const SHAPES_ZH = [['a', 'A：32,1,4,64'], ['b', 'B：32,2,4,64'], ['16,1,2,32', '16,1,2,32（很小）'], ['64,2,4,128', '64,2,4,128']];
-const TEACHERS = [['greedy', 'the target’s greedy outputs'], ['kl', 'the target’s distributions (KL)'], ['text', 'the LikesWorld text']];
-const TEACHERS_ZH = [['greedy', '目标模型的贪心输出'], ['kl', '目标模型的分布（KL）'], ['text', 'LikesWorld 文本']];
-// One draft, or a pool of two trained as SpecInfer's (boost-tuned) or without the filter.
-const MODELS = [['1', 'one draft'], ['2', 'a pool of 2, boost-tuned'], ['2-plain', 'a pool of 2, no filter (the control)']];
-const MODELS_ZH = [['1', '一个草稿'], ['2', '2 个模型的池，boost-tuning'], ['2-plain', '2 个模型的池，不过滤（对照）']];
-const modelsName = (m) => Object.fromEntries(tr(MODELS, MODELS_ZH))[m] ?? m;
-const STEPS = ['50', '200', '500', '1000', '1500', '3000'].map((s) => [s, s]);
-const SEEDS = ['1', '2', '3', '4'].map((s) => [s, s]);
+// What trains: one draft, or a pool of two trained as SpecInfer's (boost-tuned) or without the
+// filter (the core's menu `train.models`).
+const modelsName = (m) => menuLabel('train.models', m);
 // Quick checks per run (the first before any step).
 const CHECKS = 8;
 const WORKER_URL = new URL('../train-worker.js', import.meta.url);
@@ -34,7 +27,7 @@ const MAX_FILE = 16 * 1024 * 1024;
 const TEACHERS_SHORT = [['greedy', 'greedy'], ['kl', 'KL'], ['text', 'text']];
 const TEACHERS_SHORT_ZH = [['greedy', '贪心'], ['kl', 'KL'], ['text', '文本']];
 const teacherShort = (k) => Object.fromEntries(tr(TEACHERS_SHORT, TEACHERS_SHORT_ZH))[k] ?? k;
-const teacherName = (k) => Object.fromEntries(tr(TEACHERS, TEACHERS_ZH))[k] ?? k;
+const teacherName = (k) => menuLabel('teacher', k);
 const shapeName = (s) => (s === 'a' ? tr('draft A’s shape', '草稿 A 的形状') : s === 'b' ? tr('draft B’s shape', '草稿 B 的形状') : s);
 
 // widget root → the run in progress or last run: { worker, params, points, checks, shipped, started, phase, done, error }
@@ -303,12 +296,12 @@ export default {
     { label: 'Its control', label_zh: '它的对照', values: { shape: 'a', models: '2-plain', steps: '500' }, note: 'the same pool without the filter', note_zh: '同样的池，不过滤' },
   ],
   controls: [
-    { key: 'shape', label: 'shape (d, layers, heads, d_ff)', label_zh: '形状（d、层数、头数、d_ff）', type: 'select', value: 'a', options: SHAPES, options_zh: SHAPES_ZH },
-    { key: 'models', label: 'what trains', label_zh: '训练什么', type: 'select', value: '1', options: MODELS, options_zh: MODELS_ZH },
+    declare({ key: 'shape', label: 'shape (d, layers, heads, d_ff)', label_zh: '形状（d、层数、头数、d_ff）', type: 'select', value: 'a' }, menuOptions('train.shape')),
+    declare({ key: 'models', label: 'what trains', label_zh: '训练什么', type: 'select', value: '1' }, menuOptions('train.models')),
     // A pool's members match the target's tokens: they learn from its greedy outputs.
-    { key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', options: TEACHERS, options_zh: TEACHERS_ZH, showIf: (s) => s.models === '1' },
-    { key: 'steps', label: 'steps', label_zh: '步数', type: 'select', value: '1000', options: STEPS },
-    { key: 'seed', label: 'seed', label_zh: '种子', type: 'select', value: '1', options: SEEDS },
+    declare({ key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', showIf: (s) => s.models === '1' }, menuOptions('teacher')),
+    declare({ key: 'steps', label: 'steps', label_zh: '步数', type: 'select', value: '1000' }, menuOptions('train.steps')),
+    declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'select', value: '1' }, menuOptions('train.seed')),
   ],
   render() {
     return [`<div class="dec-run"><button type="button" class="tr-go">${tr('Train', '训练')}</button>

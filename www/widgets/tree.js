@@ -1,7 +1,7 @@
 // Token-tree builder (lecture §4.2–4.3; exercise 5; the slide example).
 import { table, escapeHtml } from '../html.js';
 import { tr } from '../i18n.js';
-import { declare } from '../engine.js';
+import { declare, menuOptions } from '../engine.js';
 
 export default {
   name: 'tree',
@@ -19,8 +19,7 @@ export default {
     { label: 'Exercise 5 · [a b c] [a b d e] [f g]', label_zh: '练习 5 · [a b c] [a b d e] [f g]', values: { mode: 'paths', paths: 'a b c | a b d e | f g', root: 'r' } },
   ],
   controls: [
-    { key: 'mode', label: 'build from', label_zh: '构造方式', type: 'select', value: 'paths', options: [['paths', 'sequences (merge)'], ['config', 'configuration (expand)']],
-      options_zh: [['paths', '序列（合并）'], ['config', '配置（展开）']] },
+    declare({ key: 'mode', label: 'build from', label_zh: '构造方式', type: 'select', value: 'paths' }, menuOptions('tree.mode')),
     { key: 'paths', label: 'sequences', label_zh: '序列', type: 'text', value: 'learning algorithm | learning system design | translation model', showIf: (s) => s.mode === 'paths' },
     { key: 'root', label: 'root', label_zh: '根', type: 'text', value: 'machine' },
     { key: 'config', label: 'configuration', label_zh: '扩展配置', type: 'text', value: '<2,2,1>', showIf: (s) => s.mode === 'config' },

@@ -7,16 +7,9 @@
 import { fmt, table, escapeHtml } from '../html.js';
 import { runInWorker } from '../runbar.js';
 import { tr } from '../i18n.js';
-import { backendOptions, declare, targetSize, widthOptions } from '../engine.js';
+import { backendOptions, declare, menuOptions, targetSize, widthOptions } from '../engine.js';
 import { beyond, noisyNote, spread } from '../noise.js';
 
-/** The trees offered: the lecture's, SpecInfer's experiment's, and two more shapes (the core takes any). */
-const SHAPES = ['<2,2,1>', '<2,2,2,2>', '<1,1,3,1,1,1,1,1>', '<4,2,1>', '<8>'].map((c) => [c, `⟨${c.slice(1, -1)}⟩`]);
-const TREES = [...SHAPES.slice(0, 2), ['exercise-5', 'exercise 5 (three drafts)'], ['slides', 'the slides’ example'], ...SHAPES.slice(2),
-  ['eagle-2', 'EAGLE-2, dynamic (16 nodes)'], ['eagle-2:32', 'EAGLE-2, dynamic (32 nodes)']];
-const TREES_ZH = [...SHAPES.slice(0, 2), ['exercise-5', '练习 5（三个草稿）'], ['slides', '讲义幻灯片上的例子'], ...SHAPES.slice(2),
-  ['eagle-2', 'EAGLE-2，动态树（16 个节点）'], ['eagle-2:32', 'EAGLE-2，动态树（32 个节点）']];
-const BATCHES = ['1,2,4,8,16,32', '1,2,4,8', '1,4,16,64', '1', '8', '32'].map((b) => [b, b]);
 
 /** Figure 11 beside this run: does paths / tree rise with the batch, and where does this device differ? */
 export function compareSentence(v) {
@@ -129,8 +122,8 @@ export default {
     // Choices, not text fields: the page writes every control into its URL, and its text fields
     // together are already at the URL's budget (widget.js, TEXT_URL_MAX).
     // The defaults are the core's (`presets`: the view's own defaults).
-    declare({ key: 'config', label: 'tree', label_zh: '树', type: 'select', options: TREES, options_zh: TREES_ZH }, { value: (d) => d.treepaths.defaults.config }),
-    declare({ key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select', options: BATCHES }, { value: (d) => d.treepaths.defaults.batches }),
+    declare({ key: 'config', label: 'tree', label_zh: '树', type: 'select' }, { ...menuOptions('treepaths.config'), value: (d) => d.treepaths.defaults.config }),
+    declare({ key: 'batches', label: 'batch sizes', label_zh: '批大小', type: 'select' }, { ...menuOptions('treepaths.batches'), value: (d) => d.treepaths.defaults.batches }),
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '1' }, widthOptions),
     declare({ key: 'backend', label: 'backend', label_zh: '后端', type: 'select', value: 'flex' }, backendOptions),
   ],

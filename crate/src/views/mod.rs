@@ -23,6 +23,7 @@ pub mod hidden;
 pub mod likesworld;
 pub mod load;
 pub mod measured;
+pub mod menus;
 pub mod modelfree;
 pub mod training;
 pub mod treepaths;

@@ -13,10 +13,40 @@ use crate::model::Models;
 use crate::plot::{colors, figure_width, render, text_width, Align, Chart, Labels, Scale};
 use plotters::style::RGBColor;
 
+crate::error::choices! {
+    /// What the model-free widget runs: every drafter × workload (demo 05.1), the node budget
+    /// sweep (05.2), Jacobi's fixed vs random start (05.3), or where each token of one request
+    /// came from.
+    pub enum FreeExperiment("experiment") {
+        Table = "table",
+        Sweep = "sweep",
+        Jacobi = "jacobi",
+        Highlight = "highlight",
+    }
+}
+
+impl FreeExperiment {
+    /// The experiment in its menu's words, with the lecture's demo number.
+    pub fn label(self, l: Lang) -> &'static str {
+        match self {
+            FreeExperiment::Table => l.pick(
+                "every drafter × workload (05.1)",
+                "所有草稿方法 × 负载（05.1）",
+            ),
+            FreeExperiment::Sweep => l.pick("node budget sweep (05.2)", "节点预算扫描（05.2）"),
+            FreeExperiment::Jacobi => l.pick(
+                "Jacobi: fixed vs random start (05.3)",
+                "Jacobi：固定 vs 随机初值（05.3）",
+            ),
+            FreeExperiment::Highlight => l.pick("where each token came from", "每个 token 的来源"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ModelfreeParams {
-    /// table, sweep, jacobi or highlight.
+    /// One of [`FreeExperiment`]'s names.
     pub experiment: String,
     pub backend: String,
     pub workload: String,
@@ -102,13 +132,13 @@ pub async fn modelfree_view(
         backend: models.map(|m| m.backend.name()),
         ..ModelfreeView::default()
     };
-    match p.experiment.as_str() {
-        "table" => {
+    match FreeExperiment::parse(&p.experiment)? {
+        FreeExperiment::Table => {
             let r = ex::table(models, s.requests, s.budget, s.seed, clock, progress).await?;
             view.svg = table_svg(&r, p.lang, p.figure_width);
             view.report = serde_json::to_value(&r).expect("reports serialise");
         }
-        "sweep" => {
+        FreeExperiment::Sweep => {
             if !DrafterKind::TREES.contains(&s.drafter) {
                 let known: Vec<&str> = DrafterKind::TREES.iter().map(|d| d.name()).collect();
                 return Err(Error::Unknown {
@@ -124,7 +154,7 @@ pub async fn modelfree_view(
             view.svg = sweep_svg(&rows, p.lang, p.figure_width);
             view.report = serde_json::json!({ "rows": rows });
         }
-        "jacobi" => {
+        FreeExperiment::Jacobi => {
             let rows = ex::jacobi_inits(
                 models, s.workload, p.window, s.requests, s.seed, clock, progress,
             )
@@ -132,18 +162,11 @@ pub async fn modelfree_view(
             view.svg = jacobi_svg(&rows, p.lang, p.figure_width);
             view.report = serde_json::json!({ "rows": rows.iter().map(|(n, r)| serde_json::json!({"init": n, "row": r})).collect::<Vec<_>>() });
         }
-        "highlight" => {
+        FreeExperiment::Highlight => {
             let h = ex::highlight(models, &s, p.request, clock).await?;
             progress(1, 1);
             view.report = serde_json::to_value(&h.row).expect("reports serialise");
             view.highlight = Some(h);
-        }
-        other => {
-            return Err(Error::Unknown {
-                what: "experiment",
-                name: other.into(),
-                known: "table, sweep, jacobi, highlight".into(),
-            })
         }
     }
     view.elapsed_ms = (clock() - started) / 1e3;

@@ -11,15 +11,10 @@
 //! page's controls read these instead of restating them (`declare` in `www/declare.js`).
 
 use super::output;
-use crate::decode::free::kind::{DrafterKind, JacobiStart};
-use crate::decode::free::workloads::Kind as Workload;
-use crate::error::Named;
 use crate::error::Range;
 use crate::i18n::Lang;
-use crate::lab::learned::PoolVerify;
 use crate::lab::params;
 use crate::likesworld::TokenKind;
-use crate::model::device::Backend;
 use crate::model::widen;
 use crate::views::{boost, modelfree, treepaths};
 use serde::Serialize;
@@ -74,26 +69,6 @@ struct Width {
     step_bytes: usize,
 }
 
-/// A choice as a menu offers it: its name and its label in both languages.
-#[derive(Serialize)]
-struct Choice {
-    name: &'static str,
-    en: &'static str,
-    zh: &'static str,
-}
-
-/// A menu of named choices, in the order given, each labelled by `label`.
-fn menu<T: Named>(values: &[T], label: impl Fn(T, Lang) -> &'static str) -> Vec<Choice> {
-    values
-        .iter()
-        .map(|&v| Choice {
-            name: v.key(),
-            en: label(v, Lang::En),
-            zh: label(v, Lang::Zh),
-        })
-        .collect()
-}
-
 /// The jobs whose reports are wall-clock times, which the page runs alone: these exports, and
 /// the decoding export with these experiments.
 #[derive(Serialize)]
@@ -114,19 +89,17 @@ struct Presets {
     boost: Widget<boost::BoostParams>,
     target_width: Range,
     widths: Vec<Width>,
-    /// The model widgets' menus of the core's named choices: the backends, what proposes, the
-    /// step-through's runs, the hidden-state drafts offered, their verifications, the pools';
-    /// the drafters without a model (every one, and those the budget sweep takes), the
-    /// workloads and Jacobi's starts.
-    menus: BTreeMap<&'static str, Vec<Choice>>,
     timed: Timed,
 }
 
 #[wasm_bindgen]
 pub fn presets() -> Result<JsValue, JsError> {
     let hidden = params::HiddenRun::default();
+    // The selects' menus: the lecture's, and the model widgets' (`views::menus`).
+    let mut lecture = Lecture::new();
+    lecture.menus.extend(crate::views::menus::models());
     let p = Presets {
-        lecture: Lecture::new(),
+        lecture,
         token_kinds: TokenKind::ALL
             .iter()
             .map(|&k| Kind {
@@ -192,33 +165,6 @@ pub fn presets() -> Result<JsValue, JsError> {
                 step_bytes: widen::step_bytes(crate::likesworld::VOCAB, r),
             })
             .collect(),
-        menus: BTreeMap::from([
-            ("backend", menu(&Backend::ALL, Backend::label)),
-            (
-                "proposing",
-                menu(&params::Proposing::ALL, params::Proposing::label),
-            ),
-            (
-                "stepkind",
-                menu(&params::StepKind::ALL, params::StepKind::label),
-            ),
-            (
-                "method",
-                menu(&params::HiddenMethod::OFFERED, params::HiddenMethod::label),
-            ),
-            (
-                "verification",
-                menu(&params::Verification::ALL, params::Verification::label),
-            ),
-            ("pool_verify", menu(&PoolVerify::ALL, PoolVerify::label)),
-            ("drafter", menu(&DrafterKind::ALL, DrafterKind::menu_label)),
-            (
-                "tree_drafter",
-                menu(&DrafterKind::TREES, DrafterKind::menu_label),
-            ),
-            ("workload", menu(&Workload::ALL, Workload::title)),
-            ("init", menu(&JacobiStart::ALL, JacobiStart::label)),
-        ]),
         timed: Timed {
             exports: &super::jobs::TIMED,
             experiments: params::Experiment::all()

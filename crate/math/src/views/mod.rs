@@ -13,6 +13,7 @@ pub const SEED: crate::error::Range = crate::error::Range::new("seed", 0.0, u32:
 pub mod choose;
 pub mod exactness;
 pub mod exercises;
+pub mod menus;
 pub mod multidraft;
 pub mod roofline;
 pub mod theory;

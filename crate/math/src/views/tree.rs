@@ -13,11 +13,31 @@ pub const BUDGET: Range = Range::new("budget", 1.0, 512.0);
 /// none).
 pub const HIGHLIGHT: Range = Range::new("highlight", 0.0, BUDGET.max);
 
+crate::error::choices! {
+    /// How the widget builds its tree: by merging the sequences typed, or by expanding a
+    /// configuration ⟨k₁,…⟩ (lecture §4.2).
+    #[derive(Default)]
+    pub enum TreeMode("tree mode") {
+        #[default]
+        Paths = "paths",
+        Config = "config",
+    }
+}
+
+impl TreeMode {
+    /// The mode as the widget's menu says it.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            TreeMode::Paths => lang.pick("sequences (merge)", "序列（合并）"),
+            TreeMode::Config => lang.pick("configuration (expand)", "配置（展开）"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct TreeParams {
-    /// `paths` (merge-based) or `config` (expansion-based).
-    pub mode: String,
+    pub mode: TreeMode,
     pub paths: String,
     pub config: String,
     pub root: String,
@@ -35,7 +55,7 @@ pub struct TreeParams {
 impl Default for TreeParams {
     fn default() -> Self {
         TreeParams {
-            mode: "paths".into(),
+            mode: TreeMode::Paths,
             paths: "learning algorithm | learning system design | translation model".into(),
             config: "<2,2,1>".into(),
             root: "machine".into(),
@@ -62,15 +82,10 @@ pub fn tree_view(params: &TreeParams) -> Result<TreeView, Error> {
     BUDGET.check(f64::from(params.budget))?;
     let root = params.root.trim();
     let root = if root.is_empty() { "r" } else { root };
-    let tree = match params.mode.as_str() {
-        "paths" => TokenTree::merge(&parse_paths(&params.paths)?, root),
-        "config" => TokenTree::expand(&parse_config(&params.config, params.budget as usize)?, root),
-        other => {
-            return Err(Error::Unknown {
-                what: "tree mode",
-                name: other.into(),
-                known: "paths, config".into(),
-            })
+    let tree = match params.mode {
+        TreeMode::Paths => TokenTree::merge(&parse_paths(&params.paths)?, root),
+        TreeMode::Config => {
+            TokenTree::expand(&parse_config(&params.config, params.budget as usize)?, root)
         }
     };
     if tree.speculated() > params.budget as usize {
@@ -303,7 +318,7 @@ mod tests {
     fn config_mode_and_its_errors() {
         let cfg = |c: &str| {
             tree_view(&TreeParams {
-                mode: "config".into(),
+                mode: TreeMode::Config,
                 config: c.into(),
                 ..TreeParams::default()
             })

@@ -2,12 +2,14 @@
 //! export (`lecture_presets`): the GPU and model presets, the verification rules (with their
 //! Chinese names), and for every analytic widget the ranges its sliders take beside its
 //! parameters' defaults (its view's `Default`, serialised), and the devices the speculation
-//! widget chooses for. `specdec`'s `presets` flattens [`Lecture`] into its own, beside what the
-//! model widgets offer: the page reads one object either way (`declare` in `www/engine.js`).
+//! widget chooses for; and the menus its selects offer ([`crate::views::menus`]). `specdec`'s
+//! `presets` flattens [`Lecture`] into its own, beside what the model widgets offer, and adds its
+//! menus to these: the page reads one object either way (`declare` in `www/declare.js`).
 
 use super::output;
 use crate::error::Range;
 use crate::i18n::Lang;
+use crate::views::menus::{self, Menus};
 use crate::views::{choose, exactness, multidraft, roofline, theory, tree};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -88,6 +90,8 @@ pub struct Lecture {
     choose: Choose,
     /// The seeds a widget's seed field takes.
     seed: Range,
+    /// The selects' menus (`specdec`'s `presets` adds the model widgets').
+    pub menus: Menus,
     version: &'static str,
 }
 
@@ -181,6 +185,7 @@ impl Lecture {
                     .collect(),
             },
             seed: crate::views::SEED,
+            menus: menus::lecture(),
             version: env!("CARGO_PKG_VERSION"),
         }
     }
