@@ -111,6 +111,8 @@ test('no widget types a range’s bounds or a select’s options', () => {
     for (const m of code.matchAll(/\b(min|max):\s*-?\d[\d.e]*/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
     // Options are a function of the declarations, never a list written here.
     for (const m of code.matchAll(/\boptions(_zh)?:\s*(?!\(d\)\s*=>)[^\s,}]+/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
+    // Nor a choice written inside such a function: ['auto', 'Auto (this device)'].
+    for (const m of code.matchAll(/\boptions(_zh)?:\s*\(d\)\s*=>[^\n]*?\[\s*'[^']*'\s*,\s*'[^']*'\s*\]/g)) typed.push(`${relative(repo, file)}: ${m[0]}`);
     for (const name of ['ndarray', 'prompt-lookup', 'mss-top-k', 'eagle-balanced', 'eagle-2-ttt']) {
       if (new RegExp(`\\[\\s*'${name}'\\s*,`).test(code)) typed.push(`${relative(repo, file)}: an option '${name}'`);
     }

@@ -25,6 +25,30 @@ test('the page loads without console errors and every widget draws', async () =>
   await page.close();
 });
 
+// What a select offers is the core's (imports.test.mjs holds the widgets' code to it): every
+// select on the course page offers one of the lists `presets` declares, in its order.
+test('every select offers a list the core declares, in its order', async () => {
+  const { page, errors } = await open(env, '');
+  const { declared, selects } = await page.evaluate(async () => {
+    const d = (await import(new URL('modules.js', location.href).href)).declarations();
+    const lists = [
+      ...Object.values(d.menus).map((m) => m.map((c) => c.name)),
+      d.widths.map((w) => String(w.width)),
+      d.choose.devices.map((x) => x.key),
+      d.variants,
+      d.rules,
+    ];
+    const selects = [...document.querySelectorAll('[data-widget] select[data-key]')]
+      .map((e) => ({ at: `${e.closest('[data-widget]').dataset.widget}.${e.dataset.key}`, values: [...e.options].map((o) => o.value) }));
+    return { declared: lists.map((l) => l.join('|')), selects };
+  });
+  assert.ok(selects.length >= 40, `${selects.length} selects`);
+  const strays = selects.filter((s) => !declared.includes(s.values.join('|'))).map((s) => `${s.at}: ${s.values.join(', ')}`);
+  assert.deepEqual(strays, [], 'selects offering a list the core does not declare');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a widget that cannot be built says so in its place, and the widgets after it still mount', async () => {
   // The core declares none of the exactness lab's ranges: its controls cannot be built.
   const prepare = (p) => rewritePresets(p, 'delete p.exactness;');

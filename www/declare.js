@@ -26,7 +26,7 @@ export const widthOptions = {
     : `×${w.width}（${count(w.params)} 参数，每步读 ${megabytes(w.step_bytes)}）`]),
 };
 
-/** The core's menu `name` (`menus` in presets: a named choice's by its name, `backend`; a widget's own by widget and control, `roofline.tp`). */
+/** The core's menu `name` (`menus` in presets: a widget's own by widget and control, `roofline.tp`; one several widgets offer by its own name, `backend`, `batch`). */
 function menuOf(d, name) {
   const m = d.menus?.[name];
   if (!m) throw new Error(`the core declares no menu “${name}”`);
@@ -42,7 +42,7 @@ export const backendOptions = menuOptions('backend');
 
 /** The choice `key` of the core's menu `name` in the page's language, as the core labels it (`key` itself if the menu lacks it). */
 export function menuLabel(name, key) {
-  const c = declarations().menus?.[name]?.find((x) => x.name === key);
+  const c = menuOf(declarations(), name).find((x) => x.name === key);
   return c ? tr(c.en, c.zh) : key;
 }
 

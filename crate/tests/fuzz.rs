@@ -123,7 +123,7 @@ fn the_tree_and_multi_draft_views_take_anything() {
         };
         let _ = multi_draft_view(&params); // a value or an error; a panic fails the test
         let tree = TreeParams {
-            mode: TreeMode::ALL[rng.random_range(0..2)], // a bad name is refused when parsed
+            mode: TreeMode::ALL[rng.random_range(0..TreeMode::ALL.len())],
             paths: text(&mut rng, 20),
             config: text(&mut rng, 16),
             budget: rng.random_range(0..5000),

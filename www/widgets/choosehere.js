@@ -219,9 +219,9 @@ export default {
   controls: [
     declare({ key: 'width', label: 'target width', label_zh: '目标模型宽度', type: 'select', value: '16' }, widthOptions),
     // Both where the browser offers WebGPU (else the CPU module alone, said so).
-    declare({ key: 'plan', label: 'plan', label_zh: '方案', type: 'select', value: 'both' }, menuOptions('choose_here.plan')),
-    declare({ key: 'nodes', label: 'largest tree (nodes)', label_zh: '最大的树（节点数）', type: 'select', value: '16' }, menuOptions('choose_here.nodes')),
-    declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '10' }, menuOptions('choose_here.prompts')),
+    declare({ key: 'plan', label: 'plan', label_zh: '方案', type: 'select', value: 'both' }, menuOptions('choosehere.plan')),
+    declare({ key: 'nodes', label: 'largest tree (nodes)', label_zh: '最大的树（节点数）', type: 'select', value: '16' }, menuOptions('choosehere.nodes')),
+    declare({ key: 'prompts', label: 'prompts', label_zh: '提示词数', type: 'select', value: '10' }, menuOptions('choosehere.prompts')),
   ],
   asks: true,
   cost: (s) => tr(`times the ×${s.width} target (${targetSize(s.width)}) for calls of 1 to ${Number(s.nodes) + 1} tokens, measures every draft’s acceptance vector, then decodes ${s.prompts} prompts four ways${s.plan === 'both' ? ', once per plan' : ''}: seconds on the trained target, a minute or more on a wide one`,

@@ -5,13 +5,10 @@
 import { fmt } from '../html.js';
 import { beyond } from '../noise.js';
 import { tr } from '../i18n.js';
+import { menuOptions } from '../declare.js';
 
-/** The node budget's choices: the core's budgets, and "auto" for the §6 table. */
-export const budgetOptions = {
-  options: (d) => [...d.decoding.budgets.map((b) => [String(b), String(b)]), ['auto', 'Auto (this device)']],
-  options_zh: (d) => [...d.decoding.budgets.map((b) => [String(b), String(b)]), ['auto', '自动（这台设备）']],
-  value: (d) => String(d.decoding.defaults.budget),
-};
+/** The node budget's choices: the core's budgets, and "auto" for the §6 table (`decoding.budget`). */
+export const budgetOptions = { ...menuOptions('decoding.budget'), value: (d) => String(d.decoding.defaults.budget) };
 
 /** What the engine reads: "auto", or a number of nodes. */
 export const budgetParam = (s) => (s.budget === 'auto' ? 'auto' : Number(s.budget));

@@ -19,11 +19,6 @@ function params(s) {
   };
 }
 
-/** The window's choices: auto, then every length the core enumerates. */
-function windowOptions(d, auto) {
-  const { min, max } = d.exactness.window;
-  return [['auto', auto], ...Array.from({ length: max - min + 1 }, (_, i) => [String(min + i), String(min + i)])];
-}
 
 const pending = new WeakMap(); // widget root → { timer, job }
 
@@ -56,7 +51,7 @@ export default {
     declare({ key: 'gamma', label: 'γ', label_zh: 'γ', type: 'range', step: 1 }, { ...coreRange('exactness', 'gamma'), max: (d) => Math.min(6, d.exactness.gamma.max) }),
     // The enumeration window: 'auto' (γ + 1, at least 4) or a number of tokens in the core's WINDOW.
     declare({ key: 'window', label: 'window (tokens)', label_zh: '窗口（token 数）', type: 'select', value: 'auto' },
-      { options: (d) => windowOptions(d, 'auto: γ + 1'), options_zh: (d) => windowOptions(d, '自动：γ + 1') }),
+      menuOptions('exactness.window')),
     declare({ key: 'noise', label: 'draft noise', label_zh: '草稿噪声', type: 'range', step: 0.05 },
       { ...coreRange('exactness', 'draft_noise', (x) => x.toy.draft_noise), max: (d) => Math.min(3, d.exactness.draft_noise.max) }),
     declare({ key: 'temperature', label: 'T', label_zh: '温度 T', type: 'range', step: 0.05 }, {

@@ -38,7 +38,7 @@ const widget = {
   title_zh: '练习：检查你的答案',
   intro_zh: '本讲的练习，由绘制其他组件的同一份代码来检查。输入答案后按“检查”（或回车）：答错时给出应该怎么算的提示，而不是答案；所有小题都对了才显示完整解答。',
   controls: [
-    declare({ key: 'exercise', label: 'exercise', label_zh: '练习', type: 'select', value: '1' }, menuOptions('exercise')),
+    declare({ key: 'exercise', label: 'exercise', label_zh: '练习', type: 'select', value: '1' }, menuOptions('exercises.exercise')),
   ],
   render(s, ui) {
     const v = ui.call('exercise', { exercise: Number(s.exercise), answers: [] });

@@ -44,7 +44,7 @@ export default {
     // The target's deployment (every listed target's heads and layers divide these).
     declare({ key: 'tp', label: 'tensor parallel t', label_zh: '张量并行 t', type: 'select', value: '1' }, menuOptions('roofline.tp')),
     declare({ key: 'pp', label: 'pipeline stages p', label_zh: '流水线级数 p', type: 'select', value: '1' }, menuOptions('roofline.pp')),
-    declare({ key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1' }, menuOptions('roofline.micro_batches')),
+    declare({ key: 'micro', label: 'micro-batches', label_zh: '微批数', type: 'select', value: '1' }, menuOptions('roofline.micro')),
     declare({ key: 'weights', label: 'weights', label_zh: '权重', type: 'select', value: 'gpu' }, menuOptions('roofline.weights')),
     // The sliders' ranges and defaults are the core's (`presets`: roofline.rs's and views/roofline.rs's
     // ranges, RooflineParams' defaults).

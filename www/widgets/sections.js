@@ -36,7 +36,7 @@ const SECTIONS = {
           note: 'a target that reads 76 MB a step, as a real model does; 8 nodes, since on a CPU every verified node adds to the call', note_zh: '每步读 76 MB 的目标模型，和真实模型一样；8 个节点，因为在 CPU 上每多验证一个节点调用就更慢' },
         { label: '§4.7 · MSS on a sampled dynamic tree', label_zh: '§4.7 · 抽样动态树上的 MSS',
           values: { experiment: 'hidden', method: 'eagle-2', budget: '16', depth: 10, verify: 'mss', prompts: '50', seed: 1 },
-          note: 'children drawn from the draft: the calibration test passes; pick “top-k, biased” to see it fail', note_zh: '孩子从草稿抽样：校准检验通过；选“top-k（有偏）”看它失败' },
+          note: 'children drawn from the draft: the calibration test passes; pick “top-k children, MSS (biased)” to see it fail', note_zh: '孩子从草稿抽样：校准检验通过；选“top-k 孩子，MSS（有偏）”看它失败' },
       ],
     },
   },

@@ -27,7 +27,7 @@ const MAX_FILE = 16 * 1024 * 1024;
 const TEACHERS_SHORT = [['greedy', 'greedy'], ['kl', 'KL'], ['text', 'text']];
 const TEACHERS_SHORT_ZH = [['greedy', '贪心'], ['kl', 'KL'], ['text', '文本']];
 const teacherShort = (k) => Object.fromEntries(tr(TEACHERS_SHORT, TEACHERS_SHORT_ZH))[k] ?? k;
-const teacherName = (k) => menuLabel('teacher', k);
+const teacherName = (k) => menuLabel('train.teacher', k);
 const shapeName = (s) => (s === 'a' ? tr('draft A’s shape', '草稿 A 的形状') : s === 'b' ? tr('draft B’s shape', '草稿 B 的形状') : s);
 
 // widget root → the run in progress or last run: { worker, params, points, checks, shipped, started, phase, done, error }
@@ -299,7 +299,7 @@ export default {
     declare({ key: 'shape', label: 'shape (d, layers, heads, d_ff)', label_zh: '形状（d、层数、头数、d_ff）', type: 'select', value: 'a' }, menuOptions('train.shape')),
     declare({ key: 'models', label: 'what trains', label_zh: '训练什么', type: 'select', value: '1' }, menuOptions('train.models')),
     // A pool's members match the target's tokens: they learn from its greedy outputs.
-    declare({ key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', showIf: (s) => s.models === '1' }, menuOptions('teacher')),
+    declare({ key: 'teacher', label: 'learns from', label_zh: '学习对象', type: 'select', value: 'greedy', showIf: (s) => s.models === '1' }, menuOptions('train.teacher')),
     declare({ key: 'steps', label: 'steps', label_zh: '步数', type: 'select', value: '1000' }, menuOptions('train.steps')),
     declare({ key: 'seed', label: 'seed', label_zh: '种子', type: 'select', value: '1' }, menuOptions('train.seed')),
   ],

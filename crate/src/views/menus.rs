@@ -1,13 +1,14 @@
 //! What the model widgets' selects offer, declared once here and handed to the page by `presets`
-//! (`menus`, beside the analytic widgets' of [`specdec_math::views::menus`]): the decoding
-//! widget's experiments, drafts, prompts, batches and children; the model-free widget's
+//! (`menus`, beside the analytic widgets' of [`specdec_math::views::menus`]): the menus of the
+//! core's named choices (the backends, what proposes, the step-through's runs, the hidden-state
+//! drafts offered, their verifications, the pools'; the drafters without a model, every one and
+//! those the budget sweep takes; the workloads and Jacobi's starts); the decoding widget's
+//! experiments, drafts, prompts, batches, children and node budgets; the model-free widget's
 //! experiments and requests; the speculation-here widget's plans, trees and prompts; the boost
-//! widget's pools, γ and prompts; the tree-vs-paths widget's trees and batches; and where a
-//! WebGPU target's weights and drafts sit; and the menus of the core's named choices (the
-//! backends, what proposes, the step-through's runs, the hidden-state drafts offered, their
-//! verifications, the pools'; the drafters without a model, every one and those the budget
-//! sweep takes; the workloads and Jacobi's starts). Where the page offers a few values of a wider range,
-//! they are listed here and a test holds each to what the core takes.
+//! widget's pools, γ and prompts; the tree-vs-paths widget's trees and batches; the training
+//! widget's shapes, runs, teachers, steps and seeds; and where a WebGPU target's weights and
+//! drafts sit. Where the page offers a few values of a wider range, they are listed here and a
+//! test holds each to what the core takes.
 
 use crate::decode::free::kind::{DrafterKind, JacobiStart};
 use crate::decode::free::workloads::Kind as Workload;
@@ -70,6 +71,15 @@ pub const DRAFTS: [Choice; 3] = [
     Choice::new("a", "A (1 layer)", "A（1 层）"),
     Choice::new("b", "B (2 layers)", "B（2 层）"),
     Choice::new("yours", "yours (trained here)", "你的（在这里训练的）"),
+];
+/// A hidden-state draft's node budgets ([`params::BUDGETS`]), and Auto: each method of the §6
+/// table at its size for this device.
+pub const BUDGETS: [Choice; 5] = [
+    Choice::new("4", "4", "4"),
+    Choice::new("8", "8", "8"),
+    Choice::new("16", "16", "16"),
+    Choice::new("32", "32", "32"),
+    Choice::new("auto", "Auto (this device)", "自动（这台设备）"),
 ];
 /// The prompts the decoding widget offers, and its batches (the measured roofline's too).
 pub const PROMPTS: [u32; 5] = [10, 20, 50, 100, 200];
@@ -228,7 +238,8 @@ pub fn models() -> Menus {
         ),
         ("workload", menu(&Workload::ALL, Workload::title)),
         ("init", menu(&JacobiStart::ALL, JacobiStart::label)),
-        ("children", menu(&children, Children::label)),
+        ("decoding.children", menu(&children, Children::label)),
+        ("decoding.budget", Menu::Listed(&BUDGETS)),
         ("decoding.experiment", Menu::Listed(&EXPERIMENTS)),
         ("decoding.draft", Menu::Listed(&DRAFTS)),
         ("decoding.prompts", Menu::Numbers(&PROMPTS)),
@@ -238,9 +249,9 @@ pub fn models() -> Menus {
             menu(&FreeExperiment::ALL, FreeExperiment::label),
         ),
         ("modelfree.requests", Menu::Numbers(&REQUESTS)),
-        ("choose_here.plan", Menu::Listed(&CHOOSE_PLANS)),
-        ("choose_here.nodes", Menu::Numbers(&CHOOSE_NODES)),
-        ("choose_here.prompts", Menu::Numbers(&CHOOSE_PROMPTS)),
+        ("choosehere.plan", Menu::Listed(&CHOOSE_PLANS)),
+        ("choosehere.nodes", Menu::Numbers(&CHOOSE_NODES)),
+        ("choosehere.prompts", Menu::Numbers(&CHOOSE_PROMPTS)),
         ("boost.pools", Menu::Listed(&BOOST_POOLS)),
         ("boost.gamma", Menu::Numbers(&BOOST_GAMMAS)),
         ("boost.prompts", Menu::Numbers(&BOOST_PROMPTS)),
@@ -250,7 +261,7 @@ pub fn models() -> Menus {
         ("gpu.drafts", Menu::Listed(&GPU_DRAFTS)),
         ("train.shape", Menu::Listed(&TRAIN_SHAPES)),
         ("train.models", Menu::Listed(&TRAIN_MODELS)),
-        ("teacher", Menu::Listed(&TEACHERS)),
+        ("train.teacher", Menu::Listed(&TEACHERS)),
         ("train.steps", Menu::Numbers(&TRAIN_STEPS)),
         ("train.seed", Menu::Numbers(&TRAIN_SEEDS)),
     ])
@@ -303,6 +314,13 @@ mod tests {
     }
 
     #[test]
+    fn the_budgets_menu_is_the_cores_budgets_and_auto() {
+        let budgets = params::BUDGETS.iter().map(|b| b.to_string());
+        let expected: Vec<String> = budgets.chain(["auto".to_string()]).collect();
+        assert_eq!(models()["decoding.budget"].names(), expected);
+    }
+
+    #[test]
     fn the_drafts_menu_is_every_shipped_draft_and_yours() {
         let shipped: Vec<String> = Draft::ALL.iter().map(|d| d.name().to_string()).collect();
         assert_eq!(
@@ -319,7 +337,9 @@ mod tests {
             }
         };
         within(params::PROMPTS, &PROMPTS);
+        // The batches: the decoding widget's and the measured roofline's.
         within(params::BATCH, &BATCHES);
+        within(crate::model::measure::BATCH, &BATCHES);
         within(crate::decode::free::kind::REQUESTS, &REQUESTS);
         within(crate::lab::choose::MAX_NODES, &CHOOSE_NODES);
         within(params::PROMPTS, &CHOOSE_PROMPTS);
@@ -349,8 +369,8 @@ mod tests {
             modelfree::ModelfreeParams::default().requests.to_string(),
         );
         let here = choose_here::ChooseHereParams::default();
-        has("choose_here.nodes", here.max_nodes.to_string());
-        has("choose_here.prompts", here.prompts.to_string());
+        has("choosehere.nodes", here.max_nodes.to_string());
+        has("choosehere.prompts", here.prompts.to_string());
         let b = boost::BoostParams::default();
         has("boost.pools", b.pools.clone());
         has("boost.gamma", b.gamma.to_string());

@@ -3,7 +3,8 @@
 //! widget), [`load`] (the decoding widget's speedup against the batch, with its caption) and
 //! [`training`] (the loss curve `specdec train` writes). The analytic widgets' views (theory,
 //! roofline, exactness, exercises, multi-draft, tree, choose) are `specdec_math::views`,
-//! re-exported here under the same names.
+//! re-exported here under the same names. [`menus`] is no view: what the model widgets' selects
+//! offer (it stands for the lecture's `menus` here, and uses it).
 //!
 //! Parameters are plain serde structs with a default for every field, so a widget, an embed
 //! URL or a test can give only what it changes. Each `*_view` validates first (returning the

@@ -46,8 +46,7 @@ impl FreeExperiment {
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct ModelfreeParams {
-    /// One of [`FreeExperiment`]'s names.
-    pub experiment: String,
+    pub experiment: FreeExperiment,
     pub backend: String,
     pub workload: String,
     pub drafter: String,
@@ -70,7 +69,7 @@ pub struct ModelfreeParams {
 impl Default for ModelfreeParams {
     fn default() -> Self {
         ModelfreeParams {
-            experiment: "table".into(),
+            experiment: FreeExperiment::Table,
             backend: "flex".into(),
             workload: "agent".into(),
             drafter: "both".into(),
@@ -116,7 +115,7 @@ pub fn settings(p: &ModelfreeParams) -> Result<Settings, Error> {
 
 /// Whether the experiment needs the LikesWorld models (the page loads them only then).
 pub fn needs_models(p: &ModelfreeParams) -> bool {
-    p.experiment == "table" || p.workload == "likesworld"
+    p.experiment == FreeExperiment::Table || p.workload == "likesworld"
 }
 
 pub async fn modelfree_view(
@@ -128,11 +127,11 @@ pub async fn modelfree_view(
     let s = settings(p)?;
     let started = clock();
     let mut view = ModelfreeView {
-        experiment: p.experiment.clone(),
+        experiment: p.experiment.name().into(),
         backend: models.map(|m| m.backend.name()),
         ..ModelfreeView::default()
     };
-    match FreeExperiment::parse(&p.experiment)? {
+    match p.experiment {
         FreeExperiment::Table => {
             let r = ex::table(models, s.requests, s.budget, s.seed, clock, progress).await?;
             view.svg = table_svg(&r, p.lang, p.figure_width);
@@ -433,21 +432,21 @@ mod tests {
         let t = view(&base).unwrap();
         assert!(t.svg.starts_with("<svg") && t.svg.contains("Prompt Lookup"));
         assert_eq!(t.report["rows"].as_array().unwrap().len(), 10);
-        for e in ["sweep", "jacobi"] {
+        for e in [FreeExperiment::Sweep, FreeExperiment::Jacobi] {
             let v = view(&ModelfreeParams {
-                experiment: e.into(),
+                experiment: e,
                 ..base.clone()
             })
             .unwrap();
-            assert!(v.svg.starts_with("<svg"), "{e}");
+            assert!(v.svg.starts_with("<svg"), "{e:?}");
         }
         let h = view(&ModelfreeParams {
-            experiment: "highlight".into(),
+            experiment: FreeExperiment::Highlight,
             ..base.clone()
         })
         .unwrap();
         assert!(h.highlight.unwrap().identical);
-        assert!(!needs_models(&base) || base.experiment == "table");
+        assert!(!needs_models(&base) || base.experiment == FreeExperiment::Table);
     }
 
     /// The table's figure at the narrowest width, a 390 px phone's room and its own, in both
@@ -504,17 +503,21 @@ mod tests {
         bad(|p| p.drafter = "medusa".into(), "\"medusa\"");
         bad(|p| p.init = "zeros".into(), "\"zeros\"");
         bad(|p| p.window = 0, "window");
-        bad(|p| p.experiment = "nope".into(), "\"nope\"");
+        // An unknown experiment is refused as the page's parameters are read, by its name.
+        let e =
+            serde_json::from_value::<ModelfreeParams>(serde_json::json!({ "experiment": "nope" }));
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("\"nope\"") && e.contains("table"), "{e}");
         bad(
             |p| {
-                p.experiment = "sweep".into();
+                p.experiment = FreeExperiment::Sweep;
                 p.drafter = "jacobi".into();
             },
             "\"jacobi\"",
         );
         bad(
             |p| {
-                p.experiment = "highlight".into();
+                p.experiment = FreeExperiment::Highlight;
                 p.request = 30;
             },
             "request",

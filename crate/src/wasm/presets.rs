@@ -5,10 +5,10 @@
 //! names in both languages), every range and default of the decoding widget's values (γ, the
 //! prompts, the repeats, the trees, the batch, and the hidden-state drafts' node budget, depth
 //! and heads), the target's widths with their sizes, and for the other model widgets the ranges
-//! their sliders take with their parameters' defaults (the views' `Default`, serialised); the
-//! menus of the core's named choices (backends, drafters, verifications) with their labels; and
-//! which jobs are timed (run alone). The
-//! page's controls read these instead of restating them (`declare` in `www/declare.js`).
+//! their sliders take with their parameters' defaults (the views' `Default`, serialised); every
+//! select's menu with its labels (the lecture's, and the model widgets' of `views::menus`); and
+//! which jobs are timed (run alone). The page's controls read these instead of restating them
+//! (`declare` in `www/declare.js`).
 
 use super::output;
 use crate::error::Range;

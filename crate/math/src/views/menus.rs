@@ -26,9 +26,10 @@ impl Choice {
     }
 }
 
-/// A menu: choices listed in the core (data, no code per choice), a named choice's values, or
-/// numbers, each named by its digits and labelled with its thousands grouped (20,000). The page
-/// reads each as a list of `{name, en, zh}`.
+/// A menu: choices listed in the core (data, no code per choice), choices built in the core (a
+/// named choice's values, a catalogue's entries), or numbers, each named by its digits and
+/// labelled with its thousands grouped (20,000). The page reads each as a list of `{name, en,
+/// zh}`.
 #[derive(Debug, Clone)]
 pub enum Menu {
     Listed(&'static [Choice]),
@@ -87,8 +88,8 @@ impl Serialize for Menu {
     }
 }
 
-/// The menus the page's selects offer, by name: a named choice's by its name (`backend`), a
-/// widget's own by the widget and its control (`roofline.tp`). The page reads them as one
+/// The menus the page's selects offer, by name: a widget's own by the widget and its control
+/// (`roofline.tp`); one that several widgets offer by its own name (`backend`, `batch`). The page reads them as one
 /// object; a list here, since a map's code costs the modules kilobytes.
 #[derive(Debug, Clone, Default)]
 pub struct Menus(pub Vec<(&'static str, Menu)>);
@@ -173,13 +174,24 @@ pub const ROOFLINE_TP: [Choice; 4] = [
 ];
 pub const ROOFLINE_PP: [u32; 3] = [1, 2, 4];
 pub const ROOFLINE_MICRO_BATCHES: [u32; 4] = [1, 2, 4, 8];
-/// Where the target's weights sit: the view's `offload`, false then true.
+/// Where the target's weights sit: the view's `offload` false (`gpu`) or true (`host`).
 pub const ROOFLINE_WEIGHTS: [Choice; 2] = [
     Choice::new("gpu", "on the GPUs", "在 GPU 上"),
     Choice::new("host", "offloaded to host", "卸载到主机内存"),
 ];
 /// The Monte Carlo runs the exactness lab offers.
 pub const EXACTNESS_RUNS: [u32; 4] = [1_000, 5_000, 20_000, 100_000];
+/// The exactness lab's window: γ + 1 by default, else every length of its range.
+pub const EXACTNESS_WINDOW: [Choice; 8] = [
+    Choice::new("auto", "auto: γ + 1", "自动：γ + 1"),
+    Choice::new("1", "1", "1"),
+    Choice::new("2", "2", "2"),
+    Choice::new("3", "3", "3"),
+    Choice::new("4", "4", "4"),
+    Choice::new("5", "5", "5"),
+    Choice::new("6", "6", "6"),
+    Choice::new("7", "7", "7"),
+];
 /// The exercises there are checks for ([`crate::views::exercises::EXERCISES`]), as the widget's menu lists
 /// them: each number and what it asks.
 pub const EXERCISES: [Choice; 6] = [
@@ -213,7 +225,7 @@ pub const CHOOSE_COST: [Choice; 2] = [
 ];
 
 /// The analytic widgets' menus: the roofline's GPUs, targets, drafts, deployments and where its
-/// weights sit; the exactness lab's runs; the exercises; the token tree's modes; and where the
+/// weights sit; the exactness lab's runs and windows; the exercises; the token tree's modes; and where the
 /// speculation widget takes its c from.
 pub fn lecture() -> Menus {
     let model = |&name: &&'static str| {
@@ -236,13 +248,11 @@ pub fn lecture() -> Menus {
         ),
         ("roofline.tp", Menu::Listed(&ROOFLINE_TP)),
         ("roofline.pp", Menu::Numbers(&ROOFLINE_PP)),
-        (
-            "roofline.micro_batches",
-            Menu::Numbers(&ROOFLINE_MICRO_BATCHES),
-        ),
+        ("roofline.micro", Menu::Numbers(&ROOFLINE_MICRO_BATCHES)),
         ("roofline.weights", Menu::Listed(&ROOFLINE_WEIGHTS)),
         ("exactness.runs", Menu::Numbers(&EXACTNESS_RUNS)),
-        ("exercise", Menu::Listed(&EXERCISES)),
+        ("exactness.window", Menu::Listed(&EXACTNESS_WINDOW)),
+        ("exercises.exercise", Menu::Listed(&EXERCISES)),
         (
             "tree.mode",
             menu(&tree::TreeMode::ALL, tree::TreeMode::label),
@@ -298,54 +308,86 @@ mod tests {
     fn the_roofline_takes_every_choice_its_menus_offer() {
         let menus = lecture();
         let names = |m: &str| menus[m].names();
+        let number = |n: &String| n.parse::<u32>().unwrap();
         let base = roofline::RooflineParams::default();
-        let runs = |p: roofline::RooflineParams| roofline::roofline_view(&p).map(|_| ());
+        let runs = |p: &roofline::RooflineParams| {
+            let at = format!(
+                "{} {} {} t{} p{} m{}",
+                p.gpu, p.target, p.draft, p.tp, p.pp, p.micro_batches
+            );
+            roofline::roofline_view(p).unwrap_or_else(|e| panic!("{at}: {e}"));
+        };
         for gpu in names("roofline.gpu") {
-            runs(roofline::RooflineParams {
+            runs(&roofline::RooflineParams {
                 gpu,
                 ..base.clone()
-            })
-            .unwrap();
-        }
-        for target in names("roofline.target") {
-            crate::roofline::model(&target).unwrap();
+            });
         }
         for draft in names("roofline.draft") {
-            runs(roofline::RooflineParams {
+            runs(&roofline::RooflineParams {
                 draft,
                 ..base.clone()
-            })
-            .unwrap();
+            });
         }
-        // Every deployment the page offers is one the largest target divides.
-        for tp in names("roofline.tp") {
-            let p = roofline::RooflineParams {
-                target: "llama2-70b".into(),
-                tp: tp.parse().unwrap(),
-                ..base.clone()
-            };
-            runs(p).unwrap();
-        }
-        for pp in ROOFLINE_PP {
-            for micro_batches in ROOFLINE_MICRO_BATCHES {
-                let p = roofline::RooflineParams {
-                    pp,
-                    micro_batches,
-                    ..base.clone()
-                };
-                runs(p).unwrap();
+        // Every target the page offers, on every deployment it offers (their heads and layers
+        // divide each), with its weights on the GPUs and offloaded.
+        for target in names("roofline.target") {
+            for tp in names("roofline.tp").iter().map(number) {
+                for offload in [false, true] {
+                    let target = target.clone();
+                    runs(&roofline::RooflineParams {
+                        target,
+                        tp,
+                        offload,
+                        ..base.clone()
+                    });
+                }
+            }
+            for pp in names("roofline.pp").iter().map(number) {
+                for micro_batches in names("roofline.micro").iter().map(number) {
+                    let target = target.clone();
+                    runs(&roofline::RooflineParams {
+                        target,
+                        pp,
+                        micro_batches,
+                        ..base.clone()
+                    });
+                }
             }
         }
-        // The weights' menu is the view's `offload`, false then true.
-        assert_eq!(names("roofline.weights"), ["gpu", "host"]);
     }
 
     #[test]
-    fn the_exactness_lab_takes_every_run_count_offered() {
+    fn the_analytic_widgets_defaults_are_choices_their_menus_offer() {
+        let menus = lecture();
+        let has = |m: &str, v: String| assert!(menus[m].names().contains(&v), "{m}: {v}");
+        let r = roofline::RooflineParams::default();
+        has("roofline.gpu", r.gpu);
+        has("roofline.target", r.target);
+        has("roofline.draft", r.draft);
+        has("roofline.tp", r.tp.to_string());
+        has("roofline.pp", r.pp.to_string());
+        has("roofline.micro", r.micro_batches.to_string());
+        has(
+            "tree.mode",
+            tree::TreeParams::default().mode.name().to_string(),
+        );
+        has(
+            "exactness.runs",
+            exactness::ExactnessParams::default().runs.to_string(),
+        );
+    }
+
+    #[test]
+    fn the_exactness_lab_takes_every_run_count_and_window_offered() {
         for runs in EXACTNESS_RUNS {
             exactness::RUNS.check(f64::from(runs)).unwrap();
         }
-        assert!(EXACTNESS_RUNS.contains(&exactness::ExactnessParams::default().runs));
+        // The window: auto, then every length of its range, in order.
+        let w = exactness::WINDOW;
+        let lengths = (w.min as u32..=w.max as u32).map(|n| n.to_string());
+        let expected: Vec<String> = std::iter::once("auto".to_string()).chain(lengths).collect();
+        assert_eq!(lecture()["exactness.window"].names(), expected);
     }
 
     #[test]
@@ -362,7 +404,7 @@ mod tests {
             assert!(c.zh.starts_with(&format!("{n} · ")), "{c:?}");
         }
         assert_eq!(
-            menus["exercise"].names(),
+            menus["exercises.exercise"].names(),
             exercises::EXERCISES.map(|n| n.to_string())
         );
     }

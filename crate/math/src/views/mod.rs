@@ -1,5 +1,6 @@
 //! One function per analytic widget: validated parameters in, numbers and SVG out. The model
-//! widgets' views are `specdec::views`, which re-exports these beside its own.
+//! widgets' views are `specdec::views`, which re-exports these beside its own. [`menus`] is no
+//! view: what the analytic widgets' selects offer.
 //!
 //! Parameters are plain serde structs with a default for every field, so a widget, an embed
 //! URL or a test can give only what it changes. Each `*_view` validates first (returning the

@@ -16,9 +16,7 @@ pub const HIGHLIGHT: Range = Range::new("highlight", 0.0, BUDGET.max);
 crate::error::choices! {
     /// How the widget builds its tree: by merging the sequences typed, or by expanding a
     /// configuration ⟨k₁,…⟩ (lecture §4.2).
-    #[derive(Default)]
     pub enum TreeMode("tree mode") {
-        #[default]
         Paths = "paths",
         Config = "config",
     }
@@ -236,6 +234,16 @@ const ROW_NAME_PX: i32 = 118;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_mode_is_refused_by_name_as_the_parameters_are_read() {
+        let e = serde_json::from_value::<TreeParams>(serde_json::json!({ "mode": "x" }));
+        let e = e.unwrap_err().to_string();
+        assert!(e.contains("\"x\"") && e.contains("paths, config"), "{e}");
+        let p: TreeParams =
+            serde_json::from_value(serde_json::json!({ "mode": "config" })).unwrap();
+        assert_eq!(p.mode, TreeMode::Config);
+    }
 
     #[test]
     fn slide_example_by_default() {

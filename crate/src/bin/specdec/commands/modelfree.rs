@@ -14,8 +14,10 @@ use specdec::decode::free::suffix::{grow, Root, SuffixIndex};
 use specdec::decode::free::workloads::{Kind, Workload};
 use specdec::decode::Source;
 use specdec::error::{Named, Range};
+use specdec::i18n::Lang;
 use specdec::lab::modelfree::{self as ex, Row};
 use specdec::model::Models;
+use specdec::views::modelfree::FreeExperiment;
 
 /// The suffix benchmark's index sizes and look-ups.
 const MAX_TOKENS: Range = Range::new("max-tokens", 1e3, 1e7);
@@ -124,15 +126,20 @@ fn row_line(r: &Row) -> String {
 
 /// `modelfree …`: one run, or one of the demos.
 pub fn modelfree(o: &mut Opts) -> Result<Report, Usage> {
-    match o.word().as_deref() {
-        None => single(o),
-        Some("table") => table(o),
-        Some("sweep") => sweep(o),
-        Some("jacobi") => jacobi(o),
-        Some("highlight") => highlight(o),
-        Some(w) => Err(Usage(format!(
-            "modelfree: unknown experiment {w:?} (known: table, sweep, jacobi, highlight)"
-        ))),
+    let Some(w) = o.word() else {
+        return single(o);
+    };
+    let Ok(experiment) = FreeExperiment::parse(&w) else {
+        let known = FreeExperiment::known().get(Lang::En).to_string();
+        return Err(Usage(format!(
+            "modelfree: unknown experiment {w:?} (known: {known})"
+        )));
+    };
+    match experiment {
+        FreeExperiment::Table => table(o),
+        FreeExperiment::Sweep => sweep(o),
+        FreeExperiment::Jacobi => jacobi(o),
+        FreeExperiment::Highlight => highlight(o),
     }
 }
 
