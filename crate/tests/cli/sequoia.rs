@@ -229,10 +229,12 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
             f(x, "us_per_token") > 0.0 && f(x, "plain_us_per_token") > 0.0,
             "{x}"
         );
-        assert!(
-            f(x, "limit_speedup") >= f(x, "predicted_speedup_curve") * 0.95,
-            "{x}"
-        );
+        // The limit prices a verification call at no less than a one-token call; a run beside
+        // other tests can measure its own below one (0.81 was seen), which no device does, so
+        // the curve's prediction is bounded with the run's ratio taken at 1 or more.
+        let ratio = f(x, "verify_over_target").max(1.0);
+        let curve = f(x, "tokens_per_call") / (ratio + f(x, "drafting"));
+        assert!(f(x, "limit_speedup") >= curve * 0.95, "{x}");
     }
     // Every draft's vector (item 1): A and B both ways, shares of one total each; Medusa a depth
     // (one row a head), EAGLE's one row; B's greedy row is the vector the choice used.
