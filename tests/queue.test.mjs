@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, open } from './browser.mjs';
-import { text, decoded, setControl } from './helpers.mjs';
+import { text, decoded, mfDone, setControl } from './helpers.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -22,7 +22,16 @@ const watchStatus = (page) => page.$eval(`${M} .mr-status`, (el) => {
   window.seenStatus = [el.textContent];
   new MutationObserver(() => window.seenStatus.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
 });
-const decodingRuns = (page) => page.waitForFunction((sel) => /Running|运行中/.test(document.querySelector(`${sel} .dec-status`).textContent), D);
+// The decoding widget runs, and it alone: the first runs of the decoding and model-free widgets
+// (started as the page wakes them, side by side) have finished, and a new seed starts the
+// decoding run again. A measurement queued then waits for that run; queued while both first runs
+// ran, it named whichever it met first (the model-free table, once in CI).
+const decodingRuns = async (page) => {
+  await mfDone(page, 1);
+  await decoded(page, 1);
+  await setControl(page, 'decoding', 'seed', 7);
+  await page.waitForFunction((sel) => /Running|运行中/.test(document.querySelector(`${sel} .dec-status`).textContent), D);
+};
 
 test('queue: Measure clicked while the decoding widget runs waits for it (its status says so, at 390 px in Chinese), then reports that no other job of the page ran', async () => {
   const { page, errors } = await open(env, `${BUSY}&lang=zh`, { width: 390 });
