@@ -62,12 +62,16 @@ test('choosehere on the CPU: bad values refused by name, then the choice measure
   assert.match(all, /Where the time goes, for the better choice .*: measured [\d.]+×; at this run’s own calls .*; at the bare calls \([\d.]+\) [\d.]+×.*; at this device’s limit [\d.]+×/);
   assert.match(all, /The limit prices each call at max\(weights \/ bandwidth, k · FLOPs \/ peak\), the bandwidth \([\d.]+ GB\/s\) and peak \([\d.]+ GFLOP\/s\) measured here/);
   assert.match(all, /The rest is the draft’s/);
-  // Item 1: every draft's vector, and what the chosen tree's decoding met a depth.
+  // Item 1: every draft's vector (the shipped pools' as one proposer each), and what the chosen
+  // tree's decoding met a depth.
   const vectors = await page.$$eval(`${W} table.ch-vectors tr`, (trs) => trs.slice(1).map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
   const names = vectors.map((v) => `${v[0]} · ${v[1]}`);
-  for (const want of [/^draft A · greedy/, /^draft A · MSS/, /^draft B · greedy/, /^draft B · MSS/, /^Medusa, head 1/, /^EAGLE \(one step ahead/, /^draft B, met at depth 1/]) {
+  for (const want of [/^draft A · greedy/, /^draft A · MSS/, /^draft B · greedy/, /^draft B · MSS/, /^the boost-tuned pool of 4, one proposer .* · greedy/, /^the control pool of 4 .* · greedy/,
+    /^Medusa, head 1/, /^EAGLE \(one step ahead/, /^draft B, met at depth 1/]) {
     assert.ok(names.some((n) => want.test(n)), `${want}: ${names.join(' | ')}`);
   }
+  // A pool's children are its members' distinct guesses: four members, four children at most.
+  for (const v of vectors.filter((r) => /pool of 4/.test(r[0]))) assert.ok(v.slice(6).every((c) => Number(c) === 0), v.join(' '));
   for (const v of vectors) {
     const p = v.slice(2).filter((c) => c !== '—').map(Number);
     assert.ok(p.every((x) => x >= 0 && x <= 1) && p.reduce((a, b) => a + b, 0) <= 1.0015, v.join(' '));
@@ -120,15 +124,20 @@ test('choosehere names the faster plan by its time a token, and calls two within
   assert.equal(said[3], '', 'one plan: nothing to compare');
   assert.match(said[4], /WebGPU with the drafts on the CPU \(wgpu\) is faster here<\/b>, 1\.00 ms a token against 3\.90 ms/);
   assert.match(said[4], /the choice there gives plain decoding \(nothing chosen\) against 1\.50×/);
-  // Against EAGLE-2 at 8 nodes: faster, slower or about as fast only beyond both spreads; where the
+  // Against EAGLE-2 at 8 nodes: faster, slower or about as fast only beyond the spread of its time
+  // over the better's, prompt by prompt (not of the two speedups apart); where the
   // choice is plain decoding, whether the rows timed agree.
   const versus = await page.evaluate(async () => {
     const { versusSentence } = await import('./widgets/choosehere.js');
     const t = (m, iqr) => ({ measured_speedup: m, measured_speedup_iqr: iqr });
-    const v = (gamma, nodes, c, tr, e) => ({ chosen: { chain: { gamma, timed_gamma: Math.max(1, gamma), ...c }, tree: { dp: { nodes }, nodes: Math.max(1, nodes), depth: 1, labels: ['1'], ...tr } }, fixed_eagle2_8: e });
+    // EAGLE-2's time over the better's, prompt by prompt: the ratio of the speedups, its IQR given.
+    const v = (gamma, nodes, c, tr, e, iqr = 0.1) => ({ chosen: { chain: { gamma, timed_gamma: Math.max(1, gamma), ...c }, tree: { dp: { nodes }, nodes: Math.max(1, nodes), depth: 1, labels: ['1'], ...tr } }, fixed_eagle2_8: e,
+      versus_eagle2: { ratio: Math.max(c.measured_speedup, tr.measured_speedup) / e.measured_speedup, iqr } });
     return [versusSentence(v(3, 3, t(1.5, 0.1), t(1.4, 0.1), t(1.2, 0.1))), versusSentence(v(3, 3, t(1.2, 0.1), t(1.1, 0.1), t(1.5, 0.1))),
-      versusSentence(v(3, 3, t(1.3, 0.3), t(1.2, 0.1), t(1.25, 0.3))), versusSentence(v(0, 0, t(0.8, 0.05), t(0.7, 0.05), t(0.5, 0.05))),
-      versusSentence(v(0, 0, t(0.95, 0.2), t(0.7, 0.05), t(0.5, 0.05))), versusSentence(v(3, 3, t(0.8, 0.05), t(0.7, 0.05), t(0.6, 0.05)))];
+      versusSentence(v(3, 3, t(1.3, 0.3), t(1.2, 0.1), t(1.25, 0.3), 0.3)), versusSentence(v(0, 0, t(0.8, 0.05), t(0.7, 0.05), t(0.5, 0.05))),
+      versusSentence(v(0, 0, t(0.95, 0.2), t(0.7, 0.05), t(0.5, 0.05))), versusSentence(v(3, 3, t(0.8, 0.05), t(0.7, 0.05), t(0.6, 0.05))),
+      // Each speedup spread widely, but prompt by prompt the choice was faster every time.
+      versusSentence(v(3, 3, t(1.4, 0.5), t(1.3, 0.5), t(1.25, 0.5), 0.04))];
   });
   assert.match(versus[0], /The better choice is faster than EAGLE-2 at a fixed 8 nodes \(1\.50× against 1\.20×/);
   assert.match(versus[1], /EAGLE-2 at a fixed 8 nodes is faster here \(1\.50× against 1\.20×/);
@@ -136,5 +145,6 @@ test('choosehere names the faster plan by its time a token, and calls two within
   assert.match(versus[3], /The choice is plain decoding, and the runs agree: .* all slower than the target alone \(0\.80×, 0\.70×, 0\.50×\)/);
   assert.match(versus[4], /not all of them beyond their spread from 1/);
   assert.match(versus[5], /both the better choice \(0\.80×\) and EAGLE-2 at a fixed 8 nodes \(0\.60×\) are slower than the target alone/);
+  assert.match(versus[6], /The better choice is faster than EAGLE-2 at a fixed 8 nodes \(1\.40× against 1\.25×; EAGLE-2’s time 1\.12× the better’s, IQR 0\.04 prompt by prompt\)/);
   await page.close();
 });

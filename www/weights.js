@@ -59,7 +59,7 @@ export function needsHidden(name, params) {
 }
 
 // The pools of small models boost-tuned as SpecInfer's (and the control, trained without the
-// filter), four of each: fetched from `pool/` only for the learned-speculators widget's job.
+// filter), four of each: fetched from `pool/` only for the jobs that run them (`needsPool`).
 const POOL = ['boost', 'plain'].flatMap((k) => [1, 2, 3, 4].map((i) => `pool/${k}-${i}`));
 
 /** Fetches the pools' files under `base`/pool/; resolves to { 'pool/boost-1': ArrayBuffer, … }. */
@@ -71,5 +71,6 @@ export function providePool(engine, ws) {
   return engine;
 }
 
-/** Whether a job runs the boost-tuned pools (so that its worker fetches them first). */
-export const needsPool = (name) => name === 'boost_pools';
+/** Whether a job runs the boost-tuned pools (so that its worker fetches them first): the
+ * learned-speculators widget's, and the measured choice's (its table of acceptance vectors). */
+export const needsPool = (name) => name === 'boost_pools' || name === 'likesworld_choose';

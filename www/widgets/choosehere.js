@@ -56,12 +56,15 @@ function predictionSentence(name, r, v) {
   return head + why;
 }
 
-/** The better choice against EAGLE-2 at 8 nodes, said only beyond both spreads; first, whether
+/** The better choice against EAGLE-2 at 8 nodes, said only beyond the spread of EAGLE-2's time
+ * over the better's, prompt by prompt (the four decode each prompt in turn); first, whether
  * either beats the target alone. */
 export function versusSentence(v) {
   const [chain, tree, eagle] = rowsOf(v);
   const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
-  const [a, ai, b, bi] = [best.t.measured_speedup, best.t.measured_speedup_iqr, eagle.t.measured_speedup, eagle.t.measured_speedup_iqr];
+  const [a, b] = [best.t.measured_speedup, eagle.t.measured_speedup];
+  const { ratio, iqr } = v.versus_eagle2;
+  const per = tr(`EAGLE-2’s time ${fmt(ratio, 2)}× the better’s, IQR ${fmt(iqr, 2)} prompt by prompt`, `EAGLE-2 的时间是较好者的 ${fmt(ratio, 2)} 倍，逐个提示词的 IQR ${fmt(iqr, 2)}`);
   const slower = (r) => beyond(1, 0, r.t.measured_speedup, r.t.measured_speedup_iqr);
   if (v.chosen.chain.gamma === 0 && v.chosen.tree.dp.nodes === 0) {
     // Nothing chosen: the rows timed show what speculating would cost; slower only beyond the spread.
@@ -75,21 +78,21 @@ export function versusSentence(v) {
     return tr(`Here both the better choice (${x(a)}) and EAGLE-2 at a fixed 8 nodes (${x(b)}) are slower than the target alone, beyond their spreads: the prediction was too high for this run (see above).`,
       `这里较好的选择（${x(a)}）和固定 8 个节点的 EAGLE-2（${x(b)}）都比目标模型单独解码慢，超出了波动：这次运行的预测偏高（见上）。`);
   }
-  if (beyond(a, ai, b, bi)) {
-    return tr(`The better choice is faster than EAGLE-2 at a fixed 8 nodes (${x(a)} against ${x(b)}, beyond both spreads): sized for this device, a plain draft model’s chain or tree beats a stronger draft at a size chosen for another.`,
-      `较好的选择比固定 8 个节点的 EAGLE-2 快（${x(a)} 对 ${x(b)}，超出两者的波动）：按这台设备选的大小，普通草稿模型的链或树胜过按别的设备选大小的更强草稿。`);
+  if (beyond(ratio, iqr, 1, 0)) {
+    return tr(`The better choice is faster than EAGLE-2 at a fixed 8 nodes (${x(a)} against ${x(b)}; ${per}): sized for this device, a plain draft model’s chain or tree beats a stronger draft at a size chosen for another.`,
+      `较好的选择比固定 8 个节点的 EAGLE-2 快（${x(a)} 对 ${x(b)}；${per}）：按这台设备选的大小，普通草稿模型的链或树胜过按别的设备选大小的更强草稿。`);
   }
-  if (beyond(b, bi, a, ai)) {
+  if (beyond(1, 0, ratio, iqr)) {
     // The reason only where the numbers show it: more tokens a call.
     const why = eagle.t.tokens_per_call > best.t.tokens_per_call
       ? tr(`: its draft reads the target’s own features, and its τ of ${fmt(eagle.t.tokens_per_call, 2)} beats ${fmt(best.t.tokens_per_call, 2)} by more than its larger calls cost`,
         `：它的草稿读目标模型自身的特征，τ = ${fmt(eagle.t.tokens_per_call, 2)} 胜过 ${fmt(best.t.tokens_per_call, 2)}，多出的比它更大的调用所花的还多`)
       : '';
-    return tr(`EAGLE-2 at a fixed 8 nodes is faster here (${x(b)} against ${x(a)}, beyond both spreads)${why}.`,
-      `这里固定 8 个节点的 EAGLE-2 更快（${x(b)} 对 ${x(a)}，超出两者的波动）${why}。`);
+    return tr(`EAGLE-2 at a fixed 8 nodes is faster here (${x(b)} against ${x(a)}; ${per})${why}.`,
+      `这里固定 8 个节点的 EAGLE-2 更快（${x(b)} 对 ${x(a)}；${per}）${why}。`);
   }
-  return tr(`The better choice and EAGLE-2 at a fixed 8 nodes cannot be told apart in this run (${x(a)} and ${x(b)}, within their spreads).`,
-    `这次运行分不出较好的选择和固定 8 个节点的 EAGLE-2（${x(a)} 和 ${x(b)}，在波动之内）。`);
+  return tr(`The better choice and EAGLE-2 at a fixed 8 nodes cannot be told apart in this run (${x(a)} and ${x(b)}; ${per}: within the spread).`,
+    `这次运行分不出较好的选择和固定 8 个节点的 EAGLE-2（${x(a)} 和 ${x(b)}；${per}：在波动之内）。`);
 }
 
 /** Measured, then the same τ and drafting priced at the run's own calls, at bare calls and at this
@@ -125,6 +128,9 @@ function vectorsHtml(v) {
   const head = [tr('draft', '草稿'), tr('verification', '验证')].concat(Array.from({ length: ranks }, (_, i) => `p${i + 1}`));
   const cells = (p) => Array.from({ length: ranks }, (_, i) => (p[i] == null ? '—' : p[i].toFixed(3)));
   const rows = v.vectors.models.map((m) => [tr(`draft ${m.draft}`, `草稿 ${m.draft}`), how(m.verify)].concat(cells(m.p)))
+    .concat((v.vectors.pools ?? []).map((q) => [q.boosted
+      ? tr(`the boost-tuned pool of ${q.members}, one proposer (its members’ distinct guesses, in order)`, `集体提升调优的 ${q.members} 个草稿，作为一个提议者（各成员不同的猜测，按顺序）`)
+      : tr(`the control pool of ${q.members} (trained without the filter)`, `对照组的 ${q.members} 个草稿（不加过滤训练）`), how('greedy')].concat(cells(q.p))))
     .concat(v.vectors.hidden.flatMap((h) => h.rows.map((p, j) => [h.draft === 'EAGLE' ? tr('EAGLE (one step ahead, every depth)', 'EAGLE（向前一步，每层都用）') : tr(`Medusa, head ${j + 1} (depth ${j + 1})`, `Medusa，第 ${j + 1} 个头（深度 ${j + 1}）`), how('greedy')].concat(cells(p)))))
     .concat(v.met_by_depth.map((p, j) => [tr(`draft B, met at depth ${j + 1} by the chosen tree`, `草稿 B，选出的树在深度 ${j + 1} 遇到的`), tr('greedy, replayed', '贪心，重放')].concat(cells(p))));
   return `<p class="numbers">${tr('Acceptance vectors measured on 200 calibration worlds, teacher-forced (p_i: the chance that the i-th ranked child is the one accepted). A draft model sees the same context at every depth, so its vector is one row; what decoding meets a depth is not (a step starts after a rejection, at the names): the last rows.',
@@ -142,7 +148,8 @@ export function resultHtml(v) {
   `在 <b>${escapeHtml(on)}</b> 上实测，×${v.target_width} 目标模型。单独计时的调用：T(1) = ${ms(v.bare_times_us[0])}，${curveText(v.bare_times_us)}；草稿 B 一次调用是 T(1) 的 ${fmt(v.bare_draft_cost, 3)}。`
     + `解码付出的更多（在几个训练提示词上校准：目标模型单独解码、草稿 B 用长 3 的链解码；单 token 调用${more(e.overhead_one_us)}，4 个 token 的调用${more(e.overhead_chain_us)}，草稿调用是单独计时的 ${fmt(e.draft_scale, 1)} 倍；树的调用没有单独校准），所以选择依据的是 T(1) = ${ms(v.times_us[0])}，${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
   const chainPart = chain.gamma === 0 ? tr('no chain pays', '没有哪条链划算')
-    : tr(`a chain of <b>γ = ${chain.gamma}</b> (${x(chain.predicted_speedup)} predicted)`, `<b>γ = ${chain.gamma}</b> 的链（预测 ${x(chain.predicted_speedup)}）`);
+    : tr(`a chain of <b>γ = ${chain.gamma}</b> (E = ${fmt(chain.expected_tokens, 2)}, ${x(chain.predicted_speedup)}; replayed on the calibration prompts, ${fmt(chain.replayed_tokens, 2)} tokens a step, ${x(chain.timed_predicted_speedup)} predicted)`,
+      `<b>γ = ${chain.gamma}</b> 的链（E = ${fmt(chain.expected_tokens, 2)}，${x(chain.predicted_speedup)}；在校准提示词上重放，每步 ${fmt(chain.replayed_tokens, 2)} 个 token，预测 ${x(chain.timed_predicted_speedup)}）`);
   // The tree decoded is the DP's, improved leaf by leaf where greedy decoding replayed on the
   // calibration prompts gains; a tree of one branch is a chain, said so.
   const asChain = tree.labels.every((l) => /^1(\.1)*$/.test(l));

@@ -1,14 +1,18 @@
 //! How to speculate on this device, measured (lecture §4.7; Sequoia's hardware-aware optimiser;
-//! issue 54): the target's calls T(1) … T(K) timed on this device, draft B's one-token call over
-//! T(1) as the draft's cost per level c, draft B's greedy acceptance vector measured; the choice
-//! of [`crate::tree::choose`] from those; then, in the same run, the chosen chain and tree (the
-//! DP's tree refined on the replayed decoding at the chosen size: [`super::sequoia::refine`])
-//! timed against the target alone, and EAGLE-2 at a fixed 8 nodes beside them. Each timed row
-//! carries the three figures of issue 54's item 4: measured, predicted from the measured curve,
-//! and this device's limit (T_lim(k) from its bandwidth and peak, a ceiling); the report carries
-//! the acceptance vectors of every draft ([`super::vectors::table`]) and the vector a depth that
-//! the chosen tree's decoding meets, both read from the trained target beside the drafts
-//! ([`crate::model::Models::reference`]: the same answers as the target timed, for less).
+//! issue 54): draft B's greedy acceptance vector measured (with every draft's: item 1), then the
+//! target's calls T(1) … T(K) timed on this device, draft B's one-token call over T(1) as the
+//! draft's cost per level c, both lifted to what decoding pays on calibration prompts decoded
+//! just before the decodings they predict; the choice of [`crate::tree::choose`] from those;
+//! then, in the same run, the chosen chain and tree (the DP's tree refined on the replayed
+//! decoding at the chosen size: [`super::sequoia::refine`]) and EAGLE-2 at a fixed 8 nodes, each
+//! timed against the target alone — the four decoded prompt by prompt in turn, each prompt the
+//! faster of two passes ([`super::race`]) — and the better choice set against EAGLE-2 prompt by
+//! prompt. Each timed row carries the three figures of issue 54's item 4: measured, predicted
+//! from the measured curve, and this device's limit (T_lim(k) from its bandwidth and peak, a
+//! ceiling); the report carries the acceptance vectors of every draft
+//! ([`super::vectors::table`]) and the vector a depth that the chosen tree's decoding meets, both
+//! read from the trained target beside the drafts ([`crate::model::Models::reference`]: the
+//! same answers as the target timed, for less).
 
 use super::auto::{draft_cost, time_target};
 use super::context::Lab;
@@ -16,19 +20,17 @@ use super::engine_costs::{engine_costs, EngineCosts};
 use super::hidden::decode::Ready;
 use super::hidden::drafts::Drafts;
 use super::limit::Limit;
-use super::methods::timed;
-use super::params::{
-    Draft, HiddenMethod, HiddenSpec, Proposing, Speedup, DEFAULT_DEPTH, RANKS_PREFIX,
-};
+use super::params::{tree_shape, Draft, HiddenMethod, HiddenSpec, DEFAULT_DEPTH, RANKS_PREFIX};
+use super::race::{race, Laps, Paired, Way, PASSES, WARM_UP};
 use super::sequoia::{refine, RankVector, Replay};
-use super::speedup::speedup;
-use super::speedup::SpeedupReport;
 use super::vectors::{table, VectorTable};
 use crate::clock::Progress;
+use crate::decode::engine::{ChainRule, Method, TreeRule};
 use crate::error::{Error, Range};
 use crate::likesworld;
 use crate::model::measure::Calibration;
 use crate::model::medusa::MAX_HEADS;
+use crate::sampling::multi::Children;
 use crate::tree::choose::{choose, predicted, ChainPick, Times};
 use crate::tree::sequoia::{self, Plan};
 
@@ -100,8 +102,9 @@ pub struct ChosenChain {
     pub pick: ChainPick,
     /// The γ timed.
     pub timed_gamma: u32,
-    /// The chain timed's own prediction (the choice's where it is a chain; the chain of one's
-    /// where the choice is plain decoding).
+    /// Its τ replayed on the calibration prompts (as the tree's), and the speedup that predicts:
+    /// replayed τ / (T(γ+1)/T(1) + γ·c) (the choice's own prediction reads the vector's E).
+    pub replayed_tokens: f64,
     pub timed_predicted_speedup: f64,
     #[serde(flatten)]
     pub timed: Timed,
@@ -133,6 +136,9 @@ pub struct ChooseReport {
     pub chosen: Chosen,
     /// EAGLE-2's dynamic tree at a fixed [`EAGLE2_NODES`] nodes, timed in the same run.
     pub fixed_eagle2_8: Timed,
+    /// EAGLE-2's wall time over the better of the chain and the tree's (the faster in all), in
+    /// all and prompt by prompt: over 1, the choice is the faster.
+    pub versus_eagle2: Paired,
     /// This device's limit, T_lim(k) = max(weight bytes / bandwidth, k · FLOPs a token / peak),
     /// from the measured roofline's bandwidth and peak (a ceiling): in µs, k = 1 … K.
     pub limit_times_us: Vec<f64>,
@@ -160,27 +166,44 @@ pub async fn choose_here(
 ) -> Result<ChooseReport, Error> {
     MAX_NODES.check(max_nodes as f64)?;
     let models = lab.models;
+    // Three stages before the decodings (the vectors, this device's calls, the calibration),
+    // then a prompt decoded every way at a time.
+    let total = 3 + WARM_UP + PASSES * prompts;
+    // The vectors and the replay depend only on the target's answers: read from the trained
+    // target beside the drafts (a widened or GPU target answers the same, up to rounding). They
+    // come first, so that what the choice reads of this device is timed just before the
+    // decodings it predicts.
+    let reference = models.reference()?;
+    let vectors = table(&reference).await?;
+    let replay = Replay::measure(
+        Lab {
+            models: &reference,
+            ..lab
+        },
+        Draft::B,
+    )
+    .await?;
+    // EAGLE-2's drafter, ready before anything is timed.
+    let drafts = Drafts::load(models)?;
+    let drafter = HiddenMethod::Eagle2.drafter(DEFAULT_DEPTH, MAX_HEADS);
+    let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, EAGLE2_NODES)).await?;
+    progress(1, total);
     // T(1) … T(K) as the median of a few rounds over every k, so that a moment's load moves one
     // round of one k and not the curve the choice reads ([`time_target`]).
     let bare_times_us = time_target(lab, max_nodes + 1, 1).await?;
     let bare_c = draft_cost(lab, Draft::B, 1, bare_times_us[0]).await?;
-    // What decoding pays beyond the bare calls, read on calibration prompts: the curve and c
-    // the choice (and its prediction) use.
-    let engine = engine_costs(lab, &bare_times_us, bare_c * bare_times_us[0]).await?;
-    let times_us = engine.times_us.clone();
-    let c = engine.draft_cost(bare_c, bare_times_us[0]);
-    progress(max_nodes + 1, max_nodes + 6);
     // This device's limit: its bandwidth and peak (a ceiling over the calls just timed).
     let rows: Vec<(usize, f64)> = (bare_times_us.iter().enumerate())
         .map(|(i, &t)| (i + 1, t))
         .collect();
     let limit = Limit::measure(lab, known, &rows).await?;
     let limit_times_us = limit.times_us(max_nodes + 1);
-    // The vectors and the replay depend only on the target's answers: read from the trained
-    // target beside the drafts (a widened or GPU target answers the same, up to rounding).
-    let reference = models.reference()?;
-    let vectors = table(&reference).await?;
-    progress(max_nodes + 2, max_nodes + 6);
+    progress(2, total);
+    // What decoding pays beyond the bare calls, read on calibration prompts right before the
+    // decodings: the curve and c the choice (and its prediction) use.
+    let engine = engine_costs(lab, &bare_times_us, bare_c * bare_times_us[0]).await?;
+    let times_us = engine.times_us.clone();
+    let c = engine.draft_cost(bare_c, bare_times_us[0]);
     let vector = vectors
         .models
         .iter()
@@ -196,14 +219,6 @@ pub async fn choose_here(
         .predicted_speedup
         .max(at_limit.tree.predicted_speedup);
     // The tree decoded: the DP's at the chosen size, refined on the replay within its depth.
-    let replay = Replay::measure(
-        Lab {
-            models: &reference,
-            ..lab
-        },
-        Draft::B,
-    )
-    .await?;
     let (n, d) = (choice.tree.nodes.max(1), choice.tree.depth.max(1));
     let dp = Plan {
         parents: choice.tree.parents.clone(),
@@ -227,50 +242,74 @@ pub async fn choose_here(
         .iter()
         .map(|w| w.prompt())
         .collect();
-    let spec = |gamma: u32, shape, config: String| Speedup {
-        draft: Draft::B,
-        gamma,
-        prompts: held.len(),
-        batch: 1,
-        shape,
-        config,
-    };
     let gamma = choice.chain.gamma.max(1) as u32;
-    let chain_spec = spec(gamma, Proposing::Chain, String::new());
-    let chain = speedup(lab, &chain_spec, &held, &mut |_, _| {}).await?;
-    progress(max_nodes + 4, max_nodes + 6);
-    let config = format!("{RANKS_PREFIX}{}", refined.labels().join(" "));
-    let tree = speedup(
-        lab,
-        &spec(gamma, Proposing::Tree, config),
-        &held,
-        &mut |_, _| {},
-    )
+    // The chain's τ replayed on the same prompts as the tree's: what its prediction reads (the
+    // vector's expectation runs high on LikesWorld, where a step starts after a rejection).
+    let chain_plan = Plan {
+        parents: (0..gamma as usize).map(|i| i.checked_sub(1)).collect(),
+        ranks: vec![0; gamma as usize],
+        expected_tokens: p.chain_tokens(gamma as usize),
+    };
+    let chain_replayed = replay.run(&chain_plan).tokens_per_step;
+    let chain_method = Method::Chain {
+        draft: Draft::B.index(),
+        gamma: gamma as usize,
+        rule: ChainRule::Greedy,
+    };
+    let tree_method = Method::Expand {
+        draft: Draft::B.index(),
+        shape: tree_shape(&format!("{RANKS_PREFIX}{}", refined.labels().join(" ")))?,
+        children: Children::TopK,
+        rule: TreeRule::Greedy,
+    };
+    progress(3, total);
+    // The four decoded prompt by prompt in turn ([`race`]): a drift of this device's speed meets
+    // each alike, and the target alone is decoded once a prompt for all three.
+    let ways = [
+        Way::Plain,
+        Way::Engine(chain_method),
+        Way::Engine(tree_method),
+        Way::Hidden(&ready),
+    ];
+    let laps = race(lab, &ways, &held, PASSES, &mut |i, _| {
+        progress(3 + i, total)
+    })
     .await?;
-    progress(max_nodes + 5, max_nodes + 6);
-    let drafts = Drafts::load(models)?;
-    let drafter = HiddenMethod::Eagle2.drafter(DEFAULT_DEPTH, MAX_HEADS);
-    let ready = Ready::new(&drafts, HiddenSpec::greedy(drafter, EAGLE2_NODES)).await?;
-    let eagle2 = timed(lab, &ready, &held).await?;
-    progress(max_nodes + 6, max_nodes + 6);
-    let of = |r: &SpeedupReport, k: f64| {
-        let drafting = r.c * r.draft_calls_per_step;
-        // The call of k tokens as measured here: bare (k within the curve) or in this run.
-        let measured = (bare_times_us.get(k as usize - 1))
-            .map_or(r.verify_over_target, |t| t / bare_times_us[0]);
+    let [plain, chain, tree, eagle2] = <[Laps; 4]>::try_from(laps).expect("a lap a way");
+    let plain_us_per_token = plain.total_us() / plain.stats.tokens.max(1) as f64;
+    // `k`: the verification call's tokens, where the bare curve has them; else priced at the
+    // call as this run paid it (EAGLE-2's dynamic tree: its mean call).
+    let of = |r: &Laps, k: Option<usize>| {
+        let speedup = r.speedup(&plain);
+        let (verify_over_target, drafting) = r.calls_over(&plain);
+        let tokens_per_call = r.stats.tokens_per_call();
+        let own_k = r.stats.verified_per_call() + 1.0;
+        let (k, measured) = match k.and_then(|k| bare_times_us.get(k - 1).map(|t| (k, t))) {
+            Some((k, t)) => (k as f64, t / bare_times_us[0]),
+            None => (k.map_or(own_k, |k| k as f64), verify_over_target),
+        };
         Timed {
-            measured_speedup: r.measured_speedup,
-            measured_speedup_iqr: r.measured_speedup_iqr,
-            tokens_per_call: r.tokens_per_call,
-            verify_over_target: r.verify_over_target,
+            measured_speedup: speedup.ratio,
+            measured_speedup_iqr: speedup.iqr,
+            tokens_per_call,
+            verify_over_target,
             drafting,
-            predicted_speedup_curve: r.predicted_speedup_curve,
-            limit_speedup: limit.speedup(r.tokens_per_call, k, measured, drafting),
-            plain_us_per_token: r.plain_us_per_token,
-            us_per_token: r.speculative_us_per_token,
+            predicted_speedup_curve: tokens_per_call / (verify_over_target + drafting),
+            limit_speedup: limit.speedup(tokens_per_call, k, measured, drafting),
+            plain_us_per_token,
+            // Greedy: the same output tokens every way.
+            us_per_token: r.total_us() / plain.stats.tokens.max(1) as f64,
         }
     };
-    let plain_us_per_token = chain.plain_us_per_token;
+    let chain_timed = of(&chain, Some(gamma as usize + 1));
+    let tree_timed = of(&tree, Some(refined.nodes() + 1));
+    let eagle2_timed = of(&eagle2, None);
+    // The better of the chain and the tree, against EAGLE-2 prompt by prompt.
+    let better = match tree.total_us() < chain.total_us() {
+        true => &tree,
+        false => &chain,
+    };
+    let versus_eagle2 = Paired::new(&eagle2, better);
     Ok(ChooseReport {
         target_width: models.target_width(),
         draft_cost: c,
@@ -279,14 +318,15 @@ pub async fn choose_here(
             chain: ChosenChain {
                 pick: choice.chain.clone(),
                 timed_gamma: gamma,
+                replayed_tokens: chain_replayed,
                 timed_predicted_speedup: predicted(
                     &times,
-                    p.chain_tokens(gamma as usize),
+                    chain_replayed,
                     gamma as usize,
                     gamma as usize,
                     c,
                 ),
-                timed: of(&chain, gamma as f64 + 1.0),
+                timed: chain_timed,
             },
             tree: ChosenTree {
                 nodes: refined.nodes(),
@@ -300,30 +340,15 @@ pub async fn choose_here(
                     expected_tokens: choice.tree.expected_tokens,
                     predicted_speedup: choice.tree.predicted_speedup,
                 },
-                timed: of(&tree, refined.nodes() as f64 + 1.0),
+                timed: tree_timed,
             },
         },
         times_us,
         bare_times_us,
         bare_draft_cost: bare_c,
         engine,
-        fixed_eagle2_8: Timed {
-            measured_speedup: eagle2.measured_speedup,
-            measured_speedup_iqr: eagle2.measured_speedup_iqr,
-            tokens_per_call: eagle2.tokens_per_call,
-            verify_over_target: eagle2.verify_over_target,
-            drafting: eagle2.c,
-            predicted_speedup_curve: eagle2.predicted_speedup_curve,
-            limit_speedup: limit.speedup(
-                eagle2.tokens_per_call,
-                eagle2.verified_nodes_per_call + 1.0,
-                eagle2.verify_over_target,
-                eagle2.c,
-            ),
-            plain_us_per_token,
-            // The target alone's time a token over the speedup measured against it.
-            us_per_token: plain_us_per_token / eagle2.measured_speedup.max(f64::MIN_POSITIVE),
-        },
+        fixed_eagle2_8: eagle2_timed,
+        versus_eagle2,
         backend: models.backend.name(),
         drafts_on: models.drafts_apart(),
         vectors,

@@ -3,24 +3,24 @@
 //! model costs; decoding pays more: the cache kept and gathered along the accepted path, the
 //! rows' distributions, the masks (measurements: docs/performance.md, section "What decoding
 //! pays beyond a bare call, and the choice in the page"). So before choosing, a few calibration
-//! prompts (the training stream, not the prompts timed later) are decoded twice: by the target
-//! alone (its calls are k = 1) and by draft B's chain of
-//! [`GAMMA`] (its verification calls are k = γ + 1). Decoding's overhead over the bare call is
+//! prompts (the training stream, not the prompts timed later) are decoded twice, prompt by
+//! prompt in turn ([`super::race`]): by the target alone (its calls are k = 1) and by draft B's
+//! chain of [`GAMMA`] (its verification calls are k = γ + 1). Decoding's overhead over the bare call is
 //! taken as linear in k through those two points, and added to every bare T(k); a draft's cost
 //! per level is scaled by what the chain's draft calls paid over draft B's bare call.
 
 use super::context::Lab;
-use super::generate::run;
 use super::params::Draft;
+use super::race::{race, Way, PASSES};
 use crate::decode::engine::{ChainRule, Method};
-use crate::decode::stats::Stats;
 use crate::error::Error;
 use crate::likesworld::{self, Split};
 
 /// The chain whose verification calls give the second point.
 pub const GAMMA: usize = 3;
-/// Calibration prompts decoded each way (after one decoded each way unclocked).
-const PROMPTS: usize = 3;
+/// Calibration prompts decoded each way, in turn, in [`PASSES`] passes (after the first
+/// [`super::race::WARM_UP`] decoded each way unclocked).
+const PROMPTS: usize = 6;
 /// Calibration worlds' seed (the training stream).
 const SEED: u64 = 41;
 
@@ -51,28 +51,21 @@ pub async fn engine_costs(
     bare: &[f64],
     draft_bare_us: f64,
 ) -> Result<EngineCosts, Error> {
-    let prompts: Vec<Vec<u32>> = likesworld::worlds(Split::Train, SEED, PROMPTS + 1)
+    let prompts: Vec<Vec<u32>> = likesworld::worlds(Split::Train, SEED, PROMPTS)
         .iter()
         .map(|w| w.prompt())
         .collect();
-    let plain = Method::Target { greedy: true };
     let chain = Method::Chain {
         draft: Draft::B.index(),
         gamma: GAMMA,
         rule: ChainRule::Greedy,
     };
-    let (mut alone, mut spec) = (Stats::default(), Stats::default());
-    for (i, p) in prompts.iter().enumerate() {
-        let a = run(lab.models, plain.clone(), 1.0, p, 0, false, lab.clock).await?;
-        let b = run(lab.models, chain.clone(), 1.0, p, 0, false, lab.clock).await?;
-        // The first prompt warms both ways up.
-        if i > 0 {
-            alone.add(&a.stats);
-            spec.add(&b.stats);
-        }
-    }
-    let (t1, _) = alone.mean_call_us();
-    let (tv, draft) = spec.mean_call_us();
+    // Prompt by prompt in turn, each way first as often, each prompt the faster of its passes
+    // ([`race`]).
+    let ways = [Way::Plain, Way::Engine(chain)];
+    let laps = race(lab, &ways, &prompts, PASSES, &mut |_, _| {}).await?;
+    let (t1, _) = laps[0].stats.mean_call_us();
+    let (tv, draft) = laps[1].stats.mean_call_us();
     Ok(lift(bare, t1, tv, draft, draft_bare_us))
 }
 

@@ -34,7 +34,8 @@
 //! - [`vectors`]: a draft's positional acceptance vector measured (A and B, greedy and MSS;
 //!   Medusa and EAGLE a depth); [`sequoia`]: Sequoia's trees for it (and refined on the replayed
 //!   decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to speculate on this
-//!   device, from its measured T(k), c and vector, the choice then timed;
+//!   device, from its measured T(k), c and vector, the choice then timed; [`race`]: decodings
+//!   timed prompt by prompt in turn, each way in each place alike (what [`choose`] times);
 //! - [`typical`]: Medusa's typical acceptance on draft B's chains and Medusa's tree over ε, τ
 //!   gained and fidelity lost (§5.1); [`gallery`]: the gallery's bugs of the decoding loop worn by
 //!   the target, caught by greedy identity (§6);
@@ -61,6 +62,7 @@ pub mod methods;
 pub mod modelfree;
 pub mod params;
 pub mod paths;
+pub mod race;
 pub mod sequoia;
 pub mod speedup;
 pub mod typical;

@@ -6,7 +6,8 @@
 //! accepted ([`DRAWS`] a position, seeded). A draft model sees the same context at every depth of
 //! an accepted path, so its vector does not depend on depth; what decoding meets a depth does
 //! ([`super::sequoia::Replay`]). [`table`] measures drafts A and B both ways on one pass of the
-//! target, and the drafts on its hidden states (Medusa's heads, EAGLE) a depth.
+//! target, the shipped pools of four (boost-tuned, and the control's) as one proposer each
+//! ([`PoolVector`]), and the drafts on its hidden states (Medusa's heads, EAGLE) a depth.
 
 use super::hidden::shapes::calibrate;
 use super::hidden::Drafts;
@@ -14,9 +15,10 @@ use super::params::Draft;
 use crate::decode::propose::top_k;
 use crate::error::Error;
 use crate::likesworld::{self, Split, World};
+use crate::model::draft_file::{shipped_pool, POOL};
 use crate::model::eval::distributions_many;
 use crate::model::{ModelKind, Models};
-use crate::sampling::{residual, sample};
+use crate::sampling::{argmax, residual, sample};
 use crate::tree::sequoia::Acceptance;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -85,7 +87,7 @@ async fn from_distributions(
             let (p, q) = (&ps[t], &qs[t]);
             positions += 1;
             if !mss {
-                let truth = crate::sampling::argmax(p) as u32;
+                let truth = argmax(p) as u32;
                 if let Some(r) = top_k(q, RANKS).iter().position(|&x| x == truth) {
                     hits[r] += 1;
                 }
@@ -116,12 +118,81 @@ pub struct DepthVectors {
     pub rows: Vec<Vec<f64>>,
 }
 
+/// A pool of drafts as one proposer (lecture §4.2: SpecInfer's boost-tuned pool, its members'
+/// greedy chains merged into one tree), greedy: p_i is the share of positions where the
+/// target's argmax is the i-th distinct guess of the members in order (a guess two members
+/// share is one child, the earlier member's).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PoolVector {
+    /// The shipped boost-tuned pool, or the control's (every member trained on every sample).
+    pub boosted: bool,
+    pub members: usize,
+    /// p_1 … p_RANKS (none beyond the members).
+    pub p: Vec<f64>,
+    pub positions: usize,
+}
+
 /// Item 1's table: drafts A and B under greedy verification and MSS (one pass of the target for
-/// the four), and Medusa's heads and EAGLE a depth.
+/// the four), the shipped pools of four (boost-tuned and the control's) greedy, and Medusa's
+/// heads and EAGLE a depth.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct VectorTable {
     pub models: Vec<RankVector>,
+    pub pools: Vec<PoolVector>,
     pub hidden: Vec<DepthVectors>,
+}
+
+/// The shipped pool's vector (its first `members`), on the target's distributions `p_all` over
+/// `worlds`.
+async fn pool_vector(
+    models: &Models,
+    worlds: &[World],
+    p_all: &[Vec<Vec<f64>>],
+    boosted: bool,
+    members: usize,
+) -> Result<PoolVector, Error> {
+    let seqs: Vec<Vec<u32>> = worlds.iter().map(|w| w.tokens()).collect();
+    let device = &models.draft_device;
+    let mut q_all = Vec::with_capacity(members);
+    for member in shipped_pool(boosted, members, device)? {
+        q_all.push(distributions_many(&member, &seqs, device).await?);
+    }
+    let mut hits = [0usize; RANKS];
+    let mut positions = 0;
+    for (n, (w, ps)) in worlds.iter().zip(p_all).enumerate() {
+        for t in w.prompt().len() - 1..ps.len() - 1 {
+            positions += 1;
+            let truth = argmax(&ps[t]);
+            let guesses: Vec<usize> = q_all.iter().map(|q| argmax(&q[n][t])).collect();
+            if let Some(r) = distinct_rank(&guesses, truth) {
+                hits[r] += 1;
+            }
+        }
+    }
+    Ok(PoolVector {
+        boosted,
+        members,
+        p: hits
+            .iter()
+            .map(|&h| h as f64 / positions.max(1) as f64)
+            .collect(),
+        positions,
+    })
+}
+
+/// Where `truth` stands among the distinct `guesses`, in their order (None: no member guessed
+/// it).
+fn distinct_rank(guesses: &[usize], truth: usize) -> Option<usize> {
+    let mut seen: Vec<usize> = Vec::with_capacity(guesses.len());
+    for &g in guesses {
+        if !seen.contains(&g) {
+            if g == truth {
+                return Some(seen.len());
+            }
+            seen.push(g);
+        }
+    }
+    None
 }
 
 /// [`VectorTable`] on `models` (the target as the job runs it: trained or widened; a widened
@@ -134,6 +205,11 @@ pub async fn table(models: &Models) -> Result<VectorTable, Error> {
         for mss in [false, true] {
             rows.push(from_distributions(models, &worlds, &p_all, draft, mss).await?);
         }
+    }
+    let mut pools = Vec::new();
+    for boosted in [true, false] {
+        let members = POOL.max as usize;
+        pools.push(pool_vector(models, &worlds, &p_all, boosted, members).await?);
     }
     let drafts = Drafts::load(models)?;
     let mut hidden = Vec::new();
@@ -150,6 +226,7 @@ pub async fn table(models: &Models) -> Result<VectorTable, Error> {
     }
     Ok(VectorTable {
         models: rows,
+        pools,
         hidden,
     })
 }
@@ -181,6 +258,17 @@ fn mss_accepted(p: &[f64], q: &[f64], rng: &mut StdRng) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pools_children_are_its_distinct_guesses_in_member_order() {
+        // Members guess 7, 7, 3, 9: the children are 7, 3, 9.
+        let guesses = [7, 7, 3, 9];
+        assert_eq!(distinct_rank(&guesses, 7), Some(0));
+        assert_eq!(distinct_rank(&guesses, 3), Some(1));
+        assert_eq!(distinct_rank(&guesses, 9), Some(2));
+        assert_eq!(distinct_rank(&guesses, 5), None);
+        assert_eq!(distinct_rank(&[], 5), None);
+    }
 
     #[test]
     fn mss_accepts_the_first_child_when_the_draft_is_the_target() {

@@ -199,8 +199,8 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     })
 }
 
-/// p_i against the rank i: drafts A and B under greedy verification and MSS, and EAGLE's guess
-/// one step ahead (greedy).
+/// p_i against the rank i: drafts A and B under greedy verification and MSS, the boost-tuned
+/// pool as one proposer and EAGLE's guess one step ahead (greedy).
 fn vectors_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     let mut series: Vec<(String, Vec<f64>, plotters::style::RGBColor)> = Vec::new();
     let palette = [colors::BLUE, colors::TEAL, colors::ORANGE, colors::PURPLE];
@@ -215,6 +215,13 @@ fn vectors_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
         );
         series.push((name, v.p.clone(), color));
     }
+    if let Some(pool) = r.vectors.pools.iter().find(|p| p.boosted) {
+        let name = l.pick(
+            format!("boost-tuned pool of {} (greedy)", pool.members),
+            format!("集体提升调优的 {} 个草稿（贪心）", pool.members),
+        );
+        series.push((name, pool.p.clone(), colors::GREY));
+    }
     if let Some(row) = (r.vectors.hidden.iter())
         .find(|h| h.draft == "EAGLE")
         .and_then(|h| h.rows.first())
@@ -224,7 +231,7 @@ fn vectors_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     }
     let ranks = series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(2);
     let label = l.pick(
-        "Acceptance vectors: p_i, the chance that the i-th ranked draft child is the one accepted, for drafts A and B and EAGLE (Medusa's heads in the table)",
+        "Acceptance vectors: p_i, the chance that the i-th ranked draft child is the one accepted, for drafts A and B, the boost-tuned pool and EAGLE (Medusa's heads and the control pool in the table)",
         "接受向量：每个草稿排第 i 的孩子正是被接受那一个的概率 p_i",
     );
     let w = width as i32;

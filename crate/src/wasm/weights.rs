@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 /// the page from `pkg/weights/<model>.bpk`, or of a draft on the target's features (`medusa`,
 /// `eagle`, `eagle-ttt`, from `pkg/weights/hidden/`, downloaded only for those experiments), or of
 /// a member of a boost-tuning pool (`pool/boost-1` … `pool/plain-4`, from `pkg/weights/pool/`, only
-/// for the learned-speculators widget): the modules do not embed them.
+/// for the jobs that run them: the learned speculators, the measured choice's vectors): the
+/// modules do not embed them.
 #[wasm_bindgen]
 pub fn provide_weights(model: &str, bytes: &[u8]) -> Result<(), JsError> {
     use crate::model::weights::{provide, HiddenKind};

@@ -97,13 +97,22 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
         .collect();
     let p: Vec<String> = r.vector.p.iter().map(|x| format!("{x:.3}")).collect();
     let (chain, tree) = (&r.chosen.chain, &r.chosen.tree);
-    // Every draft's vector (issue 54, item 1): A and B both ways, Medusa and EAGLE a depth.
+    // Every draft's vector (issue 54, item 1): A and B both ways, the shipped pools as one
+    // proposer each, Medusa and EAGLE a depth.
     let mut vectors: Vec<(String, String)> = r
         .vectors
         .models
         .iter()
         .map(|v| row(&format!("  draft {} ({})", v.draft, v.verify), list(&v.p)))
         .collect();
+    for pool in &r.vectors.pools {
+        let name = match pool.boosted {
+            true => "boost-tuned pool",
+            false => "control pool",
+        };
+        let name = format!("  {name} of {} (greedy)", pool.members);
+        vectors.push(row(&name, list(&pool.p)));
+    }
     for h in &r.vectors.hidden {
         for (j, v) in h.rows.iter().enumerate() {
             vectors.push(row(&format!("  {} at depth {}", h.draft, j + 1), list(v)));
@@ -135,8 +144,11 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                         chain.timed.tokens_per_call
                     ),
                     g => format!(
-                        "γ {g}: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
+                        "γ {g}: predicted {:.2}× by the vector (E {:.2}); τ replayed {:.2}, predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
                         chain.pick.predicted_speedup,
+                        chain.pick.expected_tokens,
+                        chain.replayed_tokens,
+                        chain.timed_predicted_speedup,
                         chain.timed.measured_speedup,
                         chain.timed.measured_speedup_iqr,
                         chain.timed.tokens_per_call
@@ -176,6 +188,13 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                 format!(
                     "measured {:.2}× (IQR {:.2})",
                     r.fixed_eagle2_8.measured_speedup, r.fixed_eagle2_8.measured_speedup_iqr
+                ),
+            ),
+            row(
+                "the better choice against it",
+                format!(
+                    "EAGLE-2's time over the better's {:.2} (IQR {:.2} prompt by prompt; the four decoded in turn)",
+                    r.versus_eagle2.ratio, r.versus_eagle2.iqr
                 ),
             ),
             row(
