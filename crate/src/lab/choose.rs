@@ -6,7 +6,7 @@
 //! then, in the same run, the chosen chain and tree (the DP's tree refined on the replayed
 //! decoding at the chosen size: [`super::sequoia::refine`]) and EAGLE-2 at a fixed 8 nodes, each
 //! timed against the target alone — the four decoded prompt by prompt in turn, each prompt the
-//! faster of two passes ([`super::race`]) — and the better choice set against EAGLE-2 prompt by
+//! row of its faster pass ([`super::race`]) — and the better choice set against EAGLE-2 prompt by
 //! prompt. Each timed row carries the three figures of issue 54's item 4: measured, predicted
 //! from the measured curve, and this device's limit (T_lim(k) from its bandwidth and peak, a
 //! ceiling); the report carries the acceptance vectors of every draft
@@ -168,7 +168,7 @@ pub async fn choose_here(
     let models = lab.models;
     // Three stages before the decodings (the vectors, this device's calls, the calibration),
     // then a prompt decoded every way at a time.
-    let total = 3 + WARM_UP + PASSES * prompts;
+    let total = 3 + WARM_UP.min(prompts) + PASSES * prompts;
     // The vectors and the replay depend only on the target's answers: read from the trained
     // target beside the drafts (a widened or GPU target answers the same, up to rounding). They
     // come first, so that what the choice reads of this device is timed just before the

@@ -3,11 +3,13 @@
 //! model costs; decoding pays more: the cache kept and gathered along the accepted path, the
 //! rows' distributions, the masks (measurements: docs/performance.md, section "What decoding
 //! pays beyond a bare call, and the choice in the page"). So before choosing, a few calibration
-//! prompts (the training stream, not the prompts timed later) are decoded twice, prompt by
-//! prompt in turn ([`super::race`]): by the target alone (its calls are k = 1) and by draft B's
-//! chain of [`GAMMA`] (its verification calls are k = γ + 1). Decoding's overhead over the bare call is
-//! taken as linear in k through those two points, and added to every bare T(k); a draft's cost
-//! per level is scaled by what the chain's draft calls paid over draft B's bare call.
+//! prompts (the training stream, not the prompts timed later) are decoded two ways, prompt by
+//! prompt in turn and in two passes ([`super::race`]): by the target alone (its calls are
+//! k = 1) and by draft B's chain of [`GAMMA`] (its verification calls are k = γ + 1).
+//! Decoding's overhead over the bare call is taken as linear in k through those two points, and
+//! added to every bare T(k); a draft's cost per level is scaled by what the chain's draft calls
+//! paid over draft B's bare call. (The §6 table's auto budget and the sweep's choice read the
+//! same lift: [`super::auto`].)
 
 use super::context::Lab;
 use super::params::Draft;

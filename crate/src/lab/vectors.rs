@@ -127,7 +127,7 @@ pub struct PoolVector {
     /// The shipped boost-tuned pool, or the control's (every member trained on every sample).
     pub boosted: bool,
     pub members: usize,
-    /// p_1 … p_RANKS (none beyond the members).
+    /// p_1 … p_RANKS (0 beyond the members).
     pub p: Vec<f64>,
     pub positions: usize,
 }

@@ -215,6 +215,12 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
         tree["labels"].as_array().unwrap().len(),
         tree["nodes"].as_u64().unwrap() as usize
     );
+    // A step yields its accepted drafts and one token of the target's: no more than the chain's
+    // γ + 1, or the tree's depth + 1.
+    let gamma = chain["timed_gamma"].as_u64().unwrap() as f64;
+    let depth = tree["depth"].as_u64().unwrap() as f64;
+    assert!(f(chain, "tokens_per_call") <= gamma + 1.0, "{chain}");
+    assert!(f(tree, "tokens_per_call") <= depth + 1.0, "{tree}");
     let eagle = &v["fixed_eagle2_8"];
     assert!(f(eagle, "measured_speedup") > 0.0);
     // The four decoded the same prompts in turn: one plain decoding for all, and EAGLE-2 set

@@ -136,8 +136,9 @@ pub fn choose(o: &mut Opts) -> Result<Report, Usage> {
                 "chosen chain",
                 match chain.pick.gamma {
                     0 => format!(
-                        "plain decoding is faster (no γ predicted over 1×); γ {} timed to show it: predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
+                        "plain decoding is faster (no γ predicted over 1×); γ {} timed to show it: τ replayed {:.2}, predicted {:.2}×, measured {:.2}× (IQR {:.2}), τ {:.2}",
                         chain.timed_gamma,
+                        chain.replayed_tokens,
                         chain.timed_predicted_speedup,
                         chain.timed.measured_speedup,
                         chain.timed.measured_speedup_iqr,
