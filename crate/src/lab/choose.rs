@@ -22,7 +22,7 @@ use super::hidden::drafts::Drafts;
 use super::limit::Limit;
 use super::params::{tree_shape, Draft, HiddenMethod, HiddenSpec, DEFAULT_DEPTH, RANKS_PREFIX};
 use super::race::{race, Laps, Paired, Way, PASSES, WARM_UP};
-use super::sequoia::{refine, RankVector, Replay};
+use super::sequoia::{config_plan, refine, RankVector, Replay};
 use super::vectors::{table, VectorTable};
 use crate::clock::Progress;
 use crate::decode::engine::{ChainRule, Method, TreeRule};
@@ -245,12 +245,9 @@ pub async fn choose_here(
     let gamma = choice.chain.gamma.max(1) as u32;
     // The chain's τ replayed on the same prompts as the tree's: what its prediction reads (the
     // vector's expectation runs high on LikesWorld, where a step starts after a rejection).
-    let chain_plan = Plan {
-        parents: (0..gamma as usize).map(|i| i.checked_sub(1)).collect(),
-        ranks: vec![0; gamma as usize],
-        expected_tokens: p.chain_tokens(gamma as usize),
-    };
-    let chain_replayed = replay.run(&chain_plan).tokens_per_step;
+    let chain_replayed = replay
+        .run(&config_plan(&p, &vec![1; gamma as usize]))
+        .tokens_per_step;
     let chain_method = Method::Chain {
         draft: Draft::B.index(),
         gamma: gamma as usize,
