@@ -24,13 +24,13 @@ export function autoIntro(r, target) {
   const t = r.times_us;
   const K = t.length;
   return tr(`<p class="numbers dec-auto">Every method at its <b>size for this device</b> on ${target}, ${r.prompts} prompts, greedy, timed against the target alone on the same prompts. `
-    + `Timed in this job and lifted to what decoding pays (a few calibration prompts decoded by the target alone and by draft B’s chain of 3): T(1) = ${fmt(t[0], 0)} µs, and verifying 2, 4, 8 and ${K} tokens costs ${ratio(t, 2)}, ${ratio(t, Math.min(4, K))}, ${ratio(t, Math.min(8, K))} and ${ratio(t, K)} one-token calls. `
+    + `Timed in this job and lifted to what decoding pays (a few calibration prompts decoded in turn by the target alone and by draft B’s chains of 1, 3 and 7): T(1) = ${fmt(t[0], 0)} µs, and verifying 2, 4, 8 and ${K} tokens costs ${ratio(t, 2)}, ${ratio(t, Math.min(4, K))}, ${ratio(t, Math.min(8, K))} and ${ratio(t, K)} one-token calls. `
     + `For each draft its one-token call over T(1) (c) and its acceptance vector give the chain’s γ or the tree’s nodes that maximise E / (T(n + 1)/T(1) + depth · c) (Sequoia’s hardware-aware choice); `
     + `draft B’s static tree is Sequoia’s tree for its vector at the chosen size, and EAGLE-2 grows as many levels as the chosen tree is deep; `
     + `the suffix index has no vector to choose by and keeps ${r.suffix_nodes} nodes. `
     + 'A run’s own calls can still cost more (its c and T(n)/T(1) in the columns below; a tree’s calls are not calibrated apart), and its τ may fall short of the vector’s E: the gap between prediction and measurement is theirs.</p>',
   `<p class="numbers dec-auto">每种方法都用<b>这台设备上最好的规模</b>，${target}，${r.prompts} 个提示词，贪心，与目标模型单独解码同样的提示词对比计时。`
-    + `本次任务中计时，并按解码实际付出的校准（目标模型单独、草稿 B 用长 3 的链，各解码几个校准提示词）：T(1) = ${fmt(t[0], 0)} µs，验证 2、4、8、${K} 个 token 分别要 ${ratio(t, 2)}、${ratio(t, Math.min(4, K))}、${ratio(t, Math.min(8, K))}、${ratio(t, K)} 次单 token 调用的时间。`
+    + `本次任务中计时，并按解码实际付出的校准（目标模型单独、草稿 B 用长 1、3、7 的链，轮流解码几个校准提示词）：T(1) = ${fmt(t[0], 0)} µs，验证 2、4、8、${K} 个 token 分别要 ${ratio(t, 2)}、${ratio(t, Math.min(4, K))}、${ratio(t, Math.min(8, K))}、${ratio(t, K)} 次单 token 调用的时间。`
     + `每个草稿用它的单 token 调用比 T(1)（c）和它的接受向量，选出使 E / (T(n + 1)/T(1) + 深度 · c) 最大的链长 γ 或树的节点数（Sequoia 的硬件感知选择）；`
     + `草稿 B 的静态树是按它的接受向量在选定规模下的 Sequoia 树，EAGLE-2 生长的层数等于选定树的深度；`
     + `后缀索引没有接受向量可依据，固定用 ${r.suffix_nodes} 个节点。`

@@ -114,7 +114,8 @@ pub fn view_of(report: ChooseReport, l: Lang, room: Option<u32>) -> Result<Choos
     })
 }
 
-/// T(k)/T(1) against k: the bare calls timed, the same as decoding pays them (the calibration),
+/// T(k)/T(1) against k: the bare calls timed, the same as decoding pays them (the calibration, and
+/// the points it timed),
 /// the limit from the bandwidth and peak, and the verification calls of each decoding timed (its
 /// mean call over its one-token call).
 fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
@@ -125,6 +126,10 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     };
     let measured = ratios(&r.bare_times_us);
     let paid = ratios(&r.times_us);
+    // Where the calibration timed decoding (the purple curve passes through them).
+    let timed: Vec<(f64, f64)> = (r.engine.points.iter())
+        .map(|p| (p.k as f64, p.decoding))
+        .collect();
     let lim1 = r.limit_times_us[0];
     let limit: Vec<(f64, f64)> = (r.limit_times_us.iter().enumerate())
         .map(|(i, t)| ((i + 1) as f64, t / lim1))
@@ -168,6 +173,7 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
         ch.polyline(&measured, colors::BLUE, 2);
         ch.dots(&measured, colors::BLUE, 3);
         ch.polyline(&paid, colors::PURPLE, 2);
+        ch.dots(&timed, colors::PURPLE, 4);
         ch.dots(&calls, colors::RED, 5);
         cv.legend(
             (58, 272),
@@ -175,8 +181,8 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
                 (l.pick("bare calls, timed", "单独计时的调用"), colors::BLUE),
                 (
                     l.pick(
-                        "as decoding pays them (calibrated): what the choice reads",
-                        "解码实际付出的（校准得出）：选择依据的曲线",
+                        "as decoding pays them (calibrated at the dots): what the choice reads",
+                        "解码实际付出的（在圆点处校准）：选择依据的曲线",
                     ),
                     colors::PURPLE,
                 ),
