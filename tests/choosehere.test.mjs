@@ -55,7 +55,10 @@ test('choosehere on the CPU: bad values refused by name, then the choice measure
   }
   const all = await text(page, `${W} .ch-result`);
   assert.match(all, /Measured on flex, the ×1 target\. Bare calls: T\(1\) = \d+ µs, T\(2\)\/T\(1\) = \d\.\d\d/);
-  assert.match(all, /Decoding pays more \(calibrated on a few training prompts.*\), so the choice reads T\(1\) = \d+ µs/);
+  assert.match(all, /Decoding pays more \(calibrated on a few training prompts.*\), so the choice reads T\(1\) = \d+ µs \(the target alone’s call in decoding\)/);
+  // The calibration's three points (31 nodes: every chain's calls within the curve), each at the
+  // tokens its calls carried, decoding's cost against the bare one.
+  assert.match(all, /by draft B’s chains of γ 1, 3 and 7: their calls, of [\d.]+, [\d.]+ and [\d.]+ tokens on average, cost [\d.]+, [\d.]+ and [\d.]+ one-token calls \(bare: [\d.]+, [\d.]+ and [\d.]+\); draft B’s c [\d.]+× its bare one/);
   assert.match(all, /The choice: /);
   assert.match(all, /predicted before it ran/);
   assert.match(all, /EAGLE-2 (at a fixed )?(at )?8 nodes/);

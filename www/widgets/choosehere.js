@@ -142,13 +142,17 @@ export function resultHtml(v) {
   const { chain, tree } = v.chosen;
   const on = v.drafts_on ? tr(`${v.backend}, the drafts on ${v.drafts_on}`, `${v.backend}，草稿在 ${v.drafts_on} 上`) : v.backend;
   const e = v.engine;
-  // The calibration's points beyond k = 1 (a one-token call is the unit).
+  // The calibration's points beyond k = 1 (a one-token call is the unit), said as one list.
   const pts = e.points.filter((p) => p.k > 1);
-  const say = (f, d) => pts.map((p) => fmt(f(p), d)).join(tr(', ', '、'));
+  const and = (xs) => (xs.length < 2 ? xs.join('') : tr(`${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`, `${xs.slice(0, -1).join('、')} 和 ${xs.at(-1)}`));
+  const say = (f, d) => and(pts.map((p) => fmt(f(p), d)));
+  const calibrated = pts.length === 0 ? tr('decoded by the target alone', '目标模型单独解码')
+    : tr(`decoded in turn by the target alone and by draft B’s chains of γ ${say((p) => p.k - 1, 0)}: their calls, of ${say((p) => p.tokens, 1)} tokens on average, cost ${say((p) => p.decoding, 2)} one-token calls (bare: ${say((p) => p.bare, 2)})`,
+      `目标模型单独解码、草稿 B 用 γ ${say((p) => p.k - 1, 0)} 的链轮流解码：它们的调用平均 ${say((p) => p.tokens, 1)} 个 token，分别花了 ${say((p) => p.decoding, 2)} 次单 token 调用的时间（单独计时：${say((p) => p.bare, 2)}）`);
   const inputs = tr(`Measured on <b>${escapeHtml(on)}</b>, the ×${v.target_width} target. Bare calls: T(1) = ${ms(v.bare_times_us[0])}, ${curveText(v.bare_times_us)}; draft B’s call ${fmt(v.bare_draft_cost, 3)} of T(1). `
-    + `Decoding pays more (calibrated on a few training prompts, decoded in turn by the target alone and by draft B’s chains of ${say((p) => p.k - 1, 0)}: a call of ${say((p) => p.k, 0)} tokens cost ${say((p) => p.decoding, 2)} one-token calls, against ${say((p) => p.bare, 2)} bare; a draft call ${fmt(e.draft_scale, 1)}× its bare time; a tree’s calls are not calibrated apart), so the choice reads T(1) = ${ms(v.times_us[0])}, ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
+    + `Decoding pays more (calibrated on a few training prompts, ${calibrated}; draft B’s c ${fmt(e.draft_lift, 1)}× its bare one; a tree’s calls are not calibrated apart), so the choice reads T(1) = ${ms(v.times_us[0])} (the target alone’s call in decoding), ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
   `在 <b>${escapeHtml(on)}</b> 上实测，×${v.target_width} 目标模型。单独计时的调用：T(1) = ${ms(v.bare_times_us[0])}，${curveText(v.bare_times_us)}；草稿 B 一次调用是 T(1) 的 ${fmt(v.bare_draft_cost, 3)}。`
-    + `解码付出的更多（在几个训练提示词上轮流校准：目标模型单独解码、草稿 B 用长 ${say((p) => p.k - 1, 0)} 的链解码；${say((p) => p.k, 0)} 个 token 的调用分别花了 ${say((p) => p.decoding, 2)} 次单 token 调用的时间，单独计时是 ${say((p) => p.bare, 2)}；草稿调用是单独计时的 ${fmt(e.draft_scale, 1)} 倍；树的调用没有单独校准），所以选择依据的是 T(1) = ${ms(v.times_us[0])}，${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
+    + `解码付出的更多（在几个训练提示词上校准：${calibrated}；草稿 B 的 c 是单独计时的 ${fmt(e.draft_lift, 1)} 倍；树的调用没有单独校准），所以选择依据的是 T(1) = ${ms(v.times_us[0])}（解码中目标模型单独的调用），${curveText(v.times_us)}，c = ${fmt(v.draft_cost, 3)}；草稿 B 的贪心向量 ${list(v.vector.p)}。`);
   const chainPart = chain.gamma === 0 ? tr('no chain pays', '没有哪条链划算')
     : tr(`a chain of <b>γ = ${chain.gamma}</b> (E = ${fmt(chain.expected_tokens, 2)}, ${x(chain.predicted_speedup)}; replayed on the calibration prompts, ${fmt(chain.replayed_tokens, 2)} tokens a step, ${x(chain.timed_predicted_speedup)} predicted)`,
       `<b>γ = ${chain.gamma}</b> 的链（E = ${fmt(chain.expected_tokens, 2)}，${x(chain.predicted_speedup)}；在校准提示词上重放，每步 ${fmt(chain.replayed_tokens, 2)} 个 token，预测 ${x(chain.timed_predicted_speedup)}）`);

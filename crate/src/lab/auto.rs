@@ -129,16 +129,16 @@ pub async fn sizes(lab: Lab<'_>) -> Result<Sizes, Error> {
     let bare_t1 = bare[0];
     let c_b = draft_cost(lab, Draft::B, 1, bare_t1).await?;
     // T(k) and c as decoding pays them (`engine_costs`).
-    let engine = engine_costs(lab, &bare, c_b * bare_t1).await?;
+    let engine = engine_costs(lab, &bare, c_b).await?;
     let times_us = engine.times_us.clone();
     let times = Times::new(times_us.clone())?;
     let t1 = times_us[0];
     // Each draft's c and vector once (draft B's c is the one the lift read).
-    let c_a = engine.draft_cost(draft_cost(lab, Draft::A, 1, bare_t1).await?, bare_t1);
+    let c_a = engine.draft_cost(draft_cost(lab, Draft::A, 1, bare_t1).await?);
     let p_a = measure(&reference, Draft::A, false).await?.acceptance();
     let p_b = measure(&reference, Draft::B, false).await?.acceptance();
     let chain_a = chain_size(&p_a, &times, c_a)?;
-    let chain_b = chain_size(&p_b, &times, engine.draft_cost(c_b, bare_t1))?;
+    let chain_b = chain_size(&p_b, &times, engine.draft_cost(c_b))?;
     let (tree_b, tree_b_plan) = tree_size(std::slice::from_ref(&p_b), &times, chain_b.c)?;
     let drafts = Drafts::load(models)?;
     let (medusa_c, eagle_c) = hidden_costs(lab, &drafts, t1).await?;
@@ -193,8 +193,8 @@ pub async fn sweep_choice(
     // calls are timed whole by the engine, and keep the bare curve.
     let (times_us, c) = match batch {
         1 => {
-            let engine = engine_costs(lab, &bare, bare_c * bare[0]).await?;
-            let c = engine.draft_cost(bare_c, bare[0]);
+            let engine = engine_costs(lab, &bare, bare_c).await?;
+            let c = engine.draft_cost(bare_c);
             (engine.times_us, c)
         }
         _ => (bare, bare_c),

@@ -201,9 +201,9 @@ pub async fn choose_here(
     progress(2, total);
     // What decoding pays beyond the bare calls, read on calibration prompts right before the
     // decodings: the curve and c the choice (and its prediction) use.
-    let engine = engine_costs(lab, &bare_times_us, bare_c * bare_times_us[0]).await?;
+    let engine = engine_costs(lab, &bare_times_us, bare_c).await?;
     let times_us = engine.times_us.clone();
-    let c = engine.draft_cost(bare_c, bare_times_us[0]);
+    let c = engine.draft_cost(bare_c);
     let vector = vectors
         .models
         .iter()

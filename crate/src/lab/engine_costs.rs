@@ -5,17 +5,22 @@
 //! pays beyond a bare call, and the choice in the page"). So before choosing, a few calibration
 //! prompts (the training stream, not the prompts timed later) are decoded prompt by prompt in
 //! turn and in two passes ([`super::race`]): by the target alone (its calls are k = 1) and by
-//! draft B's chains of [`GAMMAS`] (their verification calls are k = γ + 1: 2, 4 and 8 tokens).
-//! Each is read as calls of one token, a verification call over the target alone's call in the
-//! same rows, so that the device's speed changing between the bare timing and the decodings
-//! moves neither. Between those points the curve is the line joining them: a speculative call
-//! pays a fixed part of decoding's overhead at any k, so no line through k = 1 and one other
-//! point meets k = 2; and the bare curve, timed apart, can dip between them by a moment's load,
-//! where the choice, picking the best size, would find the dip. Past the last point it is the
-//! bare curve's rise plus decoding's overhead over it (decoding's ratio less the bare) growing
-//! by its last slope. A draft's cost per level is scaled by what the chains' draft calls paid
-//! over draft B's bare call. (The §6 table's auto budget and the sweep's choice read the same
-//! lift: [`super::auto`].)
+//! draft B's chains of [`GAMMAS`] that the bare curve reaches (their verification calls carry
+//! up to γ + 1 tokens: 2, 4 and 8; fewer where a chain meets the answer's end, so each is placed
+//! at the tokens its calls carried on average). Each is read as calls of one token, a
+//! verification call over the target alone's call in the same rows, so that the device's speed
+//! changing between the bare timing and the decodings moves neither (a speculative call pays a
+//! fixed part of decoding's overhead at any k, so no line through k = 1 and one other point
+//! meets k = 2). Between those points the curve is the larger of the line joining them and the
+//! bare curve's shape through them (its ratio plus decoding's overhead over it, linear between
+//! the points): the shape carries what the kernel does between them (rows taken in pairs cost
+//! nearly as much at k = 3 as at 4), and the line holds where the bare curve, timed apart, dips
+//! by a moment's load, where the choice, picking the best size, would find the dip. Past the
+//! last point it is the bare curve's rise plus decoding's
+//! overhead over it (decoding's ratio less the bare) growing by its slope between the last two
+//! speculative points, never falling. A draft's cost per level c (its call over T(1)) is lifted
+//! by what draft B's c paid in the chains over its bare c, never below 1. (The §6 table's auto
+//! budget and the sweep's choice read the same lift: [`super::auto`].)
 
 use super::context::Lab;
 use super::params::Draft;
@@ -36,39 +41,48 @@ const SEED: u64 = 41;
 /// The curve as decoding pays it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EngineCosts {
-    /// T(1) … T(K), µs: decoding's one-token call times each bare ratio T(k)/T(1) lifted by
-    /// decoding's overhead at k.
+    /// T(1) … T(K), µs: the target alone's call in decoding times the curve in one-token calls
+    /// (decoding's ratios at the points timed, joined between them, the bare curve's rise past
+    /// them: [`lift`]).
     pub times_us: Vec<f64>,
-    /// Where decoding was timed: k = 1 and each chain's verification call.
+    /// Where decoding was timed: k = 1 and each chain's verification calls.
     pub points: Vec<CostPoint>,
-    /// A draft call in decoding over draft B's bare call (at least 1: no overhead).
-    pub draft_scale: f64,
+    /// Draft B's c in decoding (its call over the target alone's) over its bare c, at least 1.
+    pub draft_lift: f64,
 }
 
-/// A call of `k` tokens in one-token calls: as decoding paid it on the calibration prompts, and
-/// on the bare curve.
+/// Verification calls in one-token calls: as decoding paid them on the calibration prompts, and
+/// on the bare curve at the same size.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct CostPoint {
+    /// The most tokens a call of the chain carries (γ + 1; 1 for the target alone), and the
+    /// tokens its calls carried on average (fewer where a chain met the answer's end).
     pub k: usize,
+    pub tokens: f64,
     pub decoding: f64,
     pub bare: f64,
 }
 
+/// A chain's verification calls as decoding timed them: at most `k` tokens, `tokens` on average,
+/// `us` the mean call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verify {
+    pub k: usize,
+    pub tokens: f64,
+    pub us: f64,
+}
+
 impl EngineCosts {
-    /// c as decoding pays it: a draft's bare call over bare T(1), `bare_c`, scaled to decoding's
-    /// draft call over decoding's T(1).
-    pub fn draft_cost(&self, bare_c: f64, bare_t1: f64) -> f64 {
-        bare_c * bare_t1 * self.draft_scale / self.times_us[0]
+    /// c as decoding pays it: a draft's bare call over bare T(1), `bare_c`, lifted as draft B's
+    /// was.
+    pub fn draft_cost(&self, bare_c: f64) -> f64 {
+        bare_c * self.draft_lift
     }
 }
 
 /// Decodes the calibration prompts every way and lifts `bare` (T(1) … T(K), µs) to what decoding
-/// pays; `draft_bare_us`: draft B's bare one-token call.
-pub async fn engine_costs(
-    lab: Lab<'_>,
-    bare: &[f64],
-    draft_bare_us: f64,
-) -> Result<EngineCosts, Error> {
+/// pays; `bare_c`: draft B's bare one-token call over bare T(1).
+pub async fn engine_costs(lab: Lab<'_>, bare: &[f64], bare_c: f64) -> Result<EngineCosts, Error> {
     let prompts: Vec<Vec<u32>> = likesworld::worlds(Split::Train, SEED, PROMPTS)
         .iter()
         .map(|w| w.prompt())
@@ -87,73 +101,100 @@ pub async fn engine_costs(
         .collect();
     let laps = race(lab, &ways, &prompts, PASSES, &mut |_, _| {}).await?;
     let (t1, _) = laps[0].stats.mean_call_us();
-    let verify: Vec<(usize, f64)> = (gammas.iter().zip(&laps[1..]))
-        .map(|(g, l)| (g + 1, l.stats.mean_call_us().0))
+    let verify: Vec<Verify> = (gammas.iter().zip(&laps[1..]))
+        .map(|(g, l)| Verify {
+            k: g + 1,
+            tokens: l.stats.verified_per_call() + 1.0,
+            us: l.stats.mean_call_us().0,
+        })
         .collect();
-    // Every chain's draft calls (draft B's), pooled.
+    // Every chain's draft calls (draft B's), pooled, over the target alone's call.
     let (draft_us, draft_calls) = (laps[1..].iter()).fold((0.0, 0), |(us, n), l| {
         (us + l.stats.draft_us, n + l.stats.draft_calls)
     });
-    let draft = draft_us / draft_calls.max(1) as f64;
-    Ok(lift(bare, t1, &verify, draft, draft_bare_us))
+    let draft_c = draft_us / draft_calls.max(1) as f64 / t1.max(f64::MIN_POSITIVE);
+    Ok(lift(bare, t1, &verify, draft_c, bare_c))
 }
 
-/// [`EngineCosts`] from decoding's mean one-token call `t1`, its mean verification call of k
-/// tokens at each `(k, µs)` of `verify` and its mean draft call `draft` (µs), against the bare
-/// curve `bare` and draft B's bare call. In one-token calls: decoding's ratio at each timed k
-/// (1 at k = 1) and the line joining them between; past the last, the bare ratio's rise plus
-/// the overhead over it (decoding's ratio less the bare) growing by its last slope, never
-/// falling; the curve never falls with k, nor below one call.
-pub fn lift(
-    bare: &[f64],
-    t1: f64,
-    verify: &[(usize, f64)],
-    draft: f64,
-    draft_bare_us: f64,
-) -> EngineCosts {
+/// [`EngineCosts`] from decoding's mean one-token call `t1` (µs), its chains' verification calls
+/// `verify` and draft B's c in them `draft_c`, against the bare curve `bare` and draft B's bare
+/// c. In one-token calls: decoding's ratio at each chain's mean tokens (1 at k = 1), and between
+/// them the larger of the line joining them and the bare ratio plus the overhead over it (linear
+/// between the points); past the last, the bare ratio's rise plus the overhead over it
+/// (decoding's ratio less the bare) growing by its slope between the last two speculative
+/// points, never falling; the curve never falls with k, nor below one call. A chain whose calls
+/// verified no draft, or beyond the bare curve, gives no point.
+pub fn lift(bare: &[f64], t1: f64, verify: &[Verify], draft_c: f64, bare_c: f64) -> EngineCosts {
     let t1 = t1.max(f64::MIN_POSITIVE);
+    let n = bare.len();
     let ratio = |k: usize| bare[k - 1] / bare[0];
+    // The bare ratio at a mean size, between the sizes timed.
+    let at = |x: f64| -> f64 {
+        let i = (x.floor() as usize).clamp(1, n);
+        match i < n {
+            true => ratio(i) + (ratio(i + 1) - ratio(i)) * (x - i as f64),
+            false => ratio(n),
+        }
+    };
     let mut points: Vec<CostPoint> = std::iter::once(CostPoint {
         k: 1,
+        tokens: 1.0,
         decoding: 1.0,
         bare: 1.0,
     })
     .chain(
-        (verify.iter().filter(|(k, _)| (2..=bare.len()).contains(k))).map(|&(k, us)| CostPoint {
-            k,
-            decoding: us / t1,
-            bare: ratio(k),
+        (verify
+            .iter()
+            .filter(|v| (2..=n).contains(&v.k) && v.tokens > 1.0))
+        .map(|v| {
+            let tokens = v.tokens.min(v.k as f64);
+            CostPoint {
+                k: v.k,
+                tokens,
+                decoding: v.us / t1,
+                bare: at(tokens),
+            }
         }),
     )
     .collect();
-    points.sort_by_key(|p| p.k);
-    points.dedup_by_key(|p| p.k);
+    points.sort_by(|a, b| a.tokens.total_cmp(&b.tokens));
+    points.dedup_by(|b, a| a.tokens == b.tokens);
     let over = |p: &CostPoint| p.decoding - p.bare;
-    // Between two points timed in decoding, the line joining them; past the last, the bare
-    // curve's rise plus the overhead's last slope (never falling).
     let paid = |k: usize| -> f64 {
-        let j = points.partition_point(|p| p.k <= k);
-        match (points.get(j.wrapping_sub(1)), points.get(j)) {
-            (Some(a), Some(b)) => {
-                a.decoding + (b.decoding - a.decoding) * (k - a.k) as f64 / (b.k - a.k) as f64
+        let x = k as f64;
+        // The k = 1 point comes first: j ≥ 1.
+        let j = points.partition_point(|p| p.tokens <= x);
+        let a = &points[j - 1];
+        match points.get(j) {
+            // Between two points timed in decoding: the line joining them, or the bare curve's
+            // shape through them (its ratio plus the overhead over it, linear between the points:
+            // a kernel that takes rows in pairs costs nearly as much at k = 3 as at 4), the
+            // larger. A bare dip (a moment's load) then never prices a size under the line.
+            Some(b) => {
+                let f = (x - a.tokens) / (b.tokens - a.tokens);
+                let line = a.decoding + (b.decoding - a.decoding) * f;
+                let shape = ratio(k) + over(a) + (over(b) - over(a)) * f;
+                line.max(shape)
             }
-            (Some(a), None) => {
+            // Past the last: the bare curve's rise, and the overhead's slope between the last two
+            // speculative points (not from k = 1, where none is paid: that would take the fixed
+            // part every speculative call pays for a slope).
+            None => {
                 let slope = match j {
-                    2.. => {
+                    3.. => {
                         let b = &points[j - 2];
-                        ((over(a) - over(b)) / (a.k - b.k) as f64).max(0.0)
+                        ((over(a) - over(b)) / (a.tokens - b.tokens)).max(0.0)
                     }
                     _ => 0.0,
                 };
-                a.decoding + ratio(k) - a.bare + slope * (k - a.k) as f64
+                a.decoding + ratio(k) - a.bare + slope * (x - a.tokens)
             }
-            (None, _) => ratio(k),
         }
     };
     // More tokens in a call cannot cost less: a k timed below a smaller one (a moment's load on
     // the smaller) is held at the larger's, so the choice never rests on a dip.
     let mut top = 1.0f64;
-    let times_us = (1..=bare.len())
+    let times_us = (1..=n)
         .map(|k| {
             top = top.max(paid(k));
             top * t1
@@ -162,7 +203,7 @@ pub fn lift(
     EngineCosts {
         times_us,
         points,
-        draft_scale: (draft / draft_bare_us.max(f64::MIN_POSITIVE)).max(1.0),
+        draft_lift: (draft_c / bare_c.max(f64::MIN_POSITIVE)).max(1.0),
     }
 }
 
@@ -174,6 +215,20 @@ mod tests {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
     }
 
+    /// A chain's calls, each of all its k tokens.
+    fn full(k: usize, us: f64) -> Verify {
+        Verify {
+            k,
+            tokens: k as f64,
+            us,
+        }
+    }
+
+    /// The curve in one-token calls.
+    fn ratios(e: &EngineCosts) -> Vec<f64> {
+        e.times_us.iter().map(|t| t / e.times_us[0]).collect()
+    }
+
     #[test]
     fn the_curve_joins_the_timed_points_and_goes_on_by_the_overheads_last_slope() {
         // Bare: 1 + 0.1 (k − 1) one-token calls of 100 µs.
@@ -181,65 +236,111 @@ mod tests {
         // Decoding's one-token call 200 µs (the device slower than at the bare timing: the ratios
         // are what count); k = 2 at 1.3 calls (0.2 over bare), k = 4 at 1.5 (0.2 over), k = 8 at
         // 2.1 (0.4 over).
-        let e = lift(
-            &bare,
-            200.0,
-            &[(4, 300.0), (2, 260.0), (8, 420.0)],
-            30.0,
-            20.0,
-        );
+        let verify = [full(4, 300.0), full(2, 260.0), full(8, 420.0)];
+        let e = lift(&bare, 200.0, &verify, 0.3, 0.2);
         let k: Vec<usize> = e.points.iter().map(|p| p.k).collect();
         assert_eq!(k, vec![1, 2, 4, 8]);
         assert!(close(
             &e.points.iter().map(|p| p.bare).collect::<Vec<_>>(),
             &[1.0, 1.1, 1.3, 1.7]
         ));
-        let ratios: Vec<f64> = e.times_us.iter().map(|t| t / 200.0).collect();
+        assert_eq!(e.times_us[0], 200.0);
         // 1 → 0 over, 2 → 0.2, 3 → 0.2, 4 → 0.2, 5 … 8 → 0.25 … 0.4, 9 → 0.45, 10 → 0.5.
         assert!(close(
-            &ratios,
+            &ratios(&e),
             &[1.0, 1.3, 1.4, 1.5, 1.65, 1.8, 1.95, 2.1, 2.25, 2.4]
         ));
-        assert_eq!(e.draft_scale, 1.5);
-        // c as decoding pays it: the bare 0.2 (20 µs over bare T(1) 100) becomes 30 µs over 200.
-        assert!((e.draft_cost(0.2, 100.0) - 30.0 / 200.0).abs() < 1e-12);
+        // Draft B's c paid 0.3 against 0.2 bare: every draft's c is lifted by 1.5.
+        assert!((e.draft_lift - 1.5).abs() < 1e-12);
+        assert!((e.draft_cost(0.1) - 0.15).abs() < 1e-12);
+        // A c paid under the bare one (the device's drift) lifts nothing.
+        assert_eq!(lift(&bare, 200.0, &verify, 0.1, 0.2).draft_lift, 1.0);
     }
 
     #[test]
-    fn a_falling_overhead_stops_falling_past_the_last_point_and_dips_are_held() {
+    fn between_the_points_the_bare_curves_shape_counts_where_it_lies_above_the_line() {
+        // A kernel that takes rows in pairs: bare k = 3 costs as much as k = 4 (1.3). Decoding
+        // paid 0.2 over bare at k = 2 and at k = 4: the line puts k = 3 at 1.4, the shape at
+        // 1.5, as k = 4.
+        let bare = [100.0, 110.0, 130.0, 130.0, 150.0];
+        let e = lift(&bare, 100.0, &[full(2, 130.0), full(4, 150.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e)[..4], &[1.0, 1.3, 1.5, 1.5]));
+    }
+
+    #[test]
+    fn a_chain_that_met_the_answers_end_is_placed_at_the_tokens_its_calls_carried() {
         let bare: Vec<f64> = (0..10).map(|i| 100.0 + 10.0 * i as f64).collect();
+        // γ 7's calls carried 7 tokens on average (1.6 one-token calls: 0.0 over the bare 1.6):
+        // the curve reaches 1.6 at k = 7, not at 8, and k = 8 is the bare rise past it.
+        let short = Verify {
+            k: 8,
+            tokens: 7.0,
+            us: 160.0,
+        };
+        let e = lift(&bare, 100.0, &[full(4, 130.0), short], 1.0, 1.0);
+        assert_eq!((e.points[2].k, e.points[2].tokens), (8, 7.0));
+        assert!((e.points[2].bare - 1.6).abs() < 1e-12);
+        assert!(close(
+            &ratios(&e)[3..],
+            &[1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9]
+        ));
+        // Mean sizes between the sizes timed read the bare curve between them.
+        let half = Verify {
+            k: 4,
+            tokens: 3.5,
+            us: 125.0,
+        };
+        assert!((lift(&bare, 100.0, &[half], 1.0, 1.0).points[1].bare - 1.25).abs() < 1e-12);
+        // A chain whose calls verified no draft gives no point.
+        let none = Verify {
+            k: 2,
+            tokens: 1.0,
+            us: 100.0,
+        };
+        assert_eq!(lift(&bare, 100.0, &[none], 1.0, 1.0).points.len(), 1);
+    }
+
+    #[test]
+    fn the_slope_past_the_last_point_is_never_read_from_k_1_nor_falling() {
+        // Only k = 2 timed (1.5 calls, 0.4 over the bare 1.1): past it the bare rise alone, not
+        // the 0.4 that every speculative call pays taken for a slope from k = 1.
+        let e = lift(&[100.0, 110.0, 120.0], 100.0, &[full(2, 150.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e), &[1.0, 1.5, 1.6]));
         // 0.4 over at k = 4, 0.2 at k = 8: held at 0.2 past 8, not continued down.
-        let e = lift(&bare, 100.0, &[(4, 170.0), (8, 190.0)], 10.0, 20.0);
-        let ratios: Vec<f64> = e.times_us.iter().map(|t| t / 100.0).collect();
-        assert!(close(&ratios[7..], &[1.9, 2.0, 2.1]));
-        // Between 4 and 8 the bare ratio climbs faster than the overhead falls: no dip.
-        assert!(ratios.windows(2).all(|w| w[1] >= w[0]));
-        assert_eq!(e.draft_scale, 1.0);
-        // Decoding timed under the bare ratio (noise): the curve follows decoding where timed,
-        // and never falls with k nor below one call.
-        let e = lift(&bare, 100.0, &[(2, 90.0)], 10.0, 20.0);
-        let ratios: Vec<f64> = e.times_us.iter().map(|t| t / 100.0).collect();
-        assert_eq!(ratios[..2], [1.0, 1.0]);
-        assert!(ratios.windows(2).all(|w| w[1] >= w[0]));
-        // Between the points timed the bare curve plays no part: a dip there (k = 5 … 7, a
-        // moment's load) leaves the line from k = 4 to k = 8; past it, the bare rise (0.1) plus
-        // the overhead's slope from k = 4 to 8 (0.2 to 0.4 over: 0.05).
+        let bare: Vec<f64> = (0..10).map(|i| 100.0 + 10.0 * i as f64).collect();
+        let e = lift(&bare, 100.0, &[full(4, 170.0), full(8, 190.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e)[7..], &[1.9, 2.0, 2.1]));
+    }
+
+    #[test]
+    fn dips_never_reach_the_curve_and_one_call_is_its_floor() {
+        let bare: Vec<f64> = (0..10).map(|i| 100.0 + 10.0 * i as f64).collect();
+        // Decoding timed under one call at k = 2 (noise): the curve never goes below one call,
+        // and past the point it keeps the bare rise from there (0.9 + 0.1: still one call).
+        let e = lift(&bare, 100.0, &[full(2, 90.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e)[..4], &[1.0, 1.0, 1.0, 1.1]));
+        // Between the points timed a dip in the bare curve (k = 5 … 7, a moment's load) leaves
+        // the line from k = 4 to k = 8; past it, the bare rise (0.1) plus the overhead's slope
+        // from k = 4 to 8 (0.2 to 0.4 over: 0.05).
         let dipped = [
             100.0, 110.0, 120.0, 130.0, 100.0, 100.0, 100.0, 170.0, 180.0,
         ];
-        let e = lift(&dipped, 100.0, &[(4, 150.0), (8, 210.0)], 10.0, 20.0);
-        let ratios: Vec<f64> = e.times_us.iter().map(|t| t / 100.0).collect();
-        assert!(close(&ratios[3..], &[1.5, 1.65, 1.8, 1.95, 2.1, 2.25]));
-        // A dip in the bare curve (k = 3 under k = 2) never reaches the curve the choice reads.
-        let e = lift(&[100.0, 150.0, 120.0, 160.0], 100.0, &[], 20.0, 20.0);
+        let e = lift(&dipped, 100.0, &[full(4, 150.0), full(8, 210.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e)[3..], &[1.5, 1.65, 1.8, 1.95, 2.1, 2.25]));
+        // Decoding's k = 4 timed under its k = 2: held at k = 2's, never falling.
+        let e = lift(&bare, 100.0, &[full(2, 160.0), full(4, 140.0)], 1.0, 1.0);
+        assert!(close(&ratios(&e)[..4], &[1.0, 1.6, 1.6, 1.6]));
+        // A dip in the bare curve (k = 3 under k = 2) with nothing timed: held.
+        let e = lift(&[100.0, 150.0, 120.0, 160.0], 100.0, &[], 1.0, 1.0);
         assert!(close(&e.times_us, &[100.0, 150.0, 150.0, 160.0]));
-        // Points the bare curve does not reach are left out.
+        // Points the bare curve does not reach are left out, and a size timed twice counts once
+        // (the first).
         let e = lift(
             &[100.0, 150.0],
             100.0,
-            &[(2, 160.0), (4, 300.0)],
-            20.0,
-            20.0,
+            &[full(2, 160.0), full(2, 170.0), full(4, 300.0)],
+            1.0,
+            1.0,
         );
         assert_eq!(e.points.len(), 2);
         assert!(close(&e.times_us, &[100.0, 160.0]));

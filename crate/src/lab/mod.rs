@@ -29,8 +29,9 @@
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis; [`auto`]: each
 //!   method's device-best size for it and for the sweep over γ, from this device's T(k), c and
 //!   vectors;
-//! - [`engine_costs`]: T(k) and c as decoding pays them, the bare calls lifted by what decoding
-//!   paid on a few calibration prompts (what [`auto`] and [`choose`] choose on);
+//! - [`engine_costs`]: T(k) and c as decoding pays them, timed in decoding at three sizes on a
+//!   few calibration prompts, the bare curve's shape between and past them (what [`auto`] and
+//!   [`choose`] choose on);
 //! - [`vectors`]: a draft's positional acceptance vector measured (A and B, greedy and MSS;
 //!   Medusa and EAGLE a depth); [`sequoia`]: Sequoia's trees for it (and refined on the replayed
 //!   decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to speculate on this

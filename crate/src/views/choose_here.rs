@@ -114,10 +114,9 @@ pub fn view_of(report: ChooseReport, l: Lang, room: Option<u32>) -> Result<Choos
     })
 }
 
-/// T(k)/T(1) against k: the bare calls timed, the same as decoding pays them (the calibration, and
-/// the points it timed),
-/// the limit from the bandwidth and peak, and the verification calls of each decoding timed (its
-/// mean call over its one-token call).
+/// T(k)/T(1) against k: the bare calls timed; the same as decoding pays them (the calibration),
+/// with the points it timed; the limit from the bandwidth and peak; and the verification calls
+/// of each decoding timed (its mean call over its one-token call).
 fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     let ratios = |ts: &[f64]| -> Vec<(f64, f64)> {
         (ts.iter().enumerate())
@@ -126,9 +125,10 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     };
     let measured = ratios(&r.bare_times_us);
     let paid = ratios(&r.times_us);
-    // Where the calibration timed decoding (the purple curve passes through them).
+    // Where the calibration timed decoding, at its calls' mean tokens (the purple curve joins
+    // them, but for a point under an earlier one: the curve never falls).
     let timed: Vec<(f64, f64)> = (r.engine.points.iter())
-        .map(|p| (p.k as f64, p.decoding))
+        .map(|p| (p.tokens, p.decoding))
         .collect();
     let lim1 = r.limit_times_us[0];
     let limit: Vec<(f64, f64)> = (r.limit_times_us.iter().enumerate())
@@ -181,8 +181,8 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
                 (l.pick("bare calls, timed", "单独计时的调用"), colors::BLUE),
                 (
                     l.pick(
-                        "as decoding pays them (calibrated at the dots): what the choice reads",
-                        "解码实际付出的（在圆点处校准）：选择依据的曲线",
+                        "as decoding pays them (calibrated at the purple dots): what the choice reads",
+                        "解码实际付出的（在紫色圆点处校准）：选择依据的曲线",
                     ),
                     colors::PURPLE,
                 ),
