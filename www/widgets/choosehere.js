@@ -146,9 +146,10 @@ export function resultHtml(v) {
   const pts = e.points.filter((p) => p.k > 1);
   const and = (xs) => (xs.length < 2 ? xs.join('') : tr(`${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`, `${xs.slice(0, -1).join('、')} 和 ${xs.at(-1)}`));
   const say = (f, d) => and(pts.map((p) => fmt(f(p), d)));
-  const calibrated = pts.length === 0 ? tr('decoded by the target alone', '目标模型单独解码')
-    : tr(`decoded in turn by the target alone and by draft B’s chains of γ ${say((p) => p.k - 1, 0)}: their calls, of ${say((p) => p.tokens, 1)} tokens on average, cost ${say((p) => p.decoding, 2)} one-token calls (bare: ${say((p) => p.bare, 2)})`,
-      `目标模型单独解码、草稿 B 用 γ ${say((p) => p.k - 1, 0)} 的链轮流解码：它们的调用平均 ${say((p) => p.tokens, 1)} 个 token，分别花了 ${say((p) => p.decoding, 2)} 次单 token 调用的时间（单独计时：${say((p) => p.bare, 2)}）`);
+  const one = pts.length === 1;
+  const calibrated = pts.length === 0 ? tr('decoded by the target alone and by draft B’s chains, which gave no point: the bare curve as it is', '目标模型单独解码、草稿 B 的链解码，链没有给出校准点：单独计时的曲线照用')
+    : tr(`decoded in turn by the target alone and by draft B’s ${one ? 'chain' : 'chains'} of γ ${say((p) => p.k - 1, 0)}: ${one ? 'its' : 'their'} calls, of ${say((p) => p.tokens, 1)} tokens on average, cost ${say((p) => p.decoding, 2)} one-token calls (bare: ${say((p) => p.bare, 2)})`,
+      `目标模型单独解码、草稿 B 用 γ ${say((p) => p.k - 1, 0)} 的链轮流解码，${one ? '它的调用' : '它们的调用'}平均 ${say((p) => p.tokens, 1)} 个 token，${one ? '' : '分别'}花了 ${say((p) => p.decoding, 2)} 次单 token 调用的时间（单独计时 ${say((p) => p.bare, 2)}）`);
   const inputs = tr(`Measured on <b>${escapeHtml(on)}</b>, the ×${v.target_width} target. Bare calls: T(1) = ${ms(v.bare_times_us[0])}, ${curveText(v.bare_times_us)}; draft B’s call ${fmt(v.bare_draft_cost, 3)} of T(1). `
     + `Decoding pays more (calibrated on a few training prompts, ${calibrated}; draft B’s c ${fmt(e.draft_lift, 1)}× its bare one; a tree’s calls are not calibrated apart), so the choice reads T(1) = ${ms(v.times_us[0])} (the target alone’s call in decoding), ${curveText(v.times_us)}, and c = ${fmt(v.draft_cost, 3)}; draft B’s greedy vector ${list(v.vector.p)}.`,
   `在 <b>${escapeHtml(on)}</b> 上实测，×${v.target_width} 目标模型。单独计时的调用：T(1) = ${ms(v.bare_times_us[0])}，${curveText(v.bare_times_us)}；草稿 B 一次调用是 T(1) 的 ${fmt(v.bare_draft_cost, 3)}。`

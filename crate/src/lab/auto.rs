@@ -193,7 +193,13 @@ pub async fn sweep_choice(
     // calls are timed whole by the engine, and keep the bare curve.
     let (times_us, c) = match batch {
         1 => {
-            let engine = engine_costs(lab, &bare, bare_c).await?;
+            // The calibration lifts draft B's c (its chains are what it times); the swept draft's
+            // is lifted as B's was.
+            let c_b = match draft {
+                Draft::B => bare_c,
+                _ => draft_cost(lab, Draft::B, 1, bare[0]).await?,
+            };
+            let engine = engine_costs(lab, &bare, c_b).await?;
             let c = engine.draft_cost(bare_c);
             (engine.times_us, c)
         }

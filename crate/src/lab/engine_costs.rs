@@ -7,20 +7,20 @@
 //! turn and in two passes ([`super::race`]): by the target alone (its calls are k = 1) and by
 //! draft B's chains of [`GAMMAS`] that the bare curve reaches (their verification calls carry
 //! up to γ + 1 tokens: 2, 4 and 8; fewer where a chain meets the answer's end, so each is placed
-//! at the tokens its calls carried on average). Each is read as calls of one token, a
-//! verification call over the target alone's call in the same rows, so that the device's speed
-//! changing between the bare timing and the decodings moves neither (a speculative call pays a
-//! fixed part of decoding's overhead at any k, so no line through k = 1 and one other point
-//! meets k = 2). Between those points the curve is the larger of the line joining them and the
-//! bare curve's shape through them (its ratio plus decoding's overhead over it, linear between
-//! the points): the shape carries what the kernel does between them (rows taken in pairs cost
-//! nearly as much at k = 3 as at 4), and the line holds where the bare curve, timed apart, dips
-//! by a moment's load, where the choice, picking the best size, would find the dip. Past the
-//! last point it is the bare curve's rise plus decoding's
-//! overhead over it (decoding's ratio less the bare) growing by its slope between the last two
-//! speculative points, never falling. A draft's cost per level c (its call over T(1)) is lifted
-//! by what draft B's c paid in the chains over its bare c, never below 1. (The §6 table's auto
-//! budget and the sweep's choice read the same lift: [`super::auto`].)
+//! at the tokens its calls carried on average; a speculative call pays a fixed part of
+//! decoding's overhead at any k, so no line through k = 1 and one other point meets k = 2).
+//! Each is read as calls of one token, a verification call over the target alone's call in the
+//! same rows, so that the device's speed changing between the bare timing and the decodings
+//! moves neither. Between those points the curve is the larger of the line joining them and
+//! the bare curve's shape through them (its ratio plus decoding's overhead over it, linear
+//! between the points): the shape carries what the kernel does between them (rows taken in
+//! pairs cost nearly as much at k = 3 as at 4), and the line holds where the bare curve, timed
+//! apart, dips by a moment's load, where the choice, picking the best size, would find the dip.
+//! Past the last point it is the bare curve's rise plus decoding's overhead over it growing by
+//! its slope between the last two speculative points, never falling. A draft's cost per level c
+//! (its call over T(1)) is lifted by what draft B's c paid in the chains over its bare c, never
+//! below 1. (The §6 table's auto budget and the sweep's choice read the same lift:
+//! [`super::auto`].)
 
 use super::context::Lab;
 use super::params::Draft;
@@ -32,6 +32,9 @@ use crate::likesworld::{self, Split};
 /// The chains whose verification calls give the points beyond k = 1 (those the bare curve
 /// reaches).
 pub const GAMMAS: [usize; 3] = [1, 3, 7];
+/// The least distance, in tokens, between the last two points for the overhead's slope past
+/// them to be read.
+const MIN_GAP: f64 = 0.5;
 /// Calibration prompts decoded each way, in turn, in [`PASSES`] passes (after the first
 /// [`super::race::WARM_UP`] decoded each way unclocked).
 const PROMPTS: usize = 6;
@@ -42,10 +45,10 @@ const SEED: u64 = 41;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct EngineCosts {
     /// T(1) … T(K), µs: the target alone's call in decoding times the curve in one-token calls
-    /// (decoding's ratios at the points timed, joined between them, the bare curve's rise past
-    /// them: [`lift`]).
+    /// that [`lift`] draws through the points, read at each whole k.
     pub times_us: Vec<f64>,
-    /// Where decoding was timed: k = 1 and each chain's verification calls.
+    /// Where decoding was timed, by size: k = 1, and each chain whose calls verified a draft
+    /// within the bare curve (of two at the same size, the first).
     pub points: Vec<CostPoint>,
     /// Draft B's c in decoding (its call over the target alone's) over its bare c, at least 1.
     pub draft_lift: f64,
@@ -55,11 +58,14 @@ pub struct EngineCosts {
 /// on the bare curve at the same size.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct CostPoint {
-    /// The most tokens a call of the chain carries (γ + 1; 1 for the target alone), and the
-    /// tokens its calls carried on average (fewer where a chain met the answer's end).
+    /// The most tokens a call of the chain carries: γ + 1 (1 for the target alone).
     pub k: usize,
+    /// The tokens its calls carried on average (fewer than k where a chain met the answer's
+    /// end): where the point sits.
     pub tokens: f64,
+    /// Its mean call over the target alone's, in the same rows.
     pub decoding: f64,
+    /// The bare curve's T(tokens)/T(1), between the whole sizes timed.
     pub bare: f64,
 }
 
@@ -122,8 +128,9 @@ pub async fn engine_costs(lab: Lab<'_>, bare: &[f64], bare_c: f64) -> Result<Eng
 /// them the larger of the line joining them and the bare ratio plus the overhead over it (linear
 /// between the points); past the last, the bare ratio's rise plus the overhead over it
 /// (decoding's ratio less the bare) growing by its slope between the last two speculative
-/// points, never falling; the curve never falls with k, nor below one call. A chain whose calls
-/// verified no draft, or beyond the bare curve, gives no point.
+/// points (at least [`MIN_GAP`] apart), never falling; the curve never falls with k, nor below
+/// one call. A chain beyond the bare curve gives no point, nor one whose calls verified no
+/// draft (of two at one size, the first counts).
 pub fn lift(bare: &[f64], t1: f64, verify: &[Verify], draft_c: f64, bare_c: f64) -> EngineCosts {
     let t1 = t1.max(f64::MIN_POSITIVE);
     let n = bare.len();
@@ -157,6 +164,8 @@ pub fn lift(bare: &[f64], t1: f64, verify: &[Verify], draft_c: f64, bare_c: f64)
         }),
     )
     .collect();
+    // By size; of two at one size the first kept (a chain whose calls verified no draft, at one
+    // token, merges into the target alone's point).
     points.sort_by(|a, b| a.tokens.total_cmp(&b.tokens));
     points.dedup_by(|b, a| a.tokens == b.tokens);
     let over = |p: &CostPoint| p.decoding - p.bare;
@@ -178,10 +187,11 @@ pub fn lift(bare: &[f64], t1: f64, verify: &[Verify], draft_c: f64, bare_c: f64)
             }
             // Past the last: the bare curve's rise, and the overhead's slope between the last two
             // speculative points (not from k = 1, where none is paid: that would take the fixed
-            // part every speculative call pays for a slope).
+            // part every speculative call pays for a slope; nor from two points closer than
+            // [`MIN_GAP`], whose difference is noise over next to nothing).
             None => {
                 let slope = match j {
-                    3.. => {
+                    3.. if a.tokens - points[j - 2].tokens >= MIN_GAP => {
                         let b = &points[j - 2];
                         ((over(a) - over(b)) / (a.tokens - b.tokens)).max(0.0)
                     }
@@ -291,13 +301,23 @@ mod tests {
             us: 125.0,
         };
         assert!((lift(&bare, 100.0, &[half], 1.0, 1.0).points[1].bare - 1.25).abs() < 1e-12);
-        // A chain whose calls verified no draft gives no point.
+        // A chain whose calls verified no draft (one token) merges into the target alone's point.
         let none = Verify {
             k: 2,
             tokens: 1.0,
-            us: 100.0,
+            us: 150.0,
         };
-        assert_eq!(lift(&bare, 100.0, &[none], 1.0, 1.0).points.len(), 1);
+        let e = lift(&bare, 100.0, &[none], 1.0, 1.0);
+        assert_eq!((e.points.len(), e.points[0].decoding), (1, 1.0));
+        // Past a last point at 7.5 tokens the slope (0.2 to 0.4 over from 4 to 7.5 tokens) runs
+        // from 7.5: k = 8 is 2.05 + (1.7 − 1.65) + 0.5 · 0.2 / 3.5.
+        let late = Verify {
+            k: 8,
+            tokens: 7.5,
+            us: 205.0,
+        };
+        let e = lift(&bare, 100.0, &[full(4, 150.0), late], 1.0, 1.0);
+        assert!((ratios(&e)[7] - (2.1 + 0.5 * 0.2 / 3.5)).abs() < 1e-9);
     }
 
     #[test]
@@ -310,6 +330,15 @@ mod tests {
         let bare: Vec<f64> = (0..10).map(|i| 100.0 + 10.0 * i as f64).collect();
         let e = lift(&bare, 100.0, &[full(4, 170.0), full(8, 190.0)], 1.0, 1.0);
         assert!(close(&ratios(&e)[7..], &[1.9, 2.0, 2.1]));
+        // Two points 0.2 tokens apart (0.2 and 0.38 over): no slope past them from so little,
+        // where it would add 0.9 a token.
+        let close_by = Verify {
+            k: 4,
+            tokens: 2.2,
+            us: 150.0,
+        };
+        let e = lift(&bare, 100.0, &[full(2, 130.0), close_by], 1.0, 1.0);
+        assert!(close(&ratios(&e)[..4], &[1.0, 1.3, 1.58, 1.68]));
     }
 
     #[test]

@@ -29,9 +29,10 @@
 //! - [`methods`]: the §6 table, every method above on one wall-clock axis; [`auto`]: each
 //!   method's device-best size for it and for the sweep over γ, from this device's T(k), c and
 //!   vectors;
-//! - [`engine_costs`]: T(k) and c as decoding pays them, timed in decoding at three sizes on a
-//!   few calibration prompts, the bare curve's shape between and past them (what [`auto`] and
-//!   [`choose`] choose on);
+//! - [`engine_costs`]: T(k) and c as decoding pays them: decoding timed on a few calibration
+//!   prompts by the target alone and by up to three chains, joined by the larger of the line
+//!   and the bare curve's shape, the bare curve's rise past them (what [`auto`] and [`choose`]
+//!   choose on);
 //! - [`vectors`]: a draft's positional acceptance vector measured (A and B, greedy and MSS;
 //!   Medusa and EAGLE a depth); [`sequoia`]: Sequoia's trees for it (and refined on the replayed
 //!   decoding) beside every ⟨k₁,…⟩ of as many nodes (§4.7); [`choose`]: how to speculate on this

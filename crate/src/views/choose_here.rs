@@ -125,8 +125,8 @@ fn curve_svg(r: &ChooseReport, l: Lang, width: u32) -> String {
     };
     let measured = ratios(&r.bare_times_us);
     let paid = ratios(&r.times_us);
-    // Where the calibration timed decoding, at its calls' mean tokens (the purple curve joins
-    // them, but for a point under an earlier one: the curve never falls).
+    // Where the calibration timed decoding, at its calls' mean tokens: the purple curve is read
+    // from them at whole k.
     let timed: Vec<(f64, f64)> = (r.engine.points.iter())
         .map(|p| (p.tokens, p.decoding))
         .collect();
