@@ -26,6 +26,7 @@ use super::context::Lab;
 use super::params::Draft;
 use super::race::{race, Way, PASSES};
 use crate::decode::engine::{ChainRule, Method};
+use crate::decode::stats::Stats;
 use crate::error::Error;
 use crate::likesworld::{self, Split};
 
@@ -115,10 +116,9 @@ pub async fn engine_costs(lab: Lab<'_>, bare: &[f64], bare_c: f64) -> Result<Eng
         })
         .collect();
     // Every chain's draft calls (draft B's), pooled, over the target alone's call.
-    let (draft_us, draft_calls) = (laps[1..].iter()).fold((0.0, 0), |(us, n), l| {
-        (us + l.stats.draft_us, n + l.stats.draft_calls)
-    });
-    let draft_c = draft_us / draft_calls.max(1) as f64 / t1.max(f64::MIN_POSITIVE);
+    let mut chains = Stats::default();
+    laps[1..].iter().for_each(|l| chains.add(&l.stats));
+    let draft_c = chains.mean_call_us().1 / t1.max(f64::MIN_POSITIVE);
     Ok(lift(bare, t1, &verify, draft_c, bare_c))
 }
 
