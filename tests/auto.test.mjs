@@ -28,9 +28,10 @@ test('the §6 table with the budget auto: every row names the size chosen for th
   // The rest of each row as at a budget of nodes: the formula, the curve, the wall clock, its spread.
   for (const r of rows.slice(1)) {
     assert.match(r, /[\d.]+× [\d.]+× [\d.]+× [\d.]+ [\d.]+×$/, r);
-    // This device's limit: the same τ and drafting at the bandwidth and peak measured here.
+    // This device's limit: the same τ and drafting at the bandwidth and peak measured here, never
+    // under the wall clock (what this device did, it can do).
     const [measured, limit] = r.match(/([\d.]+)× [\d.]+ ([\d.]+)×$/).slice(1).map(Number);
-    assert.ok(limit >= 0.9 * measured, `limit under measured: ${r}`);
+    assert.ok(limit >= measured, `limit under measured: ${r}`);
   }
   // Auto is the §6 table's alone: greyed for one hidden-state draft.
   const { page: hidden } = await open(env, '?decoding.experiment=hidden&decoding.prompts=2');

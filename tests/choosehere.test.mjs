@@ -49,9 +49,9 @@ test('choosehere on the CPU: bad values refused by name, then the choice measure
   assert.match(r[2][0], /EAGLE-2, a fixed 8 nodes/);
   for (const x of r) {
     assert.ok(Number(x[1]) >= 1, x.join(' '));
-    // The limit prices the same τ and drafting at the device's bandwidth and peak: at or above what
-    // was measured (10% for the clock's noise between the runs).
-    assert.ok(times(x[6]) >= 0.9 * times(x[4]), `limit under measured: ${x.join(' ')}`);
+    // The limit prices the same τ and drafting at the device's bandwidth and peak: never under
+    // what was measured (what this device did, it can do).
+    assert.ok(times(x[6]) >= times(x[4]), `limit under measured: ${x.join(' ')}`);
   }
   const all = await text(page, `${W} .ch-result`);
   assert.match(all, /Measured on flex, the ×1 target\. Bare calls: T\(1\) = \d+ µs, T\(2\)\/T\(1\) = \d\.\d\d/);

@@ -62,9 +62,10 @@ test('the §6 table: every method on one wall-clock axis, in Chinese too, and on
   // The lecture's formula, the measured curve, the wall clock and its spread prompt by prompt.
   for (const r of rows.slice(1)) {
     assert.match(r, /[\d.]+× [\d.]+× [\d.]+× [\d.]+ [\d.]+×$/, r);
-    // This device's limit: the same τ and drafting at the bandwidth and peak measured here.
+    // This device's limit: the same τ and drafting at the bandwidth and peak measured here, never
+    // under the wall clock (what this device did, it can do).
     const [measured, limit] = r.match(/([\d.]+)× [\d.]+ ([\d.]+)×$/).slice(1).map(Number);
-    assert.ok(limit >= 0.9 * measured, `limit under measured: ${r}`);
+    assert.ok(limit >= measured, `limit under measured: ${r}`);
   }
   assert.match(await page.$eval(`${widget} .dec-plot`, (el) => el.innerHTML), /第 6 节实测/);
   assert.equal(await page.$(`${widget} .gpu-methods`), null, 'no WebGPU sentence on the CPU');

@@ -17,13 +17,12 @@ test('the sweep over γ: every γ measured, the best measured γ beside the form
   assert.equal(rows.length, 3, rows.join(' | '));
   assert.match(rows[1], /^1 /, 'γ in increasing order');
   assert.match(rows[2], /^2 /);
-  // The formula, the measured curve, the wall clock, and this device's limit (at or above the wall
-  // clock, 10% for the clock's noise, and within the wall clock's own spread: the trained target's
-  // calls are short, and a busy machine's IQR can exceed the speedup itself).
+  // The formula, the measured curve, the wall clock, and this device's limit: at or above the wall
+  // clock, which the limit never falls under (what this device did, it can do).
   for (const r of rows.slice(1)) {
     assert.match(r, /[\d.]+× [\d.]+× [\d.]+× \(IQR [\d.]+\) [\d.]+×$/, r);
-    const [measured, iqr, limit] = r.match(/([\d.]+)× \(IQR ([\d.]+)\) ([\d.]+)×$/).slice(1).map(Number);
-    assert.ok(limit >= 0.9 * measured - iqr, `limit under measured beyond its spread: ${r}`);
+    const [measured, limit] = r.match(/([\d.]+)× \(IQR [\d.]+\) ([\d.]+)×$/).slice(1).map(Number);
+    assert.ok(limit >= measured, `limit under measured: ${r}`);
   }
   const summary = await text(page, '[data-widget="decoding"] .dec-result');
   assert.match(summary, /the best measured γ is [12], at [\d.]+×; the measured cost curve ranks γ [12] first/, summary);

@@ -114,10 +114,10 @@ function limitSentence(v) {
     `按单独计时的调用（${fmt(bare, 2)}）${x(atBare)}${up(t.predicted_speedup_curve, atBare) ? '——这段差距是解码在每次调用周围自己的工作（缓存、掩码、分布）' : ''}`,
     `按这台设备的极限 <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve), t.limit_speedup) ? '——这段差距属于内核' : ''}`]);
   return tr(`Where the time goes, for the better choice (τ = ${fmt(t.tokens_per_call, 2)}, ${fmt(t.drafting, 3)} one-token calls of drafting a step): ${parts.join('; ')}. `
-    + `The limit prices each call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here, and never steeper in k than this device’s own calls. `
+    + `The limit prices each call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here, never steeper in k than this device’s own calls, and never under what was measured. `
     + `The rest is the draft’s: its drafting and a τ below what a perfect draft gives. The best choice at the limit, with this vector and c: ${x(v.limit_speedup)}.`,
   `较好的选择的时间花在哪里（τ = ${fmt(t.tokens_per_call, 2)}，每步起草花 ${fmt(t.drafting, 3)} 次单 token 调用的时间）：${parts.join('；')}。`
-    + `极限把每次调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽（${fmt(v.bandwidth_gbs, 1)} GB/s）和峰值（${fmt(v.peak_gflops, 1)} GFLOP/s）都是这里实测的，而且随 k 增长不比这台设备自己的调用更陡。`
+    + `极限把每次调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽（${fmt(v.bandwidth_gbs, 1)} GB/s）和峰值（${fmt(v.peak_gflops, 1)} GFLOP/s）都是这里实测的，随 k 增长不比这台设备自己的调用更陡，也绝不低于实测。`
     + `其余属于草稿：它的起草，以及低于完美草稿的 τ。用这个向量和 c，在极限下的最佳选择：${x(v.limit_speedup)}。`);
 }
 

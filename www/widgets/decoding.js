@@ -110,14 +110,14 @@ function methodsHtml(r, v) {
     + tr('<p class="numbers">What the columns are. <b>Lecture’s formula</b>: τ/(1 + c), with c the drafting of a step (for a chain E(α, γ)/(γc + 1), with c a draft call’s), verification taken as free. '
       + '<b>T(n)/T(1)</b>: this run’s own mean verification call over its own mean one-token call. <b>On the measured curve</b>: τ/(T(n)/T(1) + c) (a chain: E(α, γ) for τ). '
       + '<b>Measured</b>: the target alone’s wall time over the method’s, on the same prompts. '
-      + '<b>This device’s limit</b>: the same τ and drafting with every verification call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth and peak measured here: the gap from the measured column is the kernel’s and decoding’s own work, what remains below a perfect draft the draft’s. '
+      + '<b>This device’s limit</b>: the same τ and drafting with every verification call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth and peak measured here, each call never dearer than it cost here, and never under the measured column (what this device did, it can do): the gap from the measured column is the kernel’s and decoding’s own work, what remains below a perfect draft the draft’s. '
       + 'Since the curve column is built from the very call times the run spent, it matches the measured column by construction, up to the time spent outside model calls: '
       + 'it confirms that the calls explain the wall clock, not that the formula predicts it. The gap between the lecture’s formula and the measured column is what verifying costs on this device'
       + `${verifyCost(r)}.</p>`,
     '<p class="numbers">各列的含义。<b>课上的公式</b>：τ/(1 + c)，c 是一步起草的开销（链是 E(α, γ)/(γc + 1)，其中 c 是一次草稿调用的），把验证当作免费。'
       + '<b>T(n)/T(1)</b>：本次运行自己的平均验证调用除以自己的平均单 token 调用。<b>按实测曲线</b>：τ/(T(n)/T(1) + c)（链用 E(α, γ) 代替 τ）。'
       + '<b>实测</b>：目标模型单独解码同样提示词的墙钟时间除以该方法的墙钟时间。'
-      + '<b>这台设备的极限</b>：同样的 τ 和起草，每次验证调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽和峰值都是这里实测的：与实测一列的差距属于内核和解码自己的工作，低于完美草稿的部分属于草稿。'
+      + '<b>这台设备的极限</b>：同样的 τ 和起草，每次验证调用按 max(权重 / 带宽, k · FLOPs / 峰值) 计，带宽和峰值都是这里实测的，每次调用都不比这里实际花的更贵，也绝不低于实测一列（这台设备做到过的，它就做得到）：与实测一列的差距属于内核和解码自己的工作，低于完美草稿的部分属于草稿。'
       + '曲线一列用的正是这次运行花掉的调用时间，所以它与实测一列按构造就一致（差别只在模型调用之外花的时间）：'
       + '它证实的是“调用时间解释了墙钟时间”，而不是“公式预测了墙钟时间”。课上的公式与实测之间的差距，就是这台设备上验证的代价'
       + `${verifyCost(r)}。</p>`)

@@ -61,7 +61,7 @@ pub struct ChosenTree {
 /// A decoding timed against the target alone, with the three figures of each speedup: measured;
 /// predicted from the measured curve (τ over this run's verification call and drafting, each
 /// over its one-token call); and the limit, τ / (T_lim(k)/T_lim(1) + drafting): what the same
-/// drafts would give on a kernel at this device's bandwidth and peak.
+/// drafts would give on a kernel at this device's bandwidth and peak, never under the measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Timed {
     pub measured_speedup: f64,
@@ -292,7 +292,7 @@ pub async fn choose_here(
             verify_over_target,
             drafting,
             predicted_speedup_curve: tokens_per_call / (verify_over_target + drafting),
-            limit_speedup: limit.speedup(tokens_per_call, k, measured, drafting),
+            limit_speedup: limit.speedup(tokens_per_call, k, measured, drafting, speedup.ratio),
             plain_us_per_token,
             // Greedy: the same output tokens every way.
             us_per_token: r.total_us() / plain.stats.tokens.max(1) as f64,

@@ -55,7 +55,7 @@ pub struct MethodRow {
     /// The spread (IQR) of that ratio prompt by prompt (a chain's: group by group).
     pub measured_speedup_iqr: f64,
     /// τ / (T_lim(k)/T_lim(1) + c): the same τ and drafting at this device's limit
-    /// ([`super::limit::Limit`]), k the row's verification call.
+    /// ([`super::limit::Limit`]), k the row's verification call; never under the measured speedup.
     pub limit_speedup: f64,
     /// With the budget `auto`: the size chosen for this device and what the choice predicts
     /// (none for the suffix index, which keeps a fixed budget, nor with a budget of nodes).
@@ -256,7 +256,8 @@ pub async fn methods(
     // This device's limit beside every row (issue 54, item 4).
     let limit = Limit::measure(lab, None, &[]).await?;
     for (row, &k) in rows.iter_mut().zip(&calls) {
-        row.limit_speedup = limit.speedup(row.tokens_per_call, k, row.verify_over_target, row.c);
+        let (tau, wall) = (row.tokens_per_call, row.measured_speedup);
+        row.limit_speedup = limit.speedup(tau, k, row.verify_over_target, row.c, wall);
     }
     Ok(MethodsReport {
         budget,

@@ -101,7 +101,8 @@ pub struct SpeedupReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer: Option<Transfer>,
     /// The same τ and drafting at this device's limit ([`super::limit::Limit`]): at batch 1 with
-    /// the weights on the device, priced by the experiment's runner once per report.
+    /// the weights on the device, priced by the experiment's runner once per report; never under
+    /// the measured speedup.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit_speedup: Option<f64>,
 }
@@ -365,7 +366,9 @@ pub async fn with_limit(
             _ => f64::from(r.gamma) + 1.0,
         };
         let drafting = r.c * r.draft_calls_per_step;
-        r.limit_speedup = Some(limit.speedup(r.tokens_per_call, k, r.verify_over_target, drafting));
+        let (tau, wall) = (r.tokens_per_call, r.measured_speedup);
+        let at_limit = limit.speedup(tau, k, r.verify_over_target, drafting, wall);
+        r.limit_speedup = Some(at_limit);
     }
     Ok(())
 }

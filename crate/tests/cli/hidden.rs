@@ -77,9 +77,11 @@ fn hidden_state_drafts_on_the_command_line() {
             "{r}"
         );
         assert!(r["method"].is_string() && f(r, "c") >= 0.0, "{r}");
-        // This device's limit: the same τ and drafting at its bandwidth and peak, at most τ.
+        // This device's limit: the same τ and drafting at its bandwidth and peak (at most τ: no
+        // call priced under a one-token call), never under the wall clock's speedup.
+        let (limit, wall) = (f(r, "limit_speedup"), f(r, "measured_speedup"));
         assert!(
-            f(r, "limit_speedup") > 0.0 && f(r, "limit_speedup") <= f(r, "tokens_per_call"),
+            limit >= wall && limit <= f(r, "tokens_per_call").max(wall),
             "{r}"
         );
         assert!(
