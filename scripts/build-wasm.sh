@@ -123,8 +123,11 @@ if [ "$which" = gpu ] || [ "$which" = all ]; then
   mv pkg/gpu.partial pkg/gpu
 fi
 if [ "$which" = train ] || [ "$which" = all ]; then
+  # The CPU module's profile: its features differ only above burn-flex (autodiff and optim turn on
+  # burn's dispatch, tensor, core, nn and store again), so everything below, burn-flex and its
+  # kernels included, is the CPU module's build, reused.
   rm -rf pkg/train pkg/train.partial
-  cargo build --profile wasm-train --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,train
-  generate wasm-train pkg/train.partial
+  cargo build --profile wasm --target wasm32-unknown-unknown --lib -p specdec --no-default-features --features flex,train
+  generate wasm pkg/train.partial
   mv pkg/train.partial pkg/train
 fi
