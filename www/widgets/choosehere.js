@@ -97,7 +97,8 @@ export function versusSentence(v) {
 
 /** Measured, then the same τ and drafting priced at the run's own calls, at bare calls and at this
  * device's limit; a gap is put down to something only where the next figure is higher (a noisy
- * run can order them otherwise). */
+ * run can order them otherwise), and the kernel's only where the limit is above the measured too
+ * (a limit no higher than it is the measured figure itself: the kernel is not shown to cost anything). */
 function limitSentence(v) {
   const [chain, tree] = rowsOf(v);
   const best = tree.t.measured_speedup > chain.t.measured_speedup ? tree : chain;
@@ -108,11 +109,11 @@ function limitSentence(v) {
   const parts = tr([`measured <b>${x(t.measured_speedup)}</b>`,
     `at this run’s own calls (its call of ${best.k} tokens cost ${fmt(t.verify_over_target, 2)} one-token calls) ${x(t.predicted_speedup_curve)}${up(t.measured_speedup, t.predicted_speedup_curve) ? ' — the difference is time outside the model calls' : ''}`,
     `at the bare calls (${fmt(bare, 2)}) ${x(atBare)}${up(t.predicted_speedup_curve, atBare) ? ' — that gap is decoding’s own work around each call (the cache, the masks, the distributions)' : ''}`,
-    `at this device’s limit <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve), t.limit_speedup) ? ' — that gap is the kernel’s' : ''}`],
+    `at this device’s limit <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve, t.measured_speedup), t.limit_speedup) ? ' — that gap is the kernel’s' : ''}`],
   [`实测 <b>${x(t.measured_speedup)}</b>`,
     `按这次运行自己的调用（它 ${best.k} 个 token 的调用花了 ${fmt(t.verify_over_target, 2)} 次单 token 调用的时间）${x(t.predicted_speedup_curve)}${up(t.measured_speedup, t.predicted_speedup_curve) ? '——差别是模型调用之外的时间' : ''}`,
     `按单独计时的调用（${fmt(bare, 2)}）${x(atBare)}${up(t.predicted_speedup_curve, atBare) ? '——这段差距是解码在每次调用周围自己的工作（缓存、掩码、分布）' : ''}`,
-    `按这台设备的极限 <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve), t.limit_speedup) ? '——这段差距属于内核' : ''}`]);
+    `按这台设备的极限 <b>${x(t.limit_speedup)}</b>${up(Math.max(atBare, t.predicted_speedup_curve, t.measured_speedup), t.limit_speedup) ? '——这段差距属于内核' : ''}`]);
   return tr(`Where the time goes, for the better choice (τ = ${fmt(t.tokens_per_call, 2)}, ${fmt(t.drafting, 3)} one-token calls of drafting a step): ${parts.join('; ')}. `
     + `The limit prices each call at max(weights / bandwidth, k · FLOPs / peak), the bandwidth (${fmt(v.bandwidth_gbs, 1)} GB/s) and peak (${fmt(v.peak_gflops, 1)} GFLOP/s) measured here, never steeper in k than this device’s own calls, and never under what was measured. `
     + `The rest is the draft’s: its drafting and a τ below what a perfect draft gives. The best choice at the limit, with this vector and c: ${x(v.limit_speedup)}.`,

@@ -147,9 +147,11 @@ pub struct ChooseReport {
     /// The calibrations the bandwidth and peak came from (a page keeps a GPU's for its next job).
     #[serde(skip)]
     pub calibration: Calibration,
-    /// The better of the chain and the tree chosen on T_lim with the same vector and c: no
-    /// kernel on this device does better; the gap to the measured-curve prediction is the
-    /// kernel's, the rest (c, and τ below the vector's) the draft's.
+    /// The better of the chain and the tree chosen on T_lim with the same vector and c, each
+    /// call priced no dearer than this device's bare call of its size, and never under what the
+    /// chosen chain or tree measured: no kernel on this device does better with this draft (where
+    /// a measured speedup sets it, that is all the run can say); the gap to the measured-curve
+    /// prediction is the kernel's, the rest (c, and τ below the vector's) the draft's.
     pub limit_speedup: f64,
     pub prompts: usize,
 }
@@ -213,8 +215,13 @@ pub async fn choose_here(
     let p = vector.acceptance();
     let times = Times::new(times_us.clone())?;
     let choice = choose(&p, &times, c)?;
-    let at_limit = choose(&p, &Times::new(limit_times_us.clone())?, c)?;
-    let limit_speedup = at_limit
+    // The choice at the limit prices no call dearer than this device's bare call of its size, as
+    // every row's limit does ([`Limit::speedup`]).
+    let capped: Vec<f64> = (limit_times_us.iter().zip(&bare_times_us))
+        .map(|(l, b)| (l / limit_times_us[0]).min(b / bare_times_us[0]) * limit_times_us[0])
+        .collect();
+    let at_limit = choose(&p, &Times::new(capped)?, c)?;
+    let at_limit = at_limit
         .chain
         .predicted_speedup
         .max(at_limit.tree.predicted_speedup);
@@ -300,6 +307,8 @@ pub async fn choose_here(
     };
     let chain_timed = of(&chain, Some(gamma as usize + 1));
     let tree_timed = of(&tree, Some(refined.nodes() + 1));
+    let (chain_timed_measured, tree_timed_measured) =
+        (chain_timed.measured_speedup, tree_timed.measured_speedup);
     let eagle2_timed = of(&eagle2, None);
     // The better of the chain and the tree, against EAGLE-2 prompt by prompt.
     let better = match tree.total_us() < chain.total_us() {
@@ -354,7 +363,8 @@ pub async fn choose_here(
         bandwidth_gbs: limit.bandwidth_gbs,
         peak_gflops: limit.peak_gflops,
         calibration: limit.calibration,
-        limit_speedup,
+        // Never under what the chain or the tree measured: what this device did, it can do.
+        limit_speedup: at_limit.max(chain_timed_measured).max(tree_timed_measured),
         prompts: held.len(),
     })
 }

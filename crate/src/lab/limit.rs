@@ -8,9 +8,10 @@
 //! are flatter in k than the limit's, and a limit steeper than the calls would price them above
 //! what they cost. Nor is it ever under the wall clock's speedup of the same run: what this device
 //! did, it can do (there the calls' own timers, summed, read a step dearer than the wall clock
-//! did, as when plain decoding spends more outside its calls than the method). No kernel on this
-//! device does better with those drafts, so the gap from the measured speedup is the kernel's
-//! (and decoding's own work), the rest the draft's.
+//! did, as when plain decoding spends more outside its calls than the method; the figure is then
+//! the measurement itself, and says nothing of the kernel). Otherwise no kernel on this device
+//! does better with those drafts, so the gap from the measured speedup is the kernel's (and
+//! decoding's own work), the rest the draft's.
 
 use super::context::Lab;
 use crate::error::Error;

@@ -54,8 +54,10 @@ pub struct MethodRow {
     pub measured_speedup: f64,
     /// The spread (IQR) of that ratio prompt by prompt (a chain's: group by group).
     pub measured_speedup_iqr: f64,
-    /// τ / (T_lim(k)/T_lim(1) + c): the same τ and drafting at this device's limit
-    /// ([`super::limit::Limit`]), k the row's verification call; never under the measured speedup.
+    /// τ / (min(T_lim(k)/T_lim(1), T(n)/T(1)) + c): the same τ and drafting at this device's
+    /// limit ([`super::limit::Limit`]), k the row's verification call, no call priced dearer than
+    /// this run paid (nor under a one-token call); never under the measured speedup, which sets it where the run's own call
+    /// timers priced a step dearer than the wall clock did.
     pub limit_speedup: f64,
     /// With the budget `auto`: the size chosen for this device and what the choice predicts
     /// (none for the suffix index, which keeps a fixed budget, nor with a budget of nodes).

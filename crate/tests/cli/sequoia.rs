@@ -357,6 +357,10 @@ fn likesworld_choose_measures_its_inputs_and_its_choice() {
     assert!(
         f(&v, "limit_speedup") >= 1.0 && f(&v, "bandwidth_gbs") > 0.0 && f(&v, "peak_gflops") > 0.0
     );
+    // The best choice at the limit is never under what the chosen chain or tree measured.
+    for x in [chain, tree] {
+        assert!(f(&v, "limit_speedup") >= f(x, "measured_speedup"), "{v}");
+    }
     check_error(
         &["likesworld", "choose", "--max-nodes", "0"],
         "max-nodes = 0 is out of range",
